@@ -1,0 +1,101 @@
+/* Internal structures of the BTE object, shared inside the library only. */
+#pragma once
+
+#include <bte.h>
+#include <petsc/private/petscimpl.h>
+
+#define BTE_FORMAT_NAME    "bte-scattering-table"
+#define BTE_FORMAT_VERSION 1
+#define BTE_MAX_PARAMS     64
+
+/* The k grid: a uniform Monkhorst-Pack-like grid of the full Brillouin zone,
+   point (i0,i1,i2) at k = sum_a (i_a/nk_a) b_a, flattened ik = (i0*nk1 + i1)*nk2 + i2.
+   In 2D nk[2] = 1 and the third lattice vector is the out-of-plane normal. */
+typedef struct {
+  PetscInt  dim;           /* 2 or 3 */
+  PetscInt  nk[3];         /* points per reciprocal direction */
+  PetscReal lattice[9];    /* rows a1, a2, a3 in Angstrom */
+  PetscReal reciprocal[9]; /* rows b1, b2, b3 in 1/Angstrom, b_a . a_b = 2 pi delta_ab */
+  PetscReal volume;        /* unit-cell volume, Angstrom^3 (area, Angstrom^2, in 2D) */
+} BTEGrid;
+
+/* Scattering channels held by this rank: each unordered pair {i,j} (i < j,
+   global state indices) through one phonon mode. A rank holds every channel with
+   at least one end it owns, so a channel whose ends live on two ranks is held by
+   both; nglobal counts distinct channels. */
+typedef struct {
+  PetscCount n;
+  PetscInt64 nglobal;
+  PetscInt  *i, *j;  /* global state indices, i < j */
+  PetscInt  *mode;   /* phonon branch 0..nmodes-1 */
+  PetscReal *hw;     /* phonon energy hbar*w, eV */
+  PetscReal *g2;     /* |g|^2, eV^2 (unit-cell normalised) */
+} BTEChannels;
+
+/* Provenance: model parameters (name = value [unit]) written as attributes of /model. */
+typedef struct {
+  PetscInt  n;
+  char      name[BTE_MAX_PARAMS][64];
+  char      unit[BTE_MAX_PARAMS][32];
+  PetscReal value[BTE_MAX_PARAMS];
+} BTEParams;
+
+typedef struct _BTEOps *BTEOps;
+struct _BTEOps {
+  PetscErrorCode (*dummy)(BTE);
+};
+
+struct _p_BTE {
+  PETSCHEADER(struct _BTEOps);
+  /* where the table comes from */
+  char      input[PETSC_MAX_PATH_LEN]; /* table file, or "" */
+  char      model[64];                 /* built-in model name, or "" */
+  char      source[256];               /* provenance string, e.g. "bte generate gaas" or a Perturbo prefix */
+  PetscInt  ngrid;                     /* requested k points per direction for models */
+  /* physics settings */
+  PetscReal temperature;   /* K, lattice temperature */
+  PetscReal smearing;      /* eta, eV: G(x) = exp(-(x/eta)^2)/(eta sqrt(pi)) */
+  PetscReal emin, emax;    /* energy window, eV (absolute energies, as in the table) */
+  PetscReal window;        /* window width above the band edge for models, eV */
+  PetscReal g2_cutoff;     /* drop channels with |g|^2 below, eV^2 */
+  PetscReal phonon_min;    /* drop channels with hbar*w below, eV (1 meV) */
+  PetscReal tol_eta;       /* keep | |e_i-e_j| - hw | < tol_eta * eta (3) */
+  PetscLogDouble mem_limit;/* bytes a rank may use, for the refuse-early check */
+  /* state space */
+  BTEGrid   grid;
+  PetscInt  nbands;        /* bands in the table */
+  PetscInt  nmodes;        /* phonon branches */
+  PetscInt  spin;          /* spin degeneracy s: 2 without spin-orbit, 1 with */
+  PetscInt  carrier;       /* -1 electrons, +1 holes */
+  PetscLayout states;      /* N global states, contiguous blocks per rank */
+  PetscInt  nstates;       /* N */
+  PetscInt  nlocal;        /* states owned here: [rstart, rstart+nlocal) */
+  PetscInt  rstart;
+  PetscInt *kindex;        /* local: flattened full-grid k index */
+  PetscInt *band;          /* local: band index 0..nbands-1 */
+  PetscReal *energy;       /* local: eV */
+  PetscReal *velocity;     /* local: 3 per state, Angstrom/fs */
+  BTEChannels ch;
+  BTEParams   params;
+  PetscBool   setupcalled;
+};
+
+/* Internal helpers other parts of the library use */
+PETSC_INTERN PetscErrorCode BTEParamsAdd(BTE, const char[], PetscReal, const char[]);
+PETSC_INTERN PetscErrorCode BTEAllocateStates(BTE, PetscInt, PetscInt);
+PETSC_INTERN PetscErrorCode BTEAllocateChannels(BTE, PetscCount);
+PETSC_INTERN PetscErrorCode BTEFreeStates(BTE);
+PETSC_INTERN PetscErrorCode BTEFreeChannels(BTE);
+PETSC_INTERN PetscErrorCode BTEGridSetReciprocal(BTEGrid *);
+PETSC_INTERN PetscErrorCode BTEStateOwner(BTE, PetscInt, PetscMPIInt *);
+
+/* Table I/O (src/io) */
+PETSC_INTERN PetscErrorCode BTETableRead(BTE, const char[]);
+PETSC_INTERN PetscErrorCode BTETableWrite(BTE, const char[]);
+/* Built-in models (src/models): a generator fills grid, states and channels. */
+PETSC_INTERN PetscFunctionList BTEModelList;
+PETSC_INTERN PetscErrorCode BTEModelRegisterAll(void);
+PETSC_EXTERN PetscErrorCode BTEModelRegister(const char[], PetscErrorCode (*)(BTE));
+PETSC_INTERN PetscErrorCode BTEModelGenerate(BTE);
+
+PETSC_EXTERN PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate;

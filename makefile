@@ -1,0 +1,114 @@
+# bte: electron-phonon Boltzmann transport on PETSc.
+# The user's PETSc (>= 3.18, with or without CUDA) decides compilers and flags:
+#   make PETSC_DIR=/path/to/petsc [PETSC_ARCH=arch]
+# With no PETSC_DIR and none found, `make deps` installs Debian's petsc-dev first.
+
+PETSC_DIR ?= $(firstword $(foreach d,/usr/lib/petsc /usr/local/petsc /opt/petsc,$(if $(wildcard $(d)/lib/petsc/conf/variables)$(wildcard $(d)/$(PETSC_ARCH)/lib/petsc/conf/petscvariables),$(d))))
+PREFIX    ?= /usr/local
+BUILD     ?= build
+TEST_NP   ?= 2
+
+.PHONY: all lib driver tests check run bench deps install clean info help
+.DEFAULT_GOAL := all
+
+ifeq ($(PETSC_DIR),)
+# No PETSc: install the Debian packages, then build with them.
+all lib driver tests check run bench install info: deps
+	$(MAKE) PETSC_DIR=/usr/lib/petsc $@
+clean:
+	rm -rf $(BUILD)
+else
+include $(PETSC_DIR)/lib/petsc/conf/variables
+include $(PETSC_DIR)/lib/petsc/conf/rules
+
+BTE_HAVE_CUDA := $(if $(CUDAC),1,)
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+LIBDIR   := $(BUILD)/lib
+BINDIR   := $(BUILD)/bin
+OBJDIR   := $(BUILD)/obj
+LIBBTE   := $(LIBDIR)/libbte.$(SL_LINKER_SUFFIX)
+BTE      := $(BINDIR)/bte
+
+LIB_C    := $(shell find src -name '*.c' -not -path 'src/cli/*' | sort)
+LIB_CU   := $(if $(BTE_HAVE_CUDA),$(shell find src -name '*.cu' | sort))
+CLI_C    := $(shell find src/cli -name '*.c' | sort)
+TEST_C   := $(shell find tests -name '*.c' | sort)
+EX_C     := $(shell find examples -name '*.c' | sort)
+LIB_O    := $(LIB_C:%.c=$(OBJDIR)/%.o) $(LIB_CU:%.cu=$(OBJDIR)/%.o)
+CLI_O    := $(CLI_C:%.c=$(OBJDIR)/%.o)
+TEST_BIN := $(foreach t,$(TEST_C),$(BUILD)/tests/$(notdir $(basename $(t))))
+EX_BIN   := $(foreach t,$(EX_C),$(BUILD)/examples/$(notdir $(basename $(t))))
+
+BTE_CFLAGS  := -Iinclude $(PETSC_CC_INCLUDES) $(PCC_FLAGS) $(CCPPFLAGS) -fopenmp -O3 -std=gnu11 -Wall -Wno-unknown-pragmas $(if $(BTE_HAVE_CUDA),-DBTE_HAVE_CUDA)
+BTE_CUFLAGS := -Iinclude $(PETSC_CC_INCLUDES) $(CUDAC_FLAGS) $(CUDA_INCLUDE) -O3 -Xcompiler -fPIC -DBTE_HAVE_CUDA
+BTE_LIBS    := -Wl,-rpath,$(abspath $(LIBDIR)) -L$(LIBDIR) -lbte $(PETSC_WITH_EXTERNAL_LIB) -lhdf5 -fopenmp -lm
+
+all: lib driver tests examples
+lib: $(LIBBTE)
+driver: $(BTE)
+tests: $(TEST_BIN)
+examples: $(EX_BIN)
+
+$(OBJDIR)/%.o: %.c $(wildcard include/*.h include/*/*.h include/*/*/*.h)
+	@mkdir -p $(dir $@)
+	@echo '  CC   $<'
+	$(Q)$(PCC) $(BTE_CFLAGS) -Isrc -c $< -o $@
+
+$(OBJDIR)/%.o: %.cu $(wildcard include/*.h include/*/*.h include/*/*/*.h)
+	@mkdir -p $(dir $@)
+	@echo '  NVCC $<'
+	$(Q)$(CUDAC) $(BTE_CUFLAGS) -Isrc -c $< -o $@
+
+$(LIBBTE): $(LIB_O)
+	@mkdir -p $(LIBDIR)
+	@echo '  LD   $@'
+	$(Q)$(PCC_LINKER) -shared -o $@ $(LIB_O) $(PETSC_WITH_EXTERNAL_LIB) -lhdf5 -fopenmp -lm
+
+$(BTE): $(CLI_O) $(LIBBTE)
+	@mkdir -p $(BINDIR)
+	@echo '  LD   $@'
+	$(Q)$(PCC_LINKER) -o $@ $(CLI_O) $(BTE_LIBS)
+
+$(BUILD)/tests/%: $(LIBBTE) $(wildcard include/*.h include/*/*.h include/*/*/*.h)
+	@mkdir -p $(dir $@)
+	@echo '  LD   $@'
+	$(Q)$(PCC) $(BTE_CFLAGS) -Isrc -o $@ $(filter %/$*.c,$(TEST_C)) $(BTE_LIBS)
+
+$(BUILD)/examples/%: $(LIBBTE) include/bte.h
+	@mkdir -p $(dir $@)
+	@echo '  LD   $@'
+	$(Q)$(PCC) $(BTE_CFLAGS) -o $@ $(filter %/$*.c,$(EX_C)) $(BTE_LIBS)
+
+# The test runner: every tests/**/*.sh is a test; it ends with "N passed, N failed".
+check: all
+	@BTE=$(abspath $(BTE)) BUILD=$(abspath $(BUILD)) MPIEXEC="$(MPIEXEC)" TEST_NP=$(TEST_NP) \
+	  BTE_HAVE_CUDA=$(BTE_HAVE_CUDA) tests/run.sh $(TESTS)
+
+# The main job: for now, generate a GaAs table and print its summary.
+run: all
+	@scripts/run.sh $(abspath $(BTE))
+
+bench: all
+	@scripts/bench.sh $(abspath $(BTE))
+
+install: all
+	@mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include $(PREFIX)/bin
+	cp $(LIBBTE) $(PREFIX)/lib/
+	cp include/bte.h $(PREFIX)/include/
+	cp $(BTE) $(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' scripts/bte.pc.in > $(PREFIX)/lib/pkgconfig/bte.pc
+	@echo "installed bte into $(PREFIX) (pkg-config: $(PREFIX)/lib/pkgconfig/bte.pc)"
+
+clean:
+	rm -rf $(BUILD)
+
+info:
+	@echo "PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) CUDA=$(if $(BTE_HAVE_CUDA),yes,no) CC=$(PCC)"
+endif
+
+deps:
+	@scripts/deps.sh
+
+help:
+	@echo "targets: all check run bench deps install PREFIX=... clean info"

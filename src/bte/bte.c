@@ -1,0 +1,177 @@
+/* The BTE object: lifecycle and options. */
+#include <bte/private/bteimpl.h>
+
+PetscClassId  BTE_CLASSID;
+PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate;
+static PetscBool BTEPackageInitialized = PETSC_FALSE;
+
+PetscErrorCode BTEFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListDestroy(&BTEModelList));
+  BTEPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (BTEPackageInitialized) PetscFunctionReturn(0);
+  BTEPackageInitialized = PETSC_TRUE;
+  PetscCall(PetscClassIdRegister("BTE", &BTE_CLASSID));
+  PetscCall(PetscLogEventRegister("BTESetUp", BTE_CLASSID, &BTE_SetUp));
+  PetscCall(PetscLogEventRegister("BTETableRead", BTE_CLASSID, &BTE_TableRead));
+  PetscCall(PetscLogEventRegister("BTETableWrite", BTE_CLASSID, &BTE_TableWrite));
+  PetscCall(PetscLogEventRegister("BTEGenerate", BTE_CLASSID, &BTE_Generate));
+  PetscCall(BTEModelRegisterAll());
+  PetscCall(PetscRegisterFinalize(BTEFinalizePackage));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
+{
+  BTE b;
+
+  PetscFunctionBegin;
+  PetscValidPointer(bte, 2);
+  PetscCall(BTEInitializePackage());
+  PetscCall(PetscHeaderCreate(b, BTE_CLASSID, "BTE", "Electron-phonon Boltzmann equation", "BTE", comm, BTEDestroy, BTEView));
+  b->ngrid       = 24;
+  b->temperature = 300.0;
+  b->smearing    = 0.010;
+  b->emin        = PETSC_MIN_REAL;
+  b->emax        = PETSC_MAX_REAL;
+  b->window      = 0.3;
+  b->g2_cutoff   = 0.0;
+  b->phonon_min  = 0.001;
+  b->tol_eta     = 3.0;
+  b->spin        = 2;
+  b->carrier     = -1;
+  b->mem_limit   = 0; /* 0: take the machine's memory */
+  *bte           = b;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDestroy(BTE *bte)
+{
+  PetscFunctionBegin;
+  if (!*bte) PetscFunctionReturn(0);
+  PetscValidHeaderSpecific(*bte, BTE_CLASSID, 1);
+  if (--((PetscObject)(*bte))->refct > 0) {
+    *bte = NULL;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTEFreeStates(*bte));
+  PetscCall(BTEFreeChannels(*bte));
+  PetscCall(PetscHeaderDestroy(bte));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTESetInputFile(BTE bte, const char file[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCall(PetscStrncpy(bte->input, file ? file : "", sizeof(bte->input)));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTESetModel(BTE bte, const char model[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCall(PetscStrncpy(bte->model, model ? model : "", sizeof(bte->model)));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEGetModel(BTE bte, const char *model[])
+{
+  PetscFunctionBegin;
+  *model = bte->model;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTESetGrid(BTE bte, PetscInt n)
+{
+  PetscFunctionBegin;
+  PetscCheck(n >= 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "k grid must have at least 2 points per direction, got %" PetscInt_FMT, n);
+  bte->ngrid = n;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTESetTemperature(BTE bte, PetscReal T)
+{
+  PetscFunctionBegin;
+  PetscCheck(T > 0 && !PetscIsInfOrNanReal(T), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive (K), got %g", (double)T);
+  bte->temperature = T;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEGetTemperature(BTE bte, PetscReal *T)
+{
+  PetscFunctionBegin;
+  *T = bte->temperature;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTESetSmearing(BTE bte, PetscReal eta)
+{
+  PetscFunctionBegin;
+  PetscCheck(eta > 0 && !PetscIsInfOrNanReal(eta), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Smearing must be positive (eV), got %g", (double)eta);
+  bte->smearing = eta;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEGetSmearing(BTE bte, PetscReal *eta)
+{
+  PetscFunctionBegin;
+  *eta = bte->smearing;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTESetFromOptions(BTE bte)
+{
+  char      buf[PETSC_MAX_PATH_LEN];
+  PetscBool flg;
+  PetscReal memgb = bte->mem_limit / 1e9;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscObjectOptionsBegin((PetscObject)bte);
+  PetscCall(PetscOptionsString("-bte_input", "Scattering table (HDF5, docs/format.md)", "BTESetInputFile", bte->input, buf, sizeof(buf), &flg));
+  if (flg) PetscCall(BTESetInputFile(bte, buf));
+  PetscCall(PetscOptionsFList("-bte_model", "Built-in model material", "BTESetModel", BTEModelList, bte->model, buf, sizeof(buf), &flg));
+  if (flg) PetscCall(BTESetModel(bte, buf));
+  PetscCall(PetscOptionsInt("-bte_grid", "k points per reciprocal direction (models)", "BTESetGrid", bte->ngrid, &bte->ngrid, &flg));
+  if (flg) PetscCall(BTESetGrid(bte, bte->ngrid));
+  PetscCall(PetscOptionsReal("-bte_window", "Energy window above the band edge (models), eV", "BTESetUp", bte->window, &bte->window, NULL));
+  PetscCheck(bte->window > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_window must be positive (eV), got %g", (double)bte->window);
+  PetscCall(PetscOptionsReal("-bte_smearing", "Gaussian smearing eta of energy conservation, eV", "BTESetSmearing", bte->smearing, &bte->smearing, &flg));
+  if (flg) PetscCall(BTESetSmearing(bte, bte->smearing));
+  PetscCall(PetscOptionsReal("-bte_temperature", "Lattice temperature, K", "BTESetTemperature", bte->temperature, &bte->temperature, &flg));
+  if (flg) PetscCall(BTESetTemperature(bte, bte->temperature));
+  PetscCall(PetscOptionsReal("-bte_g2_cutoff", "Drop channels with |g|^2 below this, eV^2", "BTESetUp", bte->g2_cutoff, &bte->g2_cutoff, NULL));
+  PetscCheck(bte->g2_cutoff >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_g2_cutoff must be >= 0, got %g", (double)bte->g2_cutoff);
+  PetscCall(PetscOptionsReal("-bte_phonon_min", "Drop channels with phonon energy below this, eV", "BTESetUp", bte->phonon_min, &bte->phonon_min, NULL));
+  PetscCall(PetscOptionsReal("-bte_energy_tolerance", "Keep channels with ||e_i-e_j|-hw| < this times eta", "BTESetUp", bte->tol_eta, &bte->tol_eta, NULL));
+  PetscCheck(bte->tol_eta > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_energy_tolerance must be positive, got %g", (double)bte->tol_eta);
+  PetscCall(PetscOptionsReal("-bte_memory_limit", "Memory a rank may use, GB (0: the machine's physical memory)", "BTESetUp", memgb, &memgb, NULL));
+  bte->mem_limit = memgb * 1e9;
+  PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTESetUp(BTE bte)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  if (bte->setupcalled) PetscFunctionReturn(0);
+  PetscCall(PetscLogEventBegin(BTE_SetUp, bte, 0, 0, 0));
+  if (bte->input[0]) {
+    PetscCall(BTETableRead(bte, bte->input));
+  } else if (bte->model[0]) {
+    PetscCall(BTEModelGenerate(bte));
+  } else SETERRQ(PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "No scattering data: give a table with -bte_input FILE or a built-in model with -bte_model NAME");
+  bte->setupcalled = PETSC_TRUE;
+  PetscCall(PetscLogEventEnd(BTE_SetUp, bte, 0, 0, 0));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,76 @@
+/* BTEView and the memory estimate that bte info prints. */
+#include <bte/private/bteimpl.h>
+
+/* Bytes per channel: table storage here (i, j, mode, hw, g2) plus the collision
+   operator's target-sorted layout (each channel at both ends: index + P + Q). */
+#define BTE_BYTES_PER_CHANNEL_TABLE (3 * sizeof(PetscInt) + 2 * sizeof(PetscReal))
+#define BTE_BYTES_PER_CHANNEL_OP    (2 * (sizeof(PetscInt) + 2 * sizeof(PetscReal)))
+#define BTE_BYTES_PER_STATE         (2 * sizeof(PetscInt) + 4 * sizeof(PetscReal) + 8 * sizeof(PetscReal))
+
+PetscErrorCode BTEGetMemoryEstimate(BTE bte, PetscLogDouble *total, PetscLogDouble *local)
+{
+  PetscFunctionBegin;
+  if (total) *total = (PetscLogDouble)bte->ch.nglobal * (BTE_BYTES_PER_CHANNEL_TABLE + BTE_BYTES_PER_CHANNEL_OP) + (PetscLogDouble)bte->nstates * BTE_BYTES_PER_STATE;
+  if (local) *local = (PetscLogDouble)bte->ch.n * (BTE_BYTES_PER_CHANNEL_TABLE + BTE_BYTES_PER_CHANNEL_OP) + (PetscLogDouble)bte->nlocal * BTE_BYTES_PER_STATE;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEViewBytes(PetscViewer v, const char what[], PetscLogDouble b)
+{
+  PetscFunctionBegin;
+  if (b >= 1e9) PetscCall(PetscViewerASCIIPrintf(v, "%s: %.2f GB\n", what, b / 1e9));
+  else PetscCall(PetscViewerASCIIPrintf(v, "%s: %.2f MB\n", what, b / 1e6));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
+{
+  PetscBool      iascii;
+  PetscMPIInt    size;
+  PetscLogDouble mtot, mloc, mmax;
+  PetscReal      emin = PETSC_MAX_REAL, emax = PETSC_MIN_REAL;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  if (!viewer) PetscCall(PetscViewerASCIIGetStdout(PetscObjectComm((PetscObject)bte), &viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(0);
+  PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)bte, viewer));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  if (bte->input[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "table: %s\n", bte->input));
+  if (bte->model[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "model: %s\n", bte->model));
+  if (bte->source[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "source: %s\n", bte->source));
+  if (!bte->setupcalled) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "(not set up)\n"));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+    PetscFunctionReturn(0);
+  }
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)bte), &size));
+  for (PetscInt i = 0; i < bte->nlocal; i++) {
+    emin = PetscMin(emin, bte->energy[i]);
+    emax = PetscMax(emax, bte->energy[i]);
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &emin, 1, MPIU_REAL, MPIU_MIN, PetscObjectComm((PetscObject)bte)));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &emax, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)bte)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "grid: %" PetscInt_FMT "D, %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " k points (%" PetscInt64_FMT " in the full zone)\n", bte->grid.dim, bte->grid.nk[0], bte->grid.nk[1], bte->grid.nk[2], (PetscInt64)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2]));
+  for (PetscInt a = 0; a < 3; a++) PetscCall(PetscViewerASCIIPrintf(viewer, "a%" PetscInt_FMT " = (%9.5f %9.5f %9.5f) A    b%" PetscInt_FMT " = (%9.5f %9.5f %9.5f) 1/A\n", a + 1, (double)bte->grid.lattice[3 * a], (double)bte->grid.lattice[3 * a + 1], (double)bte->grid.lattice[3 * a + 2], a + 1, (double)bte->grid.reciprocal[3 * a], (double)bte->grid.reciprocal[3 * a + 1], (double)bte->grid.reciprocal[3 * a + 2]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "cell %s: %g %s\n", bte->grid.dim == 2 ? "area" : "volume", (double)bte->grid.volume, bte->grid.dim == 2 ? "A^2" : "A^3"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "energy window: [%g, %g] eV; states span [%g, %g] eV\n", (double)bte->emin, (double)bte->emax, (double)emin, (double)emax));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "carriers: %s, spin degeneracy %" PetscInt_FMT "\n", bte->carrier < 0 ? "electrons" : "holes", bte->spin));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "bands: %" PetscInt_FMT ", phonon modes: %" PetscInt_FMT "\n", bte->nbands, bte->nmodes));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "states (n,k) in window: %" PetscInt_FMT " on %d rank(s)\n", bte->nstates, size));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "scattering channels: %" PetscInt64_FMT "\n", bte->ch.nglobal));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "smearing eta: %g eV, temperature: %g K\n", (double)bte->smearing, (double)bte->temperature));
+  PetscCall(BTEGetMemoryEstimate(bte, &mtot, &mloc));
+  PetscCall(MPIU_Allreduce(&mloc, &mmax, 1, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)bte)));
+  PetscCall(BTEViewBytes(viewer, "memory for a run (table + collision operator), all ranks", mtot));
+  PetscCall(BTEViewBytes(viewer, "memory for a run, largest rank", mmax));
+  if (bte->params.n) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "model parameters:\n"));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    for (PetscInt k = 0; k < bte->params.n; k++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s = %g %s\n", bte->params.name[k], (double)bte->params.value[k], bte->params.unit[k]));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+  }
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,14 @@
+/* Subcommands whose implementation has not landed yet: a clear message, nonzero exit. */
+#include "commands.h"
+
+#define BTE_NOT_YET(fn, what) \
+  PetscErrorCode fn(MPI_Comm comm) \
+  { \
+    PetscFunctionBegin; \
+    SETERRQ(comm, PETSC_ERR_SUP, "bte " what " is not implemented in this version"); \
+  }
+
+BTE_NOT_YET(BTECommandDynamics, "dynamics")
+BTE_NOT_YET(BTECommandTransport, "transport")
+BTE_NOT_YET(BTECommandHighfield, "highfield")
+BTE_NOT_YET(BTECommandBench, "bench")

@@ -1,0 +1,57 @@
+/* bte driver: picks a subcommand and hands the rest of the command line to PETSc. */
+#include <bte.h>
+#include "commands.h"
+
+static const char help[] = "bte: electron-phonon Boltzmann transport equation on PETSc.\n\n"
+                           "Usage: bte <command> [-bte_... options] [PETSc options]\n"
+                           "Commands:\n"
+                           "  generate   build a built-in model's scattering table: -bte_model NAME -bte_grid N -bte_output FILE\n"
+                           "  info       print a table's summary: -bte_input FILE (or -bte_model NAME)\n"
+                           "  dynamics   real-time BTE under PETSc TS\n"
+                           "  transport  low-field mobility tensors (KSP, RTA, ITA)\n"
+                           "  highfield  velocity-field curves (SNES)\n"
+                           "  bench      time the collision operator implementations\n"
+                           "Run 'bte <command> -help' for the options of a command.\n\n";
+
+typedef struct {
+  const char *name;
+  PetscErrorCode (*run)(MPI_Comm);
+} BTECommand;
+
+static const BTECommand commands[] = {
+  {"generate",  BTECommandGenerate },
+  {"info",      BTECommandInfo     },
+  {"dynamics",  BTECommandDynamics },
+  {"transport", BTECommandTransport},
+  {"highfield", BTECommandHighfield},
+  {"bench",     BTECommandBench    },
+};
+
+int main(int argc, char **argv)
+{
+  const BTECommand *cmd = NULL;
+  size_t            n   = sizeof(commands) / sizeof(commands[0]);
+
+  if (argc >= 2 && argv[1][0] != '-') {
+    for (size_t c = 0; c < n; c++)
+      if (!strcmp(argv[1], commands[c].name)) cmd = &commands[c];
+    if (!cmd) {
+      fprintf(stderr, "bte: unknown command '%s'\n\n%s", argv[1], help);
+      return 2;
+    }
+    for (int a = 1; a < argc - 1; a++) argv[a] = argv[a + 1];
+    argc--;
+  }
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(BTEInitializePackage());
+  if (!cmd) {
+    PetscBool h = PETSC_FALSE;
+    PetscCall(PetscOptionsHasHelp(NULL, &h));
+    if (!h) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s", help));
+    PetscCall(PetscFinalize());
+    return h ? 0 : 2;
+  }
+  PetscCall(cmd->run(PETSC_COMM_WORLD));
+  PetscCall(PetscFinalize());
+  return 0;
+}

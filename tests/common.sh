@@ -1,0 +1,12 @@
+# Helpers sourced by test scripts: run the driver, assert exits and output.
+run_np() { local np=$1; shift; $MPIEXEC -n "$np" "$@"; }
+# expect_fail PATTERN cmd...: the command must exit nonzero and print PATTERN.
+expect_fail() {
+  local pat=$1; shift
+  local out rc
+  out=$("$@" 2>&1) && rc=0 || rc=$?
+  if [ $rc -eq 0 ]; then echo "expected failure, got exit 0: $*"; echo "$out"; return 1; fi
+  if ! grep -q -- "$pat" <<<"$out"; then echo "exit $rc but no '$pat' in output of: $*"; echo "$out"; return 1; fi
+  case "$out" in *"Caught signal"*|*"Segmentation"*|*"SEGV"*) echo "crashed: $*"; echo "$out"; return 1;; esac
+  echo "ok (exit $rc): $pat"
+}
