@@ -59,3 +59,36 @@ PETSC_EXTERN PetscErrorCode BTEGetMemoryEstimate(BTE, PetscLogDouble *, PetscLog
 
 /* Occupation helpers */
 PETSC_EXTERN PetscErrorCode BTEFermiDirac(BTE, PetscReal, PetscReal, Vec);
+
+/* ------------------------------------------------------------------------- */
+/* BTECollision: the collision integral I[f] (physics.md eq. 2) and its Jacobian
+   (eq. 4) on the states of a BTE. Implementations (-bte_collision_type):
+   baseline (Perturbo v2.2, per (k,q) pair records, atomics), tgt (Perturbo v3's
+   target layer, two passes), fused (precomputed P/Q, one pass over a
+   target-sorted layout; the default). Vectors come from BTECreateStateVec().  */
+typedef struct _p_BTECollision *BTECollision;
+typedef const char             *BTECollisionType;
+#define BTECOLLISIONBASELINE "baseline"
+#define BTECOLLISIONTGT      "tgt"
+#define BTECOLLISIONFUSED    "fused"
+PETSC_EXTERN PetscClassId BTECOLLISION_CLASSID;
+
+PETSC_EXTERN PetscErrorCode BTECollisionCreate(BTE, BTECollision *);
+PETSC_EXTERN PetscErrorCode BTECollisionSetType(BTECollision, BTECollisionType);
+PETSC_EXTERN PetscErrorCode BTECollisionGetType(BTECollision, BTECollisionType *);
+PETSC_EXTERN PetscErrorCode BTECollisionSetFromOptions(BTECollision);
+PETSC_EXTERN PetscErrorCode BTECollisionSetUp(BTECollision);
+PETSC_EXTERN PetscErrorCode BTECollisionView(BTECollision, PetscViewer);
+PETSC_EXTERN PetscErrorCode BTECollisionDestroy(BTECollision *);
+PETSC_EXTERN PetscErrorCode BTECollisionRegister(const char[], PetscErrorCode (*)(BTECollision));
+/* I = I[f] */
+PETSC_EXTERN PetscErrorCode BTECollisionApply(BTECollision, Vec, Vec);
+/* y = J(f) x, J = dI/df at f */
+PETSC_EXTERN PetscErrorCode BTECollisionJacobianApply(BTECollision, Vec, Vec, Vec);
+/* A Mat for J: MATSHELL by default (with MatMult, MatGetDiagonal), AIJ with
+   -bte_jacobian_assembled; BTECollisionComputeJacobian sets its state f. */
+PETSC_EXTERN PetscErrorCode BTECollisionCreateJacobian(BTECollision, Mat *);
+PETSC_EXTERN PetscErrorCode BTECollisionComputeJacobian(BTECollision, Vec, Mat);
+/* TS callbacks with the BTECollision as context */
+PETSC_EXTERN PetscErrorCode BTECollisionTSRHSFunction(TS, PetscReal, Vec, Vec, void *);
+PETSC_EXTERN PetscErrorCode BTECollisionTSRHSJacobian(TS, PetscReal, Vec, Mat, Mat, void *);

@@ -2,10 +2,16 @@
 #include <bte/private/bteimpl.h>
 
 PETSC_INTERN PetscErrorCode BTEModelGenerate_Parabolic(BTE);
+PETSC_INTERN PetscErrorCode BTEModelGenerate_GaAs(BTE);
+PETSC_INTERN PetscErrorCode BTEModelGenerate_Graphene(BTE);
+PETSC_INTERN PetscErrorCode BTEModelGenerate_SiHoles(BTE);
 
 PetscErrorCode BTEModelRegisterAll(void)
 {
   PetscFunctionBegin;
   PetscCall(BTEModelRegister("parabolic", BTEModelGenerate_Parabolic));
+  PetscCall(BTEModelRegister("gaas", BTEModelGenerate_GaAs));
+  PetscCall(BTEModelRegister("graphene", BTEModelGenerate_Graphene));
+  PetscCall(BTEModelRegister("si-holes", BTEModelGenerate_SiHoles));
   PetscFunctionReturn(0);
 }
