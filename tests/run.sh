@@ -8,6 +8,7 @@ export PYTHON=${PYTHON:-$(scripts/find-python.sh 2>/dev/null)}
 export MPIEXEC=${MPIEXEC:-mpiexec}
 case "$MPIEXEC" in *--oversubscribe*) ;; *) MPIEXEC="$MPIEXEC --oversubscribe";; esac
 [ "$(id -u)" -eq 0 ] && case "$MPIEXEC" in *--allow-run-as-root*) ;; *) MPIEXEC="$MPIEXEC --allow-run-as-root";; esac
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 work=$(mktemp -d "${TMPDIR:-/tmp}/bte-tests.XXXXXX")
 pass=0; fail=0; skip=0; failed=()

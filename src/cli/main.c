@@ -51,7 +51,31 @@ int main(int argc, char **argv)
     PetscCall(PetscFinalize());
     return h ? 0 : 2;
   }
-  PetscCall(cmd->run(PETSC_COMM_WORLD));
+  {
+    PetscBool      traceback = PETSC_FALSE;
+    PetscErrorCode ierr;
+
+    /* Users get one line naming the problem; -bte_traceback gives PETSc's full stack. */
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-bte_traceback", &traceback, NULL));
+    if (!traceback) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = cmd->run(PETSC_COMM_WORLD);
+    if (ierr) {
+      const char *text;
+      char       *specific = NULL;
+      PetscMPIInt rank, size;
+
+      MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+      MPI_Comm_size(PETSC_COMM_WORLD, &size);
+      PetscErrorMessage(ierr, &text, &specific);
+      if (size > 1) fprintf(stderr, "bte %s: error [rank %d]: %s\n", cmd->name, rank, specific && specific[0] ? specific : (text ? text : "unknown error"));
+      else fprintf(stderr, "bte %s: error: %s\n", cmd->name, specific && specific[0] ? specific : (text ? text : "unknown error"));
+      fflush(stderr);
+      if (size > 1) MPI_Abort(PETSC_COMM_WORLD, 1);
+      PetscFinalize();
+      return 1;
+    }
+    if (!traceback) PetscCall(PetscPopErrorHandler());
+  }
   PetscCall(PetscFinalize());
   return 0;
 }
