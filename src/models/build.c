@@ -1,0 +1,546 @@
+/* The generic model builder: a BTEModelSpec (band energies and couplings as functions of k)
+   becomes the k grid, the states inside the energy window and the scattering channels of a BTE,
+   with the selection rules of physics.md section 2.
+
+   Outline (every rank does the same, deterministically):
+   1. grid: lattice from the spec, nk = bte->ngrid per direction (1 along a3 in 2D), point
+      (i0,i1,i2) at k = sum_a (i_a/nk_a) b_a, so Gamma (i = 0) is always on the grid.
+   2. states: every rank enumerates the full grid (OpenMP over fixed chunks of k), reduces each
+      k to the first Brillouin zone (minimal image among lattice translations), asks the model
+      for the bands and keeps (k, n) with eedge <= e <= eedge + window, ordered by (kindex, band).
+      The in-window states are kept replicated (a compact array) for the pair search only;
+      the BTE keeps its owned block (BTEAllocateStates with PETSC_DECIDE).
+   3. channels: for each owned state i, every other state j with |e_i - e_j| <= hwmax + tol*eta
+      (energy bins of that width: candidates come from three bins, merged in index order), and
+      every mode: hw >= phonon_min, | |e_i-e_j| - hw | < tol*eta, g2 > g2_cutoff, g2 > 0, q != 0.
+      The coupling is always evaluated with the lower global index first, so that two ranks
+      holding the same channel compute it bit for bit the same. A pair whose both ends are owned
+      is kept once (from its lower end); a pair with the other end on another rank is kept by both.
+      Two passes: count (per owned state), refuse if the table does not fit in memory, then fill
+      at per-state offsets. The channel order, (owned state, other state, mode), and the result do
+      not depend on the number of OpenMP threads.
+
+   Models' callbacks run inside OpenMP parallel regions: they must be thread safe, and should not
+   use PetscFunctionBegin/PetscFunctionReturn or PetscCall (PETSc's debug stack is not thread
+   safe); return 0 on success, nonzero on failure. */
+#include <bte/private/modelimpl.h>
+#include <unistd.h>
+#include <stdio.h>
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
+
+/* Bytes per state of the replicated generation arrays (kindex, band, ijk[3], k[3], e, v[3])
+   and of the BTE's own state arrays (kindex, band, energy, velocity[3]). */
+#define BTE_GEN_BYTES_PER_STATE (5 * sizeof(PetscInt) + 7 * sizeof(PetscReal))
+#define BTE_BYTES_PER_STATE_OWN (2 * sizeof(PetscInt) + 4 * sizeof(PetscReal))
+/* Bytes per channel held: i, j, mode, hw, g2 */
+#define BTE_BYTES_PER_CHANNEL (3 * sizeof(PetscInt) + 2 * sizeof(PetscReal))
+#define BTE_MAX_BANDS 64
+#define BTE_MAX_MODES 64
+
+typedef struct {
+  PetscInt  dim, nk[3];
+  PetscReal b[9];       /* reciprocal vectors, rows */
+  PetscInt  nG;         /* lattice translations for the minimal-image search */
+  PetscReal G[26 * 3];
+  PetscReal rin2;       /* |x|^2 below this: x is already its minimal image */
+} BTEZone;
+
+typedef struct {
+  PetscInt   n;
+  PetscInt  *kidx, *band, *ijk;
+  PetscReal *k, *e, *v;
+} BTEGenStates;
+
+static PetscErrorCode BTEZoneSetUp(const BTEGrid *g, BTEZone *z)
+{
+  PetscInt  r3 = g->dim == 2 ? 0 : 1, R3 = g->dim == 2 ? 0 : 2;
+  PetscReal gmin2 = PETSC_MAX_REAL;
+
+  PetscFunctionBegin;
+  z->dim = g->dim;
+  for (PetscInt a = 0; a < 3; a++) z->nk[a] = g->nk[a];
+  for (PetscInt a = 0; a < 9; a++) z->b[a] = g->reciprocal[a];
+  z->nG = 0;
+  for (PetscInt n0 = -1; n0 <= 1; n0++)
+    for (PetscInt n1 = -1; n1 <= 1; n1++)
+      for (PetscInt n2 = -r3; n2 <= r3; n2++) {
+        if (!n0 && !n1 && !n2) continue;
+        for (PetscInt c = 0; c < 3; c++) z->G[3 * z->nG + c] = n0 * z->b[c] + n1 * z->b[3 + c] + n2 * z->b[6 + c];
+        z->nG++;
+      }
+  /* the shortest nonzero translation, searched in a wider range to be safe for skewed cells */
+  for (PetscInt n0 = -2; n0 <= 2; n0++)
+    for (PetscInt n1 = -2; n1 <= 2; n1++)
+      for (PetscInt n2 = -R3; n2 <= R3; n2++) {
+        PetscReal x[3], x2;
+        if (!n0 && !n1 && !n2) continue;
+        for (PetscInt c = 0; c < 3; c++) x[c] = n0 * z->b[c] + n1 * z->b[3 + c] + n2 * z->b[6 + c];
+        x2    = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+        gmin2 = PetscMin(gmin2, x2);
+      }
+  /* |x| < |Gmin|/2 implies |x + G| >= |G| - |x| > |x| for every G != 0 */
+  z->rin2 = 0.25 * gmin2 * (1 - 1e-12);
+  PetscFunctionReturn(0);
+}
+
+/* Grid offset d in [0, nk) (or any integer) -> the representative in [-nk/2, nk/2). */
+static inline PetscInt BTEWrap(PetscInt d, PetscInt nk)
+{
+  d %= nk;
+  if (d < 0) d += nk;
+  return 2 * d < nk ? d : d - nk;
+}
+
+/* Cartesian vector of the grid offset d (integers), reduced to the first Brillouin zone:
+   the minimal image among x + G, G in the neighbouring translations. Deterministic (ties keep
+   the first found), so the same d always gives the same x. */
+static inline void BTEZoneReduce(const BTEZone *z, const PetscInt d[3], PetscReal x[3])
+{
+  PetscReal f0 = BTEWrap(d[0], z->nk[0]) / (PetscReal)z->nk[0];
+  PetscReal f1 = BTEWrap(d[1], z->nk[1]) / (PetscReal)z->nk[1];
+  PetscReal f2 = z->nk[2] > 1 ? BTEWrap(d[2], z->nk[2]) / (PetscReal)z->nk[2] : 0.0;
+  PetscReal x2, best[3];
+
+  for (PetscInt c = 0; c < 3; c++) x[c] = f0 * z->b[c] + f1 * z->b[3 + c] + f2 * z->b[6 + c];
+  x2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+  if (x2 < z->rin2) return;
+  best[0] = x[0];
+  best[1] = x[1];
+  best[2] = x[2];
+  for (PetscInt g = 0; g < z->nG; g++) {
+    PetscReal y0 = x[0] + z->G[3 * g], y1 = x[1] + z->G[3 * g + 1], y2 = x[2] + z->G[3 * g + 2];
+    PetscReal y2n = y0 * y0 + y1 * y1 + y2 * y2;
+    if (y2n < x2 * (1 - 1e-12)) {
+      x2      = y2n;
+      best[0] = y0;
+      best[1] = y1;
+      best[2] = y2;
+    }
+  }
+  x[0] = best[0];
+  x[1] = best[1];
+  x[2] = best[2];
+}
+
+/* Memory this rank may use: -bte_memory_limit if given, else its share of the node's physical
+   memory (or of the cgroup's limit when a container sets a smaller one). */
+static PetscErrorCode BTEModelMemoryAvailable(BTE bte, PetscLogDouble *bytes, PetscBool *user)
+{
+  MPI_Comm       node;
+  PetscMPIInt    nnode;
+  PetscLogDouble phys = 0;
+  long           pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  FILE          *fp;
+
+  PetscFunctionBegin;
+  if (bte->mem_limit > 0) {
+    *bytes = bte->mem_limit;
+    *user  = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
+  *user = PETSC_FALSE;
+  if (pages > 0 && psize > 0) phys = (PetscLogDouble)pages * (PetscLogDouble)psize;
+  fp = fopen("/sys/fs/cgroup/memory.max", "r");
+  if (!fp) fp = fopen("/sys/fs/cgroup/memory/memory.limit_in_bytes", "r");
+  if (fp) {
+    double lim;
+    if (fscanf(fp, "%lf", &lim) == 1 && lim > 0 && (phys <= 0 || lim < phys)) phys = lim;
+    fclose(fp);
+  }
+  if (phys <= 0) phys = 1e18; /* unknown: do not refuse */
+  PetscCallMPI(MPI_Comm_split_type(PetscObjectComm((PetscObject)bte), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  PetscCallMPI(MPI_Comm_size(node, &nnode));
+  PetscCallMPI(MPI_Comm_free(&node));
+  *bytes = phys / nnode;
+  PetscFunctionReturn(0);
+}
+
+/* Collective: refuse when any rank needs more than it may use. */
+static PetscErrorCode BTEModelCheckMemory(BTE bte, PetscLogDouble need, const char what[], const char advice[])
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
+  PetscLogDouble avail = 0, in[2], out[2];
+  PetscBool      user;
+
+  PetscFunctionBegin;
+  PetscCall(BTEModelMemoryAvailable(bte, &avail, &user));
+  in[0] = need / avail;
+  in[1] = need;
+  PetscCall(MPIU_Allreduce(in, out, 2, MPIU_PETSCLOGDOUBLE, MPI_MAX, comm));
+  if (out[0] > 1.0) {
+    PetscLogDouble tot = need;
+    PetscCall(MPIU_Allreduce(&need, &tot, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, comm));
+    SETERRQ(comm, PETSC_ERR_MEM, "%s needs %.3g GB on the busiest rank (%.3g GB on all ranks), more than the %.3g GB a rank may use (%s); %s", what, out[1] / 1e9, tot / 1e9, avail / 1e9, user ? "-bte_memory_limit" : "physical memory shared by the ranks of a node", advice);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* States */
+
+static PetscErrorCode BTEGenStatesFree(BTEGenStates *s)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree6(s->kidx, s->band, s->ijk, s->k, s->e, s->v));
+  s->n = 0;
+  PetscFunctionReturn(0);
+}
+
+/* Evaluates the bands on k points [k0, k1) of the full grid; counts states in the window, and
+   stores them when s->kidx is allocated (from position pos). Returns nonzero on model error. */
+static int BTEEnumerateRange(const BTEModelSpec *spec, const BTEZone *z, PetscReal emin, PetscReal emax, PetscInt64 k0, PetscInt64 k1, BTEGenStates *s, PetscInt pos, PetscInt *count)
+{
+  PetscInt  nb = spec->nbands, cnt = 0;
+  PetscReal e[BTE_MAX_BANDS], v[3 * BTE_MAX_BANDS], k[3];
+
+  for (PetscInt64 ik = k0; ik < k1; ik++) {
+    PetscInt d[3];
+    d[0] = (PetscInt)(ik / ((PetscInt64)z->nk[1] * z->nk[2]));
+    d[1] = (PetscInt)((ik / z->nk[2]) % z->nk[1]);
+    d[2] = (PetscInt)(ik % z->nk[2]);
+    BTEZoneReduce(z, d, k);
+    if (spec->bands(spec->ctx, k, e, v)) return 1;
+    for (PetscInt n = 0; n < nb; n++) {
+      if (!(e[n] >= emin && e[n] <= emax)) continue;
+      if (s->kidx) {
+        PetscInt p = pos + cnt;
+        s->kidx[p] = (PetscInt)ik;
+        s->band[p] = n;
+        for (PetscInt c = 0; c < 3; c++) {
+          s->ijk[3 * p + c] = d[c];
+          s->k[3 * p + c]   = k[c];
+          s->v[3 * p + c]   = v[3 * n + c];
+        }
+        s->e[p] = e[n];
+      }
+      cnt++;
+    }
+  }
+  *count = cnt;
+  return 0;
+}
+
+static PetscErrorCode BTEModelEnumerate(BTE bte, const BTEModelSpec *spec, const BTEZone *z, BTEGenStates *s)
+{
+  MPI_Comm   comm  = PetscObjectComm((PetscObject)bte);
+  PetscInt64 nktot = (PetscInt64)z->nk[0] * z->nk[1] * z->nk[2];
+  PetscInt   nchunk, *cnt, *off;
+  PetscInt64 total = 0;
+  int        err   = 0;
+
+  PetscFunctionBegin;
+  nchunk = (PetscInt)PetscMin((PetscInt64)1024, nktot);
+  PetscCall(PetscCalloc2(nchunk, &cnt, nchunk + 1, &off));
+  s->kidx = NULL;
+  for (int pass = 0; pass < 2; pass++) {
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : err)
+    for (PetscInt c = 0; c < nchunk; c++) {
+      PetscInt64 k0 = nktot * c / nchunk, k1 = nktot * (c + 1) / nchunk;
+      PetscInt   m  = 0;
+      if (err) continue;
+      err |= BTEEnumerateRange(spec, z, bte->emin, bte->emax, k0, k1, s, pass ? off[c] : 0, &m);
+      if (!pass) cnt[c] = m;
+      else if (m != cnt[c]) err |= 2;
+    }
+    PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: band evaluation failed", spec->name);
+    PetscCheck(!(err & 2), comm, PETSC_ERR_PLIB, "Model %s: band energies are not reproducible (two evaluations at the same k differ)", spec->name);
+    if (!pass) {
+      off[0] = 0;
+      for (PetscInt c = 0; c < nchunk; c++) total += cnt[c];
+      PetscCheck(total <= PETSC_MAX_INT, comm, PETSC_ERR_SUP, "%" PetscInt64_FMT " states in the window do not fit a 32-bit PetscInt; use a smaller -bte_grid or -bte_window", total);
+      PetscCheck(total > 0, comm, PETSC_ERR_USER_INPUT, "No states of model %s in the energy window [%g, %g] eV on the %" PetscInt_FMT "^%" PetscInt_FMT " grid; widen -bte_window or refine -bte_grid", spec->name, (double)bte->emin, (double)bte->emax, z->nk[0], spec->dim);
+      for (PetscInt c = 0; c < nchunk; c++) off[c + 1] = off[c] + cnt[c];
+      s->n = (PetscInt)total;
+      PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)total * BTE_GEN_BYTES_PER_STATE, "The states in the energy window", "use a smaller -bte_grid or -bte_window"));
+      PetscCall(PetscMalloc6(s->n, &s->kidx, s->n, &s->band, 3 * s->n, &s->ijk, 3 * s->n, &s->k, s->n, &s->e, 3 * s->n, &s->v));
+    }
+  }
+  PetscCall(PetscFree2(cnt, off));
+  PetscFunctionReturn(0);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Channels */
+
+typedef struct {
+  const BTEModelSpec *spec;
+  const BTEZone      *z;
+  const BTEGenStates *s;
+  PetscInt            rstart, rend;
+  PetscReal           W;                    /* |e_i - e_j| <= W can make a channel */
+  PetscReal           tol, hwmin, g2min;    /* tol*eta, phonon_min, g2_cutoff */
+  PetscInt            nbins, *binstart, *binlist;
+  PetscReal           emin, binw;
+} BTEPairSearch;
+
+static inline PetscInt BTEBinOf(const BTEPairSearch *p, PetscReal e)
+{
+  PetscInt b = (PetscInt)PetscFloorReal((e - p->emin) / p->binw);
+  return PetscMax(0, PetscMin(p->nbins - 1, b));
+}
+
+/* Channels generated from owned state i (global index). With out == NULL only counts them.
+   Sets *nlow to the number whose lower end is i (they count in nglobal). Returns nonzero on
+   model error. */
+static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *count, PetscCount *nlow)
+{
+  const BTEGenStates *s      = p->s;
+  const PetscInt      nmodes = p->spec->nmodes;
+  PetscInt            b      = BTEBinOf(p, s->e[i]);
+  const PetscInt     *L[3];
+  PetscInt            len[3], pos[3] = {0, 0, 0}, nl = 0;
+  PetscCount          n = 0, low = 0;
+  PetscReal           hw[BTE_MAX_MODES], g2[BTE_MAX_MODES], ei = s->e[i];
+
+  for (PetscInt t = 0; t < 3; t++) {
+    PetscInt bb = b - 1 + t;
+    if (bb < 0 || bb >= p->nbins) continue;
+    L[nl]   = p->binlist + p->binstart[bb];
+    len[nl] = p->binstart[bb + 1] - p->binstart[bb];
+    nl++;
+  }
+  for (;;) {
+    PetscInt  best = -1, j = PETSC_MAX_INT, lo, hi, d[3];
+    PetscReal de, q[3];
+
+    for (PetscInt t = 0; t < nl; t++)
+      if (pos[t] < len[t] && L[t][pos[t]] < j) {
+        j    = L[t][pos[t]];
+        best = t;
+      }
+    if (best < 0) break;
+    pos[best]++;
+    if (j == i) continue;
+    de = PetscAbsReal(s->e[j] - ei);
+    if (de > p->W) continue;
+    if (j < i && j >= p->rstart && j < p->rend) continue; /* kept by its lower (owned) end */
+    if (s->kidx[j] == s->kidx[i]) continue;                /* q = 0 */
+    lo = PetscMin(i, j);
+    hi = PetscMax(i, j);
+    for (PetscInt c = 0; c < 3; c++) d[c] = s->ijk[3 * hi + c] - s->ijk[3 * lo + c];
+    BTEZoneReduce(p->z, d, q);
+    if (p->spec->coupling(p->spec->ctx, s->band[lo], &s->k[3 * lo], s->band[hi], &s->k[3 * hi], q, hw, g2)) return 1;
+    for (PetscInt nu = 0; nu < nmodes; nu++) {
+      if (!(hw[nu] >= p->hwmin) || !(PetscAbsReal(de - hw[nu]) < p->tol) || !(g2[nu] > p->g2min) || !(g2[nu] > 0)) continue;
+      if (out_i) {
+        out_i[n]    = lo;
+        out_j[n]    = hi;
+        out_mode[n] = nu;
+        out_hw[n]   = hw[nu];
+        out_g2[n]   = g2[nu];
+      }
+      n++;
+      if (lo == i) low++;
+    }
+  }
+  *count = n;
+  *nlow  = low;
+  return 0;
+}
+
+static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const BTEZone *z, const BTEGenStates *s, PetscBool monitor)
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
+  BTEPairSearch  p;
+  PetscCount    *cnt, total = 0, nlowtot = 0;
+  PetscInt64     nglobal;
+  PetscLogDouble t0, t1;
+  const PetscInt nblock = 100;
+  PetscMPIInt    rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscTime(&t0));
+  p.spec   = spec;
+  p.z      = z;
+  p.s      = s;
+  p.rstart = bte->rstart;
+  p.rend   = bte->rstart + bte->nlocal;
+  p.tol    = bte->tol_eta * bte->smearing;
+  p.W      = spec->hwmax + p.tol;
+  p.hwmin  = bte->phonon_min;
+  p.g2min  = bte->g2_cutoff;
+  p.emin   = bte->emin;
+  p.binw   = p.W * (1 + 1e-9);
+  {
+    PetscReal span = bte->emax - bte->emin, nb = PetscFloorReal(span / p.binw) + 1;
+    p.nbins        = (PetscInt)PetscMin(nb, (PetscReal)PetscMax(1, s->n));
+    if (p.nbins < nb) p.binw = span / (p.nbins - 0.5); /* more bins than states: wider bins, same rule */
+  }
+  PetscCall(PetscCalloc2(p.nbins + 1, &p.binstart, s->n, &p.binlist));
+  for (PetscInt i = 0; i < s->n; i++) p.binstart[BTEBinOf(&p, s->e[i]) + 1]++;
+  for (PetscInt b = 0; b < p.nbins; b++) p.binstart[b + 1] += p.binstart[b];
+  {
+    PetscInt *fill;
+    PetscCall(PetscCalloc1(p.nbins, &fill));
+    for (PetscInt i = 0; i < s->n; i++) {
+      PetscInt b                          = BTEBinOf(&p, s->e[i]);
+      p.binlist[p.binstart[b] + fill[b]++] = i; /* ascending within each bin */
+    }
+    PetscCall(PetscFree(fill));
+  }
+  PetscCall(PetscMalloc1(bte->nlocal + 1, &cnt));
+
+  /* A quick estimate from a sample of owned states, so that a table far too large is refused
+     before the (long) counting pass. */
+  {
+    PetscInt   nsample = PetscMin(bte->nlocal, 256);
+    PetscCount sum     = 0;
+    int        err     = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : sum) reduction(| : err)
+    for (PetscInt t = 0; t < nsample; t++) {
+      PetscInt   i = p.rstart + (PetscInt)(((PetscInt64)t * bte->nlocal) / nsample);
+      PetscCount c = 0, l;
+      err |= BTEPairsOf(&p, i, NULL, NULL, NULL, NULL, NULL, &c, &l);
+      sum += c;
+    }
+    PetscCheck(!err, comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", spec->name);
+    if (nsample) {
+      PetscLogDouble est = (PetscLogDouble)sum * bte->nlocal / nsample;
+      char           what[256];
+      PetscCall(PetscInfo(bte, "estimated %g channels on this rank from %" PetscInt_FMT " sampled states\n", (double)est, nsample));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "The scattering table (about %.3g channels on this rank, estimated from %" PetscInt_FMT " sampled states)", (double)est, nsample));
+      /* margin 1.5: the exact check follows the counting pass */
+      PetscCall(BTEModelCheckMemory(bte, est * BTE_BYTES_PER_CHANNEL / 1.5, what, "use a smaller -bte_grid or -bte_window, a larger -bte_g2_cutoff, or more MPI ranks on more nodes"));
+    }
+  }
+
+  /* Pass 0 counts, pass 1 fills at per-state offsets. */
+  for (int pass = 0; pass < 2; pass++) {
+    PetscInt  nl = bte->nlocal, lastpct = 0;
+    int       err = 0;
+    PetscCount nlowsum = 0;
+    for (PetscInt blk = 0; blk < nblock; blk++) {
+      PetscInt b0 = (PetscInt)(((PetscInt64)blk * nl) / nblock), b1 = (PetscInt)(((PetscInt64)(blk + 1) * nl) / nblock);
+#pragma omp parallel for schedule(dynamic, 4) reduction(| : err) reduction(+ : nlowsum)
+      for (PetscInt il = b0; il < b1; il++) {
+        PetscCount c = 0, l = 0;
+        if (err) continue;
+        if (!pass) {
+          err |= BTEPairsOf(&p, p.rstart + il, NULL, NULL, NULL, NULL, NULL, &c, &l);
+          cnt[il] = c;
+        } else {
+          PetscCount o = cnt[il];
+          err |= BTEPairsOf(&p, p.rstart + il, bte->ch.i + o, bte->ch.j + o, bte->ch.mode + o, bte->ch.hw + o, bte->ch.g2 + o, &c, &l);
+          if (c != cnt[il + 1] - o) err |= 2;
+        }
+        nlowsum += l;
+      }
+      if (err) break;
+      {
+        PetscInt pct = (PetscInt)((100 * (blk + 1)) / nblock);
+        if (pct / 10 > lastpct / 10 || blk == nblock - 1) {
+          PetscCall(PetscTime(&t1));
+          if (monitor && pct / 10 > lastpct / 10 && !rank) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  generate %s: %s channels %3" PetscInt_FMT "%% of %" PetscInt_FMT " states on rank 0, %.1f s\n", spec->name, pass ? "storing" : "counting", pct, nl, t1 - t0));
+          lastpct = pct;
+        }
+      }
+    }
+    PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", spec->name);
+    PetscCheck(!(err & 2), comm, PETSC_ERR_PLIB, "Model %s: coupling is not reproducible (two evaluations of a pair differ)", spec->name);
+    if (!pass) {
+      char what[256];
+      /* cnt -> offsets */
+      total = 0;
+      for (PetscInt il = 0; il < nl; il++) {
+        PetscCount c = cnt[il];
+        cnt[il]      = total;
+        total += c;
+      }
+      cnt[nl] = total;
+      nlowtot = nlowsum;
+      PetscCall(PetscSNPrintf(what, sizeof(what), "The scattering table (%.4g channels on this rank)", (double)total));
+      PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)total * BTE_BYTES_PER_CHANNEL + (PetscLogDouble)s->n * BTE_GEN_BYTES_PER_STATE + (PetscLogDouble)bte->nlocal * (BTE_BYTES_PER_STATE_OWN + sizeof(PetscCount)), what, "use a smaller -bte_grid or -bte_window, a larger -bte_g2_cutoff, or more MPI ranks on more nodes"));
+      PetscCall(BTEAllocateChannels(bte, total));
+    }
+  }
+  {
+    PetscInt64 nl64 = (PetscInt64)nlowtot;
+    PetscCallMPI(MPI_Allreduce(&nl64, &nglobal, 1, MPIU_INT64, MPI_SUM, comm));
+  }
+  bte->ch.nglobal = nglobal;
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(bte, "model %s: %" PetscInt64_FMT " channels (%" PetscInt64_FMT " held here) in %.2f s\n", spec->name, nglobal, (PetscInt64)total, t1 - t0));
+  PetscCall(PetscFree(cnt));
+  PetscCall(PetscFree2(p.binstart, p.binlist));
+  PetscFunctionReturn(0);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
+  BTEZone        z;
+  BTEGenStates   s = {0};
+  PetscInt64     nktot;
+  PetscBool      monitor = PETSC_FALSE;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCall(PetscTime(&t0));
+  PetscCheck(spec->dim == 2 || spec->dim == 3, comm, PETSC_ERR_ARG_WRONG, "Model %s: dimension must be 2 or 3", spec->name);
+  PetscCheck(spec->nbands >= 1 && spec->nbands <= BTE_MAX_BANDS, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: nbands must be 1..%d", spec->name, BTE_MAX_BANDS);
+  PetscCheck(spec->nmodes >= 1 && spec->nmodes <= BTE_MAX_MODES, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: nmodes must be 1..%d", spec->name, BTE_MAX_MODES);
+  PetscCheck(spec->bands && spec->coupling, comm, PETSC_ERR_ARG_NULL, "Model %s: bands and coupling callbacks are required", spec->name);
+  PetscCheck(spec->hwmax >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: hwmax must be >= 0", spec->name);
+  PetscOptionsBegin(comm, ((PetscObject)bte)->prefix, "Model generation", "BTE");
+  PetscCall(PetscOptionsBool("-bte_generate_monitor", "Print progress of the channel search every 10%", "BTESetUp", monitor, &monitor, NULL));
+  PetscOptionsEnd();
+
+  PetscCall(BTEFreeStates(bte));
+  PetscCall(BTEFreeChannels(bte));
+  /* grid and state-space description */
+  PetscCall(PetscMemzero(&bte->grid, sizeof(bte->grid)));
+  bte->grid.dim = spec->dim;
+  for (PetscInt a = 0; a < 9; a++) bte->grid.lattice[a] = spec->lattice[a];
+  bte->grid.nk[0] = bte->grid.nk[1] = bte->ngrid;
+  bte->grid.nk[2]                   = spec->dim == 3 ? bte->ngrid : 1;
+  PetscCall(BTEGridSetReciprocal(&bte->grid));
+  bte->nbands  = spec->nbands;
+  bte->nmodes  = spec->nmodes;
+  bte->spin    = spec->spin;
+  bte->carrier = spec->carrier;
+  bte->emin    = spec->eedge;
+  bte->emax    = spec->eedge + bte->window;
+  {
+    char extra[128] = "";
+    if (bte->tol_eta != 3.0) PetscCall(PetscSNPrintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_energy_tolerance %g", (double)bte->tol_eta));
+    if (bte->phonon_min != 0.001) PetscCall(PetscSNPrintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_phonon_min %g", (double)bte->phonon_min));
+    if (bte->g2_cutoff != 0) PetscCall(PetscSNPrintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_g2_cutoff %g", (double)bte->g2_cutoff));
+    PetscCall(PetscSNPrintf(bte->source, sizeof(bte->source), "bte generate -bte_model %s -bte_grid %" PetscInt_FMT " -bte_window %g -bte_smearing %g%s", spec->name, bte->ngrid, (double)bte->window, (double)bte->smearing, extra));
+  }
+
+  /* Refuse a grid whose states could not be held, before enumerating it (worst case: every
+     (k, n) of the full grid inside the window). */
+  nktot = (PetscInt64)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
+  {
+    char what[160];
+    PetscCall(PetscSNPrintf(what, sizeof(what), "The %" PetscInt_FMT "^%" PetscInt_FMT " k grid (%.4g k points x %" PetscInt_FMT " bands, worst case all in the window)", bte->ngrid, spec->dim, (double)nktot, spec->nbands));
+    PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)nktot * spec->nbands * BTE_GEN_BYTES_PER_STATE, what, "use a smaller -bte_grid"));
+  }
+  PetscCheck(nktot <= PETSC_MAX_INT, comm, PETSC_ERR_SUP, "The %" PetscInt_FMT "^%" PetscInt_FMT " k grid has %" PetscInt64_FMT " points; flattened k indices must fit a 32-bit PetscInt: use a smaller -bte_grid", bte->ngrid, spec->dim, nktot);
+
+  PetscCall(BTEZoneSetUp(&bte->grid, &z));
+  PetscCall(BTEModelEnumerate(bte, spec, &z, &s));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(bte, "model %s: %" PetscInt_FMT " states in [%g, %g] eV from %" PetscInt64_FMT " k points, %.2f s\n", spec->name, s.n, (double)bte->emin, (double)bte->emax, nktot, t1 - t0));
+  if (monitor) PetscCall(PetscPrintf(comm, "  generate %s: %" PetscInt_FMT " states in the window from %" PetscInt64_FMT " k points, %.1f s\n", spec->name, s.n, nktot, t1 - t0));
+
+  PetscCall(BTEAllocateStates(bte, s.n, PETSC_DECIDE));
+  for (PetscInt il = 0; il < bte->nlocal; il++) {
+    PetscInt g        = bte->rstart + il;
+    bte->kindex[il]   = s.kidx[g];
+    bte->band[il]     = s.band[g];
+    bte->energy[il]   = s.e[g];
+    for (PetscInt c = 0; c < 3; c++) bte->velocity[3 * il + c] = s.v[3 * g + c];
+  }
+  PetscCall(BTEModelChannels(bte, spec, &z, &s, monitor));
+  PetscCall(BTEGenStatesFree(&s));
+  PetscCall(PetscTime(&t1));
+  if (monitor) PetscCall(PetscPrintf(comm, "  generate %s: %" PetscInt64_FMT " channels, %.1f s\n", spec->name, bte->ch.nglobal, t1 - t0));
+  PetscFunctionReturn(0);
+}
