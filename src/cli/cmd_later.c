@@ -9,6 +9,5 @@
   }
 
 BTE_NOT_YET(BTECommandDynamics, "dynamics")
-BTE_NOT_YET(BTECommandTransport, "transport")
 BTE_NOT_YET(BTECommandHighfield, "highfield")
 BTE_NOT_YET(BTECommandBench, "bench")

@@ -1,0 +1,583 @@
+/* BTETransport: low-field transport (physics.md section 4). For every temperature
+   the collision operator is rebuilt (its phonon occupations N_c depend on T), then
+   for every carrier density / chemical potential the three systems A F_b = v_b
+   (linear.c) are solved by KSP, RTA or ITA and eq. 6 gives the tensors. */
+#include "transportimpl.h"
+
+PetscClassId  BTETRANSPORT_CLASSID, BTEHIGHFIELD_CLASSID;
+PetscLogEvent BTE_TransportSolve, BTE_TransportIO, BTE_HighFieldSolve;
+static PetscBool BTETransportPackageInitialized = PETSC_FALSE;
+
+const char *const BTETransportMethods[] = {"ksp", "rta", "ita", "BTETransportMethod", "BTE_TRANSPORT_", NULL};
+
+static PetscErrorCode BTETransportFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  BTETransportPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (BTETransportPackageInitialized) PetscFunctionReturn(0);
+  BTETransportPackageInitialized = PETSC_TRUE;
+  PetscCall(BTEInitializePackage());
+  PetscCall(PetscClassIdRegister("BTETransport", &BTETRANSPORT_CLASSID));
+  PetscCall(PetscClassIdRegister("BTEHighField", &BTEHIGHFIELD_CLASSID));
+  PetscCall(PetscLogEventRegister("BTETransportSolve", BTETRANSPORT_CLASSID, &BTE_TransportSolve));
+  PetscCall(PetscLogEventRegister("BTETransportIO", BTETRANSPORT_CLASSID, &BTE_TransportIO));
+  PetscCall(PetscLogEventRegister("BTEHighFieldSolve", BTEHIGHFIELD_CLASSID, &BTE_HighFieldSolve));
+  PetscCall(PetscRegisterFinalize(BTETransportFinalizePackage));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportCreate(BTE bte, BTETransport *tr)
+{
+  BTETransport t;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscValidPointer(tr, 2);
+  PetscCall(BTETransportInitializePackage());
+  PetscCall(PetscHeaderCreate(t, BTETRANSPORT_CLASSID, "BTETransport", "Low-field transport", "BTE", PetscObjectComm((PetscObject)bte), BTETransportDestroy, BTETransportView));
+  PetscCall(PetscObjectReference((PetscObject)bte));
+  t->bte        = bte;
+  t->method     = BTE_TRANSPORT_KSP;
+  t->ita_tol    = 2e-3;
+  t->ita_max_it = 1000;
+  t->symmetric  = -1;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)t, BTETransportMethods[t->method]));
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)bte), &t->ksp));
+  PetscCall(PetscObjectIncrementTabLevel((PetscObject)t->ksp, (PetscObject)t, 1));
+  PetscCall(KSPSetOptionsPrefix(t->ksp, "bte_transport_"));
+  PetscCall(KSPSetType(t->ksp, KSPGMRES));
+  PetscCall(KSPSetTolerances(t->ksp, 1e-8, 1e-50, PETSC_DEFAULT, 2000));
+  {
+    PC pc;
+    PetscCall(KSPGetPC(t->ksp, &pc));
+    PetscCall(PCSetType(pc, PCJACOBI));
+  }
+  *tr = t;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportDestroy(BTETransport *tr)
+{
+  PetscFunctionBegin;
+  if (!*tr) PetscFunctionReturn(0);
+  PetscValidHeaderSpecific(*tr, BTETRANSPORT_CLASSID, 1);
+  if (--((PetscObject)(*tr))->refct > 0) {
+    *tr = NULL;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(KSPDestroy(&(*tr)->ksp));
+  PetscCall(BTEDestroy(&(*tr)->bte));
+  PetscCall(PetscFree((*tr)->T));
+  PetscCall(PetscFree((*tr)->conc));
+  PetscCall(PetscFree((*tr)->res));
+  for (PetscInt b = 0; b < 3; b++) PetscCall(VecDestroy(&(*tr)->F[b]));
+  PetscCall(PetscHeaderDestroy(tr));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportSetMethod(BTETransport tr, BTETransportMethod m)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  PetscCheck(m >= BTE_TRANSPORT_KSP && m <= BTE_TRANSPORT_ITA, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Unknown transport method %d", (int)m);
+  tr->method = m;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)tr, BTETransportMethods[m]));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportGetMethod(BTETransport tr, BTETransportMethod *m)
+{
+  PetscFunctionBegin;
+  *m = tr->method;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportSetTemperatures(BTETransport tr, PetscInt n, const PetscReal T[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  PetscCheck(n >= 0, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Number of temperatures must be >= 0");
+  for (PetscInt k = 0; k < n; k++) PetscCheck(T[k] > 0 && !PetscIsInfOrNanReal(T[k]), PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Temperatures must be positive (K), got %g", (double)T[k]);
+  PetscCall(PetscFree(tr->T));
+  tr->nT = n;
+  if (n) {
+    PetscCall(PetscMalloc1(n, &tr->T));
+    PetscCall(PetscArraycpy(tr->T, T, n));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTETransportSetConc(BTETransport tr, PetscInt n, const PetscReal c[], PetscBool mu)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  PetscCheck(n >= 0, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Number of values must be >= 0");
+  for (PetscInt k = 0; k < n; k++) {
+    PetscCheck(!PetscIsInfOrNanReal(c[k]), PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Not a number in the %s list", mu ? "chemical potential" : "carrier density");
+    PetscCheck(mu || c[k] > 0, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Carrier densities must be positive (cm^-3, cm^-2 in 2D), got %g", (double)c[k]);
+  }
+  PetscCall(PetscFree(tr->conc));
+  tr->nc     = n;
+  tr->use_mu = mu;
+  if (n) {
+    PetscCall(PetscMalloc1(n, &tr->conc));
+    PetscCall(PetscArraycpy(tr->conc, c, n));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportSetCarrierDensities(BTETransport tr, PetscInt n, const PetscReal c[])
+{
+  PetscFunctionBegin;
+  PetscCall(BTETransportSetConc(tr, n, c, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportSetChemicalPotentials(BTETransport tr, PetscInt n, const PetscReal c[])
+{
+  PetscFunctionBegin;
+  PetscCall(BTETransportSetConc(tr, n, c, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportSetITATolerance(BTETransport tr, PetscReal tol, PetscInt maxit)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  if (tol != (PetscReal)PETSC_DEFAULT) {
+    PetscCheck(tol > 0 && tol < 1, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "ITA tolerance must be in (0,1), got %g", (double)tol);
+    tr->ita_tol = tol;
+  }
+  if (maxit != PETSC_DEFAULT) {
+    PetscCheck(maxit >= 1, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "ITA iteration cap must be >= 1, got %" PetscInt_FMT, maxit);
+    tr->ita_max_it = maxit;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportGetKSP(BTETransport tr, KSP *ksp)
+{
+  PetscFunctionBegin;
+  *ksp = tr->ksp;
+  PetscFunctionReturn(0);
+}
+
+/* Krylov methods that need a symmetric operator: they get S = -J D. */
+static PetscErrorCode BTETransportKSPIsSymmetric(KSP ksp, PetscBool *sym)
+{
+  static const char *symtypes[] = {KSPCG, KSPCR, KSPMINRES, KSPSYMMLQ, KSPPIPECG, KSPPIPECR, KSPGROPPCG, KSPPIPECGRR, KSPFCG, KSPPIPEFCG, KSPNASH, KSPSTCG, KSPGLTR, KSPQCG, KSPCHEBYSHEV};
+  PetscFunctionBegin;
+  *sym = PETSC_FALSE;
+  for (size_t k = 0; k < sizeof(symtypes) / sizeof(symtypes[0]); k++) {
+    PetscBool same;
+    PetscCall(PetscObjectTypeCompare((PetscObject)ksp, symtypes[k], &same));
+    if (same) *sym = PETSC_TRUE;
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
+{
+  MPI_Comm  comm = PetscObjectComm((PetscObject)tr);
+  PetscReal vals[256];
+  PetscInt  n;
+  PetscBool flg, flgd, flgm, sym = PETSC_FALSE;
+  PetscReal tol   = tr->ita_tol;
+  PetscInt  maxit = tr->ita_max_it;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  PetscObjectOptionsBegin((PetscObject)tr);
+  {
+    BTETransportMethod m = tr->method;
+    PetscCall(PetscOptionsEnum("-bte_transport_method", "Linear-response solver: ksp (Krylov on A = Gamma - P), rta, ita (Perturbo's iteration)", "BTETransportSetMethod", BTETransportMethods, (PetscEnum)m, (PetscEnum *)&m, NULL));
+    PetscCall(BTETransportSetMethod(tr, m));
+  }
+  {
+    /* an option given with no value is a mistake, not a request for the default */
+    static const char *lists[] = {"-bte_temperatures", "-bte_carrier_densities", "-bte_chemical_potentials"};
+    for (size_t k = 0; k < 3; k++) {
+      char val[8];
+      PetscCall(PetscOptionsGetString(((PetscObject)tr)->options, ((PetscObject)tr)->prefix, lists[k], val, sizeof(val), &flg));
+      PetscCheck(!flg || val[0], comm, PETSC_ERR_USER_INPUT, "%s needs a comma-separated list of values", lists[k]);
+    }
+  }
+  n = 256;
+  PetscCall(PetscOptionsRealArray("-bte_temperatures", "Temperatures, K (comma-separated; default: -bte_temperature)", "BTETransportSetTemperatures", vals, &n, &flg));
+  if (flg) {
+    PetscCheck(n > 0, comm, PETSC_ERR_USER_INPUT, "-bte_temperatures needs a comma-separated list of temperatures in K, e.g. -bte_temperatures 100,200,300");
+    PetscCall(BTETransportSetTemperatures(tr, n, vals));
+  }
+  n = 256;
+  PetscCall(PetscOptionsRealArray("-bte_carrier_densities", "Carrier densities, cm^-3 (cm^-2 in 2D) (default 1e17, 1e12 in 2D)", "BTETransportSetCarrierDensities", vals, &n, &flgd));
+  if (flgd) {
+    PetscCheck(n > 0, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_densities needs a comma-separated list, e.g. -bte_carrier_densities 1e16,1e17");
+    PetscCall(BTETransportSetCarrierDensities(tr, n, vals));
+  }
+  n = 256;
+  PetscCall(PetscOptionsRealArray("-bte_chemical_potentials", "Chemical potentials, eV (instead of densities)", "BTETransportSetChemicalPotentials", vals, &n, &flgm));
+  if (flgm) {
+    PetscCheck(!flgd, comm, PETSC_ERR_USER_INPUT, "Give either -bte_carrier_densities or -bte_chemical_potentials, not both");
+    PetscCheck(n > 0, comm, PETSC_ERR_USER_INPUT, "-bte_chemical_potentials needs a comma-separated list in eV, e.g. -bte_chemical_potentials -0.1,-0.05");
+    PetscCall(BTETransportSetChemicalPotentials(tr, n, vals));
+  }
+  PetscCall(PetscOptionsReal("-bte_ita_tol", "ITA: stop when the conductivity changes by less than this (relative)", "BTETransportSetITATolerance", tol, &tol, NULL));
+  PetscCall(PetscOptionsInt("-bte_ita_max_it", "ITA: iteration cap", "BTETransportSetITATolerance", maxit, &maxit, NULL));
+  PetscCall(BTETransportSetITATolerance(tr, tol, maxit));
+  PetscCall(PetscOptionsBool("-bte_transport_symmetric", "Solve the symmetric form S F = D v, S = -J D (default: with symmetric Krylov methods such as cg)", "BTETransportSolve", sym, &sym, &flg));
+  if (flg) tr->symmetric = sym ? 1 : 0;
+  PetscCall(PetscOptionsBool("-bte_transport_monitor", "Print each configuration as it is solved", "BTETransportSolve", tr->verbose, &tr->verbose, NULL));
+  PetscOptionsEnd();
+
+  PetscCall(KSPSetFromOptions(tr->ksp));
+  {
+    /* Right preconditioning with the true residual norm where the method allows it, so
+       the KSP tolerance is on ||v - A F|| / ||v||; CG-like methods precondition on the left. */
+    PetscBool   side, norm, issym;
+    const char *prefix;
+    char        opt[256];
+    PetscCall(KSPGetOptionsPrefix(tr->ksp, &prefix));
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%sksp_pc_side", prefix ? prefix : ""));
+    PetscCall(PetscOptionsHasName(((PetscObject)tr)->options, NULL, opt, &side));
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%sksp_norm_type", prefix ? prefix : ""));
+    PetscCall(PetscOptionsHasName(((PetscObject)tr)->options, NULL, opt, &norm));
+    PetscCall(BTETransportKSPIsSymmetric(tr->ksp, &issym));
+    if (!side && !norm) {
+      PetscBool gm, fgm, bcgs, lgm, dgm, pgm;
+      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPGMRES, &gm));
+      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPFGMRES, &fgm));
+      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPBCGS, &bcgs));
+      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPLGMRES, &lgm));
+      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPDGMRES, &dgm));
+      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPPGMRES, &pgm));
+      if (gm || fgm || bcgs || lgm || dgm || pgm) {
+        PetscCall(KSPSetPCSide(tr->ksp, PC_RIGHT));
+        PetscCall(KSPSetNormType(tr->ksp, KSP_NORM_UNPRECONDITIONED));
+      } else if (issym) {
+        PetscBool cg;
+        PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPCG, &cg));
+        PetscCall(KSPSetPCSide(tr->ksp, PC_LEFT));
+        if (cg) PetscCall(KSPSetNormType(tr->ksp, KSP_NORM_UNPRECONDITIONED));
+      }
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* c[a] = sum_i v_ia F_i D_i (local part summed over ranks) */
+static PetscErrorCode BTETransportColumn(BTE bte, Vec F, Vec D, PetscReal c[3])
+{
+  const PetscScalar *f, *d;
+  const PetscReal   *vel;
+  PetscInt           n;
+  PetscReal          s[3] = {0, 0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(BTEGetNumStates(bte, &n, NULL));
+  PetscCall(BTEGetLocalStates(bte, NULL, &vel, NULL, NULL));
+  PetscCall(VecGetArrayRead(F, &f));
+  PetscCall(VecGetArrayRead(D, &d));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal w = PetscRealPart(f[i] * d[i]);
+    s[0] += vel[3 * i] * w;
+    s[1] += vel[3 * i + 1] * w;
+    s[2] += vel[3 * i + 2] * w;
+  }
+  PetscCall(VecRestoreArrayRead(F, &f));
+  PetscCall(VecRestoreArrayRead(D, &d));
+  PetscCall(MPIU_Allreduce(s, c, 3, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)bte)));
+  PetscFunctionReturn(0);
+}
+
+/* x <- x - (w.x / w.u) u */
+static PetscErrorCode BTEProject(Vec x, Vec w, Vec u)
+{
+  PetscScalar wx, wu;
+
+  PetscFunctionBegin;
+  PetscCall(VecDot(x, w, &wx));
+  PetscCall(VecDot(u, w, &wu));
+  if (PetscAbsScalar(wu) > 0) PetscCall(VecAXPY(x, -wx / wu, u));
+  PetscFunctionReturn(0);
+}
+
+/* Solves A F = v_b for one field direction b. */
+static PetscErrorCode BTETransportSolveDirection(BTETransport tr, BTELinearCtx *c, Mat A, Mat S, PetscInt b, Vec F, PetscInt *its, PetscReal *res, PetscBool *conv)
+{
+  BTE       bte = tr->bte;
+  Vec       rhs, r;
+  PetscReal bnorm, rnorm;
+
+  PetscFunctionBegin;
+  *its  = 0;
+  *res  = 0;
+  *conv = PETSC_TRUE;
+  PetscCall(VecDuplicate(F, &rhs));
+  PetscCall(VecDuplicate(F, &r));
+  PetscCall(BTEVelocityVec(bte, b, rhs));
+  PetscCall(VecPointwiseMult(rhs, rhs, c->active));
+  PetscCall(BTEProject(rhs, c->D, c->D)); /* onto the range of A: D^T v = 0 */
+  PetscCall(VecNorm(rhs, NORM_2, &bnorm));
+  PetscCall(VecSet(F, 0));
+  if (bnorm == 0) goto done; /* e.g. the z direction of a 2D material */
+  switch (tr->method) {
+  case BTE_TRANSPORT_RTA:
+    PetscCall(VecPointwiseDivide(F, rhs, c->gamma));
+    break;
+  case BTE_TRANSPORT_ITA: {
+    /* F <- (v + P F)/Gamma = F + (v - A F)/Gamma, from F = v/Gamma; stop when the
+       column sigma_{:b} changes by less than ita_tol relative (Perturbo's criterion). */
+    PetscReal cold[3], cnew[3];
+    PetscCall(VecPointwiseDivide(F, rhs, c->gamma));
+    PetscCall(BTETransportColumn(bte, F, c->D, cold));
+    *conv = PETSC_FALSE;
+    for (PetscInt it = 1; it <= tr->ita_max_it; it++) {
+      PetscReal dn = 0, nn = 0;
+      PetscCall(MatMult(A, F, r));
+      PetscCall(VecAYPX(r, -1.0, rhs));
+      PetscCall(VecPointwiseDivide(r, r, c->gamma));
+      PetscCall(VecAXPY(F, 1.0, r));
+      PetscCall(BTETransportColumn(bte, F, c->D, cnew));
+      for (PetscInt a = 0; a < 3; a++) {
+        dn += PetscSqr(cnew[a] - cold[a]);
+        nn += PetscSqr(cnew[a]);
+        cold[a] = cnew[a];
+      }
+      *its = it;
+      if (PetscSqrtReal(dn) <= tr->ita_tol * PetscSqrtReal(nn)) {
+        *conv = PETSC_TRUE;
+        break;
+      }
+    }
+    if (!*conv) PetscCall(PetscInfo(tr, "ITA did not converge in %" PetscInt_FMT " iterations for direction %" PetscInt_FMT "\n", tr->ita_max_it, b));
+  } break;
+  case BTE_TRANSPORT_KSP: {
+    KSPConvergedReason reason;
+    PetscBool          sym = (S ? PETSC_TRUE : PETSC_FALSE);
+    if (sym) {
+      Vec Dv;
+      PetscCall(VecDuplicate(rhs, &Dv));
+      PetscCall(VecPointwiseMult(Dv, c->D, rhs));
+      PetscCall(KSPSetOperators(tr->ksp, S, S));
+      PetscCall(KSPSolve(tr->ksp, Dv, F));
+      PetscCall(VecDestroy(&Dv));
+    } else {
+      PetscCall(KSPSetOperators(tr->ksp, A, A));
+      PetscCall(KSPSolve(tr->ksp, rhs, F));
+    }
+    PetscCall(KSPGetIterationNumber(tr->ksp, its));
+    PetscCall(KSPGetConvergedReason(tr->ksp, &reason));
+    *conv = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
+    if (!*conv) PetscCall(PetscInfo(tr, "KSP did not converge for direction %" PetscInt_FMT ": %s\n", b, KSPConvergedReasons[reason]));
+  } break;
+  }
+  /* carrier number unchanged: D^T F = 0 */
+  PetscCall(BTEProject(F, c->D, c->active));
+  {
+    /* true residual of eq. 5 (this apply is not counted in the solver's applies) */
+    PetscInt64 save = c->applies;
+    PetscCall(MatMult(A, F, r));
+    c->applies = save;
+    PetscCall(VecAYPX(r, -1.0, rhs));
+    PetscCall(VecNorm(r, NORM_2, &rnorm));
+    *res = rnorm / bnorm;
+  }
+done:
+  PetscCall(VecDestroy(&rhs));
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTETransportPrintHeader(BTETransport tr, PetscViewer v)
+{
+  PetscInt dim;
+
+  PetscFunctionBegin;
+  PetscCall(BTEGetGrid(tr->bte, &dim, NULL, NULL, NULL, NULL));
+  PetscCall(PetscViewerASCIIPrintf(v, "%8s %11s %11s %11s %11s %11s %11s %6s %8s %9s\n", "T(K)", "mu(eV)", dim == 2 ? "n(cm^-2)" : "n(cm^-3)", "mob_xx", "mob_yy", "mob_zz", dim == 2 ? "sig_xx(S)" : "sig_xx(S/m)", "its", "applies", "residual"));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTETransportPrintResult(BTETransport tr, PetscViewer v, const BTETransportResult *r)
+{
+  PetscInt  its = 0;
+  PetscReal res = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt b = 0; b < 3; b++) {
+    its = PetscMax(its, r->iterations[b]);
+    res = PetscMax(res, r->residual[b]);
+  }
+  PetscCall(PetscViewerASCIIPrintf(v, "%8.2f %11.6f %11.4e %11.5g %11.5g %11.5g %11.5g %6" PetscInt_FMT " %8" PetscInt64_FMT " %9.2e%s\n", (double)r->temperature, (double)r->chemical_potential, (double)r->carrier_density, (double)r->mobility[0], (double)r->mobility[4], (double)r->mobility[8], (double)r->conductivity[0], its, r->applies, (double)res, r->converged ? "" : "  NOT CONVERGED"));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportSolve(BTETransport tr)
+{
+  BTE          bte = tr->bte;
+  MPI_Comm     comm;
+  PetscInt     dim, nT, nc;
+  PetscReal    T0, *Ts, *cs, defc, sunit, dunit, munit;
+  Vec          f0;
+  BTELinearCtx ctx;
+  PetscBool    sym = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  comm = PetscObjectComm((PetscObject)tr);
+  PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
+  PetscCall(BTESetUp(bte));
+  PetscCall(PetscLogEventBegin(BTE_TransportSolve, tr, 0, 0, 0));
+  PetscCall(BTEGetGrid(bte, &dim, NULL, NULL, NULL, NULL));
+  PetscCall(BTEGetTemperature(bte, &T0));
+  PetscCall(BTETransportUnits(bte, &sunit, &dunit, &munit));
+  defc = dim == 2 ? 1e12 : 1e17;
+  nT   = tr->nT ? tr->nT : 1;
+  Ts   = tr->nT ? tr->T : &T0;
+  nc   = tr->nc ? tr->nc : 1;
+  cs   = tr->nc ? tr->conc : &defc;
+  if (tr->method == BTE_TRANSPORT_KSP) {
+    if (tr->symmetric < 0) PetscCall(BTETransportKSPIsSymmetric(tr->ksp, &sym));
+    else sym = tr->symmetric ? PETSC_TRUE : PETSC_FALSE;
+    {
+      KSPType t;
+      PetscCall(KSPGetType(tr->ksp, &t));
+      PetscCall(PetscStrncpy(tr->ksp_type, t, sizeof(tr->ksp_type)));
+    }
+  } else PetscCall(PetscStrncpy(tr->ksp_type, "", sizeof(tr->ksp_type)));
+  PetscCall(PetscFree(tr->res));
+  tr->nres = nT * nc;
+  PetscCall(PetscCalloc1(tr->nres, &tr->res));
+  PetscCall(BTECreateStateVec(bte, &f0));
+  for (PetscInt b = 0; b < 3; b++) {
+    PetscCall(VecDestroy(&tr->F[b]));
+    PetscCall(VecDuplicate(f0, &tr->F[b]));
+  }
+  if (tr->verbose) PetscCall(BTETransportPrintHeader(tr, PETSC_VIEWER_STDOUT_(comm)));
+  for (PetscInt iT = 0; iT < nT; iT++) {
+    PetscReal    T = Ts[iT];
+    BTECollision col;
+    Mat          J;
+
+    /* The phonon occupations N_c depend on T: a fresh collision operator per temperature. */
+    PetscCall(BTESetTemperature(bte, T));
+    PetscCall(BTECollisionCreate(bte, &col));
+    PetscCall(BTECollisionSetFromOptions(col));
+    PetscCall(BTECollisionSetUp(col));
+    PetscCall(BTECollisionCreateJacobian(col, &J));
+    for (PetscInt ic = 0; ic < nc; ic++) {
+      BTETransportResult *r = &tr->res[iT * nc + ic];
+      PetscReal           mu, n, sumf, C[9];
+      Mat                 A, S = NULL;
+
+      r->temperature = T;
+      if (tr->use_mu) mu = cs[ic];
+      else PetscCall(BTEChemicalPotential(bte, T, cs[ic], &mu));
+      PetscCall(BTECarrierDensity(bte, T, mu, &n));
+      r->chemical_potential = mu;
+      r->carrier_density    = n;
+      PetscCall(BTEEquilibrium(bte, T, mu, f0, NULL));
+      PetscCall(VecSum(f0, &sumf));
+      PetscCheck(sumf > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "No carriers at T = %g K, mu = %g eV: raise the chemical potential", (double)T, (double)mu);
+      PetscCall(BTECollisionComputeJacobian(col, f0, J));
+      PetscCall(BTELinearCtxSetUp(bte, J, f0, T, mu, &ctx));
+      if (ctx.ninactive) PetscCall(PetscInfo(tr, "%" PetscInt_FMT " states have no scattering (Gamma = 0) or no weight (D = 0): left out\n", ctx.ninactive));
+      PetscCall(BTELinearCreateOperator(bte, &ctx, PETSC_FALSE, &A));
+      if (sym) PetscCall(BTELinearCreateOperator(bte, &ctx, PETSC_TRUE, &S));
+      r->converged = PETSC_TRUE;
+      for (PetscInt b = 0; b < 3; b++) {
+        PetscBool conv;
+        PetscCall(BTETransportSolveDirection(tr, &ctx, A, S, b, tr->F[b], &r->iterations[b], &r->residual[b], &conv));
+        if (!conv) r->converged = PETSC_FALSE;
+        PetscCall(BTETransportColumn(bte, tr->F[b], ctx.D, &C[3 * b]));
+      }
+      r->applies = ctx.applies;
+      /* C[3b + a] = sum_i v_ia F_ib D_i: sigma_ab */
+      for (PetscInt a = 0; a < 3; a++)
+        for (PetscInt b = 0; b < 3; b++) {
+          r->conductivity[3 * a + b] = sunit * C[3 * b + a];
+          r->mobility[3 * a + b]     = munit * C[3 * b + a] / sumf;
+        }
+      if (tr->verbose) PetscCall(BTETransportPrintResult(tr, PETSC_VIEWER_STDOUT_(comm), r));
+      PetscCall(MatDestroy(&A));
+      PetscCall(MatDestroy(&S));
+      PetscCall(BTELinearCtxReset(&ctx));
+    }
+    PetscCall(MatDestroy(&J));
+    PetscCall(BTECollisionDestroy(&col));
+  }
+  PetscCall(BTESetTemperature(bte, T0));
+  PetscCall(VecDestroy(&f0));
+  PetscCall(PetscLogEventEnd(BTE_TransportSolve, tr, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportGetNumResults(BTETransport tr, PetscInt *n)
+{
+  PetscFunctionBegin;
+  *n = tr->nres;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportGetResult(BTETransport tr, PetscInt i, BTETransportResult *r)
+{
+  PetscFunctionBegin;
+  PetscCheck(i >= 0 && i < tr->nres, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Result %" PetscInt_FMT " out of range [0, %" PetscInt_FMT "): call BTETransportSolve() first", i, tr->nres);
+  *r = tr->res[i];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportGetSolution(BTETransport tr, PetscInt b, Vec *F)
+{
+  PetscFunctionBegin;
+  PetscCheck(b >= 0 && b < 3, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Field direction must be 0, 1 or 2");
+  *F = tr->F[b];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportView(BTETransport tr, PetscViewer v)
+{
+  PetscBool iascii;
+  PetscInt  dim = 3;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  if (!v) PetscCall(PetscViewerASCIIGetStdout(PetscObjectComm((PetscObject)tr), &v));
+  PetscCall(PetscObjectTypeCompare((PetscObject)v, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(0);
+  PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)tr, v));
+  PetscCall(PetscViewerASCIIPushTab(v));
+  PetscCall(BTEGetGrid(tr->bte, &dim, NULL, NULL, NULL, NULL));
+  switch (tr->method) {
+  case BTE_TRANSPORT_KSP:
+    PetscCall(PetscViewerASCIIPrintf(v, "method: ksp (Krylov solve of A F = v, A = Gamma - P, physics.md eq. 5)\n"));
+    if (tr->nres) PetscCall(PetscViewerASCIIPrintf(v, "ksp type: %s\n", tr->ksp_type));
+    break;
+  case BTE_TRANSPORT_RTA:
+    PetscCall(PetscViewerASCIIPrintf(v, "method: rta (F = v / Gamma)\n"));
+    break;
+  case BTE_TRANSPORT_ITA:
+    PetscCall(PetscViewerASCIIPrintf(v, "method: ita (F <- (v + P F)/Gamma until sigma changes < %g relative, at most %" PetscInt_FMT " iterations)\n", (double)tr->ita_tol, tr->ita_max_it));
+    break;
+  }
+  if (tr->nres) {
+    PetscCall(PetscViewerASCIIPrintf(v, "mobility in cm^2/(V s); its: most iterations of the three directions; applies: collision Jacobian applies, all directions\n"));
+    PetscCall(BTETransportPrintHeader(tr, v));
+    for (PetscInt k = 0; k < tr->nres; k++) PetscCall(BTETransportPrintResult(tr, v, &tr->res[k]));
+    if (tr->nres == 1 || PetscLogPrintInfo) {
+      for (PetscInt k = 0; k < tr->nres; k++) {
+        const BTETransportResult *r = &tr->res[k];
+        PetscCall(PetscViewerASCIIPrintf(v, "T = %g K, n = %g %s: conductivity (%s) and mobility (cm^2/(V s)) tensors\n", (double)r->temperature, (double)r->carrier_density, dim == 2 ? "cm^-2" : "cm^-3", dim == 2 ? "S" : "S/m"));
+        for (PetscInt a = 0; a < 3; a++) PetscCall(PetscViewerASCIIPrintf(v, "  [%12.5e %12.5e %12.5e]    [%12.5g %12.5g %12.5g]\n", (double)r->conductivity[3 * a], (double)r->conductivity[3 * a + 1], (double)r->conductivity[3 * a + 2], (double)r->mobility[3 * a], (double)r->mobility[3 * a + 1], (double)r->mobility[3 * a + 2]));
+      }
+    }
+  }
+  PetscCall(PetscViewerASCIIPopTab(v));
+  PetscFunctionReturn(0);
+}
