@@ -1,0 +1,206 @@
+/* Internal structures of the collision operator (BTECollision), shared by its
+   implementations in src/collision/impls/<type>/ (CPU .c and, later, CUDA .cu).
+
+   Division of work:
+   - the generic layer (src/collision/, *.c) owns the object, the options, the ghost
+     states (local numbering, VecScatter), the physics constants, the Jacobian Mats
+     and the TS callbacks;
+   - an implementation owns a data layout built once in ops->setup from the held
+     channels in local numbering, and the kernels that act on it.
+
+   Local numbering: owned states 0..nlocal-1 (global rstart+l), then the ghosts
+   nlocal..nlocal+nghost-1 (the off-rank other ends of held channels, sorted by
+   global index). A "local vector" (Vec of type BTECollisionLocalVecType(), length
+   nlocal+nghost) holds f on owned states followed by f on ghosts; it is filled by
+   BTECollisionGlobalToLocal(). Outputs of the ops are global state Vecs (the owned
+   part, nlocal entries).
+
+   No CUDA header is included here: a device implementation keeps its device data
+   behind coll->data (or its own pointer inside it) and selects host/device code
+   from the memtype of the Vecs it is given (VecGetArrayReadAndMemType()). */
+#pragma once
+
+#include <bte/private/bteimpl.h>
+#include <stdint.h>
+
+PETSC_INTERN PetscFunctionList BTECollisionList;
+PETSC_EXTERN PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_JacAssemble;
+
+PETSC_EXTERN PetscErrorCode BTECollisionInitializePackage(void);
+PETSC_INTERN PetscErrorCode BTECollisionRegisterAll(void);
+
+typedef enum {
+  BTE_COLLISION_PRECISION_DOUBLE = 0, /* weights and accumulation in double */
+  BTE_COLLISION_PRECISION_MIXED  = 1  /* weights stored in single precision, accumulation in double (fused only) */
+} BTECollisionPrecision;
+PETSC_EXTERN const char *const BTECollisionPrecisions[];
+
+typedef struct _BTECollisionOps *BTECollisionOps;
+struct _BTECollisionOps {
+  /* optional: its own PetscObjectOptionsBegin/End block */
+  PetscErrorCode (*setfromoptions)(BTECollision);
+  /* build the layout from coll->ci/cj (local ends of held channels, in bte->ch order),
+     coll->energy/kindex/band (local+ghost) and the constants; set coll->bytes and
+     coll->nentries. coll->ci/cj are freed by the generic layer after setup. */
+  PetscErrorCode (*setup)(BTECollision);
+  /* I = I[f]: fl is a local vector (owned + ghosts), I a global state Vec (owned part) */
+  PetscErrorCode (*apply)(BTECollision, Vec fl, Vec Iout);
+  /* y = J(f) x: fl and xl local vectors (owned + ghosts), y global */
+  PetscErrorCode (*jacobian_apply)(BTECollision, Vec fl, Vec xl, Vec y);
+  /* d = diag J(f): fl local vector, d global */
+  PetscErrorCode (*jacobian_diagonal)(BTECollision, Vec fl, Vec d);
+  PetscErrorCode (*view)(BTECollision, PetscViewer);
+  PetscErrorCode (*destroy)(BTECollision);
+};
+
+/* Data of an assembled (AIJ) Jacobian: COO pattern, per held channel with an owned end,
+   values filled from per-channel P/Q. Built on the first BTECollisionCreateJacobian()
+   with assembled matrices, freed with the BTECollision. */
+typedef struct {
+  PetscCount ncoo; /* COO entries on this rank */
+  PetscCount nch;  /* held channels */
+  PetscReal *P, *Q;
+  PetscInt  *ci, *cj; /* local indices of the channel ends */
+  PetscCount *off;   /* off[c]: first COO entry of channel c (n+1 entries) */
+  PetscScalar *v;    /* COO values */
+} BTECollisionAssembly;
+
+struct _p_BTECollision {
+  PETSCHEADER(struct _BTECollisionOps);
+  BTE       bte;
+  PetscBool setupcalled;
+  void     *data; /* implementation */
+
+  /* options */
+  BTECollisionPrecision precision;
+  PetscBool             assembled; /* -bte_jacobian_assembled: CreateJacobian gives AIJ */
+
+  /* physics constants (taken from the BTE at setup) */
+  PetscReal  temperature; /* K */
+  PetscReal  kT;          /* eV */
+  PetscReal  eta;         /* smearing, eV */
+  PetscReal  inveta;      /* 1/eta */
+  PetscReal  gnorm;       /* 1/(eta sqrt(pi)): G(x) = gnorm exp(-(x/eta)^2) */
+  PetscReal  pref;        /* (2 pi / hbar) / Nq, 1/(eV fs) */
+  PetscInt64 nq;          /* q points of the full grid */
+  PetscInt   nbands, nmodes;
+  PetscInt   nk[3];
+
+  /* states: owned + ghosts */
+  PetscInt   N, nlocal, rstart, nghost;
+  PetscInt  *ghosts; /* global indices of ghosts, sorted */
+  PetscReal *energy; /* nlocal+nghost: eV */
+  PetscInt  *kindex; /* nlocal+nghost: flattened k index */
+  PetscInt  *band;   /* nlocal+nghost */
+  VecScatter scatter;  /* global state Vec -> local vector */
+  Vec        fl, xl;   /* work local vectors */
+  Vec        gtemplate;/* a global state Vec (standard type), template for the scatter */
+
+  /* held channels (bte->ch order), local ends; valid during ops->setup only */
+  PetscCount nch;
+  PetscInt  *ci, *cj;
+  PetscCount nentries; /* channel ends stored by the implementation (owned ends) */
+  PetscLogDouble bytes; /* memory of the implementation's layout on this rank */
+
+  BTECollisionAssembly *assembly;
+};
+
+/* ---- physics kernels shared by all implementations (bitwise identical formulas) ---- */
+/* G(x) = exp(-(x/eta)^2) / (eta sqrt(pi)) */
+static inline PetscReal BTECollGauss(PetscReal x, PetscReal inveta, PetscReal gnorm)
+{
+  PetscReal y = x * inveta;
+  return gnorm * PetscExpReal(-y * y);
+}
+/* N = 1/(exp(hw/kT) - 1) */
+static inline PetscReal BTECollBose(PetscReal hw, PetscReal kT)
+{
+  return 1.0 / (PetscExpReal(hw / kT) - 1.0);
+}
+/* absorption a and emission b weights (1/fs), physics.md eq. 2 */
+static inline void BTECollWeightsAB(PetscReal pref, PetscReal inveta, PetscReal gnorm, PetscReal ei, PetscReal ej, PetscReal hw, PetscReal g2, PetscReal *a, PetscReal *b)
+{
+  PetscReal d = ei - ej, w = pref * g2;
+  *a = w * BTECollGauss(d + hw, inveta, gnorm);
+  *b = w * BTECollGauss(d - hw, inveta, gnorm);
+}
+/* P = a N + b (N+1) (rate i -> j), Q = a (N+1) + b N (rate j -> i), eq. 3 */
+static inline void BTECollWeightsPQ(PetscReal a, PetscReal b, PetscReal N, PetscReal *P, PetscReal *Q)
+{
+  *P = a * N + b * (N + 1.0);
+  *Q = a * (N + 1.0) + b * N;
+}
+/* x_c of eq. 2 from a, b, N (Perturbo's F_abs / F_em form) */
+static inline PetscReal BTECollXabs(PetscReal a, PetscReal b, PetscReal N, PetscReal fi, PetscReal fj)
+{
+  PetscReal Fabs = fi * (N + fj) - fj * (N + 1.0);
+  PetscReal Fem  = fi * (N + 1.0) - fj * (N + fi);
+  return -(a * Fabs + b * Fem);
+}
+
+/* ---- generic helpers (src/collision) ---- */
+/* ghost set, local numbering, scatter, local+ghost energies/kindex/band (called by BTECollisionSetUp) */
+PETSC_INTERN PetscErrorCode BTECollisionSetUpGhosts_Private(BTECollision);
+/* Vec type of local vectors for a given global state Vec: VECSEQ, or VECSEQCUDA for CUDA Vecs.
+   The one place where the local vector type is chosen. */
+PETSC_INTERN PetscErrorCode BTECollisionLocalVecType(Vec, VecType *);
+/* Make sure *fl is a local vector compatible with x (creates or recreates it). */
+PETSC_INTERN PetscErrorCode BTECollisionGetLocalVec(BTECollision, Vec x, Vec *fl);
+/* fl <- owned entries and ghosts of the global state Vec x (logged as BTECollGhost) */
+PETSC_INTERN PetscErrorCode BTECollisionGlobalToLocal(BTECollision, Vec x, Vec fl);
+/* local index of a global state (owned or ghost); -1 if neither */
+PETSC_INTERN PetscErrorCode BTECollisionGlobalToLocalIndex(BTECollision, PetscInt g, PetscInt *l);
+/* local ends (ci, cj) of the held channels, in bte->ch order (caller frees with PetscFree2) */
+PETSC_INTERN PetscErrorCode BTECollisionComputeLocalEnds(BTECollision, PetscInt **ci, PetscInt **cj);
+/* q index on the full grid of q = k_j - k_i, from two flattened k indices */
+static inline PetscInt BTECollQIndex(const PetscInt nk[3], PetscInt ki, PetscInt kj)
+{
+  PetscInt a0 = ki / (nk[1] * nk[2]), a1 = (ki / nk[2]) % nk[1], a2 = ki % nk[2];
+  PetscInt b0 = kj / (nk[1] * nk[2]), b1 = (kj / nk[2]) % nk[1], b2 = kj % nk[2];
+  PetscInt q0 = (b0 - a0 + nk[0]) % nk[0], q1 = (b1 - a1 + nk[1]) % nk[1], q2 = (b2 - a2 + nk[2]) % nk[2];
+  return (q0 * nk[1] + q1) * nk[2] + q2;
+}
+
+/* Target layer (Perturbo v3's `targets` / `stargets_sources`): for every owned state t,
+   the signed channel indices (+(c+1) for the i end, -(c+1) for the j end) of the
+   channels that update it, rows in channel order. rowptr has nlocal+1 entries. */
+PETSC_INTERN PetscErrorCode BTECollisionBuildTargets(PetscInt nlocal, PetscCount nch, const PetscInt ci[], const PetscInt cj[], PetscCount **rowptr, int64_t **src);
+
+/* k-point table of the local+ghost states: distinct k indices (sorted), the k point
+   of every local state, and kb2state[kp*nbands + n] = local state or -1. */
+typedef struct {
+  PetscInt  nkp;
+  PetscInt *kp;       /* nkp distinct flattened k indices */
+  PetscInt *state_kp; /* nlocal+nghost: k point of each local state */
+  int32_t  *kb2state; /* nkp*nbands */
+} BTECollisionKTable;
+PETSC_INTERN PetscErrorCode BTECollisionKTableCreate(BTECollision, BTECollisionKTable *);
+PETSC_INTERN PetscErrorCode BTECollisionKTableDestroy(BTECollisionKTable *);
+
+/* (k, k+q) pairs of the held channels (baseline records, tgt `scatter`): channels
+   sorted by (k point of i, k point of j); perm[p] = channel (bte->ch order) at sorted
+   position p; pairs have offsets pairptr[0..npair]; ik, ikq k points, iq grid q index. */
+typedef struct {
+  PetscCount  npair;
+  PetscCount *perm;
+  PetscCount *pairptr;
+  int32_t    *ik, *ikq;
+  PetscInt   *iq;
+} BTECollisionPairs;
+PETSC_INTERN PetscErrorCode BTECollisionPairsCreate(BTECollision, const BTECollisionKTable *, BTECollisionPairs *);
+PETSC_INTERN PetscErrorCode BTECollisionPairsDestroy(BTECollisionPairs *);
+/* stable counting sort: perm_out lists perm_in reordered by key[perm_in[p]] (0 <= key < nkey) */
+PETSC_INTERN PetscErrorCode BTECollisionCountingSort(PetscCount n, const PetscCount perm_in[], const PetscInt key[], PetscInt nkey, PetscCount perm_out[]);
+
+/* Out-scattering rates Gamma_t = -J_tt(f) = sum over channel ends at t of
+   [out (1 - f_o) + in f_o] (the RTA inverse lifetime at f = f0), 1/fs. For the
+   transport solver (physics.md eq. 5). f and Gamma are global state Vecs. */
+PETSC_EXTERN PetscErrorCode BTECollisionGetScatteringRates(BTECollision, Vec f, Vec Gamma);
+/* Choose MATSHELL (PETSC_FALSE, default) or assembled AIJ (PETSC_TRUE) for BTECollisionCreateJacobian(). */
+PETSC_EXTERN PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision, PetscBool);
+PETSC_EXTERN PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision, PetscBool *);
+/* Per held channel (bte->ch order) P_c and Q_c of eq. 3 (arrays of length bte->ch.n). */
+PETSC_EXTERN PetscErrorCode BTECollisionComputeChannelPQ(BTECollision, PetscReal P[], PetscReal Q[]);
+PETSC_INTERN PetscErrorCode BTECollisionComputeChannelPQ_Private(BTECollision, const PetscInt ci[], const PetscInt cj[], PetscReal P[], PetscReal Q[]);
+/* Numbers for views and benchmarks: held channels, stored entries, ghosts, bytes of the layout */
+PETSC_EXTERN PetscErrorCode BTECollisionGetInfo(BTECollision, PetscCount *nch, PetscCount *nentries, PetscInt *nghost, PetscLogDouble *bytes);

@@ -1,0 +1,339 @@
+/* BTECollision: the collision operator object (lifecycle, type registry, options, view, applies).
+   The ghost states and local numbering are in ghosts.c, the Jacobian Mats and TS callbacks in
+   jacobian.c, the layouts in impls/<type>/. */
+#include <bte/private/collisionimpl.h>
+
+PetscClassId      BTECOLLISION_CLASSID;
+PetscFunctionList BTECollisionList = NULL;
+PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_JacAssemble;
+const char *const BTECollisionPrecisions[] = {"double", "mixed", "BTECollisionPrecision", "BTE_COLLISION_PRECISION_", NULL};
+
+static PetscBool BTECollisionPackageInitialized = PETSC_FALSE;
+
+static PetscErrorCode BTECollisionFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListDestroy(&BTECollisionList));
+  BTECollisionPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (BTECollisionPackageInitialized) PetscFunctionReturn(0);
+  BTECollisionPackageInitialized = PETSC_TRUE;
+  PetscCall(BTEInitializePackage());
+  PetscCall(PetscClassIdRegister("BTECollision", &BTECOLLISION_CLASSID));
+  PetscCall(PetscLogEventRegister("BTECollApply", BTECOLLISION_CLASSID, &BTECOLL_Apply));
+  PetscCall(PetscLogEventRegister("BTECollJacApply", BTECOLLISION_CLASSID, &BTECOLL_JacApply));
+  PetscCall(PetscLogEventRegister("BTECollSetUp", BTECOLLISION_CLASSID, &BTECOLL_SetUp));
+  PetscCall(PetscLogEventRegister("BTECollGhost", BTECOLLISION_CLASSID, &BTECOLL_Ghost));
+  PetscCall(PetscLogEventRegister("BTECollJacAsm", BTECOLLISION_CLASSID, &BTECOLL_JacAssemble));
+  PetscCall(BTECollisionRegisterAll());
+  PetscCall(PetscRegisterFinalize(BTECollisionFinalizePackage));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionRegister(const char name[], PetscErrorCode (*create)(BTECollision))
+{
+  PetscFunctionBegin;
+  PetscCall(BTECollisionInitializePackage());
+  PetscCall(PetscFunctionListAdd(&BTECollisionList, name, create));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionCreate(BTE bte, BTECollision *coll)
+{
+  BTECollision c;
+  const char  *prefix;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(coll, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "Null pointer for the BTECollision");
+  PetscCall(BTECollisionInitializePackage());
+  PetscCall(PetscHeaderCreate(c, BTECOLLISION_CLASSID, "BTECollision", "Electron-phonon collision operator", "BTE", PetscObjectComm((PetscObject)bte), BTECollisionDestroy, BTECollisionView));
+  PetscCall(PetscObjectReference((PetscObject)bte));
+  c->bte       = bte;
+  c->precision = BTE_COLLISION_PRECISION_DOUBLE;
+  c->assembled = PETSC_FALSE;
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)bte, &prefix));
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)c, prefix));
+  *coll = c;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionReset(BTECollision coll)
+{
+  PetscFunctionBegin;
+  if (coll->ops->destroy) PetscCall((*coll->ops->destroy)(coll));
+  coll->data = NULL;
+  PetscCall(PetscFree(coll->ghosts));
+  PetscCall(PetscFree3(coll->energy, coll->kindex, coll->band));
+  PetscCall(PetscFree2(coll->ci, coll->cj));
+  PetscCall(VecScatterDestroy(&coll->scatter));
+  PetscCall(VecDestroy(&coll->fl));
+  PetscCall(VecDestroy(&coll->xl));
+  PetscCall(VecDestroy(&coll->gtemplate));
+  if (coll->assembly) {
+    BTECollisionAssembly *as = coll->assembly;
+    PetscCall(PetscFree4(as->P, as->Q, as->ci, as->cj));
+    PetscCall(PetscFree(as->off));
+    PetscCall(PetscFree(as->v));
+    PetscCall(PetscFree(coll->assembly));
+  }
+  coll->nghost      = 0;
+  coll->nentries    = 0;
+  coll->bytes       = 0;
+  coll->setupcalled = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionDestroy(BTECollision *coll)
+{
+  PetscFunctionBegin;
+  if (!coll || !*coll) PetscFunctionReturn(0);
+  PetscValidHeaderSpecific(*coll, BTECOLLISION_CLASSID, 1);
+  if (--((PetscObject)(*coll))->refct > 0) {
+    *coll = NULL;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTECollisionReset(*coll));
+  PetscCall(BTEDestroy(&(*coll)->bte));
+  PetscCall(PetscHeaderDestroy(coll));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionSetType(BTECollision coll, BTECollisionType type)
+{
+  PetscErrorCode (*create)(BTECollision) = NULL;
+  PetscBool same;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscCall(PetscObjectTypeCompare((PetscObject)coll, type, &same));
+  if (same) PetscFunctionReturn(0);
+  PetscCall(PetscFunctionListFind(BTECollisionList, type, &create));
+  if (!create) {
+    char         names[256] = "";
+    const char **list;
+    int          n;
+
+    PetscCall(PetscFunctionListGet(BTECollisionList, &list, &n));
+    for (int k = 0; k < n; k++) {
+      PetscCall(PetscStrlcat(names, " ", sizeof(names)));
+      PetscCall(PetscStrlcat(names, list[k], sizeof(names)));
+    }
+    PetscCall(PetscFree(list));
+    SETERRQ(PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown collision operator type '%s'; -bte_collision_type takes one of:%s", type, names);
+  }
+  PetscCall(BTECollisionReset(coll));
+  PetscCall(PetscMemzero(coll->ops, sizeof(struct _BTECollisionOps)));
+  PetscCall((*create)(coll));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)coll, type));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionGetType(BTECollision coll, BTECollisionType *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  *type = ((PetscObject)coll)->type_name;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision coll, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  coll->assembled = flg;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision coll, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  *flg = coll->assembled;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
+{
+  char        type[256];
+  const char *deft = ((PetscObject)coll)->type_name ? ((PetscObject)coll)->type_name : BTECOLLISIONFUSED;
+  PetscBool   flg;
+  PetscEnum   prec = (PetscEnum)coll->precision;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscCall(BTECollisionInitializePackage());
+  PetscObjectOptionsBegin((PetscObject)coll);
+  PetscCall(PetscOptionsFList("-bte_collision_type", "Collision operator implementation", "BTECollisionSetType", BTECollisionList, deft, type, sizeof(type), &flg));
+  if (flg || !((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, flg ? type : deft));
+  PetscCall(PetscOptionsEnum("-bte_collision_precision", "Storage precision of the fused weights (mixed: float weights, double sums)", "BTECollision", BTECollisionPrecisions, prec, &prec, NULL));
+  coll->precision = (BTECollisionPrecision)prec;
+  PetscCall(PetscOptionsBool("-bte_jacobian_assembled", "Jacobian as an assembled AIJ matrix instead of a MATSHELL", "BTECollisionSetJacobianAssembled", coll->assembled, &coll->assembled, NULL));
+  PetscOptionsEnd();
+  if (coll->ops->setfromoptions) PetscCall((*coll->ops->setfromoptions)(coll));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionSetUp(BTECollision coll)
+{
+  BTE bte;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  if (coll->setupcalled) PetscFunctionReturn(0);
+  bte = coll->bte;
+  PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "Set up the BTE (BTESetUp()) before its collision operator");
+  if (!((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, BTECOLLISIONFUSED));
+  PetscCall(PetscLogEventBegin(BTECOLL_SetUp, coll, 0, 0, 0));
+  /* constants of physics.md section 2 */
+  PetscCheck(bte->temperature > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive, got %g K", (double)bte->temperature);
+  PetscCheck(bte->smearing > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Smearing must be positive, got %g eV", (double)bte->smearing);
+  for (PetscInt a = 0; a < 3; a++) PetscCheck(bte->grid.nk[a] >= 1, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "The BTE has no k grid (nk[%" PetscInt_FMT "] = %" PetscInt_FMT ")", a, bte->grid.nk[a]);
+  coll->temperature = bte->temperature;
+  coll->kT          = BTE_KB * bte->temperature;
+  coll->eta         = bte->smearing;
+  coll->inveta      = 1.0 / bte->smearing;
+  coll->gnorm       = 1.0 / (bte->smearing * PetscSqrtReal(PETSC_PI));
+  coll->nq          = (PetscInt64)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
+  coll->pref        = 2.0 * PETSC_PI / BTE_HBAR / (PetscReal)coll->nq;
+  coll->nbands      = bte->nbands;
+  coll->nmodes      = bte->nmodes;
+  for (PetscInt a = 0; a < 3; a++) coll->nk[a] = bte->grid.nk[a];
+  /* ghosts, local numbering, scatter; local ends of the held channels */
+  PetscCall(BTECollisionSetUpGhosts_Private(coll));
+  PetscCall(BTECollisionComputeLocalEnds(coll, &coll->ci, &coll->cj));
+  coll->nch = bte->ch.n;
+  PetscCall((*coll->ops->setup)(coll));
+  PetscCall(PetscFree2(coll->ci, coll->cj));
+  coll->setupcalled = PETSC_TRUE;
+  PetscCall(PetscLogEventEnd(BTECOLL_SetUp, coll, 0, 0, 0));
+  PetscCall(PetscObjectViewFromOptions((PetscObject)coll, NULL, "-bte_collision_view"));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionGetInfo(BTECollision coll, PetscCount *nch, PetscCount *nentries, PetscInt *nghost, PetscLogDouble *bytes)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscCall(BTECollisionSetUp(coll));
+  if (nch) *nch = coll->nch;
+  if (nentries) *nentries = coll->nentries;
+  if (nghost) *nghost = coll->nghost;
+  if (bytes) *bytes = coll->bytes;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionCheckVec(BTECollision coll, Vec v, PetscInt arg)
+{
+  PetscInt n;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(v, VEC_CLASSID, arg);
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCheck(n == coll->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vec argument %" PetscInt_FMT " has local size %" PetscInt_FMT " but this rank owns %" PetscInt_FMT " states; create it with BTECreateStateVec()", arg, n, coll->nlocal);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionApply(BTECollision coll, Vec f, Vec Iv)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscCall(BTECollisionSetUp(coll));
+  PetscCall(BTECollisionCheckVec(coll, f, 2));
+  PetscCall(BTECollisionCheckVec(coll, Iv, 3));
+  PetscCheck(f != Iv, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_IDN, "f and I must be different vectors");
+  PetscCall(PetscLogEventBegin(BTECOLL_Apply, coll, f, Iv, 0));
+  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+  PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
+  PetscCall((*coll->ops->apply)(coll, coll->fl, Iv));
+  PetscCall(PetscLogEventEnd(BTECOLL_Apply, coll, f, Iv, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionJacobianApply(BTECollision coll, Vec f, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscCall(BTECollisionSetUp(coll));
+  PetscCall(BTECollisionCheckVec(coll, f, 2));
+  PetscCall(BTECollisionCheckVec(coll, x, 3));
+  PetscCall(BTECollisionCheckVec(coll, y, 4));
+  PetscCheck(y != x && y != f, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_IDN, "y must differ from f and x");
+  PetscCall(PetscLogEventBegin(BTECOLL_JacApply, coll, f, x, y));
+  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+  PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
+  PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
+  PetscCall(BTECollisionGlobalToLocal(coll, x, coll->xl));
+  PetscCall((*coll->ops->jacobian_apply)(coll, coll->fl, coll->xl, y));
+  PetscCall(PetscLogEventEnd(BTECOLL_JacApply, coll, f, x, y));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionGetScatteringRates(BTECollision coll, Vec f, Vec Gamma)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscCall(BTECollisionSetUp(coll));
+  PetscCall(BTECollisionCheckVec(coll, f, 2));
+  PetscCall(BTECollisionCheckVec(coll, Gamma, 3));
+  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+  PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
+  PetscCall((*coll->ops->jacobian_diagonal)(coll, coll->fl, Gamma));
+  PetscCall(VecScale(Gamma, -1.0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionViewBytes(PetscViewer v, const char what[], PetscLogDouble b)
+{
+  PetscFunctionBegin;
+  if (b >= 1e9) PetscCall(PetscViewerASCIIPrintf(v, "%s: %.3f GB\n", what, b / 1e9));
+  else if (b >= 1e6) PetscCall(PetscViewerASCIIPrintf(v, "%s: %.3f MB\n", what, b / 1e6));
+  else PetscCall(PetscViewerASCIIPrintf(v, "%s: %.3f kB\n", what, b / 1e3));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
+{
+  PetscBool   iascii;
+  MPI_Comm    comm;
+  PetscMPIInt size;
+  double      loc[4], sum[4], mx[4];
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  comm = PetscObjectComm((PetscObject)coll);
+  if (!viewer) PetscCall(PetscViewerASCIIGetStdout(comm, &viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(0);
+  PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)coll, viewer));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  if (!coll->setupcalled) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "(not set up)\n"));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+    PetscFunctionReturn(0);
+  }
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  loc[0] = (double)coll->nch;
+  loc[1] = (double)coll->nentries;
+  loc[2] = (double)coll->nghost;
+  loc[3] = (double)coll->bytes;
+  PetscCallMPI(MPI_Allreduce(loc, sum, 4, MPI_DOUBLE, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(loc, mx, 4, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "temperature %g K, smearing eta %g eV, Nq %" PetscInt64_FMT "\n", (double)coll->temperature, (double)coll->eta, coll->nq));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "states: %" PetscInt_FMT " on %d rank(s)\n", coll->N, size));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "channels: %" PetscInt64_FMT " distinct; held %.0f in all (largest rank %.0f)\n", coll->bte->ch.nglobal, sum[0], mx[0]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "entries (owned channel ends): %.0f (largest rank %.0f)\n", sum[1], mx[1]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "ghost states: %.0f in all (largest rank %.0f)\n", sum[2], mx[2]));
+  if (coll->bte->ch.nglobal > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "layout bytes per channel: %.1f\n", sum[3] / (double)coll->bte->ch.nglobal));
+  PetscCall(BTECollisionViewBytes(viewer, "layout memory, all ranks", sum[3]));
+  PetscCall(BTECollisionViewBytes(viewer, "layout memory, largest rank", mx[3]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian: %s\n", coll->assembled ? "assembled AIJ" : "MATSHELL (matrix-free)"));
+  if (coll->ops->view) PetscCall((*coll->ops->view)(coll, viewer));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,6 @@
+# Collision operator on a synthetic random BTE: conservation, baseline/tgt/fused agreement,
+# Jacobian (finite differences, shell vs assembled, diagonal, column sums, shift/scale).
+set -e
+"$BUILD/tests/coll_check" -synth_nk 6 -synth_seed 3
+# the same with two OpenMP threads and another seed, fewer bands, more modes
+OMP_NUM_THREADS=2 "$BUILD/tests/coll_check" -synth_nk 5 -synth_nbands 1 -synth_nmodes 5 -synth_seed 4 -bte_smearing 0.02
