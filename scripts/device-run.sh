@@ -1,0 +1,45 @@
+#!/bin/bash
+# On the GPU machine: unpacks .device/bte-cuda.tar.xz (made by scripts/device-bundle.sh) into
+# .device/root, points LD_LIBRARY_PATH at it and runs a command with bte's test environment:
+#   scripts/device-run.sh COMMAND [ARGS...]     e.g. scripts/device-run.sh '$BTE' -help
+#   source scripts/device-run.sh                (sets the environment in the current shell)
+# Exports BTE, BUILD, BTE_HAVE_CUDA=1, MPIEXEC (as root: --allow-run-as-root --oversubscribe) and
+# PETSC_OPTIONS += -use_gpu_aware_mpi 0 (Ubuntu's OpenMPI is not CUDA-aware; PETSc aborts without it).
+_bte_dev_main() {
+  local top; top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+  local dev=${BTE_DEVICE_DIR:-$top/.device} root
+  root=$dev/root
+  if [ ! -f "$root/BUNDLE-INFO" ] || [ "$dev/bte-cuda.tar.xz" -nt "$root/BUNDLE-INFO" ]; then
+    [ -f "$dev/bte-cuda.tar.xz" ] || { echo "device-run.sh: no $dev/bte-cuda.tar.xz (scripts/device-bundle.sh, then carry .device)" >&2; return 1; }
+    rm -rf "$root"; mkdir -p "$root"
+    xz -dc "$dev/bte-cuda.tar.xz" | tar -C "$root" -xf - || return 1
+  fi
+  # Fallback libraries only where this machine lacks the soname.
+  mkdir -p "$root/lib-used"
+  local f s have
+  have=$(ldconfig -p 2>/dev/null | awk '{print $1}')
+  for f in "$root"/lib-fallback/*; do
+    [ -e "$f" ] || continue
+    s=$(basename "$f")
+    if ! grep -qxF "$s" <<<"$have" && [ ! -e "/usr/local/cuda/lib64/$s" ]; then
+      ln -sf "$f" "$root/lib-used/$s"
+    fi
+  done
+  local build; build=$(cd "$root" && ls -d build*/ | head -n 1); build=${build%/}
+  export BUILD=$root/$build BTE=$root/$build/bin/bte BTE_HAVE_CUDA=1
+  export LD_LIBRARY_PATH=$BUILD/lib:$root/lib:$root/lib-used${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}:/usr/local/cuda/lib64
+  case " ${PETSC_OPTIONS:-} " in *" -use_gpu_aware_mpi "*) ;; *) export PETSC_OPTIONS="${PETSC_OPTIONS:+$PETSC_OPTIONS }-use_gpu_aware_mpi 0";; esac
+  local m="mpiexec --oversubscribe"; [ "$(id -u)" -eq 0 ] && m="$m --allow-run-as-root"
+  export MPIEXEC=${MPIEXEC:-$m}
+  if ldd "$BTE" | grep -q 'not found'; then
+    echo "device-run.sh: libraries missing on this machine:" >&2; ldd "$BTE" | grep 'not found' >&2; return 1
+  fi
+}
+if [ "${BASH_SOURCE[0]}" != "$0" ]; then
+  _bte_dev_main
+else
+  set -e
+  _bte_dev_main
+  [ $# -gt 0 ] || { echo "BTE=$BTE"; echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"; exit 0; }
+  eval "$@"
+fi
