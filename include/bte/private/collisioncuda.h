@@ -1,0 +1,72 @@
+/* CUDA back ends of the collision implementations (src/collision/impls/<type>/<type>_cuda.cu), callable
+   from C. No CUDA header is included: the device data sit behind opaque handles, and the entry points
+   take PETSc Vecs of type VECSEQCUDA (local vectors, owned + ghosts) and VECSEQCUDA/VECMPICUDA (global
+   state Vecs), whose device arrays they use in place (VecCUDAGetArrayRead/Write): no host<->device
+   copy in an apply. Kernels run on the stream of PETSc's current device context.
+
+   An implementation's .c file dispatches on the Vec:
+     #if defined(BTE_HAVE_CUDA)
+       PetscBool dev;
+       PetscCall(BTECollisionVecIsCUDA(fl, &dev));
+       if (dev) { ... create the handle once from the host layout, then call ..._CUDA ...; return }
+     #endif
+   Everything declared here exists only when BTE_HAVE_CUDA is defined (a PETSc configured with CUDA). */
+#pragma once
+
+#include <petscvec.h>
+#include <stdint.h>
+
+/* PETSC_TRUE when v is a CUDA Vec (its arrays for the collision kernels live on the device). */
+static inline PetscErrorCode BTECollisionVecIsCUDA(Vec v, PetscBool *iscuda)
+{
+  PetscFunctionBegin;
+  *iscuda = PETSC_FALSE;
+  if (v) PetscCall(PetscObjectTypeCompareAny((PetscObject)v, iscuda, VECSEQCUDA, VECMPICUDA, VECCUDA, ""));
+  PetscFunctionReturn(0);
+}
+
+#if defined(BTE_HAVE_CUDA)
+PETSC_EXTERN PetscLogEvent BTECOLL_CUDAUpload;
+
+/* ---- fused: target-sorted CSR, entry (int32 other end, out rate, in rate) ----
+   Host layout as src/collision/impls/fused/fused.c builds it: rowptr[nlocal+1], col[nnz],
+   weights interleaved w[2 nnz] = (out, in) in double, or ws[2 nnz] in float (mixed precision:
+   float weights, double sums). Exactly one of w, ws is non-NULL. The arrays are copied to the
+   device once (BTEFusedCUDACreate) and may be freed by the caller afterwards. */
+typedef struct _n_BTEFusedCUDA *BTEFusedCUDA;
+PETSC_INTERN PetscErrorCode BTEFusedCUDACreate(PetscInt nlocal, PetscInt nghost, PetscCount nnz, const PetscCount rowptr[], const int32_t col[], const PetscReal w[], const float ws[], BTEFusedCUDA *);
+PETSC_INTERN PetscErrorCode BTEFusedCUDADestroy(BTEFusedCUDA *);
+/* Iout = I[f]; fl local (owned + ghosts, VECSEQCUDA), I global (CUDA) */
+PETSC_INTERN PetscErrorCode BTEFusedCUDAApply(BTEFusedCUDA, Vec fl, Vec Iout);
+/* y = J(f) x; fl, xl local; y global */
+PETSC_INTERN PetscErrorCode BTEFusedCUDAJacobianApply(BTEFusedCUDA, Vec fl, Vec xl, Vec y);
+/* d = diag J(f) */
+PETSC_INTERN PetscErrorCode BTEFusedCUDAJacobianDiagonal(BTEFusedCUDA, Vec fl, Vec d);
+PETSC_INTERN PetscErrorCode BTEFusedCUDAGetBytes(BTEFusedCUDA, PetscLogDouble *);
+
+/* ---- tgt: Perturbo v3's layout, two passes (pass 1 per channel into sc_col, pass 2 per target) ----
+   Host arrays as src/collision/impls/tgt/tgt.c builds them (see there for the meaning). */
+typedef struct {
+  PetscInt         nlocal, nghost, nbands, nmodes;
+  PetscCount       npair, nch;
+  PetscInt         nqc, nkp;
+  PetscReal        pref, inveta, gnorm, kT;
+  const int32_t   *scatter;  /* 3 npair: ik, ikq, iq row */
+  const PetscReal *g2;       /* nch */
+  const int32_t   *bands;    /* nch: (n*nbands + m)*nmodes + mode */
+  const int32_t   *pairidx;  /* nch */
+  const PetscReal *wq, *nph; /* nqc*nmodes */
+  const PetscReal *hwch;     /* nch or NULL */
+  const int32_t   *kb2state; /* nkp*nbands */
+  const PetscCount *targets; /* nlocal+1 */
+  const int32_t   *sources;  /* targets[nlocal], signed 1-based channel indices */
+  const PetscReal *energy;   /* nlocal+nghost, eV */
+} BTETgtCUDALayout;
+typedef struct _n_BTETgtCUDA *BTETgtCUDA;
+PETSC_INTERN PetscErrorCode BTETgtCUDACreate(const BTETgtCUDALayout *, BTETgtCUDA *);
+PETSC_INTERN PetscErrorCode BTETgtCUDADestroy(BTETgtCUDA *);
+PETSC_INTERN PetscErrorCode BTETgtCUDAApply(BTETgtCUDA, Vec fl, Vec Iout);
+PETSC_INTERN PetscErrorCode BTETgtCUDAJacobianApply(BTETgtCUDA, Vec fl, Vec xl, Vec y);
+PETSC_INTERN PetscErrorCode BTETgtCUDAJacobianDiagonal(BTETgtCUDA, Vec fl, Vec d);
+PETSC_INTERN PetscErrorCode BTETgtCUDAGetBytes(BTETgtCUDA, PetscLogDouble *);
+#endif

@@ -1,0 +1,47 @@
+/* Helpers shared by the collision .cu files only (include after collisionimpl.h). */
+#pragma once
+
+#include <bte/private/collisionimpl.h>
+#include <bte/private/collisioncuda.h>
+#include <petscdevice_cuda.h>
+
+/* The stream of PETSc's current device context: kernels go where PETSc's own Vec kernels go, so
+   they are ordered with the scatters and vector operations around them without a device sync. */
+static inline PetscErrorCode BTECollCUDAGetStream(cudaStream_t *s)
+{
+  PetscDeviceContext dctx;
+  void              *h = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &h));
+  *s = h ? *(cudaStream_t *)h : (cudaStream_t)0;
+  PetscFunctionReturn(0);
+}
+
+/* Upload helper: device copy of n elements of a host array (NULL when n == 0 or src NULL). */
+template <typename T>
+static inline PetscErrorCode BTECollCUDAUpload(const T *src, size_t n, T **dst, PetscLogDouble *bytes)
+{
+  PetscFunctionBegin;
+  *dst = NULL;
+  if (!src || !n) PetscFunctionReturn(0);
+  PetscCallCUDA(cudaMalloc((void **)dst, n * sizeof(T)));
+  PetscCallCUDA(cudaMemcpy(*dst, src, n * sizeof(T), cudaMemcpyHostToDevice));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)(n * sizeof(T))));
+  if (bytes) *bytes += (PetscLogDouble)(n * sizeof(T));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode BTECollCUDARegisterEvents(void);
+
+/* identical formulas to collisionimpl.h's host versions (same operation order) */
+__device__ __forceinline__ double bte_gauss(double x, double inveta, double gnorm)
+{
+  double y = x * inveta;
+  return gnorm * exp(-y * y);
+}
+__device__ __forceinline__ double bte_bose(double hw, double kT)
+{
+  return 1.0 / (exp(hw / kT) - 1.0);
+}
