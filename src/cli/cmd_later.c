@@ -10,4 +10,3 @@
 
 BTE_NOT_YET(BTECommandDynamics, "dynamics")
 BTE_NOT_YET(BTECommandHighfield, "highfield")
-BTE_NOT_YET(BTECommandBench, "bench")

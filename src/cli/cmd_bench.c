@@ -1,0 +1,250 @@
+/* bte bench: times the collision operator implementations on one problem.
+   Median of repeated applies after warm-up; ns per channel; effective bandwidth
+   against a measured copy bandwidth; speed-up against baseline; Jacobian apply
+   and one RK4 step. A table on stdout and, with -bte_bench_json FILE, JSON. */
+#include "commands.h"
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
+#if defined(BTE_HAVE_CUDA)
+  #include <petscdevice.h>
+#endif
+
+#define BTE_BENCH_MAXTYPES 8
+
+typedef struct {
+  char           type[32];
+  PetscLogDouble apply, jac, rk4, setup; /* seconds: median apply, Jacobian apply, RK4 step; setup */
+  PetscLogDouble host_bytes;             /* resident memory added by setup */
+} BenchResult;
+
+static PetscErrorCode Sync(void)
+{
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  {
+    PetscDeviceContext dctx;
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceContextSynchronize(dctx));
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
+static int NumThreads(void)
+{
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+static int CmpDouble(const void *a, const void *b)
+{
+  PetscLogDouble x = *(const PetscLogDouble *)a, y = *(const PetscLogDouble *)b;
+  return (x > y) - (x < y);
+}
+
+static PetscLogDouble Median(PetscLogDouble *t, PetscInt n)
+{
+  qsort(t, n, sizeof(*t), CmpDouble);
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* Device-to-device (or host) copy bandwidth: bytes read + written per second. */
+static PetscErrorCode CopyBandwidth(MPI_Comm comm, PetscInt n, PetscInt reps, PetscLogDouble *gbs)
+{
+  Vec            x, y;
+  PetscLogDouble *t, t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(VecCreate(comm, &x));
+  PetscCall(VecSetSizes(x, n, PETSC_DETERMINE));
+  PetscCall(VecSetFromOptions(x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(PetscMalloc1(reps, &t));
+  for (PetscInt r = 0; r < 2; r++) PetscCall(VecCopy(x, y));
+  for (PetscInt r = 0; r < reps; r++) {
+    PetscCall(Sync());
+    PetscCall(PetscTime(&t0));
+    PetscCall(VecCopy(x, y));
+    PetscCall(Sync());
+    PetscCall(PetscTime(&t1));
+    t[r] = t1 - t0;
+  }
+  *gbs = 2.0 * 8.0 * n / Median(t, reps) / 1e9;
+  PetscCall(PetscFree(t));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TimeApplies(BTECollision c, Vec f, Vec x, Vec y, PetscInt reps, PetscBool jacobian, PetscLogDouble *med)
+{
+  PetscLogDouble *t, t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(reps, &t));
+  for (PetscInt r = 0; r < 3; r++) PetscCall(jacobian ? BTECollisionJacobianApply(c, f, x, y) : BTECollisionApply(c, f, y));
+  for (PetscInt r = 0; r < reps; r++) {
+    PetscCall(Sync());
+    PetscCall(PetscTime(&t0));
+    PetscCall(jacobian ? BTECollisionJacobianApply(c, f, x, y) : BTECollisionApply(c, f, y));
+    PetscCall(Sync());
+    PetscCall(PetscTime(&t1));
+    t[r] = t1 - t0;
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, t, reps, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)c)));
+  *med = Median(t, reps);
+  PetscCall(PetscFree(t));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TimeRK4(BTECollision c, Vec f0, PetscInt reps, PetscLogDouble *med)
+{
+  TS             ts;
+  Vec            f;
+  PetscLogDouble *t, t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(VecDuplicate(f0, &f));
+  PetscCall(VecCopy(f0, f));
+  PetscCall(TSCreate(PetscObjectComm((PetscObject)c), &ts));
+  PetscCall(TSSetProblemType(ts, TS_NONLINEAR));
+  PetscCall(TSSetType(ts, TSRK));
+  PetscCall(TSRKSetType(ts, TSRK4));
+  PetscCall(TSSetRHSFunction(ts, NULL, BTECollisionTSRHSFunction, c));
+  PetscCall(TSSetTimeStep(ts, 1.0));
+  PetscCall(TSSetMaxSteps(ts, reps + 2));
+  PetscCall(TSSetSolution(ts, f));
+  PetscCall(TSSetUp(ts));
+  PetscCall(PetscMalloc1(reps, &t));
+  for (PetscInt r = 0; r < reps + 2; r++) {
+    PetscCall(Sync());
+    PetscCall(PetscTime(&t0));
+    PetscCall(TSStep(ts));
+    PetscCall(Sync());
+    PetscCall(PetscTime(&t1));
+    if (r >= 2) t[r - 2] = t1 - t0;
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, t, reps, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)c)));
+  *med = Median(t, reps);
+  PetscCall(PetscFree(t));
+  PetscCall(TSDestroy(&ts));
+  PetscCall(VecDestroy(&f));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECommandBench(MPI_Comm comm)
+{
+  BTE            bte;
+  char          *types[BTE_BENCH_MAXTYPES], json[PETSC_MAX_PATH_LEN] = "";
+  PetscInt       ntypes = BTE_BENCH_MAXTYPES, reps = 10, copyn = 1 << 25;
+  PetscBool      flg, hasjson, dork4 = PETSC_TRUE, dojac = PETSC_TRUE;
+  BenchResult    res[BTE_BENCH_MAXTYPES];
+  PetscLogDouble bw = 0;
+  PetscInt64     nch;
+  PetscInt       nstates;
+  PetscMPIInt    size;
+  VecType        vtype;
+  Vec            f, x, y;
+  PetscRandom    rnd;
+  PetscReal      eta, T;
+  const char    *model;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscOptionsBegin(comm, NULL, "bte bench: time the collision operator implementations", "BTE");
+  PetscCall(PetscOptionsStringArray("-bte_bench_types", "Implementations to time (comma-separated)", "BTECollisionSetType", types, &ntypes, &flg));
+  if (!flg) {
+    const char *def[] = {"baseline", "tgt", "fused"};
+    ntypes            = 3;
+    for (PetscInt k = 0; k < ntypes; k++) PetscCall(PetscStrallocpy(def[k], &types[k]));
+  }
+  PetscCall(PetscOptionsInt("-bte_bench_reps", "Timed repetitions (median taken) after 3 warm-up applies", "", reps, &reps, NULL));
+  PetscCheck(reps >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_bench_reps must be >= 1");
+  PetscCall(PetscOptionsInt("-bte_bench_copy_size", "Doubles per rank in the copy-bandwidth measurement", "", copyn, &copyn, NULL));
+  PetscCall(PetscOptionsBool("-bte_bench_rk4", "Also time one RK4 step", "", dork4, &dork4, NULL));
+  PetscCall(PetscOptionsBool("-bte_bench_jacobian", "Also time one Jacobian apply", "", dojac, &dojac, NULL));
+  PetscCall(PetscOptionsString("-bte_bench_json", "Write the results as JSON to this file", "", json, json, sizeof(json), &hasjson));
+  PetscOptionsEnd();
+
+  PetscCall(BTECreate(comm, &bte));
+  PetscCall(BTESetFromOptions(bte));
+  PetscCall(BTESetUp(bte));
+  PetscCall(BTEGetNumChannels(bte, NULL, &nch));
+  PetscCall(BTEGetNumStates(bte, NULL, &nstates));
+  PetscCall(BTEGetSmearing(bte, &eta));
+  PetscCall(BTEGetTemperature(bte, &T));
+  PetscCall(BTEGetModel(bte, &model));
+  PetscCheck(nch > 0, comm, PETSC_ERR_ARG_WRONG, "The problem has no scattering channels; nothing to time");
+  PetscCall(BTECreateStateVec(bte, &f));
+  PetscCall(VecGetType(f, &vtype));
+  PetscCall(VecDuplicate(f, &x));
+  PetscCall(VecDuplicate(f, &y));
+  PetscCall(PetscRandomCreate(comm, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, 0.01, 0.99));
+  PetscCall(PetscRandomSetFromOptions(rnd));
+  PetscCall(VecSetRandom(f, rnd));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(CopyBandwidth(comm, copyn, 10, &bw));
+
+  for (PetscInt k = 0; k < ntypes; k++) {
+    BTECollision   c;
+    PetscLogDouble m0, m1, t0, t1;
+
+    PetscCall(PetscMemzero(&res[k], sizeof(res[k])));
+    PetscCall(PetscStrncpy(res[k].type, types[k], sizeof(res[k].type)));
+    PetscCall(PetscMemoryGetCurrentUsage(&m0));
+    PetscCall(PetscTime(&t0));
+    PetscCall(BTECollisionCreate(bte, &c));
+    PetscCall(BTECollisionSetType(c, types[k]));
+    PetscCall(BTECollisionSetFromOptions(c));
+    PetscCall(BTECollisionSetType(c, types[k])); /* the list wins over -bte_collision_type */
+    PetscCall(BTECollisionSetUp(c));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscMemoryGetCurrentUsage(&m1));
+    res[k].setup      = t1 - t0;
+    res[k].host_bytes = m1 - m0;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &res[k].host_bytes, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, comm));
+    PetscCall(TimeApplies(c, f, x, y, reps, PETSC_FALSE, &res[k].apply));
+    if (dojac) PetscCall(TimeApplies(c, f, x, y, reps, PETSC_TRUE, &res[k].jac));
+    if (dork4) PetscCall(TimeRK4(c, f, PetscMax(3, reps / 2), &res[k].rk4));
+    PetscCall(BTECollisionDestroy(&c));
+  }
+
+  {
+    PetscLogDouble tbase = 0;
+    for (PetscInt k = 0; k < ntypes; k++) {
+      PetscBool isb;
+      PetscCall(PetscStrcmp(res[k].type, "baseline", &isb));
+      if (isb) tbase = res[k].apply;
+    }
+    PetscCall(PetscPrintf(comm, "bte bench: %s, %" PetscInt_FMT " states, %" PetscInt64_FMT " channels, %d rank(s), vec type %s, %d OpenMP thread(s)\n", model[0] ? model : "table", nstates, nch, size, vtype, NumThreads()));
+    PetscCall(PetscPrintf(comm, "copy bandwidth (read+write): %.1f GB/s; median of %" PetscInt_FMT " after warm-up; eta %g eV, T %g K\n", bw, reps, (double)eta, (double)T));
+    PetscCall(PetscPrintf(comm, "%-10s %12s %10s %12s %12s %12s %10s %10s\n", "type", "apply (ms)", "ns/chan", "jac (ms)", "rk4 step(ms)", "host B/chan", "setup (s)", "vs base"));
+    for (PetscInt k = 0; k < ntypes; k++) {
+      PetscCall(PetscPrintf(comm, "%-10s %12.4f %10.3f %12.4f %12.4f %12.1f %10.2f %10.2f\n", res[k].type, res[k].apply * 1e3, res[k].apply * 1e9 / (double)nch, res[k].jac * 1e3, res[k].rk4 * 1e3, res[k].host_bytes / (double)nch, res[k].setup, tbase > 0 ? tbase / res[k].apply : 0.0));
+    }
+    if (hasjson && json[0]) {
+      FILE *fp;
+      PetscCall(PetscFOpen(comm, json, "w", &fp));
+      PetscCall(PetscFPrintf(comm, fp, "{\n  \"model\": \"%s\", \"states\": %" PetscInt_FMT ", \"channels\": %" PetscInt64_FMT ", \"ranks\": %d, \"vec_type\": \"%s\", \"omp_threads\": %d,\n", model, nstates, nch, size, vtype, NumThreads()));
+      PetscCall(PetscFPrintf(comm, fp, "  \"copy_bandwidth_GBs\": %.3f, \"reps\": %" PetscInt_FMT ",\n  \"results\": [\n", bw, reps));
+      for (PetscInt k = 0; k < ntypes; k++)
+        PetscCall(PetscFPrintf(comm, fp, "    {\"type\": \"%s\", \"apply_s\": %.6e, \"ns_per_channel\": %.4f, \"jacobian_s\": %.6e, \"rk4_step_s\": %.6e, \"host_bytes_per_channel\": %.2f, \"setup_s\": %.3f, \"speedup_vs_baseline\": %.3f}%s\n", res[k].type, res[k].apply, res[k].apply * 1e9 / (double)nch, res[k].jac, res[k].rk4, res[k].host_bytes / (double)nch, res[k].setup, tbase > 0 ? tbase / res[k].apply : 0.0, k + 1 < ntypes ? "," : ""));
+      PetscCall(PetscFPrintf(comm, fp, "  ]\n}\n"));
+      PetscCall(PetscFClose(comm, fp));
+      PetscCall(PetscPrintf(comm, "wrote %s\n", json));
+    }
+  }
+  for (PetscInt k = 0; k < ntypes; k++) PetscCall(PetscFree(types[k]));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecDestroy(&f));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(BTEDestroy(&bte));
+  PetscFunctionReturn(0);
+}
