@@ -92,3 +92,100 @@ PETSC_EXTERN PetscErrorCode BTECollisionComputeJacobian(BTECollision, Vec, Mat);
 /* TS callbacks with the BTECollision as context */
 PETSC_EXTERN PetscErrorCode BTECollisionTSRHSFunction(TS, PetscReal, Vec, Vec, void *);
 PETSC_EXTERN PetscErrorCode BTECollisionTSRHSJacobian(TS, PetscReal, Vec, Mat, Mat, void *);
+
+/* ------------------------------------------------------------------------- */
+/* Real-time dynamics (docs/dynamics.md):  df/dt = -(F/hbar).grad_k f + I[f].
+
+   BTEDrift: the drift term of a static field E (V/cm); F = -eE for electrons,
+   +eE for holes (F in eV/Angstrom = 1e-8 E[V/cm]). grad_k by Wannier90-style
+   finite-difference b-vectors on the full k grid (physics.md section 5); the
+   neighbour (n,k+b) of (n,k) contributes only if it is in the energy window.
+   Forms (-bte_drift_form): log (Perturbo's: differentiates ln((1-f)/f) clipped
+   to +-35, keeps f in (0,1)) and plain (differentiates f in flux form: carriers
+   are conserved exactly, also at the window's edge).                          */
+typedef struct _p_BTEDrift *BTEDrift;
+typedef enum {
+  BTE_DRIFT_LOG,
+  BTE_DRIFT_PLAIN
+} BTEDriftForm;
+PETSC_EXTERN const char *const BTEDriftForms[];
+PETSC_EXTERN PetscClassId      BTEDRIFT_CLASSID;
+
+PETSC_EXTERN PetscErrorCode BTEDriftCreate(BTE, BTEDrift *);
+PETSC_EXTERN PetscErrorCode BTEDriftSetField(BTEDrift, const PetscReal[3]);
+PETSC_EXTERN PetscErrorCode BTEDriftGetField(BTEDrift, PetscReal[3]);
+PETSC_EXTERN PetscErrorCode BTEDriftSetForm(BTEDrift, BTEDriftForm);
+PETSC_EXTERN PetscErrorCode BTEDriftGetForm(BTEDrift, BTEDriftForm *);
+PETSC_EXTERN PetscErrorCode BTEDriftSetFromOptions(BTEDrift);
+PETSC_EXTERN PetscErrorCode BTEDriftSetUp(BTEDrift);
+PETSC_EXTERN PetscErrorCode BTEDriftView(BTEDrift, PetscViewer);
+PETSC_EXTERN PetscErrorCode BTEDriftDestroy(BTEDrift *);
+/* The b-vectors (after setup): count, Cartesian b (3 per b, 1/Angstrom), weights w_b (Angstrom^2),
+   sum_b w_b b_a b_c = delta_ac */
+PETSC_EXTERN PetscErrorCode BTEDriftGetBVectors(BTEDrift, PetscInt *, const PetscReal *[], const PetscReal *[]);
+/* D = drift term at f (1/fs); ApplyAdd: y += D[f] */
+PETSC_EXTERN PetscErrorCode BTEDriftApply(BTEDrift, Vec, Vec);
+PETSC_EXTERN PetscErrorCode BTEDriftApplyAdd(BTEDrift, Vec, Vec);
+/* Jacobian dD/df: SetJacobianState fixes f, then y += J x and d += diag(J) */
+PETSC_EXTERN PetscErrorCode BTEDriftSetJacobianState(BTEDrift, Vec);
+PETSC_EXTERN PetscErrorCode BTEDriftJacobianMultAdd(BTEDrift, Vec, Vec);
+PETSC_EXTERN PetscErrorCode BTEDriftJacobianDiagonalAdd(BTEDrift, Vec);
+/* The b-vector gradient g_a = sum_b w_b b_a (u(k+b) - u(k)) over neighbours in the window
+   (units of u times Angstrom) */
+PETSC_EXTERN PetscErrorCode BTEDriftGradient(BTEDrift, Vec, Vec[3]);
+
+/* Moments of occupations f: carriers per unit cell (s/Nk sum f), carrier density (cm^-3; cm^-2
+   in 2D), mean energy (eV, the table's energy zero), mean velocity (cm/s). Outputs may be NULL. */
+PETSC_EXTERN PetscErrorCode BTEComputeMoments(BTE, Vec, PetscReal *, PetscReal *, PetscReal *, PetscReal[3]);
+/* Lowest state energy in the window (the band edge of the table's carriers), eV */
+PETSC_EXTERN PetscErrorCode BTEGetBandEdge(BTE, PetscReal *);
+
+/* Initial distributions (Perturbo's), on the table's energies e_i (eV):
+   fermi    f = 1/(exp((e-e0)/smear) + 1)        (smear = kT)
+   gaussian f = A exp(-((e-e0)/smear)^2)
+   lorentz  f = A / (((e-e0)/smear)^2 + 1)
+   restart  the last snapshot of a dynamics output file (BTEDynamicsSetRestart)
+   BTEComputeDistribution(bte, type, e0, smear, A, f) fills f for the first three. */
+typedef enum {
+  BTE_INIT_FERMI,
+  BTE_INIT_GAUSSIAN,
+  BTE_INIT_LORENTZ,
+  BTE_INIT_RESTART
+} BTEInitType;
+PETSC_EXTERN const char *const BTEInitTypes[];
+PETSC_EXTERN PetscErrorCode    BTEComputeDistribution(BTE, BTEInitType, PetscReal, PetscReal, PetscReal, Vec);
+
+/* BTEDynamics: rt-BTE under a PETSc TS. RHS = collision (+ drift when a field is set),
+   RHS Jacobian = collision Jacobian (+ drift Jacobian), so every TS type and adaptor
+   works (-ts_type, -ts_adapt_type). Times in fs. Options: docs/dynamics.md.        */
+typedef struct _p_BTEDynamics *BTEDynamics;
+PETSC_EXTERN PetscClassId BTEDYNAMICS_CLASSID;
+
+PETSC_EXTERN PetscErrorCode BTEDynamicsCreate(BTE, BTEDynamics *);
+/* Optional: a collision operator made by the caller (else one is made from the options) */
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetCollision(BTEDynamics, BTECollision);
+PETSC_EXTERN PetscErrorCode BTEDynamicsGetCollision(BTEDynamics, BTECollision *);
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetField(BTEDynamics, const PetscReal[3]);
+PETSC_EXTERN PetscErrorCode BTEDynamicsGetDrift(BTEDynamics, BTEDrift *);
+/* Initial state: type, e0 (eV, the table's energy zero), smear (eV); the carrier number from a
+   density (cm^-3, cm^-2 in 2D) or a peak occupation A (gaussian, lorentz) */
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetInitialState(BTEDynamics, BTEInitType, PetscReal, PetscReal);
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetCarrierDensity(BTEDynamics, PetscReal);
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetPeakOccupation(BTEDynamics, PetscReal);
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetRestart(BTEDynamics, const char[]);
+/* Time step and final time, fs */
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetTimes(BTEDynamics, PetscReal, PetscReal);
+/* HDF5 output file (NULL or "" for none) and the interval between snapshots, fs */
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetOutput(BTEDynamics, const char[], PetscReal);
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics);
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetUp(BTEDynamics);
+PETSC_EXTERN PetscErrorCode BTEDynamicsGetTS(BTEDynamics, TS *);
+/* f = the initial state; t0 = its time (0, or the restart snapshot's) */
+PETSC_EXTERN PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics, Vec, PetscReal *);
+/* Integrate from the initial state to the final time, writing snapshots; f (may be NULL) gets the final state */
+PETSC_EXTERN PetscErrorCode BTEDynamicsSolve(BTEDynamics, Vec);
+PETSC_EXTERN PetscErrorCode BTEDynamicsView(BTEDynamics, PetscViewer);
+PETSC_EXTERN PetscErrorCode BTEDynamicsDestroy(BTEDynamics *);
+/* TS callbacks with a set-up BTEDynamics as context: collision + drift */
+PETSC_EXTERN PetscErrorCode BTEDynamicsTSRHSFunction(TS, PetscReal, Vec, Vec, void *);
+PETSC_EXTERN PetscErrorCode BTEDynamicsTSRHSJacobian(TS, PetscReal, Vec, Mat, Mat, void *);

@@ -8,5 +8,4 @@
     SETERRQ(comm, PETSC_ERR_SUP, "bte " what " is not implemented in this version"); \
   }
 
-BTE_NOT_YET(BTECommandDynamics, "dynamics")
 BTE_NOT_YET(BTECommandHighfield, "highfield")

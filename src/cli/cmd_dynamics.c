@@ -1,0 +1,30 @@
+/* bte dynamics: real-time BTE (collision + drift) under PETSc TS, snapshots to HDF5. */
+#include "commands.h"
+
+PetscErrorCode BTECommandDynamics(MPI_Comm comm)
+{
+  BTE            bte;
+  BTEDynamics    dyn;
+  PetscBool      view = PETSC_TRUE;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscOptionsBegin(comm, NULL, "bte dynamics: real-time Boltzmann dynamics (docs/dynamics.md)", "BTE");
+  PetscCall(PetscOptionsBool("-bte_view", "Print the table's and the run's summary", "BTEView", view, &view, NULL));
+  PetscOptionsEnd();
+  PetscCall(BTECreate(comm, &bte));
+  PetscCall(BTESetFromOptions(bte));
+  PetscCall(BTEDynamicsCreate(bte, &dyn));
+  PetscCall(BTEDynamicsSetFromOptions(dyn));
+  PetscCall(BTESetUp(bte));
+  if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(BTEDynamicsSetUp(dyn));
+  if (view) PetscCall(BTEDynamicsView(dyn, PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(BTEDynamicsSolve(dyn, NULL));
+  PetscCall(BTEDynamicsDestroy(&dyn));
+  PetscCall(BTEDestroy(&bte));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscPrintf(comm, "dynamics: total %.2f s\n", (double)(t1 - t0)));
+  PetscFunctionReturn(0);
+}

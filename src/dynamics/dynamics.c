@@ -1,0 +1,562 @@
+/* BTEDynamics: real-time BTE under PETSc TS.
+
+   RHS = I[f] (BTECollision) + D[f] (BTEDrift, with a field). RHS Jacobian = the collision
+   Jacobian, or with a field a MATSHELL whose mult is J_coll x + J_drift x (and whose
+   diagonal is the sum, for Jacobi); TSRHSJacobianSetReuse lets implicit methods shift and
+   scale it in place. Snapshots go to HDF5 at fixed output times: a post-step hook shortens
+   the step that would pass the next output time, the monitor writes when a step lands on it. */
+#include "dynamicsimpl.h"
+
+#define BTE_TIME_EPS(t) (1e-9 * PetscMax(1.0, PetscAbsReal(t)))
+
+PetscErrorCode BTEDynamicsCreate(BTE bte, BTEDynamics *dyn)
+{
+  BTEDynamics d;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCall(BTEDynamicsPackageInitialize());
+  PetscCall(PetscHeaderCreate(d, BTEDYNAMICS_CLASSID, "BTEDynamics", "Real-time Boltzmann dynamics", "BTE", PetscObjectComm((PetscObject)bte), BTEDynamicsDestroy, BTEDynamicsView));
+  PetscCall(PetscObjectReference((PetscObject)bte));
+  d->bte        = bte;
+  d->scattering = PETSC_TRUE;
+  d->driftform  = BTE_DRIFT_LOG;
+  d->init       = BTE_INIT_GAUSSIAN;
+  d->e0edge     = 0.1;
+  d->smear      = 0; /* auto: kB T (fermi), 0.02 eV (gaussian, lorentz) */
+  d->peak       = 0.1;
+  d->density    = 0;
+  d->dt         = 1.0;
+  d->tfinal     = 1000.0;
+  d->interval   = 50.0;
+  d->de         = 0.005;
+  d->monitor    = PETSC_TRUE;
+  *dyn          = d;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsDestroy(BTEDynamics *dyn)
+{
+  BTEDynamics d;
+
+  PetscFunctionBegin;
+  if (!*dyn) PetscFunctionReturn(0);
+  PetscValidHeaderSpecific(*dyn, BTEDYNAMICS_CLASSID, 1);
+  d = *dyn;
+  if (--((PetscObject)d)->refct > 0) {
+    *dyn = NULL;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTEDynamicsOutputClose(d));
+  PetscCall(TSDestroy(&d->ts));
+  if (d->P != d->A && d->P != d->Jc) PetscCall(MatDestroy(&d->P));
+  if (d->A != d->Jc) PetscCall(MatDestroy(&d->A));
+  PetscCall(MatDestroy(&d->Jc));
+  PetscCall(VecDestroy(&d->f));
+  PetscCall(BTEDriftDestroy(&d->drift));
+  PetscCall(BTECollisionDestroy(&d->coll));
+  PetscCall(BTEDestroy(&d->bte));
+  PetscCall(PetscHeaderDestroy(dyn));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetCollision(BTEDynamics dyn, BTECollision coll)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  PetscCheck(!dyn->setupcalled, PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_WRONGSTATE, "Set the collision operator before BTEDynamicsSetUp()");
+  if (coll) PetscCall(PetscObjectReference((PetscObject)coll));
+  PetscCall(BTECollisionDestroy(&dyn->coll));
+  dyn->coll = coll;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsGetCollision(BTEDynamics dyn, BTECollision *coll)
+{
+  PetscFunctionBegin;
+  *coll = dyn->coll;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetField(BTEDynamics dyn, const PetscReal E[3])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  PetscCheck(!dyn->setupcalled, PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_WRONGSTATE, "Set the field before BTEDynamicsSetUp()");
+  for (PetscInt a = 0; a < 3; a++) dyn->efield[a] = E[a];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsGetDrift(BTEDynamics dyn, BTEDrift *drift)
+{
+  PetscFunctionBegin;
+  *drift = dyn->drift;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetInitialState(BTEDynamics dyn, BTEInitType type, PetscReal e0, PetscReal smear)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  dyn->init  = type;
+  dyn->e0    = e0;
+  dyn->e0set = PETSC_TRUE;
+  dyn->smear = smear;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetCarrierDensity(BTEDynamics dyn, PetscReal n)
+{
+  PetscFunctionBegin;
+  PetscCheck(n >= 0 && !PetscIsInfOrNanReal(n), PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_OUTOFRANGE, "Carrier density must be >= 0 (0: unset), got %g", (double)n);
+  dyn->density = n;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetPeakOccupation(BTEDynamics dyn, PetscReal A)
+{
+  PetscFunctionBegin;
+  PetscCheck(A > 0 && A <= 1, PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_OUTOFRANGE, "The peak occupation (-bte_init_occupation) must lie in (0, 1], got %g", (double)A);
+  dyn->peak = A;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetRestart(BTEDynamics dyn, const char file[])
+{
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(dyn->restart, file ? file : "", sizeof(dyn->restart)));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetTimes(BTEDynamics dyn, PetscReal dt, PetscReal tfinal)
+{
+  MPI_Comm comm = PetscObjectComm((PetscObject)dyn);
+
+  PetscFunctionBegin;
+  PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "The time step must be positive (fs), got %g", (double)dt);
+  PetscCheck(!PetscIsInfOrNanReal(tfinal), comm, PETSC_ERR_ARG_OUTOFRANGE, "The final time must be a number (fs)");
+  dyn->dt     = dt;
+  dyn->tfinal = tfinal;
+  if (dyn->ts) {
+    PetscCall(TSSetTimeStep(dyn->ts, dt));
+    PetscCall(TSSetMaxTime(dyn->ts, tfinal));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetOutput(BTEDynamics dyn, const char file[], PetscReal interval)
+{
+  PetscFunctionBegin;
+  PetscCheck(interval > 0 && !PetscIsInfOrNanReal(interval), PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_OUTOFRANGE, "The output interval must be positive (fs), got %g", (double)interval);
+  PetscCall(PetscStrncpy(dyn->output, file ? file : "", sizeof(dyn->output)));
+  dyn->interval = interval;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEDynamicsCreateTS(BTEDynamics dyn)
+{
+  TSAdapt adapt;
+
+  PetscFunctionBegin;
+  if (dyn->ts) PetscFunctionReturn(0);
+  PetscCall(TSCreate(PetscObjectComm((PetscObject)dyn), &dyn->ts));
+  PetscCall(TSSetProblemType(dyn->ts, TS_NONLINEAR));
+  /* Defaults: Perturbo-like fixed-step RK4; -ts_type / -ts_adapt_type change it */
+  PetscCall(TSSetType(dyn->ts, TSRK));
+  PetscCall(TSRKSetType(dyn->ts, TSRK4));
+  PetscCall(TSGetAdapt(dyn->ts, &adapt));
+  PetscCall(TSAdaptSetType(adapt, TSADAPTNONE));
+  PetscCall(TSSetTimeStep(dyn->ts, dyn->dt));
+  PetscCall(TSSetMaxTime(dyn->ts, dyn->tfinal));
+  PetscCall(TSSetMaxSteps(dyn->ts, PETSC_MAX_INT));
+  PetscCall(TSSetExactFinalTime(dyn->ts, TS_EXACTFINALTIME_MATCHSTEP));
+  PetscCall(TSSetApplicationContext(dyn->ts, dyn));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
+{
+  MPI_Comm  comm = PetscObjectComm((PetscObject)dyn);
+  PetscReal E[3], v, dt;
+  PetscInt  n = 3;
+  PetscBool flg;
+  char      buf[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  for (PetscInt a = 0; a < 3; a++) E[a] = dyn->efield[a];
+  PetscObjectOptionsBegin((PetscObject)dyn);
+  {
+    PetscInt  ival = (PetscInt)dyn->init;
+    PetscBool found;
+    /* parsed as a string so an unknown name gives our message */
+    PetscCall(PetscOptionsString("-bte_init", "Initial state: fermi, gaussian, lorentz, restart", "BTEDynamicsSetInitialState", BTEInitTypes[dyn->init], buf, sizeof(buf), &flg));
+    if (flg) {
+      found = PETSC_FALSE;
+      for (PetscInt k = 0; k < 4; k++) {
+        PetscBool same;
+        PetscCall(PetscStrcasecmp(buf, BTEInitTypes[k], &same));
+        if (same) {
+          ival  = k;
+          found = PETSC_TRUE;
+        }
+      }
+      PetscCheck(found, comm, PETSC_ERR_USER_INPUT, "Unknown initial state -bte_init %s: use fermi, gaussian, lorentz or restart", buf);
+      dyn->init = (BTEInitType)ival;
+    }
+  }
+  PetscCall(PetscOptionsReal("-bte_init_e0", "Centre (gaussian, lorentz) or chemical potential (fermi), eV on the table's energy zero", "BTEDynamicsSetInitialState", dyn->e0, &dyn->e0, &dyn->e0set));
+  PetscCall(PetscOptionsReal("-bte_init_e0_edge", "The same, in eV above the band edge (lowest state in the window); used when -bte_init_e0 is not given", "BTEDynamicsSetInitialState", dyn->e0edge, &dyn->e0edge, &dyn->e0edgeset));
+  PetscCall(PetscOptionsReal("-bte_init_smear", "Width (gaussian, lorentz) or kT (fermi) of the initial state, eV (0: 0.02 eV; kB T for fermi)", "BTEDynamicsSetInitialState", dyn->smear, &dyn->smear, NULL));
+  PetscCheck(dyn->smear >= 0, comm, PETSC_ERR_USER_INPUT, "-bte_init_smear must be positive (eV), got %g", (double)dyn->smear);
+  PetscCall(PetscOptionsReal("-bte_carrier_density", "Carrier density of the initial state, cm^-3 (cm^-2 in 2D); sets the amplitude (fermi: the chemical potential)", "BTEDynamicsSetCarrierDensity", dyn->density, &v, &flg));
+  if (flg) PetscCall(BTEDynamicsSetCarrierDensity(dyn, v));
+  PetscCall(PetscOptionsReal("-bte_init_occupation", "Peak occupation A of a gaussian/lorentz initial state (when no density is given)", "BTEDynamicsSetPeakOccupation", dyn->peak, &v, &flg));
+  if (flg) PetscCall(BTEDynamicsSetPeakOccupation(dyn, v));
+  PetscCall(PetscOptionsString("-bte_restart", "Dynamics output file to restart from (-bte_init restart): its last snapshot, time included", "BTEDynamicsSetRestart", dyn->restart, dyn->restart, sizeof(dyn->restart), NULL));
+  PetscCall(PetscOptionsRealArray("-bte_efield", "Static electric field Ex,Ey,Ez, V/cm (adds the drift term)", "BTEDynamicsSetField", E, &n, &flg));
+  if (flg) {
+    PetscCheck(n == 3, comm, PETSC_ERR_USER_INPUT, "-bte_efield needs three components Ex,Ey,Ez (V/cm), got %" PetscInt_FMT, n);
+    PetscCall(BTEDynamicsSetField(dyn, E));
+  }
+  PetscCall(PetscOptionsEnum("-bte_drift_form", "Drift discretisation", "BTEDriftSetForm", BTEDriftForms, (PetscEnum)dyn->driftform, (PetscEnum *)&dyn->driftform, NULL));
+  PetscCall(PetscOptionsBool("-bte_scattering", "Include the collision integral (0: drift only, for tests)", "BTEDynamicsSetCollision", dyn->scattering, &dyn->scattering, NULL));
+  dt = dyn->dt;
+  PetscCall(PetscOptionsReal("-bte_time_step", "Time step, fs (first step for adaptive TS; -ts_dt overrides)", "BTEDynamicsSetTimes", dt, &dt, NULL));
+  PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive: -bte_time_step %g fs", (double)dt);
+  PetscCall(PetscOptionsReal("-bte_final_time", "Final time, fs (-ts_max_time overrides)", "BTEDynamicsSetTimes", dyn->tfinal, &v, &flg));
+  PetscCall(BTEDynamicsSetTimes(dyn, dt, flg ? v : dyn->tfinal));
+  PetscCall(PetscOptionsString("-bte_output", "HDF5 file for the snapshots (docs/dynamics.md)", "BTEDynamicsSetOutput", dyn->output, dyn->output, sizeof(dyn->output), NULL));
+  PetscCall(PetscOptionsReal("-bte_output_interval", "Time between snapshots and monitor lines, fs", "BTEDynamicsSetOutput", dyn->interval, &v, &flg));
+  if (flg) PetscCall(BTEDynamicsSetOutput(dyn, dyn->output, v));
+  PetscCall(PetscOptionsReal("-bte_output_energy_step", "Bin width of the energy-resolved population, eV", "BTEDynamicsSetOutput", dyn->de, &dyn->de, NULL));
+  PetscCheck(dyn->de > 0, comm, PETSC_ERR_USER_INPUT, "-bte_output_energy_step must be positive (eV), got %g", (double)dyn->de);
+  PetscCall(PetscOptionsBool("-bte_dynamics_monitor", "Print a line per output time", "BTEDynamicsSetFromOptions", dyn->monitor, &dyn->monitor, NULL));
+  PetscOptionsEnd();
+  /* the TS: defaults first, then the command line */
+  PetscCall(BTEDynamicsCreateTS(dyn));
+  PetscCall(TSSetFromOptions(dyn->ts));
+  PetscCall(TSGetTimeStep(dyn->ts, &dt));
+  PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive (got -ts_dt %g fs)", (double)dt);
+  PetscFunctionReturn(0);
+}
+
+/* The combined Jacobian: collision + drift */
+static PetscErrorCode BTEDynamicsJacobianMult(Mat A, Vec x, Vec y)
+{
+  BTEDynamics dyn;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &dyn));
+  if (dyn->Jc) PetscCall(MatMult(dyn->Jc, x, y));
+  else PetscCall(VecZeroEntries(y));
+  if (dyn->drift) PetscCall(BTEDriftJacobianMultAdd(dyn->drift, x, y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEDynamicsJacobianGetDiagonal(Mat A, Vec d)
+{
+  BTEDynamics dyn;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &dyn));
+  if (dyn->Jc) PetscCall(MatGetDiagonal(dyn->Jc, d));
+  else PetscCall(VecZeroEntries(d));
+  if (dyn->drift) PetscCall(BTEDriftJacobianDiagonalAdd(dyn->drift, d));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsTSRHSFunction(TS ts, PetscReal t, Vec f, Vec F, void *ctx)
+{
+  BTEDynamics dyn = (BTEDynamics)ctx;
+
+  PetscFunctionBegin;
+  (void)ts;
+  (void)t;
+  if (dyn->coll) PetscCall(BTECollisionApply(dyn->coll, f, F));
+  else PetscCall(VecZeroEntries(F));
+  if (dyn->drift) PetscCall(BTEDriftApplyAdd(dyn->drift, f, F));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsTSRHSJacobian(TS ts, PetscReal t, Vec f, Mat A, Mat P, void *ctx)
+{
+  BTEDynamics dyn = (BTEDynamics)ctx;
+
+  PetscFunctionBegin;
+  (void)ts;
+  (void)t;
+  if (dyn->coll) PetscCall(BTECollisionComputeJacobian(dyn->coll, f, dyn->Jc));
+  if (dyn->drift) PetscCall(BTEDriftSetJacobianState(dyn->drift, f));
+  if (A != dyn->Jc) {
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  }
+  if (P && P != A && P != dyn->Jc) {
+    PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Next output time strictly after t */
+static PetscReal BTEDynamicsNextOutput(BTEDynamics dyn, PetscReal t)
+{
+  PetscReal tn = dyn->tnext;
+  while (tn <= t + BTE_TIME_EPS(t)) tn += dyn->interval;
+  return tn;
+}
+
+/* Shorten the coming step so that it lands on the next output time; restore the step after. */
+static PetscErrorCode BTEDynamicsPostStep(TS ts)
+{
+  BTEDynamics dyn;
+  PetscReal   t, dt, tn;
+
+  PetscFunctionBegin;
+  PetscCall(TSGetApplicationContext(ts, &dyn));
+  PetscCall(TSGetTime(ts, &t));
+  PetscCall(TSGetTimeStep(ts, &dt));
+  if (dyn->clipped) dt = PetscMax(dt, dyn->dtsaved);
+  dyn->clipped = PETSC_FALSE;
+  tn           = BTEDynamicsNextOutput(dyn, t);
+  if (t + dt > tn + BTE_TIME_EPS(tn)) {
+    dyn->dtsaved = dt;
+    dyn->clipped = PETSC_TRUE;
+    dt           = tn - t;
+  }
+  PetscCall(TSSetTimeStep(ts, dt));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscReal t, Vec f)
+{
+  PetscFunctionBegin;
+  if (dyn->out.open) PetscCall(BTEDynamicsOutputWrite(dyn, t, step, f));
+  if (dyn->monitor) {
+    PetscReal ncell, dens, emean, v[3], vd = 0, Emag, edge;
+    PetscCall(BTEComputeMoments(dyn->bte, f, &ncell, &dens, &emean, v));
+    PetscCall(BTEGetBandEdge(dyn->bte, &edge));
+    Emag = PetscSqrtReal(dyn->efield[0] * dyn->efield[0] + dyn->efield[1] * dyn->efield[1] + dyn->efield[2] * dyn->efield[2]);
+    if (Emag > 0) {
+      vd = (v[0] * dyn->efield[0] + v[1] * dyn->efield[1] + v[2] * dyn->efield[2]) / Emag;
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  t %10.3f fs  steps %7" PetscInt_FMT "  carriers %.12e /cell (%.6e cm^-%d)  <E> %.6f eV (edge + %.6f)  v_d %.5e cm/s\n", (double)t, step, (double)ncell, (double)dens, dyn->bte->grid.dim, (double)emean, (double)(emean - edge), (double)vd));
+    } else PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  t %10.3f fs  steps %7" PetscInt_FMT "  carriers %.12e /cell (%.6e cm^-%d)  <E> %.6f eV (edge + %.6f)\n", (double)t, step, (double)ncell, (double)dens, dyn->bte->grid.dim, (double)emean, (double)(emean - edge)));
+  }
+  dyn->tlast = t;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEDynamicsMonitor(TS ts, PetscInt step, PetscReal t, Vec f, void *ctx)
+{
+  BTEDynamics dyn = (BTEDynamics)ctx;
+
+  PetscFunctionBegin;
+  (void)ts;
+  if (t >= dyn->tnext - BTE_TIME_EPS(dyn->tnext)) {
+    PetscCall(BTEDynamicsSnapshot(dyn, step, t, f));
+    dyn->tnext = BTEDynamicsNextOutput(dyn, t);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
+{
+  BTE      bte;
+  MPI_Comm comm;
+  PetscReal Emag;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  if (dyn->setupcalled) PetscFunctionReturn(0);
+  bte  = dyn->bte;
+  comm = PetscObjectComm((PetscObject)dyn);
+  PetscCall(BTESetUp(bte));
+  PetscCall(BTEDynamicsCreateTS(dyn));
+  if (dyn->scattering && !dyn->coll) {
+    PetscCall(BTECollisionCreate(bte, &dyn->coll));
+    PetscCall(BTECollisionSetFromOptions(dyn->coll));
+  }
+  if (dyn->coll) PetscCall(BTECollisionSetUp(dyn->coll));
+  Emag = PetscSqrtReal(dyn->efield[0] * dyn->efield[0] + dyn->efield[1] * dyn->efield[1] + dyn->efield[2] * dyn->efield[2]);
+  if (Emag > 0) {
+    PetscCall(BTEDriftCreate(bte, &dyn->drift));
+    PetscCall(BTEDriftSetField(dyn->drift, dyn->efield));
+    PetscCall(BTEDriftSetForm(dyn->drift, dyn->driftform));
+    PetscCall(BTEDriftSetUp(dyn->drift));
+  }
+  PetscCheck(dyn->coll || dyn->drift, comm, PETSC_ERR_USER_INPUT, "Nothing to integrate: -bte_scattering 0 needs a field (-bte_efield)");
+  PetscCall(BTECreateStateVec(bte, &dyn->f));
+  PetscCall(TSSetRHSFunction(dyn->ts, NULL, BTEDynamicsTSRHSFunction, dyn));
+  if (dyn->coll) PetscCall(BTECollisionCreateJacobian(dyn->coll, &dyn->Jc));
+  if (dyn->drift) {
+    VecType   vtype;
+    PetscBool isshell = PETSC_TRUE;
+    PetscCall(MatCreateShell(comm, bte->nlocal, bte->nlocal, bte->nstates, bte->nstates, dyn, &dyn->A));
+    PetscCall(MatShellSetOperation(dyn->A, MATOP_MULT, BTE_MATOP(BTEDynamicsJacobianMult)));
+    PetscCall(MatShellSetOperation(dyn->A, MATOP_GET_DIAGONAL, BTE_MATOP(BTEDynamicsJacobianGetDiagonal)));
+    PetscCall(VecGetType(dyn->f, &vtype));
+    PetscCall(MatShellSetVecType(dyn->A, vtype));
+    PetscCall(PetscObjectSetName((PetscObject)dyn->A, "collision+drift Jacobian"));
+    if (dyn->Jc) PetscCall(PetscObjectTypeCompare((PetscObject)dyn->Jc, MATSHELL, &isshell));
+    /* an assembled collision Jacobian preconditions the combined operator (drift left out) */
+    dyn->P = isshell ? dyn->A : dyn->Jc;
+  } else {
+    dyn->A = dyn->P = dyn->Jc;
+  }
+  PetscCall(TSSetRHSJacobian(dyn->ts, dyn->A, dyn->P, BTEDynamicsTSRHSJacobian, dyn));
+  PetscCall(TSRHSJacobianSetReuse(dyn->ts, PETSC_TRUE));
+  PetscCall(TSMonitorSet(dyn->ts, BTEDynamicsMonitor, dyn, NULL));
+  PetscCall(TSSetPostStep(dyn->ts, BTEDynamicsPostStep));
+  dyn->setupcalled = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsGetTS(BTEDynamics dyn, TS *ts)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEDynamicsCreateTS(dyn));
+  *ts = dyn->ts;
+  PetscFunctionReturn(0);
+}
+
+/* carriers per cell of a distribution */
+static PetscErrorCode BTEDynamicsCarriers(BTE bte, BTEInitType type, PetscReal e0, PetscReal smear, PetscReal A, Vec f, PetscReal *ncell)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEComputeDistribution(bte, type, e0, smear, A, f));
+  PetscCall(BTEComputeMoments(bte, f, ncell, NULL, NULL, NULL));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics dyn, Vec f, PetscReal *t0)
+{
+  BTE       bte  = dyn->bte;
+  MPI_Comm  comm = PetscObjectComm((PetscObject)dyn);
+  PetscReal edge, e0, smear, A = dyn->peak, target = 0, n1;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  PetscCall(BTESetUp(bte));
+  dyn->t0    = 0;
+  dyn->step0 = 0;
+  if (dyn->init == BTE_INIT_RESTART) {
+    PetscCall(BTEDynamicsRestartRead(bte, dyn->restart, f, &dyn->t0, &dyn->step0));
+    if (t0) *t0 = dyn->t0;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTEGetBandEdge(bte, &edge));
+  e0    = dyn->e0set ? dyn->e0 : edge + (dyn->e0edgeset || dyn->init != BTE_INIT_FERMI ? dyn->e0edge : 0.0);
+  smear = dyn->smear > 0 ? dyn->smear : (dyn->init == BTE_INIT_FERMI ? BTE_KB * bte->temperature : 0.02);
+  if (dyn->density > 0) target = dyn->density * bte->grid.volume / (bte->grid.dim == 2 ? 1e16 : 1e24); /* per cell */
+  if (dyn->init == BTE_INIT_FERMI) {
+    if (target > 0) {
+      /* chemical potential by bisection: carriers(mu) increases with mu */
+      PetscReal lo = edge - 200 * smear - 1.0, hi, nmax, emax = PETSC_MIN_REAL;
+      for (PetscInt i = 0; i < bte->nlocal; i++) emax = PetscMax(emax, bte->energy[i]);
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &emax, 1, MPIU_REAL, MPIU_MAX, comm));
+      hi   = emax + 200 * smear + 1.0;
+      nmax = (PetscReal)bte->spin * bte->nstates / ((PetscReal)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2]);
+      PetscCheck(target < nmax, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_density %g needs %g carriers per cell, more than the states in the window hold (%g)", (double)dyn->density, (double)target, (double)nmax);
+      for (PetscInt it = 0; it < 200; it++) {
+        PetscReal mid = 0.5 * (lo + hi);
+        PetscCall(BTEDynamicsCarriers(bte, BTE_INIT_FERMI, mid, smear, 1, f, &n1));
+        if (n1 < target) lo = mid;
+        else hi = mid;
+        if (hi - lo < 1e-13 * PetscMax(1.0, PetscAbsReal(mid))) break;
+      }
+      e0 = 0.5 * (lo + hi);
+    }
+    PetscCall(BTEComputeDistribution(bte, BTE_INIT_FERMI, e0, smear, 1, f));
+  } else {
+    if (target > 0) {
+      PetscCall(BTEDynamicsCarriers(bte, dyn->init, e0, smear, 1, f, &n1));
+      PetscCheck(n1 > 0, comm, PETSC_ERR_USER_INPUT, "The %s initial state at %g eV with width %g eV has no states under it: check -bte_init_e0 and the energy window", BTEInitTypes[dyn->init], (double)e0, (double)smear);
+      A = target / n1;
+      PetscCheck(A <= 1, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_density %g cm^-%d needs a peak occupation of %g > 1: lower the density or widen -bte_init_smear", (double)dyn->density, (int)bte->grid.dim, (double)A);
+    }
+    PetscCall(BTEComputeDistribution(bte, dyn->init, e0, smear, A, f));
+  }
+  if (t0) *t0 = 0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)dyn);
+  PetscReal      t0, tmax, t, dt;
+  PetscBool      append = PETSC_FALSE;
+  PetscInt       steps, rejects, nfails;
+  PetscLogDouble w0, w1;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  PetscCall(BTEDynamicsSetUp(dyn));
+  PetscCall(BTEDynamicsComputeInitialState(dyn, dyn->f, &t0));
+  PetscCall(TSGetMaxTime(dyn->ts, &tmax));
+  PetscCheck(tmax > t0 + BTE_TIME_EPS(t0), comm, PETSC_ERR_USER_INPUT, "The final time %g fs is not after the initial time %g fs%s: raise -bte_final_time", (double)tmax, (double)t0, dyn->init == BTE_INIT_RESTART ? " (the restart snapshot's)" : "");
+  PetscCall(TSGetTimeStep(dyn->ts, &dt));
+  PetscCheck(dt > 0, comm, PETSC_ERR_USER_INPUT, "The time step must be positive, got %g fs", (double)dt);
+  if (dyn->output[0]) {
+    if (dyn->init == BTE_INIT_RESTART) {
+      PetscBool same = PETSC_FALSE;
+      PetscCall(PetscStrcmp(dyn->output, dyn->restart, &same));
+      append = same;
+    }
+    PetscCall(BTEDynamicsOutputOpen(dyn, dyn->output, append));
+  }
+  /* the restart snapshot is already in the file we append to */
+  dyn->tnext   = append ? t0 + dyn->interval : t0;
+  dyn->tlast   = append ? t0 : PETSC_MIN_REAL;
+  dyn->clipped = PETSC_FALSE;
+  PetscCall(TSSetTime(dyn->ts, t0));
+  PetscCall(TSSetStepNumber(dyn->ts, dyn->step0));
+  PetscCall(PetscTime(&w0));
+  PetscCall(TSSolve(dyn->ts, dyn->f));
+  PetscCall(PetscTime(&w1));
+  PetscCall(TSGetTime(dyn->ts, &t));
+  PetscCall(TSGetStepNumber(dyn->ts, &steps));
+  if (PetscAbsReal(t - dyn->tlast) > BTE_TIME_EPS(t)) PetscCall(BTEDynamicsSnapshot(dyn, steps, t, dyn->f));
+  PetscCall(TSGetStepRejections(dyn->ts, &rejects));
+  PetscCall(TSGetSNESFailures(dyn->ts, &nfails));
+  {
+    TSConvergedReason reason;
+    PetscCall(TSGetConvergedReason(dyn->ts, &reason));
+    PetscCall(PetscPrintf(comm, "dynamics: t = %g fs after %" PetscInt_FMT " steps (%" PetscInt_FMT " rejected) in %.2f s; %s\n", (double)t, steps - dyn->step0, rejects, (double)(w1 - w0), TSConvergedReasons[reason]));
+    PetscCheck(reason >= 0, comm, PETSC_ERR_NOT_CONVERGED, "The time integration failed (%s)%s", TSConvergedReasons[reason], nfails ? ": nonlinear solves failed; try a smaller -ts_dt or -ts_adapt_type basic" : "");
+  }
+  if (dyn->output[0]) {
+    PetscCall(BTEDynamicsOutputClose(dyn));
+    PetscCall(PetscPrintf(comm, "dynamics: wrote %" PetscInt_FMT " snapshots to %s\n", dyn->out.nt, dyn->output));
+  }
+  if (fout) PetscCall(VecCopy(dyn->f, fout));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsView(BTEDynamics dyn, PetscViewer viewer)
+{
+  PetscBool iascii;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  if (!viewer) PetscCall(PetscViewerASCIIGetStdout(PetscObjectComm((PetscObject)dyn), &viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(0);
+  PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)dyn, viewer));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  if (dyn->init == BTE_INIT_RESTART) PetscCall(PetscViewerASCIIPrintf(viewer, "initial state: restart from %s\n", dyn->restart));
+  else {
+    const char *amp = dyn->density > 0 ? "from the carrier density" : "";
+    if (dyn->e0set) PetscCall(PetscViewerASCIIPrintf(viewer, "initial state: %s, e0 %g eV, smear %g eV %s\n", BTEInitTypes[dyn->init], (double)dyn->e0, (double)dyn->smear, amp));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "initial state: %s, e0 band edge + %g eV, smear %g eV %s\n", BTEInitTypes[dyn->init], (double)(dyn->e0edgeset || dyn->init != BTE_INIT_FERMI ? dyn->e0edge : 0.0), (double)dyn->smear, amp));
+    if (dyn->density > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "carrier density: %g cm^-%d\n", (double)dyn->density, (int)dyn->bte->grid.dim));
+    else if (dyn->init != BTE_INIT_FERMI) PetscCall(PetscViewerASCIIPrintf(viewer, "peak occupation: %g\n", (double)dyn->peak));
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "collision integral: %s\n", dyn->coll || dyn->scattering ? "yes" : "no (drift only)"));
+  if (dyn->drift) PetscCall(BTEDriftView(dyn->drift, viewer));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "no field\n"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "output: %s every %g fs\n", dyn->output[0] ? dyn->output : "(none)", (double)dyn->interval));
+  if (dyn->ts) PetscCall(TSView(dyn->ts, viewer));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,107 @@
+/* Internal structures of the dynamics objects (BTEDrift, BTEDynamics) and the
+   dynamics output (src/io/dynamics_output.c). Library-internal. */
+#pragma once
+#include <bte/private/bteimpl.h>
+
+/* Portable MatShellSetOperation cast (PETSc >= 3.24 takes PetscErrorCodeFn *, older void (*)(void);
+   both are void (*)(void)). */
+#define BTE_MATOP(f) ((void (*)(void))(f))
+
+/* Finite-difference b-vectors of a k grid (Wannier90's scheme). */
+typedef struct {
+  PetscInt   nb;      /* number of b-vectors */
+  PetscInt   nshells; /* shells used */
+  PetscInt  *m;       /* 3 per b: offsets in grid steps along the reciprocal vectors */
+  PetscReal *b;       /* 3 per b: Cartesian, 1/Angstrom */
+  PetscReal *w;       /* weight per b, Angstrom^2 */
+  PetscInt  *shell;   /* shell of each b */
+} BTEBVectors;
+
+PETSC_INTERN PetscErrorCode BTEBVectorsCompute(const BTEGrid *, BTEBVectors *);
+PETSC_INTERN PetscErrorCode BTEBVectorsDestroy(BTEBVectors *);
+
+typedef struct _BTEDriftOps *BTEDriftOps;
+struct _BTEDriftOps {
+  PetscErrorCode (*dummy)(BTEDrift);
+};
+
+struct _p_BTEDrift {
+  PETSCHEADER(struct _BTEDriftOps);
+  BTE          bte;
+  PetscReal    efield[3]; /* V/cm */
+  BTEDriftForm form;
+  BTEBVectors  bv;
+  PetscReal   *c;         /* per b: -(w_b F.b)/hbar, 1/fs */
+  PetscInt     nlocal, nghost;
+  PetscInt    *nbr;       /* nlocal*nb: local index, nlocal+ghost index, or -1 (outside the window) */
+  PetscInt    *ghosts;    /* global state indices of the ghosts, sorted */
+  VecScatter   scatter;   /* global state Vec -> ghost Vec */
+  Vec          fghost, xghost;
+  PetscReal   *gl, *gg;   /* log form: g on local states and ghosts */
+  /* Jacobian state (log form): diagonal, row factor p_i = f_i(f_i-1), g'(f) on local and ghost states */
+  PetscReal   *jdiag, *jp, *jul, *jug;
+  PetscBool    jstate;
+  PetscBool    setupcalled;
+};
+
+typedef struct _BTEDynamicsOps *BTEDynamicsOps;
+struct _BTEDynamicsOps {
+  PetscErrorCode (*dummy)(BTEDynamics);
+};
+
+/* The HDF5 output of a run (rank 0 holds the file; other ranks send their slabs in turn). */
+typedef struct {
+  PetscBool open;
+  PetscInt  nt;         /* snapshots written */
+  PetscInt  ne;         /* energy grid points */
+  PetscReal e0, de;     /* energy grid: e0 + (j+1/2) de, bin centres */
+  long long fid;        /* hid_t of the file (rank 0) */
+} BTEDynamicsOutput;
+
+struct _p_BTEDynamics {
+  PETSCHEADER(struct _BTEDynamicsOps);
+  BTE          bte;
+  BTECollision coll;
+  PetscBool    scattering; /* include the collision integral */
+  BTEDrift     drift;      /* NULL without a field */
+  PetscReal    efield[3];  /* V/cm */
+  BTEDriftForm driftform;
+  /* initial state */
+  BTEInitType  init;
+  PetscReal    e0;         /* eV, absolute (the table's energy zero) */
+  PetscReal    e0edge;     /* eV above the band edge (used when e0set is false and this is set) */
+  PetscBool    e0set, e0edgeset;
+  PetscReal    smear;      /* eV; 0: kB T */
+  PetscReal    density;    /* cm^-3 (cm^-2 in 2D); 0: use peak */
+  PetscReal    peak;       /* peak occupation A */
+  char         restart[PETSC_MAX_PATH_LEN];
+  /* times, fs */
+  PetscReal    dt, tfinal, interval;
+  char         output[PETSC_MAX_PATH_LEN];
+  PetscReal    de;         /* energy grid step of the population, eV */
+  PetscBool    monitor;
+  /* TS and its operators */
+  TS           ts;
+  Mat          Jc;         /* collision Jacobian */
+  Mat          A, P;       /* RHS Jacobian operator and preconditioning matrix */
+  Vec          f;          /* state */
+  PetscReal    t0;
+  PetscInt     step0;
+  /* output bookkeeping */
+  BTEDynamicsOutput out;
+  PetscReal    tnext;      /* next output time */
+  PetscReal    tlast;      /* time of the last snapshot written */
+  PetscBool    clipped;    /* the last step was shortened to hit an output time */
+  PetscReal    dtsaved;    /* the step before clipping */
+  PetscBool    setupcalled;
+};
+
+PETSC_INTERN PetscErrorCode BTEDynamicsPackageInitialize(void);
+PETSC_EXTERN PetscLogEvent  BTE_DriftApply, BTE_DriftJacobian, BTE_DriftSetUp, BTE_DynamicsOutput, BTE_DynamicsRestart;
+
+/* Output (src/io/dynamics_output.c) */
+PETSC_INTERN PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics, const char[], PetscBool);
+PETSC_INTERN PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics, PetscReal, PetscInt, Vec);
+PETSC_INTERN PetscErrorCode BTEDynamicsOutputClose(BTEDynamics);
+/* Restart: the last snapshot of a dynamics file into f; its time and step */
+PETSC_INTERN PetscErrorCode BTEDynamicsRestartRead(BTE, const char[], Vec, PetscReal *, PetscInt *);

@@ -1,0 +1,567 @@
+/* HDF5 output of bte dynamics and restart reading (docs/dynamics.md, "Output file").
+
+   Only rank 0 opens the output file; the other ranks send it their slab of the
+   occupations in turn, so no rank holds the full state and no MPI-IO is needed
+   (serial or parallel HDF5 both work). Time series are extendable (chunked, unlimited
+   time dimension) and the file is flushed after every snapshot, so a run stopped
+   midway leaves a valid file of the snapshots so far. /dynamics/time is written last
+   in a snapshot: a reader takes its length as the number of complete snapshots.
+   Restart: every rank reads its own slab of the last complete snapshot. */
+#include "../dynamics/dynamicsimpl.h"
+#include <hdf5.h>
+
+#define BTE_DYN_FORMAT_NAME    "bte-dynamics"
+#define BTE_DYN_FORMAT_VERSION 1
+
+#define H5CALL(call, ...) \
+  do { \
+    if ((call) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, __VA_ARGS__); \
+  } while (0)
+
+static PetscErrorCode H5AttrString(hid_t obj, const char name[], const char value[])
+{
+  hid_t       type, space, attr;
+  const char *v = value;
+
+  PetscFunctionBegin;
+  /* variable-length UTF-8: h5py reads it as str */
+  type = H5Tcopy(H5T_C_S1);
+  H5CALL(H5Tset_size(type, H5T_VARIABLE), "HDF5: string type");
+  H5CALL(H5Tset_cset(type, H5T_CSET_UTF8), "HDF5: string type");
+  space = H5Screate(H5S_SCALAR);
+  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
+  attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5CALL(attr, "HDF5: cannot create attribute %s", name);
+  H5CALL(H5Awrite(attr, type, &v), "HDF5: cannot write attribute %s", name);
+  H5Aclose(attr);
+  H5Sclose(space);
+  H5Tclose(type);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode H5AttrReals(hid_t obj, const char name[], hsize_t n, const double v[])
+{
+  hid_t space, attr;
+
+  PetscFunctionBegin;
+  space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
+  attr = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5CALL(attr, "HDF5: cannot create attribute %s", name);
+  H5CALL(H5Awrite(attr, H5T_NATIVE_DOUBLE, v), "HDF5: cannot write attribute %s", name);
+  H5Aclose(attr);
+  H5Sclose(space);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode H5AttrInts(hid_t obj, const char name[], hsize_t n, const long long v[])
+{
+  hid_t space, attr;
+
+  PetscFunctionBegin;
+  space = n == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, NULL);
+  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
+  attr = H5Acreate2(obj, name, H5T_NATIVE_LLONG, space, H5P_DEFAULT, H5P_DEFAULT);
+  H5CALL(attr, "HDF5: cannot create attribute %s", name);
+  H5CALL(H5Awrite(attr, H5T_NATIVE_LLONG, v), "HDF5: cannot write attribute %s", name);
+  H5Aclose(attr);
+  H5Sclose(space);
+  PetscFunctionReturn(0);
+}
+
+/* An extendable time series: dims [0] or [0][n], chunked along time. */
+static PetscErrorCode H5CreateSeries(hid_t gid, const char name[], hid_t type, PetscInt n, const char units[], const char desc[])
+{
+  hsize_t dims[2] = {0, (hsize_t)n}, maxd[2] = {H5S_UNLIMITED, (hsize_t)n}, chunk[2];
+  int     rank = n > 0 ? 2 : 1;
+  hid_t   space, dcpl, ds;
+
+  PetscFunctionBegin;
+  chunk[0] = n > 0 ? 1 : 256;
+  chunk[1] = n > 0 ? (hsize_t)PetscMin(n, 65536) : 1;
+  space    = H5Screate_simple(rank, dims, maxd);
+  dcpl     = H5Pcreate(H5P_DATASET_CREATE);
+  H5CALL(H5Pset_chunk(dcpl, rank, chunk), "HDF5: chunk");
+  ds = H5Dcreate2(gid, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5CALL(ds, "HDF5: cannot create dataset %s", name);
+  if (units) PetscCall(H5AttrString(ds, "units", units));
+  if (desc) PetscCall(H5AttrString(ds, "description", desc));
+  H5Dclose(ds);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+  PetscFunctionReturn(0);
+}
+
+/* Row t (columns [c0, c0+nc)) of a series, extending it to t+1 rows when extend is set. */
+static PetscErrorCode H5WriteRow(hid_t gid, const char name[], hid_t memtype, hsize_t t, hsize_t c0, hsize_t nc, PetscBool extend, const void *buf)
+{
+  hid_t   ds, fs, ms;
+  int     rank;
+  hsize_t dims[2], start[2] = {t, c0}, count[2] = {1, nc};
+
+  PetscFunctionBegin;
+  ds = H5Dopen2(gid, name, H5P_DEFAULT);
+  H5CALL(ds, "HDF5: cannot open dataset %s", name);
+  fs   = H5Dget_space(ds);
+  rank = H5Sget_simple_extent_ndims(fs);
+  H5Sget_simple_extent_dims(fs, dims, NULL);
+  H5Sclose(fs);
+  if (extend) {
+    dims[0] = t + 1;
+    H5CALL(H5Dset_extent(ds, dims), "HDF5: cannot extend %s", name);
+  }
+  fs = H5Dget_space(ds);
+  if (rank == 1) count[0] = 1;
+  H5CALL(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL), "HDF5: selection in %s", name);
+  ms = H5Screate_simple(rank, count, NULL);
+  if (nc > 0 || rank == 1) H5CALL(H5Dwrite(ds, memtype, ms, fs, H5P_DEFAULT, buf), "HDF5: cannot write %s", name);
+  H5Sclose(ms);
+  H5Sclose(fs);
+  H5Dclose(ds);
+  PetscFunctionReturn(0);
+}
+
+/* A fixed 1D dataset of length N written in slabs (state properties). */
+static PetscErrorCode H5CreateFixed(hid_t gid, const char name[], hid_t type, hsize_t n, const char units[], const char desc[])
+{
+  hid_t space, ds;
+
+  PetscFunctionBegin;
+  space = H5Screate_simple(1, &n, NULL);
+  ds    = H5Dcreate2(gid, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5CALL(ds, "HDF5: cannot create dataset %s", name);
+  if (units) PetscCall(H5AttrString(ds, "units", units));
+  if (desc) PetscCall(H5AttrString(ds, "description", desc));
+  H5Dclose(ds);
+  H5Sclose(space);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode H5WriteSlab1(hid_t gid, const char name[], hid_t memtype, hsize_t c0, hsize_t nc, const void *buf)
+{
+  hid_t ds, fs, ms;
+
+  PetscFunctionBegin;
+  if (!nc) PetscFunctionReturn(0);
+  ds = H5Dopen2(gid, name, H5P_DEFAULT);
+  H5CALL(ds, "HDF5: cannot open dataset %s", name);
+  fs = H5Dget_space(ds);
+  H5CALL(H5Sselect_hyperslab(fs, H5S_SELECT_SET, &c0, NULL, &nc, NULL), "HDF5: selection in %s", name);
+  ms = H5Screate_simple(1, &nc, NULL);
+  H5CALL(H5Dwrite(ds, memtype, ms, fs, H5P_DEFAULT, buf), "HDF5: cannot write %s", name);
+  H5Sclose(ms);
+  H5Sclose(fs);
+  H5Dclose(ds);
+  PetscFunctionReturn(0);
+}
+
+/* Rank 0 writes everyone's slab of a local array of doubles (stride 1) into a row of
+   a series (row >= 0) or into a fixed dataset (row < 0); others send theirs in turn. */
+static PetscErrorCode BTEDynamicsWriteSlabs(BTEDynamics dyn, hid_t gid, const char name[], PetscInt row, const PetscReal *local, PetscBool isint, const PetscInt *ilocal)
+{
+  BTE             bte  = dyn->bte;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)dyn);
+  PetscMPIInt     rank, size;
+  const PetscInt *ranges;
+  PetscInt        nmax = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscLayoutGetRanges(bte->states, &ranges));
+  for (PetscMPIInt r = 0; r < size; r++) nmax = PetscMax(nmax, ranges[r + 1] - ranges[r]);
+  if (rank == 0) {
+    void *buf;
+    if (isint) PetscCall(PetscMalloc(sizeof(PetscInt) * (nmax + 1), &buf));
+    else PetscCall(PetscMalloc(sizeof(PetscReal) * (nmax + 1), &buf));
+    for (PetscMPIInt r = 0; r < size; r++) {
+      PetscInt    n = ranges[r + 1] - ranges[r];
+      const void *src;
+      if (r == 0) src = isint ? (const void *)ilocal : (const void *)local;
+      else {
+        if (isint) PetscCallMPI(MPI_Recv(buf, (PetscMPIInt)n, MPIU_INT, r, 77, comm, MPI_STATUS_IGNORE));
+        else PetscCallMPI(MPI_Recv(buf, (PetscMPIInt)n, MPIU_REAL, r, 77, comm, MPI_STATUS_IGNORE));
+        src = buf;
+      }
+      if (row >= 0) PetscCall(H5WriteRow(gid, name, H5T_NATIVE_DOUBLE, (hsize_t)row, (hsize_t)ranges[r], (hsize_t)n, PETSC_FALSE, src));
+      else PetscCall(H5WriteSlab1(gid, name, isint ? (sizeof(PetscInt) == 8 ? H5T_NATIVE_LLONG : H5T_NATIVE_INT) : H5T_NATIVE_DOUBLE, (hsize_t)ranges[r], (hsize_t)n, src));
+    }
+    PetscCall(PetscFree(buf));
+  } else {
+    PetscInt n = ranges[rank + 1] - ranges[rank];
+    if (isint) PetscCallMPI(MPI_Send((void *)ilocal, (PetscMPIInt)n, MPIU_INT, 0, 77, comm));
+    else PetscCallMPI(MPI_Send((void *)local, (PetscMPIInt)n, MPIU_REAL, 0, 77, comm));
+  }
+  PetscFunctionReturn(0);
+}
+
+static hsize_t H5SeriesLength(hid_t gid, const char name[])
+{
+  hid_t   ds, fs;
+  hsize_t dims[2] = {0, 0};
+
+  ds = H5Dopen2(gid, name, H5P_DEFAULT);
+  if (ds < 0) return 0;
+  fs = H5Dget_space(ds);
+  H5Sget_simple_extent_dims(fs, dims, NULL);
+  H5Sclose(fs);
+  H5Dclose(ds);
+  return dims[0];
+}
+
+PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBool append)
+{
+  BTE         bte  = dyn->bte;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)dyn);
+  PetscMPIInt rank;
+  PetscReal   edge, emax = PETSC_MIN_REAL;
+  long long   info[3] = {0, 0, 0}; /* ok, nt, ne */
+  char        msg[PETSC_MAX_PATH_LEN + 256] = "";
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(BTEGetBandEdge(bte, &edge));
+  for (PetscInt i = 0; i < bte->nlocal; i++) emax = PetscMax(emax, bte->energy[i]);
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &emax, 1, MPIU_REAL, MPIU_MAX, comm));
+  dyn->out.de = dyn->de;
+  dyn->out.e0 = edge;
+  dyn->out.ne = (PetscInt)PetscFloorReal((emax - edge) / dyn->de) + 1;
+  if (rank == 0) {
+    H5E_auto2_t func;
+    void       *data;
+    hid_t       fid = -1, gid = -1;
+
+    H5Eget_auto2(H5E_DEFAULT, &func, &data);
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (append) {
+      fid = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
+      if (fid < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot open the dynamics output %s to append to it", file));
+      else {
+        gid = H5Gopen2(fid, "dynamics", H5P_DEFAULT);
+        if (gid < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "%s has no /dynamics group: not a bte dynamics file", file));
+        else {
+          hid_t   ds = H5Dopen2(gid, "population", H5P_DEFAULT);
+          hsize_t dims[2] = {0, 0}, nstate[2] = {0, 0};
+          hid_t   fs;
+          if (ds >= 0) {
+            fs = H5Dget_space(ds);
+            H5Sget_simple_extent_dims(fs, dims, NULL);
+            H5Sclose(fs);
+            H5Dclose(ds);
+          }
+          ds = H5Dopen2(gid, "occupations", H5P_DEFAULT);
+          if (ds >= 0) {
+            fs = H5Dget_space(ds);
+            H5Sget_simple_extent_dims(fs, nstate, NULL);
+            H5Sclose(fs);
+            H5Dclose(ds);
+          }
+          if ((PetscInt)nstate[1] != bte->nstates) PetscCall(PetscSNPrintf(msg, sizeof(msg), "%s holds %lld states per snapshot, this table has %" PetscInt_FMT ": not the same table", file, (long long)nstate[1], bte->nstates));
+          else if ((PetscInt)dims[1] != dyn->out.ne) PetscCall(PetscSNPrintf(msg, sizeof(msg), "%s has %lld energy grid points, this run %" PetscInt_FMT ": append with the same -bte_output_energy_step", file, (long long)dims[1], dyn->out.ne));
+          else {
+            info[0] = 1;
+            info[1] = (long long)H5SeriesLength(gid, "time");
+          }
+        }
+      }
+    } else {
+      fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+      if (fid < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot create the dynamics output file %s (-bte_output): check the directory exists and is writable", file));
+      else {
+        gid = H5Gcreate2(fid, "dynamics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (gid < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot create /dynamics in %s", file));
+        else info[0] = 1;
+      }
+    }
+    H5Eset_auto2(H5E_DEFAULT, func, data);
+    if (!info[0]) {
+      if (gid >= 0) H5Gclose(gid);
+      if (fid >= 0) H5Fclose(fid);
+    } else {
+      dyn->out.fid = (long long)fid;
+      H5Gclose(gid);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(info, 3, MPI_LONG_LONG, 0, comm));
+  PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm));
+  PetscCheck(info[0], comm, PETSC_ERR_FILE_OPEN, "%s", msg);
+  dyn->out.nt   = (PetscInt)info[1];
+  dyn->out.open = PETSC_TRUE;
+  if (!append) {
+    /* metadata, static datasets and empty series */
+    hid_t      gid = -1;
+    PetscReal *egrid;
+    PetscCall(PetscMalloc1(dyn->out.ne, &egrid));
+    for (PetscInt j = 0; j < dyn->out.ne; j++) egrid[j] = edge + (j + 0.5) * dyn->de;
+    if (rank == 0) {
+      double    d[3];
+      long long l[3];
+      gid = H5Gopen2((hid_t)dyn->out.fid, "dynamics", H5P_DEFAULT);
+      PetscCall(H5AttrString(gid, "format", BTE_DYN_FORMAT_NAME));
+      l[0] = BTE_DYN_FORMAT_VERSION;
+      PetscCall(H5AttrInts(gid, "version", 1, l));
+      PetscCall(H5AttrString(gid, "source", bte->input[0] ? bte->input : (bte->model[0] ? bte->model : "")));
+      PetscCall(H5AttrString(gid, "carriers", bte->carrier < 0 ? "electrons" : "holes"));
+      PetscCall(H5AttrString(gid, "init", BTEInitTypes[dyn->init]));
+      PetscCall(H5AttrString(gid, "drift_form", BTEDriftForms[dyn->driftform]));
+      d[0] = bte->temperature;
+      PetscCall(H5AttrReals(gid, "temperature", 1, d));
+      PetscCall(H5AttrString(gid, "temperature_units", "K"));
+      for (int a = 0; a < 3; a++) d[a] = dyn->efield[a];
+      PetscCall(H5AttrReals(gid, "efield", 3, d));
+      PetscCall(H5AttrString(gid, "efield_units", "V/cm"));
+      d[0] = edge;
+      PetscCall(H5AttrReals(gid, "band_edge", 1, d));
+      PetscCall(H5AttrString(gid, "band_edge_units", "eV"));
+      d[0] = bte->grid.volume;
+      PetscCall(H5AttrReals(gid, "cell_volume", 1, d));
+      PetscCall(H5AttrString(gid, "cell_volume_units", bte->grid.dim == 2 ? "Angstrom^2" : "Angstrom^3"));
+      for (int a = 0; a < 3; a++) l[a] = bte->grid.nk[a];
+      PetscCall(H5AttrInts(gid, "nk", 3, l));
+      l[0] = bte->grid.dim;
+      PetscCall(H5AttrInts(gid, "dim", 1, l));
+      l[0] = bte->spin;
+      PetscCall(H5AttrInts(gid, "spin_degeneracy", 1, l));
+      l[0] = bte->nstates;
+      PetscCall(H5AttrInts(gid, "nstates", 1, l));
+      d[0] = dyn->interval;
+      PetscCall(H5AttrReals(gid, "output_interval", 1, d));
+      PetscCall(H5CreateSeries(gid, "time", H5T_NATIVE_DOUBLE, 0, "fs", "time of each snapshot; its length is the number of complete snapshots"));
+      PetscCall(H5CreateSeries(gid, "step", H5T_NATIVE_LLONG, 0, "", "TS step number of each snapshot"));
+      PetscCall(H5CreateSeries(gid, "carriers", H5T_NATIVE_DOUBLE, 0, "1/cell", "carriers per unit cell, s/Nk sum_i f_i"));
+      PetscCall(H5CreateSeries(gid, "carrier_density", H5T_NATIVE_DOUBLE, 0, bte->grid.dim == 2 ? "cm^-2" : "cm^-3", "carriers per volume (area in 2D)"));
+      PetscCall(H5CreateSeries(gid, "mean_energy", H5T_NATIVE_DOUBLE, 0, "eV", "sum f e / sum f, on the table's energy zero (see the band_edge attribute)"));
+      PetscCall(H5CreateSeries(gid, "drift_velocity", H5T_NATIVE_DOUBLE, 0, "cm/s", "sum f v.E_hat / sum f (0 without a field)"));
+      PetscCall(H5CreateSeries(gid, "velocity", H5T_NATIVE_DOUBLE, 3, "cm/s", "mean velocity sum f v / sum f"));
+      PetscCall(H5CreateSeries(gid, "population", H5T_NATIVE_DOUBLE, dyn->out.ne, "1/(eV cell)", "energy-resolved population: s/Nk sum over states in each bin of f, divided by the bin width"));
+      PetscCall(H5CreateSeries(gid, "occupations", H5T_NATIVE_DOUBLE, bte->nstates, "", "occupation f_i of every state at each snapshot"));
+      PetscCall(H5CreateFixed(gid, "energy_grid", H5T_NATIVE_DOUBLE, (hsize_t)dyn->out.ne, "eV", "centres of the population's energy bins"));
+      PetscCall(H5WriteSlab1(gid, "energy_grid", H5T_NATIVE_DOUBLE, 0, (hsize_t)dyn->out.ne, egrid));
+      {
+        hid_t ds = H5Dopen2(gid, "energy_grid", H5P_DEFAULT);
+        d[0]     = dyn->de;
+        PetscCall(H5AttrReals(ds, "bin_width", 1, d));
+        H5Dclose(ds);
+      }
+      PetscCall(H5CreateFixed(gid, "state_energy", H5T_NATIVE_DOUBLE, (hsize_t)bte->nstates, "eV", "energy of each state"));
+      PetscCall(H5CreateFixed(gid, "state_kindex", sizeof(PetscInt) == 8 ? H5T_NATIVE_LLONG : H5T_NATIVE_INT, (hsize_t)bte->nstates, "", "full-grid k index of each state"));
+      PetscCall(H5CreateFixed(gid, "state_band", sizeof(PetscInt) == 8 ? H5T_NATIVE_LLONG : H5T_NATIVE_INT, (hsize_t)bte->nstates, "", "band index of each state"));
+    }
+    PetscCall(BTEDynamicsWriteSlabs(dyn, gid, "state_energy", -1, bte->energy, PETSC_FALSE, NULL));
+    PetscCall(BTEDynamicsWriteSlabs(dyn, gid, "state_kindex", -1, NULL, PETSC_TRUE, bte->kindex));
+    PetscCall(BTEDynamicsWriteSlabs(dyn, gid, "state_band", -1, NULL, PETSC_TRUE, bte->band));
+    if (rank == 0) {
+      H5Gclose(gid);
+      H5CALL(H5Fflush((hid_t)dyn->out.fid, H5F_SCOPE_GLOBAL), "HDF5: flush");
+    }
+    PetscCall(PetscFree(egrid));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics dyn, PetscReal t, PetscInt step, Vec f)
+{
+  BTE                bte  = dyn->bte;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)dyn);
+  PetscMPIInt        rank;
+  PetscReal          ncell, dens, emean, v[3], vd = 0, Emag, nk, *pop;
+  const PetscScalar *a;
+  hid_t              gid = -1;
+  hsize_t            row = (hsize_t)dyn->out.nt;
+
+  PetscFunctionBegin;
+  PetscCheck(dyn->out.open, comm, PETSC_ERR_ARG_WRONGSTATE, "Dynamics output not open");
+  PetscCall(PetscLogEventBegin(BTE_DynamicsOutput, dyn, f, 0, 0));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(BTEComputeMoments(bte, f, &ncell, &dens, &emean, v));
+  Emag = PetscSqrtReal(dyn->efield[0] * dyn->efield[0] + dyn->efield[1] * dyn->efield[1] + dyn->efield[2] * dyn->efield[2]);
+  if (Emag > 0) vd = (v[0] * dyn->efield[0] + v[1] * dyn->efield[1] + v[2] * dyn->efield[2]) / Emag;
+  /* energy-resolved population */
+  nk = (PetscReal)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
+  PetscCall(PetscCalloc1(dyn->out.ne, &pop));
+  PetscCall(VecGetArrayRead(f, &a));
+  for (PetscInt i = 0; i < bte->nlocal; i++) {
+    PetscInt j = (PetscInt)PetscFloorReal((bte->energy[i] - dyn->out.e0) / dyn->out.de);
+    j          = PetscMax(0, PetscMin(dyn->out.ne - 1, j));
+    pop[j] += bte->spin * PetscRealPart(a[i]) / (nk * dyn->out.de);
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, pop, (PetscMPIInt)dyn->out.ne, MPIU_REAL, MPIU_SUM, comm));
+  if (rank == 0) {
+    gid = H5Gopen2((hid_t)dyn->out.fid, "dynamics", H5P_DEFAULT);
+    H5CALL(gid, "HDF5: cannot open /dynamics");
+    {
+      /* extend the occupations first; slabs follow */
+      hid_t   ds = H5Dopen2(gid, "occupations", H5P_DEFAULT);
+      hsize_t dims[2];
+      hid_t   fs = H5Dget_space(ds);
+      H5Sget_simple_extent_dims(fs, dims, NULL);
+      H5Sclose(fs);
+      dims[0] = row + 1;
+      H5CALL(H5Dset_extent(ds, dims), "HDF5: cannot extend occupations");
+      H5Dclose(ds);
+    }
+  }
+  {
+    /* occupations as doubles */
+    PetscReal *loc;
+    PetscCall(PetscMalloc1(bte->nlocal + 1, &loc));
+    for (PetscInt i = 0; i < bte->nlocal; i++) loc[i] = PetscRealPart(a[i]);
+    PetscCall(BTEDynamicsWriteSlabs(dyn, gid, "occupations", (PetscInt)row, loc, PETSC_FALSE, NULL));
+    PetscCall(PetscFree(loc));
+  }
+  PetscCall(VecRestoreArrayRead(f, &a));
+  if (rank == 0) {
+    double    tt = t;
+    long long st = step;
+    PetscCall(H5WriteRow(gid, "population", H5T_NATIVE_DOUBLE, row, 0, (hsize_t)dyn->out.ne, PETSC_TRUE, pop));
+    PetscCall(H5WriteRow(gid, "step", H5T_NATIVE_LLONG, row, 0, 1, PETSC_TRUE, &st));
+    PetscCall(H5WriteRow(gid, "carriers", H5T_NATIVE_DOUBLE, row, 0, 1, PETSC_TRUE, &ncell));
+    PetscCall(H5WriteRow(gid, "carrier_density", H5T_NATIVE_DOUBLE, row, 0, 1, PETSC_TRUE, &dens));
+    PetscCall(H5WriteRow(gid, "mean_energy", H5T_NATIVE_DOUBLE, row, 0, 1, PETSC_TRUE, &emean));
+    PetscCall(H5WriteRow(gid, "drift_velocity", H5T_NATIVE_DOUBLE, row, 0, 1, PETSC_TRUE, &vd));
+    PetscCall(H5WriteRow(gid, "velocity", H5T_NATIVE_DOUBLE, row, 0, 3, PETSC_TRUE, v));
+    PetscCall(H5WriteRow(gid, "time", H5T_NATIVE_DOUBLE, row, 0, 1, PETSC_TRUE, &tt)); /* last: completes the snapshot */
+    H5Gclose(gid);
+    H5CALL(H5Fflush((hid_t)dyn->out.fid, H5F_SCOPE_GLOBAL), "HDF5: cannot flush the dynamics output");
+  }
+  PetscCall(PetscFree(pop));
+  dyn->out.nt++;
+  PetscCall(PetscLogEventEnd(BTE_DynamicsOutput, dyn, f, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsOutputClose(BTEDynamics dyn)
+{
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  if (!dyn->out.open) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dyn), &rank));
+  if (rank == 0) H5CALL(H5Fclose((hid_t)dyn->out.fid), "HDF5: cannot close the dynamics output");
+  dyn->out.open = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* Every rank reads its own slab of the last complete snapshot. */
+PetscErrorCode BTEDynamicsRestartRead(BTE bte, const char file[], Vec f, PetscReal *t, PetscInt *step)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)bte);
+  PetscBool   exists;
+  H5E_auto2_t func;
+  void       *data;
+  hid_t       fid, gid, ds, fs, ms;
+  hsize_t     nt, dims[2], start[2], count[2];
+  char        msg[PETSC_MAX_PATH_LEN + 256] = "";
+  PetscReal  *buf;
+  PetscInt   *ibuf;
+  double      tt;
+  long long   st = 0;
+  int         bad = 0, anybad;
+
+  PetscFunctionBegin;
+  PetscCheck(file && file[0], comm, PETSC_ERR_USER_INPUT, "-bte_init restart needs the file to restart from: -bte_restart FILE.h5 (a bte dynamics output)");
+  PetscCall(PetscTestFile(file, 'r', &exists));
+  PetscCheck(exists, comm, PETSC_ERR_FILE_OPEN, "Restart file %s not found (-bte_restart)", file);
+  PetscCall(PetscLogEventBegin(BTE_DynamicsRestart, bte, 0, 0, 0));
+  H5Eget_auto2(H5E_DEFAULT, &func, &data);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  PetscCall(PetscMalloc2(bte->nlocal + 1, &buf, bte->nlocal + 1, &ibuf));
+  fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (fid < 0) {
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot open restart file %s: not an HDF5 file", file));
+    bad = 1;
+  }
+  gid = bad ? -1 : H5Gopen2(fid, "dynamics", H5P_DEFAULT);
+  if (!bad && gid < 0) {
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Restart file %s has no /dynamics group: not a bte dynamics output", file));
+    bad = 1;
+  }
+  nt = bad ? 0 : H5SeriesLength(gid, "time");
+  if (!bad && nt == 0) {
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Restart file %s holds no complete snapshot", file));
+    bad = 1;
+  }
+  if (!bad) {
+    ds = H5Dopen2(gid, "occupations", H5P_DEFAULT);
+    fs = H5Dget_space(ds);
+    H5Sget_simple_extent_dims(fs, dims, NULL);
+    if ((PetscInt)dims[1] != bte->nstates || dims[0] < nt) {
+      PetscCall(PetscSNPrintf(msg, sizeof(msg), "Restart file %s holds %lld states per snapshot, this table has %" PetscInt_FMT ": restart with the table (or model and grid) of the original run", file, (long long)dims[1], bte->nstates));
+      bad = 1;
+    } else {
+      start[0] = nt - 1;
+      start[1] = (hsize_t)bte->rstart;
+      count[0] = 1;
+      count[1] = (hsize_t)bte->nlocal;
+      H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+      ms = H5Screate_simple(2, count, NULL);
+      if (bte->nlocal && H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, buf) < 0) {
+        PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot read the occupations of %s", file));
+        bad = 1;
+      }
+      H5Sclose(ms);
+    }
+    H5Sclose(fs);
+    H5Dclose(ds);
+  }
+  if (!bad) {
+    /* same states in the same order */
+    const char *names[2] = {"state_kindex", "state_band"};
+    for (int q = 0; q < 2 && !bad; q++) {
+      const PetscInt *mine = q == 0 ? bte->kindex : bte->band;
+      ds                   = H5Dopen2(gid, names[q], H5P_DEFAULT);
+      if (ds < 0) continue;
+      fs       = H5Dget_space(ds);
+      start[0] = (hsize_t)bte->rstart;
+      count[0] = (hsize_t)bte->nlocal;
+      H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+      ms = H5Screate_simple(1, count, NULL);
+      if (bte->nlocal) H5Dread(ds, sizeof(PetscInt) == 8 ? H5T_NATIVE_LLONG : H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, ibuf);
+      for (PetscInt i = 0; i < bte->nlocal; i++)
+        if (ibuf[i] != mine[i]) {
+          PetscCall(PetscSNPrintf(msg, sizeof(msg), "Restart file %s has different states (k index / band of state %" PetscInt_FMT "): restart with the table of the original run", file, bte->rstart + i));
+          bad = 1;
+          break;
+        }
+      H5Sclose(ms);
+      H5Sclose(fs);
+      H5Dclose(ds);
+    }
+  }
+  if (!bad) {
+    hsize_t one = 1, s0 = nt - 1;
+    ds          = H5Dopen2(gid, "time", H5P_DEFAULT);
+    fs          = H5Dget_space(ds);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &s0, NULL, &one, NULL);
+    ms = H5Screate_simple(1, &one, NULL);
+    H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, &tt);
+    H5Sclose(fs);
+    H5Dclose(ds);
+    ds = H5Dopen2(gid, "step", H5P_DEFAULT);
+    if (ds >= 0) {
+      fs = H5Dget_space(ds);
+      H5Sselect_hyperslab(fs, H5S_SELECT_SET, &s0, NULL, &one, NULL);
+      H5Dread(ds, H5T_NATIVE_LLONG, ms, fs, H5P_DEFAULT, &st);
+      H5Sclose(fs);
+      H5Dclose(ds);
+    }
+    H5Sclose(ms);
+  }
+  if (gid >= 0) H5Gclose(gid);
+  if (fid >= 0) H5Fclose(fid);
+  H5Eset_auto2(H5E_DEFAULT, func, data);
+  PetscCall(MPIU_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm));
+  if (anybad && !bad) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Restart from %s failed on another rank", file));
+  PetscCheck(!anybad, comm, PETSC_ERR_FILE_READ, "%s", msg);
+  {
+    PetscScalar *a;
+    PetscCall(VecGetArrayWrite(f, &a));
+    for (PetscInt i = 0; i < bte->nlocal; i++) a[i] = buf[i];
+    PetscCall(VecRestoreArrayWrite(f, &a));
+  }
+  PetscCall(PetscFree2(buf, ibuf));
+  if (t) *t = tt;
+  if (step) *step = (PetscInt)st;
+  PetscCall(PetscLogEventEnd(BTE_DynamicsRestart, bte, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
