@@ -20,6 +20,7 @@
       at per-state offsets. The channel order, (owned state, other state, mode), and the result do
       not depend on the number of OpenMP threads.
 
+   A spec with coupling == NULL gives states only (no channels).
    Models' callbacks run inside OpenMP parallel regions: they must be thread safe, and should not
    use PetscFunctionBegin/PetscFunctionReturn or PetscCall (PETSc's debug stack is not thread
    safe); return 0 on success, nonzero on failure. */
@@ -44,6 +45,9 @@ typedef struct {
   PetscReal b[9];       /* reciprocal vectors, rows */
   PetscInt  nG;         /* lattice translations for the minimal-image search */
   PetscReal G[26 * 3];
+  PetscReal n[26 * 3];  /* their integer coordinates, and |G|^2 */
+  PetscReal G2[26];
+  PetscReal M[9];       /* metric b_a . b_b */
   PetscReal rin2;       /* |x|^2 below this: x is already its minimal image */
 } BTEZone;
 
@@ -62,12 +66,18 @@ static PetscErrorCode BTEZoneSetUp(const BTEGrid *g, BTEZone *z)
   z->dim = g->dim;
   for (PetscInt a = 0; a < 3; a++) z->nk[a] = g->nk[a];
   for (PetscInt a = 0; a < 9; a++) z->b[a] = g->reciprocal[a];
+  for (PetscInt a = 0; a < 3; a++)
+    for (PetscInt c = 0; c < 3; c++) z->M[3 * a + c] = z->b[3 * a] * z->b[3 * c] + z->b[3 * a + 1] * z->b[3 * c + 1] + z->b[3 * a + 2] * z->b[3 * c + 2];
   z->nG = 0;
   for (PetscInt n0 = -1; n0 <= 1; n0++)
     for (PetscInt n1 = -1; n1 <= 1; n1++)
       for (PetscInt n2 = -r3; n2 <= r3; n2++) {
         if (!n0 && !n1 && !n2) continue;
         for (PetscInt c = 0; c < 3; c++) z->G[3 * z->nG + c] = n0 * z->b[c] + n1 * z->b[3 + c] + n2 * z->b[6 + c];
+        z->n[3 * z->nG]     = n0;
+        z->n[3 * z->nG + 1] = n1;
+        z->n[3 * z->nG + 2] = n2;
+        z->G2[z->nG]        = PetscSqr(z->G[3 * z->nG]) + PetscSqr(z->G[3 * z->nG + 1]) + PetscSqr(z->G[3 * z->nG + 2]);
         z->nG++;
       }
   /* the shortest nonzero translation, searched in a wider range to be safe for skewed cells */
@@ -94,34 +104,31 @@ static inline PetscInt BTEWrap(PetscInt d, PetscInt nk)
 }
 
 /* Cartesian vector of the grid offset d (integers), reduced to the first Brillouin zone:
-   the minimal image among x + G, G in the neighbouring translations. Deterministic (ties keep
-   the first found), so the same d always gives the same x. */
+   the minimal image among x + G, G in the neighbouring translations. With fractional
+   coordinates f and the metric M, |x + G_n|^2 - |x|^2 = 2 n.(M f) + |G_n|^2, so the search costs
+   a few flops per G. Deterministic (ties keep the first found): the same d gives the same x. */
 static inline void BTEZoneReduce(const BTEZone *z, const PetscInt d[3], PetscReal x[3])
 {
-  PetscReal f0 = BTEWrap(d[0], z->nk[0]) / (PetscReal)z->nk[0];
-  PetscReal f1 = BTEWrap(d[1], z->nk[1]) / (PetscReal)z->nk[1];
-  PetscReal f2 = z->nk[2] > 1 ? BTEWrap(d[2], z->nk[2]) / (PetscReal)z->nk[2] : 0.0;
-  PetscReal x2, best[3];
+  PetscReal f[3], x2, Mf[3], best = 0;
+  PetscInt  gbest = -1;
 
-  for (PetscInt c = 0; c < 3; c++) x[c] = f0 * z->b[c] + f1 * z->b[3 + c] + f2 * z->b[6 + c];
+  f[0] = BTEWrap(d[0], z->nk[0]) / (PetscReal)z->nk[0];
+  f[1] = BTEWrap(d[1], z->nk[1]) / (PetscReal)z->nk[1];
+  f[2] = z->nk[2] > 1 ? BTEWrap(d[2], z->nk[2]) / (PetscReal)z->nk[2] : 0.0;
+  for (PetscInt c = 0; c < 3; c++) x[c] = f[0] * z->b[c] + f[1] * z->b[3 + c] + f[2] * z->b[6 + c];
   x2 = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
   if (x2 < z->rin2) return;
-  best[0] = x[0];
-  best[1] = x[1];
-  best[2] = x[2];
+  for (PetscInt a = 0; a < 3; a++) Mf[a] = 2 * (z->M[3 * a] * f[0] + z->M[3 * a + 1] * f[1] + z->M[3 * a + 2] * f[2]);
+  best = -1e-12 * x2;
   for (PetscInt g = 0; g < z->nG; g++) {
-    PetscReal y0 = x[0] + z->G[3 * g], y1 = x[1] + z->G[3 * g + 1], y2 = x[2] + z->G[3 * g + 2];
-    PetscReal y2n = y0 * y0 + y1 * y1 + y2 * y2;
-    if (y2n < x2 * (1 - 1e-12)) {
-      x2      = y2n;
-      best[0] = y0;
-      best[1] = y1;
-      best[2] = y2;
+    PetscReal dl = z->n[3 * g] * Mf[0] + z->n[3 * g + 1] * Mf[1] + z->n[3 * g + 2] * Mf[2] + z->G2[g];
+    if (dl < best) {
+      best  = dl;
+      gbest = g;
     }
   }
-  x[0] = best[0];
-  x[1] = best[1];
-  x[2] = best[2];
+  if (gbest >= 0)
+    for (PetscInt c = 0; c < 3; c++) x[c] += z->G[3 * gbest + c];
 }
 
 /* Memory this rank may use: -bte_memory_limit if given, else its share of the node's physical
@@ -157,8 +164,9 @@ static PetscErrorCode BTEModelMemoryAvailable(BTE bte, PetscLogDouble *bytes, Pe
   PetscFunctionReturn(0);
 }
 
-/* Collective: refuse when any rank needs more than it may use. */
-static PetscErrorCode BTEModelCheckMemory(BTE bte, PetscLogDouble need, const char what[], const char advice[])
+/* Collective: refuse when any rank needs more than slack times what it may use (slack > 1 for
+   estimates, which an exact check follows). */
+static PetscErrorCode BTEModelCheckMemory(BTE bte, PetscLogDouble need, PetscLogDouble slack, const char what[], const char advice[])
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
   PetscLogDouble avail = 0, in[2], out[2];
@@ -169,7 +177,7 @@ static PetscErrorCode BTEModelCheckMemory(BTE bte, PetscLogDouble need, const ch
   in[0] = need / avail;
   in[1] = need;
   PetscCall(MPIU_Allreduce(in, out, 2, MPIU_PETSCLOGDOUBLE, MPI_MAX, comm));
-  if (out[0] > 1.0) {
+  if (out[0] > slack) {
     PetscLogDouble tot = need;
     PetscCall(MPIU_Allreduce(&need, &tot, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, comm));
     SETERRQ(comm, PETSC_ERR_MEM, "%s needs %.3g GB on the busiest rank (%.3g GB on all ranks), more than the %.3g GB a rank may use (%s); %s", what, out[1] / 1e9, tot / 1e9, avail / 1e9, user ? "-bte_memory_limit" : "physical memory shared by the ranks of a node", advice);
@@ -253,7 +261,7 @@ static PetscErrorCode BTEModelEnumerate(BTE bte, const BTEModelSpec *spec, const
       PetscCheck(total > 0, comm, PETSC_ERR_USER_INPUT, "No states of model %s in the energy window [%g, %g] eV on the %" PetscInt_FMT "^%" PetscInt_FMT " grid; widen -bte_window or refine -bte_grid", spec->name, (double)bte->emin, (double)bte->emax, z->nk[0], spec->dim);
       for (PetscInt c = 0; c < nchunk; c++) off[c + 1] = off[c] + cnt[c];
       s->n = (PetscInt)total;
-      PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)total * BTE_GEN_BYTES_PER_STATE, "The states in the energy window", "use a smaller -bte_grid or -bte_window"));
+      PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)total * BTE_GEN_BYTES_PER_STATE, 1.0, "The states in the energy window", "use a smaller -bte_grid or -bte_window"));
       PetscCall(PetscMalloc6(s->n, &s->kidx, s->n, &s->band, 3 * s->n, &s->ijk, 3 * s->n, &s->k, s->n, &s->e, 3 * s->n, &s->v));
     }
   }
@@ -323,7 +331,7 @@ static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscInt *out_i, Petsc
     BTEZoneReduce(p->z, d, q);
     if (p->spec->coupling(p->spec->ctx, s->band[lo], &s->k[3 * lo], s->band[hi], &s->k[3 * hi], q, hw, g2)) return 1;
     for (PetscInt nu = 0; nu < nmodes; nu++) {
-      if (!(hw[nu] >= p->hwmin) || !(PetscAbsReal(de - hw[nu]) < p->tol) || !(g2[nu] > p->g2min) || !(g2[nu] > 0)) continue;
+      if (!(g2[nu] > 0) || !(g2[nu] > p->g2min) || !(hw[nu] >= p->hwmin) || !(PetscAbsReal(de - hw[nu]) < p->tol)) continue;
       if (out_i) {
         out_i[n]    = lo;
         out_j[n]    = hi;
@@ -402,8 +410,8 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
       char           what[256];
       PetscCall(PetscInfo(bte, "estimated %g channels on this rank from %" PetscInt_FMT " sampled states\n", (double)est, nsample));
       PetscCall(PetscSNPrintf(what, sizeof(what), "The scattering table (about %.3g channels on this rank, estimated from %" PetscInt_FMT " sampled states)", (double)est, nsample));
-      /* margin 1.5: the exact check follows the counting pass */
-      PetscCall(BTEModelCheckMemory(bte, est * BTE_BYTES_PER_CHANNEL / 1.5, what, "use a smaller -bte_grid or -bte_window, a larger -bte_g2_cutoff, or more MPI ranks on more nodes"));
+      /* margin 1.25 (the sampling error of 256 states is a few %): the exact check follows the counting pass */
+      PetscCall(BTEModelCheckMemory(bte, est * BTE_BYTES_PER_CHANNEL, 1.25, what, "use a smaller -bte_grid or -bte_window, a larger -bte_g2_cutoff, or more MPI ranks on more nodes"));
     }
   }
 
@@ -451,8 +459,8 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
       }
       cnt[nl] = total;
       nlowtot = nlowsum;
-      PetscCall(PetscSNPrintf(what, sizeof(what), "The scattering table (%.4g channels on this rank)", (double)total));
-      PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)total * BTE_BYTES_PER_CHANNEL + (PetscLogDouble)s->n * BTE_GEN_BYTES_PER_STATE + (PetscLogDouble)bte->nlocal * (BTE_BYTES_PER_STATE_OWN + sizeof(PetscCount)), what, "use a smaller -bte_grid or -bte_window, a larger -bte_g2_cutoff, or more MPI ranks on more nodes"));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "The scattering table (%" PetscInt64_FMT " channels on this rank)", (PetscInt64)total));
+      PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)total * BTE_BYTES_PER_CHANNEL + (PetscLogDouble)s->n * BTE_GEN_BYTES_PER_STATE + (PetscLogDouble)bte->nlocal * (BTE_BYTES_PER_STATE_OWN + sizeof(PetscCount)), 1.0, what, "use a smaller -bte_grid or -bte_window, a larger -bte_g2_cutoff, or more MPI ranks on more nodes"));
       PetscCall(BTEAllocateChannels(bte, total));
     }
   }
@@ -485,7 +493,7 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   PetscCheck(spec->dim == 2 || spec->dim == 3, comm, PETSC_ERR_ARG_WRONG, "Model %s: dimension must be 2 or 3", spec->name);
   PetscCheck(spec->nbands >= 1 && spec->nbands <= BTE_MAX_BANDS, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: nbands must be 1..%d", spec->name, BTE_MAX_BANDS);
   PetscCheck(spec->nmodes >= 1 && spec->nmodes <= BTE_MAX_MODES, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: nmodes must be 1..%d", spec->name, BTE_MAX_MODES);
-  PetscCheck(spec->bands && spec->coupling, comm, PETSC_ERR_ARG_NULL, "Model %s: bands and coupling callbacks are required", spec->name);
+  PetscCheck(spec->bands, comm, PETSC_ERR_ARG_NULL, "Model %s: the bands callback is required", spec->name);
   PetscCheck(spec->hwmax >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: hwmax must be >= 0", spec->name);
   PetscOptionsBegin(comm, ((PetscObject)bte)->prefix, "Model generation", "BTE");
   PetscCall(PetscOptionsBool("-bte_generate_monitor", "Print progress of the channel search every 10%", "BTESetUp", monitor, &monitor, NULL));
@@ -520,7 +528,7 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   {
     char what[160];
     PetscCall(PetscSNPrintf(what, sizeof(what), "The %" PetscInt_FMT "^%" PetscInt_FMT " k grid (%.4g k points x %" PetscInt_FMT " bands, worst case all in the window)", bte->ngrid, spec->dim, (double)nktot, spec->nbands));
-    PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)nktot * spec->nbands * BTE_GEN_BYTES_PER_STATE, what, "use a smaller -bte_grid"));
+    PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)nktot * spec->nbands * BTE_GEN_BYTES_PER_STATE, 1.0, what, "use a smaller -bte_grid"));
   }
   PetscCheck(nktot <= PETSC_MAX_INT, comm, PETSC_ERR_SUP, "The %" PetscInt_FMT "^%" PetscInt_FMT " k grid has %" PetscInt64_FMT " points; flattened k indices must fit a 32-bit PetscInt: use a smaller -bte_grid", bte->ngrid, spec->dim, nktot);
 
@@ -538,7 +546,8 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
     bte->energy[il]   = s.e[g];
     for (PetscInt c = 0; c < 3; c++) bte->velocity[3 * il + c] = s.v[3 * g + c];
   }
-  PetscCall(BTEModelChannels(bte, spec, &z, &s, monitor));
+  if (spec->coupling) PetscCall(BTEModelChannels(bte, spec, &z, &s, monitor));
+  else PetscCall(BTEAllocateChannels(bte, 0)); /* a model without scattering (coupling == NULL) */
   PetscCall(BTEGenStatesFree(&s));
   PetscCall(PetscTime(&t1));
   if (monitor) PetscCall(PetscPrintf(comm, "  generate %s: %" PetscInt64_FMT " channels, %.1f s\n", spec->name, bte->ch.nglobal, t1 - t0));

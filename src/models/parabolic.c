@@ -113,7 +113,7 @@ PetscErrorCode BTEModelGenerate_Parabolic(BTE bte)
   spec.hwmax      = PetscMax(p.lo ? p.hwlo : 0.0, p.ac ? p.hvs * qmax : 0.0);
   spec.ctx        = &p;
   spec.bands      = ParabolicBands;
-  spec.coupling   = ParabolicCoupling;
+  spec.coupling   = p.lo || p.ac ? ParabolicCoupling : NULL; /* both off: states only */
 
   PetscCall(BTEParamsAdd(bte, "lattice_constant", p.a, "Angstrom"));
   PetscCall(BTEParamsAdd(bte, "effective_mass", p.mstar, "m_e"));
