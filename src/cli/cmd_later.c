@@ -8,4 +8,3 @@
     SETERRQ(comm, PETSC_ERR_SUP, "bte " what " is not implemented in this version"); \
   }
 
-BTE_NOT_YET(BTECommandHighfield, "highfield")

@@ -378,6 +378,20 @@ static PetscErrorCode BTETransportSolveDirection(BTETransport tr, BTELinearCtx *
   } break;
   }
   /* carrier number unchanged: D^T F = 0 */
+  if (PetscLogPrintInfo) {
+    PetscInt64 save = c->applies;
+    PetscReal  r0, dF, Fn;
+    PetscScalar dd, d1;
+    PetscCall(MatMult(A, F, r));
+    c->applies = save;
+    PetscCall(VecAYPX(r, -1.0, rhs));
+    PetscCall(VecNorm(r, NORM_2, &r0));
+    PetscCall(VecDot(F, c->D, &dd));
+    PetscCall(VecDot(c->active, c->D, &d1));
+    PetscCall(VecNorm(F, NORM_2, &Fn));
+    dF = PetscAbsScalar(dd / d1);
+    PetscCall(PetscInfo(tr, "direction %" PetscInt_FMT ": residual before the carrier-number projection %g, shift %g (||F|| %g)\n", b, (double)(r0 / bnorm), (double)dF, (double)Fn));
+  }
   PetscCall(BTEProject(F, c->D, c->active));
   {
     /* true residual of eq. 5 (this apply is not counted in the solver's applies) */

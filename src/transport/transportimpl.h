@@ -68,3 +68,67 @@ struct _p_BTETransport {
   Vec                 F[3];
   char                ksp_type[64]; /* for the output file */
 };
+
+/* ------------------------------------------------------------------------- */
+/* High field (highfield.c). The drift term of eq. 1 comes from the dynamics
+   module; internally the solver sees it through this small interface. */
+typedef struct {
+  void *ctx;
+  /* field vector E in V/cm */
+  PetscErrorCode (*setfield)(void *, const PetscReal[3]);
+  /* D = drift part of df/dt at f */
+  PetscErrorCode (*apply)(void *, Vec f, Vec D);
+  /* Jacobian dD/df at f: setstate fixes f, jacmultadd y += J x, diagadd d += diag J.
+     jacmultadd NULL: finite differences of apply; diagadd NULL: no diagonal. */
+  PetscErrorCode (*setstate)(void *, Vec f);
+  PetscErrorCode (*jacmultadd)(void *, Vec x, Vec y);
+  PetscErrorCode (*diagadd)(void *, Vec d);
+  PetscErrorCode (*destroy)(void *);
+} BTEHighFieldDrift;
+/* Replaces the drift operator (tests and embedding applications); the object takes ownership. */
+PETSC_EXTERN PetscErrorCode BTEHighFieldSetDrift(BTEHighField, const BTEHighFieldDrift *);
+/* The default: the dynamics module's drift operator on this BTE. */
+PETSC_INTERN PetscErrorCode BTEHighFieldCreateDefaultDrift(BTEHighField, BTEHighFieldDrift *);
+
+typedef struct _BTEHighFieldOps *BTEHighFieldOps;
+struct _BTEHighFieldOps {
+  PetscErrorCode (*dummy)(BTEHighField);
+};
+
+struct _p_BTEHighField {
+  PETSCHEADER(struct _BTEHighFieldOps);
+  BTE                bte;
+  BTEHighFieldMethod method;
+  PetscInt           nE;
+  PetscReal         *E;         /* V/cm */
+  PetscReal          dir[3];    /* unit vector */
+  PetscReal          density;   /* cm^-3 (cm^-2); 0: default */
+  PetscReal          tol;       /* converged when ||r|| <= tol ||Gamma|| */
+  PetscReal          ptc_dt0;   /* fs; 0: 1/<Gamma> */
+  PetscReal          ptc_dtmax; /* fs */
+  PetscInt           ptc_max_it;
+  PetscReal          ptc_switch; /* newton after ptc once ||r|| < ptc_switch ||r0|| */
+  PetscBool          monitor;
+  SNES               snes;
+  KSP                ptc_ksp;
+  BTEHighFieldDrift  drift;
+  PetscBool          have_drift;
+  /* results */
+  PetscInt            nres;
+  BTEHighFieldResult *res;
+  PetscReal          *valley_occ; /* nres x nvalley */
+  PetscReal          *band_occ;   /* nres x nbands */
+  void               *valleys;    /* BTEValleys */
+  PetscReal           T, mu, n;   /* temperature, equilibrium chemical potential and density */
+  PetscReal           emin;       /* lowest state energy, eV */
+  /* solve-time state */
+  BTECollision col;
+  Mat          Jc;           /* collision Jacobian (at the current f) */
+  Mat          Jr;           /* shell: Jacobian of the scaled residual in g */
+  Mat          Jptc;         /* shell: I/dt + Jr */
+  Vec          g, r, f, W, R, gamma0, work, work2, one;
+  Vec          fJ, WJ, RJ;   /* f, W, R at the Jacobian's state */
+  PetscReal    N0, c, sW, sR, sWJ, sRJ, gnorm0, ptc_shift;
+  PetscReal    field[3];     /* V/cm */
+  PetscInt64   applies;
+};

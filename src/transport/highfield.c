@@ -1,0 +1,965 @@
+/* BTEHighField: steady state of eq. 1 with a static field (physics.md sections 4-5),
+       df/dt = R(f) = D_E(f) + I[f] = 0,   sum_i f_i = N0 (carrier number fixed).
+
+   Unknowns. We solve for g_i = ln((1 - f_i)/f_i) (f = 1/(1 + e^g)), the variable the
+   drift term differentiates, which keeps every f in (0,1) whatever Newton does, and
+   scale each equation by W_i = f_i (1 - f_i) = -df_i/dg_i:
+       r_i(g) = R_i / W_i  - p(g) - c (N(g) - N0)/N0,    p = (sum_i R_i)/(sum_i W_i).
+   The rows are then rates (1/fs) of similar size for every state, however small f_i.
+   At f0 the Jacobian of R/W is exactly the linear-response operator -D^{-1} J(f0) D
+   of eq. 5 (W = kT D), and the drift part is (up to the window edge) linear in g.
+
+   Carrier number (a Lagrange multiplier, eliminated). The collision term conserves
+   particles exactly (sum_i I_i = 0); the finite-difference drift only approximately.
+   The steady state is defined as R = lambda W with lambda chosen so that the carrier
+   number is N0, i.e. whatever the discretised drift does not conserve is returned
+   uniformly in g (as a shift of the local chemical potential). Then
+     - subtracting p removes the W-weighted mean of R/W, so the first two terms have
+       sum_i W_i (.) = 0 and carry N-1 independent equations;
+     - the last term (along 1, which has W^T 1 != 0) is the missing equation N = N0.
+   At a solution p = lambda (zero when the drift conserves particles) and N = N0.
+   c = <Gamma>_W (the carrier-weighted scattering rate at f0) makes the constraint row
+   as stiff as a typical collision row. The "replace one equation" alternative would
+   put all of the drift's non-conservation into one state.
+
+   Jacobian (exact; derivation in docs/transport.md):
+     J_r x = -W^{-1} J_R (W x) + diag((1-2f) R/W) x
+             + 1 [ 1^T J_R (W x) / S_W - S_R/S_W^2 ((1-2f) W)^T x + (c/N0) W^T x ]
+   with J_R = J_I + J_D (collision Jacobian + drift Jacobian), S_W = sum W, S_R = sum R:
+   one collision Jacobian apply and one drift Jacobian apply per product. Newton uses
+   GMRES with the Jacobi preconditioner diag = Gamma + (1-2f) R/W + ... (the RTA diagonal).
+
+   Pseudo-transient continuation: dg/dt = -r(g) is, up to the constraint terms, the
+   physical dynamics (df/dt = R, df = -W dg) in physical time t (fs); linearly implicit
+   Euler steps (I/dt + J_r) d = -r with dt grown by switched evolution relaxation,
+   dt <- dt ||r_old||/||r_new||. The constraint term relaxes N to N0 at the rate c. */
+#include "transportimpl.h"
+#include "transportio.h"
+#include "valleys.h"
+#include <hdf5.h>
+
+const char *const BTEHighFieldMethods[] = {"newton", "ptc", "BTEHighFieldMethod", "BTE_HIGHFIELD_", NULL};
+
+PetscErrorCode BTEHighFieldCreate(BTE bte, BTEHighField *hfo)
+{
+  BTEHighField hf;
+  KSP          ksp;
+  PC           pc;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscValidPointer(hfo, 2);
+  PetscCall(BTETransportInitializePackage());
+  PetscCall(PetscHeaderCreate(hf, BTEHIGHFIELD_CLASSID, "BTEHighField", "High-field steady state", "BTE", PetscObjectComm((PetscObject)bte), BTEHighFieldDestroy, BTEHighFieldView));
+  PetscCall(PetscObjectReference((PetscObject)bte));
+  hf->bte        = bte;
+  hf->method     = BTE_HIGHFIELD_NEWTON;
+  hf->dir[0]     = 1;
+  hf->tol        = 1e-8;
+  hf->ptc_dtmax  = 1e12;
+  hf->ptc_max_it = 2000;
+  hf->ptc_switch = 1e-3;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)hf, BTEHighFieldMethods[hf->method]));
+  PetscCall(SNESCreate(PetscObjectComm((PetscObject)bte), &hf->snes));
+  PetscCall(PetscObjectIncrementTabLevel((PetscObject)hf->snes, (PetscObject)hf, 1));
+  PetscCall(SNESSetOptionsPrefix(hf->snes, "bte_highfield_"));
+  PetscCall(SNESSetType(hf->snes, SNESNEWTONLS));
+  PetscCall(SNESSetTolerances(hf->snes, PETSC_DEFAULT, 1e-50, 1e-14, 50, 10000));
+  PetscCall(SNESKSPSetUseEW(hf->snes, PETSC_TRUE)); /* Eisenstat-Walker: loose linear solves far from the solution */
+  PetscCall(SNESGetKSP(hf->snes, &ksp));
+  PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPSetTolerances(ksp, 1e-6, 1e-50, PETSC_DEFAULT, 2000));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)bte), &hf->ptc_ksp));
+  PetscCall(KSPSetOptionsPrefix(hf->ptc_ksp, "bte_highfield_ptc_"));
+  PetscCall(KSPSetType(hf->ptc_ksp, KSPGMRES));
+  PetscCall(KSPSetTolerances(hf->ptc_ksp, 1e-3, 1e-50, PETSC_DEFAULT, 500));
+  PetscCall(KSPGetPC(hf->ptc_ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  *hfo = hf;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEHighFieldResetSolve(BTEHighField hf)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&hf->Jc));
+  PetscCall(MatDestroy(&hf->Jr));
+  PetscCall(MatDestroy(&hf->Jptc));
+  PetscCall(BTECollisionDestroy(&hf->col));
+  PetscCall(VecDestroy(&hf->r));
+  PetscCall(VecDestroy(&hf->f));
+  PetscCall(VecDestroy(&hf->W));
+  PetscCall(VecDestroy(&hf->R));
+  PetscCall(VecDestroy(&hf->gamma0));
+  PetscCall(VecDestroy(&hf->work));
+  PetscCall(VecDestroy(&hf->work2));
+  PetscCall(VecDestroy(&hf->one));
+  PetscCall(VecDestroy(&hf->fJ));
+  PetscCall(VecDestroy(&hf->WJ));
+  PetscCall(VecDestroy(&hf->RJ));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldDestroy(BTEHighField *hfp)
+{
+  BTEHighField hf = *hfp;
+
+  PetscFunctionBegin;
+  if (!hf) PetscFunctionReturn(0);
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  if (--((PetscObject)hf)->refct > 0) {
+    *hfp = NULL;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTEHighFieldResetSolve(hf));
+  PetscCall(VecDestroy(&hf->g));
+  if (hf->have_drift && hf->drift.destroy) PetscCall((*hf->drift.destroy)(hf->drift.ctx));
+  {
+    BTEValleys v = (BTEValleys)hf->valleys;
+    PetscCall(BTEValleysDestroy(&v));
+  }
+  PetscCall(SNESDestroy(&hf->snes));
+  PetscCall(KSPDestroy(&hf->ptc_ksp));
+  PetscCall(PetscFree(hf->E));
+  PetscCall(PetscFree(hf->res));
+  PetscCall(PetscFree(hf->valley_occ));
+  PetscCall(PetscFree(hf->band_occ));
+  PetscCall(BTEDestroy(&hf->bte));
+  PetscCall(PetscHeaderDestroy(hfp));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldSetDrift(BTEHighField hf, const BTEHighFieldDrift *d)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  if (hf->have_drift && hf->drift.destroy) PetscCall((*hf->drift.destroy)(hf->drift.ctx));
+  hf->drift      = *d;
+  hf->have_drift = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldSetMethod(BTEHighField hf, BTEHighFieldMethod m)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  PetscCheck(m >= BTE_HIGHFIELD_NEWTON && m <= BTE_HIGHFIELD_PTC, PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "Unknown high-field method %d", (int)m);
+  hf->method = m;
+  PetscCall(PetscObjectChangeTypeName((PetscObject)hf, BTEHighFieldMethods[m]));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldSetFields(BTEHighField hf, PetscInt n, const PetscReal E[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  for (PetscInt k = 0; k < n; k++) PetscCheck(E[k] >= 0 && !PetscIsInfOrNanReal(E[k]), PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "Field strengths must be >= 0 (V/cm; the direction is -bte_efield_direction), got %g", (double)E[k]);
+  PetscCall(PetscFree(hf->E));
+  hf->nE = n;
+  if (n) {
+    PetscCall(PetscMalloc1(n, &hf->E));
+    PetscCall(PetscArraycpy(hf->E, E, n));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldSetDirection(BTEHighField hf, const PetscReal d[3])
+{
+  PetscReal n = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  PetscCheck(n > 0 && !PetscIsInfOrNanReal(n), PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "The field direction must be a nonzero vector");
+  for (PetscInt a = 0; a < 3; a++) hf->dir[a] = d[a] / n;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldSetCarrierDensity(BTEHighField hf, PetscReal n)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  PetscCheck(n > 0 && !PetscIsInfOrNanReal(n), PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "Carrier density must be positive (cm^-3, cm^-2 in 2D), got %g", (double)n);
+  hf->density = n;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldGetSNES(BTEHighField hf, SNES *snes)
+{
+  PetscFunctionBegin;
+  *snes = hf->snes;
+  PetscFunctionReturn(0);
+}
+
+/* "x", "-y", "z" or "ex,ey,ez" */
+static PetscErrorCode BTEParseDirection(MPI_Comm comm, const char s[], PetscReal d[3])
+{
+  const char *p    = s;
+  PetscReal   sign = 1;
+
+  PetscFunctionBegin;
+  d[0] = d[1] = d[2] = 0;
+  if (p[0] == '+' || p[0] == '-') {
+    sign = p[0] == '-' ? -1 : 1;
+    p++;
+  }
+  if ((p[0] == 'x' || p[0] == 'y' || p[0] == 'z') && !p[1]) {
+    d[p[0] - 'x'] = sign;
+    PetscFunctionReturn(0);
+  }
+  p = s;
+  for (PetscInt a = 0; a < 3; a++) {
+    char *end;
+    d[a] = strtod(p, &end);
+    PetscCheck(end != p, comm, PETSC_ERR_USER_INPUT, "-bte_efield_direction: expected x, y, z (optionally signed) or three comma-separated components, got '%s'", s);
+    p = end;
+    if (a < 2) {
+      PetscCheck(*p == ',', comm, PETSC_ERR_USER_INPUT, "-bte_efield_direction: expected x, y, z (optionally signed) or three comma-separated components, got '%s'", s);
+      p++;
+    }
+  }
+  PetscCheck(!*p, comm, PETSC_ERR_USER_INPUT, "-bte_efield_direction: expected x, y, z (optionally signed) or three comma-separated components, got '%s'", s);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
+{
+  MPI_Comm  comm = PetscObjectComm((PetscObject)hf);
+  PetscReal vals[512], n = hf->density > 0 ? hf->density : 1e17;
+  PetscInt  nv   = 512;
+  PetscBool flg;
+  char      dirs[128] = "x";
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  PetscObjectOptionsBegin((PetscObject)hf);
+  {
+    BTEHighFieldMethod m = hf->method;
+    PetscCall(PetscOptionsEnum("-bte_highfield_method", "newton (SNES, pseudo-transient continuation as fallback) or ptc", "BTEHighFieldSetMethod", BTEHighFieldMethods, (PetscEnum)m, (PetscEnum *)&m, NULL));
+    PetscCall(BTEHighFieldSetMethod(hf, m));
+  }
+  {
+    char v[8];
+    PetscCall(PetscOptionsGetString(((PetscObject)hf)->options, ((PetscObject)hf)->prefix, "-bte_efield_list", v, sizeof(v), &flg));
+    PetscCheck(!flg || v[0], comm, PETSC_ERR_USER_INPUT, "-bte_efield_list needs a comma-separated list of field strengths in V/cm, e.g. -bte_efield_list 500,1000,2000");
+  }
+  PetscCall(PetscOptionsRealArray("-bte_efield_list", "Field strengths, V/cm (comma-separated; each solve starts from the previous one)", "BTEHighFieldSetFields", vals, &nv, &flg));
+  if (flg) PetscCall(BTEHighFieldSetFields(hf, nv, vals));
+  PetscCall(PetscOptionsString("-bte_efield_direction", "Field direction: x, y, z (optionally -x ...) or ex,ey,ez", "BTEHighFieldSetDirection", dirs, dirs, sizeof(dirs), &flg));
+  if (flg) {
+    PetscReal d[3];
+    PetscCall(BTEParseDirection(comm, dirs, d));
+    PetscCall(BTEHighFieldSetDirection(hf, d));
+  }
+  PetscCall(PetscOptionsReal("-bte_carrier_density", "Carrier density that fixes the carrier number, cm^-3 (cm^-2 in 2D; default 1e17, 1e12 in 2D)", "BTEHighFieldSetCarrierDensity", n, &n, &flg));
+  if (flg) PetscCall(BTEHighFieldSetCarrierDensity(hf, n));
+  PetscCall(PetscOptionsReal("-bte_highfield_tol", "Converged when ||r|| <= tol ||Gamma|| (r: scaled residual, 1/fs)", "BTEHighFieldSolve", hf->tol, &hf->tol, NULL));
+  PetscCheck(hf->tol > 0 && hf->tol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_highfield_tol must be in (0,1), got %g", (double)hf->tol);
+  PetscCall(PetscOptionsReal("-bte_highfield_ptc_dt", "Pseudo-transient continuation: first time step, fs (0: 1/<Gamma>)", "BTEHighFieldSolve", hf->ptc_dt0, &hf->ptc_dt0, NULL));
+  PetscCheck(hf->ptc_dt0 >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_highfield_ptc_dt must be >= 0 (fs)");
+  PetscCall(PetscOptionsReal("-bte_highfield_ptc_dt_max", "Pseudo-transient continuation: largest time step, fs", "BTEHighFieldSolve", hf->ptc_dtmax, &hf->ptc_dtmax, NULL));
+  PetscCall(PetscOptionsInt("-bte_highfield_ptc_max_it", "Pseudo-transient continuation: most steps per field", "BTEHighFieldSolve", hf->ptc_max_it, &hf->ptc_max_it, NULL));
+  PetscCheck(hf->ptc_max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_highfield_ptc_max_it must be >= 1");
+  PetscCall(PetscOptionsReal("-bte_highfield_ptc_switch", "Newton fallback: hand over from PTC to Newton when ||r|| drops by this factor", "BTEHighFieldSolve", hf->ptc_switch, &hf->ptc_switch, NULL));
+  PetscCall(PetscOptionsBool("-bte_highfield_monitor", "Print each field as it is solved", "BTEHighFieldSolve", hf->monitor, &hf->monitor, NULL));
+  PetscOptionsEnd();
+  PetscCall(SNESSetFromOptions(hf->snes));
+  PetscCall(KSPSetFromOptions(hf->ptc_ksp));
+  PetscFunctionReturn(0);
+}
+
+/* ---- residual ---- */
+/* f = 1/(1+e^g), W = f(1-f) = 1/(4 cosh^2(g/2)); PETSC_FALSE if g is out of range */
+static PetscErrorCode HFOccupations(Vec g, Vec f, Vec W, PetscBool *ok)
+{
+  const PetscScalar *a;
+  PetscScalar       *fa, *wa;
+  PetscInt           n;
+  int                bad = 0, gbad;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(g, &n));
+  PetscCall(VecGetArrayRead(g, &a));
+  PetscCall(VecGetArrayWrite(f, &fa));
+  PetscCall(VecGetArrayWrite(W, &wa));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal x = PetscRealPart(a[i]), c;
+    if (!(PetscAbsReal(x) < 600)) {
+      bad = 1;
+      x   = x > 0 ? 600 : -600;
+    }
+    c     = PetscCoshReal(0.5 * x);
+    fa[i] = 1.0 / (PetscExpReal(x) + 1.0);
+    wa[i] = 1.0 / (4 * c * c);
+  }
+  PetscCall(VecRestoreArrayRead(g, &a));
+  PetscCall(VecRestoreArrayWrite(f, &fa));
+  PetscCall(VecRestoreArrayWrite(W, &wa));
+  PetscCall(MPIU_Allreduce(&bad, &gbad, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)g)));
+  *ok = gbad ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+static inline PetscBool HFHasField(BTEHighField hf)
+{
+  return (hf->field[0] != 0 || hf->field[1] != 0 || hf->field[2] != 0) ? PETSC_TRUE : PETSC_FALSE;
+}
+
+/* R = I[f] + D_E(f) */
+static PetscErrorCode HFRate(BTEHighField hf, Vec f, Vec R)
+{
+  PetscFunctionBegin;
+  PetscCall(BTECollisionApply(hf->col, f, R));
+  if (HFHasField(hf)) {
+    PetscCall((*hf->drift.apply)(hf->drift.ctx, f, hf->work2));
+    PetscCall(VecAXPY(R, 1.0, hf->work2));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* r(g), leaving f, W, R, S_W, S_R in hf */
+static PetscErrorCode HFResidual(BTEHighField hf, Vec g, Vec r, PetscBool *ok)
+{
+  PetscScalar sW, sR, N;
+
+  PetscFunctionBegin;
+  PetscCall(HFOccupations(g, hf->f, hf->W, ok));
+  if (!*ok) PetscFunctionReturn(0);
+  PetscCall(HFRate(hf, hf->f, hf->R));
+  PetscCall(VecSum(hf->W, &sW));
+  PetscCall(VecSum(hf->R, &sR));
+  PetscCall(VecSum(hf->f, &N));
+  hf->sW = PetscRealPart(sW);
+  hf->sR = PetscRealPart(sR);
+  PetscCall(VecPointwiseDivide(r, hf->R, hf->W));
+  PetscCall(VecShift(r, -(hf->sR / hf->sW) - hf->c * (PetscRealPart(N) - hf->N0) / hf->N0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode HFSNESFunction(SNES snes, Vec g, Vec r, void *ctx)
+{
+  BTEHighField hf = (BTEHighField)ctx;
+  PetscBool    ok;
+
+  PetscFunctionBegin;
+  PetscCall(HFResidual(hf, g, r, &ok));
+  if (!ok) PetscCall(SNESSetFunctionDomainError(snes));
+  PetscFunctionReturn(0);
+}
+
+/* ---- Jacobian of r in g ---- */
+static PetscErrorCode HFSetJacobianState(BTEHighField hf, Vec g)
+{
+  PetscBool   ok;
+  PetscScalar s;
+
+  PetscFunctionBegin;
+  PetscCall(HFOccupations(g, hf->fJ, hf->WJ, &ok));
+  PetscCall(HFRate(hf, hf->fJ, hf->RJ));
+  PetscCall(VecSum(hf->WJ, &s));
+  hf->sWJ = PetscRealPart(s);
+  PetscCall(VecSum(hf->RJ, &s));
+  hf->sRJ = PetscRealPart(s);
+  PetscCall(BTECollisionComputeJacobian(hf->col, hf->fJ, hf->Jc));
+  if (HFHasField(hf) && hf->drift.setstate) PetscCall((*hf->drift.setstate)(hf->drift.ctx, hf->fJ));
+  PetscFunctionReturn(0);
+}
+
+/* y = J_R t (collision + drift Jacobian in f at fJ) */
+static PetscErrorCode HFJacobianR(BTEHighField hf, Vec t, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMult(hf->Jc, t, y));
+  hf->applies++;
+  if (HFHasField(hf)) {
+    if (hf->drift.jacmultadd) {
+      PetscCall((*hf->drift.jacmultadd)(hf->drift.ctx, t, y));
+    } else {
+      /* finite differences along df = t: D(fJ + h t) - D(fJ), h keeps fJ + h t in (0,1) */
+      Vec       fp, d0;
+      PetscReal tn, h;
+      PetscCall(VecDuplicate(t, &fp));
+      PetscCall(VecDuplicate(t, &d0));
+      PetscCall(VecNorm(t, NORM_INFINITY, &tn));
+      h = tn > 0 ? 1e-7 / tn : 0;
+      if (h > 0) {
+        /* relative perturbation: fJ (1 + h t / fJ) stays positive for small h t / W */
+        PetscCall(VecWAXPY(fp, h, t, hf->fJ));
+        PetscCall((*hf->drift.apply)(hf->drift.ctx, fp, hf->work2));
+        PetscCall((*hf->drift.apply)(hf->drift.ctx, hf->fJ, d0));
+        PetscCall(VecAXPY(hf->work2, -1.0, d0));
+        PetscCall(VecScale(hf->work2, 1.0 / h));
+      } else PetscCall(VecSet(hf->work2, 0));
+      PetscCall(VecDestroy(&fp));
+      PetscCall(VecDestroy(&d0));
+      PetscCall(VecAXPY(y, 1.0, hf->work2));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode HFJrMult(Mat A, Vec x, Vec y)
+{
+  BTEHighField       hf;
+  const PetscScalar *xa, *fa, *wa, *ra, *ya;
+  PetscScalar       *ta;
+  PetscInt           n;
+  PetscReal          loc[3] = {0, 0, 0}, glob[3];
+  Vec                t;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &hf));
+  t = hf->work;
+  PetscCall(VecPointwiseMult(t, hf->WJ, x));
+  PetscCall(HFJacobianR(hf, t, y));
+  /* y <- -y/W + (1-2f) R/W x + 1 [ (1^T J_R t)/S_W - S_R/S_W^2 ((1-2f)W)^T x + (c/N0) W^T x ] */
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArrayRead(hf->fJ, &fa));
+  PetscCall(VecGetArrayRead(hf->WJ, &wa));
+  PetscCall(VecGetArrayRead(hf->RJ, &ra));
+  PetscCall(VecGetArrayRead(y, &ya));
+  PetscCall(VecGetArrayWrite(t, &ta));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal w = PetscRealPart(wa[i]), f = PetscRealPart(fa[i]);
+    loc[0] += PetscRealPart(ya[i]);
+    loc[1] += (1 - 2 * f) * w * PetscRealPart(xa[i]);
+    loc[2] += w * PetscRealPart(xa[i]);
+    ta[i] = -ya[i] / w + (1 - 2 * f) * ra[i] / w * xa[i];
+  }
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(VecRestoreArrayRead(hf->fJ, &fa));
+  PetscCall(VecRestoreArrayRead(hf->WJ, &wa));
+  PetscCall(VecRestoreArrayRead(hf->RJ, &ra));
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(VecRestoreArrayWrite(t, &ta));
+  PetscCall(MPIU_Allreduce(loc, glob, 3, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)A)));
+  PetscCall(VecCopy(t, y));
+  PetscCall(VecShift(y, glob[0] / hf->sWJ - hf->sRJ / (hf->sWJ * hf->sWJ) * glob[1] + hf->c / hf->N0 * glob[2]));
+  PetscFunctionReturn(0);
+}
+
+/* Jacobi diagonal: -diag(J_I + J_D)(fJ) + (1-2f) R/W + W (c/N0 - S_R (1-2f)/S_W^2)
+   (diag(W^{-1} J W) = diag J); -diag J_I = Gamma. */
+static PetscErrorCode HFJrDiagonal(Mat A, Vec d)
+{
+  BTEHighField       hf;
+  const PetscScalar *fa, *wa, *ra;
+  PetscScalar       *da;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &hf));
+  PetscCall(MatGetDiagonal(hf->Jc, d));
+  if (HFHasField(hf) && hf->drift.diagadd) PetscCall((*hf->drift.diagadd)(hf->drift.ctx, d));
+  PetscCall(VecGetLocalSize(d, &n));
+  PetscCall(VecGetArrayRead(hf->fJ, &fa));
+  PetscCall(VecGetArrayRead(hf->WJ, &wa));
+  PetscCall(VecGetArrayRead(hf->RJ, &ra));
+  PetscCall(VecGetArray(d, &da));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal w = PetscRealPart(wa[i]), f = PetscRealPart(fa[i]);
+    da[i] = -da[i] + (1 - 2 * f) * ra[i] / w + w * (hf->c / hf->N0 - hf->sRJ * (1 - 2 * f) / (hf->sWJ * hf->sWJ));
+    if (PetscRealPart(da[i]) <= 0) da[i] = hf->c; /* states without scattering */
+  }
+  PetscCall(VecRestoreArrayRead(hf->fJ, &fa));
+  PetscCall(VecRestoreArrayRead(hf->WJ, &wa));
+  PetscCall(VecRestoreArrayRead(hf->RJ, &ra));
+  PetscCall(VecRestoreArray(d, &da));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode HFPtcMult(Mat A, Vec x, Vec y)
+{
+  BTEHighField hf;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &hf));
+  PetscCall(HFJrMult(hf->Jr, x, y));
+  PetscCall(VecAXPY(y, hf->ptc_shift, x));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode HFPtcDiagonal(Mat A, Vec d)
+{
+  BTEHighField hf;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &hf));
+  PetscCall(HFJrDiagonal(hf->Jr, d));
+  PetscCall(VecShift(d, hf->ptc_shift));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode HFSNESJacobian(SNES snes, Vec g, Mat J, Mat P, void *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(HFSetJacobianState((BTEHighField)ctx, g));
+  PetscFunctionReturn(0);
+}
+
+/* Pseudo-transient continuation from g until ||r|| <= target. */
+static PetscErrorCode HFPseudoTransient(BTEHighField hf, PetscReal target, PetscInt *steps, PetscBool *conv)
+{
+  Vec       dg, gold;
+  PetscReal rn, rnew, dt;
+  PetscBool ok;
+
+  PetscFunctionBegin;
+  *conv  = PETSC_FALSE;
+  *steps = 0;
+  PetscCall(VecDuplicate(hf->g, &dg));
+  PetscCall(VecDuplicate(hf->g, &gold));
+  PetscCall(HFResidual(hf, hf->g, hf->r, &ok));
+  PetscCheck(ok, PetscObjectComm((PetscObject)hf), PETSC_ERR_NOT_CONVERGED, "High field: the starting occupations are out of range");
+  PetscCall(VecNorm(hf->r, NORM_2, &rn));
+  dt = hf->ptc_dt0;
+  if (dt <= 0) dt = 1.0 / hf->c;
+  PetscCall(KSPSetOperators(hf->ptc_ksp, hf->Jptc, hf->Jptc));
+  for (PetscInt it = 1; it <= hf->ptc_max_it && rn > target; it++) {
+    KSPConvergedReason reason;
+    PetscCall(HFSetJacobianState(hf, hf->g));
+    hf->ptc_shift = 1.0 / dt;
+    PetscCall(KSPSolve(hf->ptc_ksp, hf->r, dg));
+    PetscCall(KSPGetConvergedReason(hf->ptc_ksp, &reason));
+    PetscCall(VecCopy(hf->g, gold));
+    PetscCall(VecAXPY(hf->g, -1.0, dg));
+    PetscCall(HFResidual(hf, hf->g, hf->r, &ok));
+    if (ok) PetscCall(VecNorm(hf->r, NORM_2, &rnew));
+    if (!ok || PetscIsInfOrNanReal(rnew) || reason < 0 || rnew > 1e3 * rn) {
+      /* reject: back to the old state with a smaller step */
+      PetscCall(VecCopy(gold, hf->g));
+      PetscCall(HFResidual(hf, hf->g, hf->r, &ok));
+      dt *= 0.1;
+      PetscCheck(dt > 1e-12, PetscObjectComm((PetscObject)hf), PETSC_ERR_NOT_CONVERGED, "High field: pseudo-transient continuation cannot make progress (time step below 1e-12 fs)");
+      continue;
+    }
+    *steps = it;
+    dt     = PetscMin(dt * rn / rnew, hf->ptc_dtmax);
+    if (hf->monitor) PetscCall(PetscPrintf(PetscObjectComm((PetscObject)hf), "    ptc step %4" PetscInt_FMT ": dt %10.3e fs, ||r|| %10.3e\n", it, (double)dt, (double)rnew));
+    rn = rnew;
+  }
+  *conv = rn <= target ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(VecDestroy(&dg));
+  PetscCall(VecDestroy(&gold));
+  PetscFunctionReturn(0);
+}
+
+/* drift velocity, mean energy, valley and band occupations of f */
+static PetscErrorCode HFObservables(BTEHighField hf, Vec f, BTEHighFieldResult *res, PetscReal vocc[], PetscReal bocc[])
+{
+  BTE                bte = hf->bte;
+  const PetscScalar *fa;
+  const PetscReal   *e, *vel;
+  const PetscInt    *band;
+  PetscInt           n, nb = bte->nbands;
+  PetscReal         *loc, *glob;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc2(5 + nb, &loc, 5 + nb, &glob));
+  PetscCall(BTEGetNumStates(bte, &n, NULL));
+  PetscCall(BTEGetLocalStates(bte, &e, &vel, NULL, &band));
+  PetscCall(VecGetArrayRead(f, &fa));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal x = PetscRealPart(fa[i]);
+    loc[0] += x;
+    loc[1] += x * vel[3 * i];
+    loc[2] += x * vel[3 * i + 1];
+    loc[3] += x * vel[3 * i + 2];
+    loc[4] += x * (e[i] - hf->emin);
+    loc[5 + band[i]] += x;
+  }
+  PetscCall(VecRestoreArrayRead(f, &fa));
+  PetscCall(MPIU_Allreduce(loc, glob, 5 + nb, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)hf)));
+  for (PetscInt a = 0; a < 3; a++) res->velocity[a] = BTE_VEL_CM_S * glob[1 + a] / glob[0];
+  res->drift_velocity = res->velocity[0] * hf->dir[0] + res->velocity[1] * hf->dir[1] + res->velocity[2] * hf->dir[2];
+  res->mean_energy    = glob[4] / glob[0];
+  res->number_error   = PetscAbsReal(glob[0] - hf->N0) / hf->N0;
+  for (PetscInt b = 0; b < nb; b++) bocc[b] = glob[5 + b] / glob[0];
+  PetscCall(BTEValleysOccupation(bte, (BTEValleys)hf->valleys, f, vocc));
+  PetscCall(PetscFree2(loc, glob));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
+{
+  BTE        bte = hf->bte;
+  MPI_Comm   comm;
+  PetscInt   dim, nl, N, nb;
+  PetscReal  kT, atol, gnorm;
+  BTEValleys valleys;
+  PetscBool  ok, user_atol;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  comm = PetscObjectComm((PetscObject)hf);
+  PetscCheck(hf->nE > 0, comm, PETSC_ERR_USER_INPUT, "bte highfield needs field strengths: -bte_efield_list 500,1000,2000 (V/cm)");
+  PetscCall(BTESetUp(bte));
+  PetscCall(PetscLogEventBegin(BTE_HighFieldSolve, hf, 0, 0, 0));
+  PetscCall(BTEHighFieldResetSolve(hf));
+  PetscCall(BTEGetGrid(bte, &dim, NULL, NULL, NULL, NULL));
+  PetscCall(BTEGetNumStates(bte, &nl, &N));
+  nb = bte->nbands;
+  if (!hf->have_drift) {
+    PetscCall(BTEHighFieldCreateDefaultDrift(hf, &hf->drift));
+    hf->have_drift = PETSC_TRUE;
+  }
+  PetscCall(BTEGetTemperature(bte, &hf->T));
+  kT = BTE_KB * hf->T;
+  hf->n = hf->density > 0 ? hf->density : (dim == 2 ? 1e12 : 1e17);
+  PetscCall(BTEChemicalPotential(bte, hf->T, hf->n, &hf->mu));
+  {
+    const PetscReal *e;
+    PetscReal        emin = PETSC_MAX_REAL;
+    PetscCall(BTEGetLocalStates(bte, &e, NULL, NULL, NULL));
+    for (PetscInt i = 0; i < nl; i++) emin = PetscMin(emin, e[i]);
+    PetscCall(MPIU_Allreduce(&emin, &hf->emin, 1, MPIU_REAL, MPIU_MIN, comm));
+  }
+  /* collision operator at the lattice temperature */
+  PetscCall(BTECollisionCreate(bte, &hf->col));
+  PetscCall(BTECollisionSetFromOptions(hf->col));
+  PetscCall(BTECollisionSetUp(hf->col));
+  PetscCall(BTECollisionCreateJacobian(hf->col, &hf->Jc));
+  /* vectors */
+  if (hf->g) {
+    PetscInt n;
+    PetscCall(VecGetSize(hf->g, &n));
+    if (n != N) PetscCall(VecDestroy(&hf->g));
+  }
+  if (!hf->g) PetscCall(BTECreateStateVec(bte, &hf->g));
+  PetscCall(VecDuplicate(hf->g, &hf->r));
+  PetscCall(VecDuplicate(hf->g, &hf->f));
+  PetscCall(VecDuplicate(hf->g, &hf->W));
+  PetscCall(VecDuplicate(hf->g, &hf->R));
+  PetscCall(VecDuplicate(hf->g, &hf->gamma0));
+  PetscCall(VecDuplicate(hf->g, &hf->work));
+  PetscCall(VecDuplicate(hf->g, &hf->work2));
+  PetscCall(VecDuplicate(hf->g, &hf->one));
+  PetscCall(VecDuplicate(hf->g, &hf->fJ));
+  PetscCall(VecDuplicate(hf->g, &hf->WJ));
+  PetscCall(VecDuplicate(hf->g, &hf->RJ));
+  PetscCall(VecSet(hf->one, 1.0));
+  /* equilibrium start: g = (e - mu)/kT */
+  {
+    const PetscReal *e;
+    PetscScalar     *ga;
+    PetscCall(BTEGetLocalStates(bte, &e, NULL, NULL, NULL));
+    PetscCall(VecGetArrayWrite(hf->g, &ga));
+    for (PetscInt i = 0; i < nl; i++) ga[i] = (e[i] - hf->mu) / kT;
+    PetscCall(VecRestoreArrayWrite(hf->g, &ga));
+  }
+  PetscCall(HFOccupations(hf->g, hf->f, hf->W, &ok));
+  {
+    PetscScalar s, sw, swg;
+    PetscCall(VecSum(hf->f, &s));
+    hf->N0 = PetscRealPart(s);
+    PetscCall(BTECollisionComputeJacobian(hf->col, hf->f, hf->Jc));
+    PetscCall(MatGetDiagonal(hf->Jc, hf->gamma0));
+    PetscCall(VecScale(hf->gamma0, -1.0));
+    PetscCall(VecNorm(hf->gamma0, NORM_2, &gnorm));
+    hf->gnorm0 = gnorm;
+    PetscCall(VecSum(hf->W, &sw));
+    PetscCall(VecDot(hf->gamma0, hf->W, &swg));
+    hf->c = PetscRealPart(swg) / PetscRealPart(sw);
+    PetscCheck(hf->c > 0, comm, PETSC_ERR_ARG_WRONGSTATE, "High field: the carriers do not scatter (Gamma = 0 at equilibrium); check the table");
+  }
+  /* Jacobian shells */
+  PetscCall(MatCreateShell(comm, nl, nl, N, N, hf, &hf->Jr));
+  PetscCall(MatShellSetOperation(hf->Jr, MATOP_MULT, (void (*)(void))HFJrMult));
+  PetscCall(MatShellSetOperation(hf->Jr, MATOP_GET_DIAGONAL, (void (*)(void))HFJrDiagonal));
+  PetscCall(MatShellSetVecType(hf->Jr, ((PetscObject)hf->g)->type_name));
+  PetscCall(MatCreateShell(comm, nl, nl, N, N, hf, &hf->Jptc));
+  PetscCall(MatShellSetOperation(hf->Jptc, MATOP_MULT, (void (*)(void))HFPtcMult));
+  PetscCall(MatShellSetOperation(hf->Jptc, MATOP_GET_DIAGONAL, (void (*)(void))HFPtcDiagonal));
+  PetscCall(MatShellSetVecType(hf->Jptc, ((PetscObject)hf->g)->type_name));
+  PetscCall(SNESSetFunction(hf->snes, hf->r, HFSNESFunction, hf));
+  PetscCall(SNESSetJacobian(hf->snes, hf->Jr, hf->Jr, HFSNESJacobian, hf));
+  {
+    char opt[256];
+    const char *prefix;
+    PetscCall(SNESGetOptionsPrefix(hf->snes, &prefix));
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%ssnes_atol", prefix ? prefix : ""));
+    PetscCall(PetscOptionsHasName(((PetscObject)hf)->options, NULL, opt, &user_atol));
+  }
+  atol = hf->tol * hf->gnorm0;
+  if (!user_atol) PetscCall(SNESSetTolerances(hf->snes, atol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+  else PetscCall(SNESGetTolerances(hf->snes, &atol, NULL, NULL, NULL, NULL));
+
+  /* valleys */
+  {
+    BTEValleys v = (BTEValleys)hf->valleys;
+    PetscCall(BTEValleysDestroy(&v));
+  }
+  PetscCall(BTEValleysCreate(bte, &valleys));
+  hf->valleys = valleys;
+  PetscCall(PetscFree(hf->res));
+  PetscCall(PetscFree(hf->valley_occ));
+  PetscCall(PetscFree(hf->band_occ));
+  hf->nres = hf->nE;
+  PetscCall(PetscCalloc1(hf->nE, &hf->res));
+  PetscCall(PetscCalloc1(hf->nE * PetscMax(valleys->nkind, 1), &hf->valley_occ));
+  PetscCall(PetscCalloc1(hf->nE * nb, &hf->band_occ));
+  if (hf->monitor) PetscCall(PetscPrintf(comm, "high field: T = %g K, n = %g %s (mu = %g eV), %" PetscInt_FMT " states, c = <Gamma> = %g 1/fs, target ||r|| <= %g\n", (double)hf->T, (double)hf->n, dim == 2 ? "cm^-2" : "cm^-3", (double)hf->mu, N, (double)hf->c, (double)atol));
+
+  for (PetscInt k = 0; k < hf->nE; k++) {
+    BTEHighFieldResult *res = &hf->res[k];
+    Vec                 gstart;
+    PetscBool           conv = PETSC_FALSE;
+    PetscReal           rn;
+    PetscInt            its  = 0;
+
+    for (PetscInt a = 0; a < 3; a++) hf->field[a] = hf->E[k] * hf->dir[a];
+    PetscCall((*hf->drift.setfield)(hf->drift.ctx, hf->field));
+    res->field = hf->E[k];
+    hf->applies = 0;
+    PetscCall(VecDuplicate(hf->g, &gstart));
+    PetscCall(VecCopy(hf->g, gstart));
+    if (hf->method == BTE_HIGHFIELD_NEWTON) {
+      SNESConvergedReason reason;
+      PetscCall(SNESSolve(hf->snes, NULL, hf->g));
+      PetscCall(SNESGetConvergedReason(hf->snes, &reason));
+      PetscCall(SNESGetIterationNumber(hf->snes, &its));
+      conv = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
+      if (!conv) {
+        PetscInt steps, its2;
+        PetscBool pconv;
+        PetscCall(PetscInfo(hf, "Newton failed at %g V/cm (%s): pseudo-transient continuation\n", (double)hf->E[k], SNESConvergedReasons[reason]));
+        if (hf->monitor) PetscCall(PetscPrintf(comm, "  Newton failed at %g V/cm (%s): pseudo-transient continuation\n", (double)hf->E[k], SNESConvergedReasons[reason]));
+        PetscCall(VecCopy(gstart, hf->g));
+        PetscCall(HFResidual(hf, hf->g, hf->r, &ok));
+        PetscCall(VecNorm(hf->r, NORM_2, &rn));
+        PetscCall(HFPseudoTransient(hf, PetscMax(atol, hf->ptc_switch * rn), &steps, &pconv));
+        res->used_ptc = PETSC_TRUE;
+        PetscCall(SNESSolve(hf->snes, NULL, hf->g));
+        PetscCall(SNESGetConvergedReason(hf->snes, &reason));
+        PetscCall(SNESGetIterationNumber(hf->snes, &its2));
+        conv = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
+        its  = its + steps + its2;
+      }
+    } else {
+      PetscCall(HFPseudoTransient(hf, atol, &its, &conv));
+      res->used_ptc = PETSC_TRUE;
+    }
+    PetscCall(VecDestroy(&gstart));
+    PetscCall(HFResidual(hf, hf->g, hf->r, &ok));
+    PetscCall(VecNorm(hf->r, NORM_2, &rn));
+    if (rn > atol * 1.0000001) conv = PETSC_FALSE;
+    res->residual   = rn / hf->gnorm0;
+    res->iterations = its;
+    res->applies    = hf->applies;
+    res->converged  = conv;
+    PetscCall(HFObservables(hf, hf->f, res, &hf->valley_occ[k * PetscMax(valleys->nkind, 1)], &hf->band_occ[k * nb]));
+    if (hf->monitor) PetscCall(PetscPrintf(comm, "  E = %10.4g V/cm: v_d = %11.4e cm/s, <e> = %8.5f eV, its %4" PetscInt_FMT ", applies %6" PetscInt64_FMT ", ||r||/||Gamma|| %8.2e%s\n", (double)res->field, (double)res->drift_velocity, (double)res->mean_energy, its, res->applies, (double)res->residual, conv ? "" : " NOT CONVERGED"));
+  }
+  PetscCall(PetscLogEventEnd(BTE_HighFieldSolve, hf, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldGetNumResults(BTEHighField hf, PetscInt *n)
+{
+  PetscFunctionBegin;
+  *n = hf->nres;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldGetResult(BTEHighField hf, PetscInt i, BTEHighFieldResult *r)
+{
+  PetscFunctionBegin;
+  PetscCheck(i >= 0 && i < hf->nres, PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "Result %" PetscInt_FMT " out of range [0, %" PetscInt_FMT "): call BTEHighFieldSolve() first", i, hf->nres);
+  *r = hf->res[i];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldGetValleys(BTEHighField hf, PetscInt *n, const char *const *labels[], const PetscReal *energies[])
+{
+  BTEValleys v = (BTEValleys)hf->valleys;
+
+  PetscFunctionBegin;
+  PetscCheck(v, PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_WRONGSTATE, "Call BTEHighFieldSolve() first");
+  if (n) *n = v->nkind;
+  if (labels) *labels = v->labelp;
+  if (energies) *energies = v->kind_e;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldGetValleyOccupations(BTEHighField hf, PetscInt i, const PetscReal *occ[])
+{
+  BTEValleys v = (BTEValleys)hf->valleys;
+
+  PetscFunctionBegin;
+  PetscCheck(v && i >= 0 && i < hf->nres, PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "No result %" PetscInt_FMT ": call BTEHighFieldSolve() first", i);
+  *occ = &hf->valley_occ[i * PetscMax(v->nkind, 1)];
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldGetSolution(BTEHighField hf, Vec *f)
+{
+  PetscFunctionBegin;
+  PetscCheck(hf->f, PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_WRONGSTATE, "Call BTEHighFieldSolve() first");
+  *f = hf->f;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEHighFieldView(BTEHighField hf, PetscViewer v)
+{
+  PetscBool  iascii;
+  BTEValleys val;
+  PetscInt   dim;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  if (!v) PetscCall(PetscViewerASCIIGetStdout(PetscObjectComm((PetscObject)hf), &v));
+  PetscCall(PetscObjectTypeCompare((PetscObject)v, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(0);
+  PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)hf, v));
+  PetscCall(PetscViewerASCIIPushTab(v));
+  PetscCall(PetscViewerASCIIPrintf(v, "method: %s\n", hf->method == BTE_HIGHFIELD_NEWTON ? "newton (SNES; pseudo-transient continuation if Newton fails)" : "ptc (pseudo-transient continuation)"));
+  PetscCall(PetscViewerASCIIPrintf(v, "field direction: (%g, %g, %g)\n", (double)hf->dir[0], (double)hf->dir[1], (double)hf->dir[2]));
+  if (hf->nres) {
+    val = (BTEValleys)hf->valleys;
+    PetscCall(BTEGetGrid(hf->bte, &dim, NULL, NULL, NULL, NULL));
+    PetscCall(PetscViewerASCIIPrintf(v, "T = %g K, carrier density %g %s (equilibrium mu = %g eV)\n", (double)hf->T, (double)hf->n, dim == 2 ? "cm^-2" : "cm^-3", (double)hf->mu));
+    {
+      char line[1024] = "valleys (band minima, occupation columns occ[k] below):", item[128];
+      for (PetscInt k = 0; k < val->nkind; k++) {
+        PetscCall(PetscSNPrintf(item, sizeof(item), "%s [%d] %s at %.4f eV", k ? "," : "", (int)k, val->label[k], (double)(val->kind_e[k] - hf->emin)));
+        PetscCall(PetscStrlcat(line, item, sizeof(line)));
+      }
+      PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line));
+      PetscCall(PetscSNPrintf(line, sizeof(line), "%11s %13s %10s %5s %8s %9s", "E(V/cm)", "v_d(cm/s)", "<e>(eV)", "its", "applies", "residual"));
+      for (PetscInt k = 0; k < val->nkind && k < 6; k++) {
+        PetscCall(PetscSNPrintf(item, sizeof(item), "  occ[%d]", (int)k));
+        PetscCall(PetscStrlcat(line, item, sizeof(line)));
+      }
+      PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line));
+    }
+    for (PetscInt i = 0; i < hf->nres; i++) {
+      const BTEHighFieldResult *r = &hf->res[i];
+      char                      line[1024], item[64];
+      PetscCall(PetscSNPrintf(line, sizeof(line), "%11.5g %13.5e %10.5f %5" PetscInt_FMT " %8" PetscInt64_FMT " %9.2e", (double)r->field, (double)r->drift_velocity, (double)r->mean_energy, r->iterations, r->applies, (double)r->residual));
+      for (PetscInt k = 0; k < val->nkind && k < 6; k++) {
+        PetscCall(PetscSNPrintf(item, sizeof(item), " %7.4f", (double)hf->valley_occ[i * PetscMax(val->nkind, 1) + k]));
+        PetscCall(PetscStrlcat(line, item, sizeof(line)));
+      }
+      PetscCall(PetscViewerASCIIPrintf(v, "%s%s%s\n", line, r->used_ptc ? " (ptc)" : "", r->converged ? "" : " NOT CONVERGED"));
+    }
+  }
+  PetscCall(PetscViewerASCIIPopTab(v));
+  PetscFunctionReturn(0);
+}
+
+/* ---- HDF5 ---- */
+typedef struct {
+  BTEHighField hf;
+  PetscInt     dim, nk[3], nbands;
+  const char  *model;
+} HFWriteCtx;
+
+static int HFWriter(void *vctx, const char file[], char err[], size_t len)
+{
+  HFWriteCtx  *c   = (HFWriteCtx *)vctx;
+  BTEHighField hf  = c->hf;
+  BTEValleys   val = (BTEValleys)hf->valleys;
+  PetscInt     n = hf->nres, nv = PetscMax(val->nkind, 1), nb = c->nbands;
+  hsize_t      d1[1] = {(hsize_t)n}, d2[2] = {(hsize_t)n, 3}, dv[2] = {(hsize_t)n, (hsize_t)nv}, db[2] = {(hsize_t)n, (hsize_t)nb}, dk[1] = {(hsize_t)nv};
+  hid_t        f, g;
+  char         tmp[PETSC_MAX_PATH_LEN + 8];
+  int          ok = 1;
+  PetscReal   *buf;
+  PetscInt    *ibuf;
+  PetscInt64  *lbuf;
+
+  f = BTETrH5Open(file, tmp, sizeof(tmp), err, len);
+  if (f < 0) return -1;
+  g = H5Gcreate2(f, "highfield", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) {
+    snprintf(err, len, "cannot create group /highfield");
+    BTETrH5Close(f, file, tmp, 0, err, len);
+    return -1;
+  }
+  buf  = (PetscReal *)malloc((3 * n + n * nv + n * nb + nv + 1) * sizeof(PetscReal));
+  ibuf = (PetscInt *)malloc((n + 1) * sizeof(PetscInt));
+  lbuf = (PetscInt64 *)malloc((n + 1) * sizeof(PetscInt64));
+  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].field;
+  ok = ok && !BTETrH5WriteReal(g, "field", 1, d1, buf, "V/cm", "field strength |E| along field_direction", err, len);
+  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].drift_velocity;
+  ok = ok && !BTETrH5WriteReal(g, "drift_velocity", 1, d1, buf, "cm/s", "v_d = sum f v.E_hat / sum f (negative: carriers move against E)", err, len);
+  for (PetscInt k = 0; k < n; k++)
+    for (PetscInt a = 0; a < 3; a++) buf[3 * k + a] = hf->res[k].velocity[a];
+  ok = ok && !BTETrH5WriteReal(g, "velocity", 2, d2, buf, "cm/s", "mean velocity sum f v / sum f", err, len);
+  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].mean_energy;
+  ok = ok && !BTETrH5WriteReal(g, "mean_energy", 1, d1, buf, "eV", "sum f (e - e_min) / sum f, e_min = lowest state in the window", err, len);
+  for (PetscInt k = 0; k < n * nv; k++) buf[k] = hf->valley_occ[k];
+  ok = ok && !BTETrH5WriteReal(g, "valley_occupation", 2, dv, buf, "1", "fraction of the carriers in each valley kind (valley_label)", err, len);
+  for (PetscInt k = 0; k < n * nb; k++) buf[k] = hf->band_occ[k];
+  ok = ok && !BTETrH5WriteReal(g, "band_occupation", 2, db, buf, "1", "fraction of the carriers in each band", err, len);
+  for (PetscInt k = 0; k < nv; k++) buf[k] = val->nkind ? val->kind_e[k] - hf->emin : 0;
+  ok = ok && !BTETrH5WriteReal(g, "valley_energy", 1, dk, buf, "eV", "valley minimum above the lowest state", err, len);
+  {
+    /* fixed-length strings */
+    hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate_simple(1, dk, NULL), d;
+    char *lbl = (char *)calloc(nv, BTE_VALLEY_LABEL);
+    for (PetscInt k = 0; k < val->nkind; k++) strncpy(lbl + k * BTE_VALLEY_LABEL, val->label[k], BTE_VALLEY_LABEL - 1);
+    H5Tset_size(t, BTE_VALLEY_LABEL);
+    d = H5Dcreate2(g, "valley_label", t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (d < 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, lbl) < 0) {
+      if (ok) snprintf(err, len, "cannot write dataset valley_label");
+      ok = 0;
+    }
+    if (d >= 0) H5Dclose(d);
+    H5Sclose(s);
+    H5Tclose(t);
+    free(lbl);
+  }
+  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].residual;
+  ok = ok && !BTETrH5WriteReal(g, "residual", 1, d1, buf, "1", "||r|| / ||Gamma|| at the returned state (r: residual scaled to 1/fs)", err, len);
+  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].number_error;
+  ok = ok && !BTETrH5WriteReal(g, "number_error", 1, d1, buf, "1", "|sum f - N0| / N0", err, len);
+  for (PetscInt k = 0; k < n; k++) ibuf[k] = hf->res[k].iterations;
+  ok = ok && !BTETrH5WriteInt(g, "iterations", 1, d1, ibuf, "1", "Newton plus pseudo-time steps", err, len);
+  for (PetscInt k = 0; k < n; k++) lbuf[k] = hf->res[k].applies;
+  ok = ok && !BTETrH5WriteInt64(g, "operator_applies", 1, d1, lbuf, "1", "collision Jacobian applies", err, len);
+  for (PetscInt k = 0; k < n; k++) ibuf[k] = hf->res[k].converged ? 1 : 0;
+  ok = ok && !BTETrH5WriteInt(g, "converged", 1, d1, ibuf, "1", "1 if the tolerance was met", err, len);
+  for (PetscInt k = 0; k < n; k++) ibuf[k] = hf->res[k].used_ptc ? 1 : 0;
+  ok = ok && !BTETrH5WriteInt(g, "used_ptc", 1, d1, ibuf, "1", "1 if pseudo-transient continuation was used", err, len);
+  ok = ok && !BTETrH5AttrString(g, "method", BTEHighFieldMethods[hf->method], err, len);
+  ok = ok && !BTETrH5AttrReal(g, "temperature_K", hf->T, err, len);
+  ok = ok && !BTETrH5AttrReal(g, "carrier_density", hf->n, err, len);
+  ok = ok && !BTETrH5AttrString(g, "carrier_density_units", c->dim == 2 ? "cm^-2" : "cm^-3", err, len);
+  ok = ok && !BTETrH5AttrReal(g, "chemical_potential_eV", hf->mu, err, len);
+  {
+    hsize_t d3[1] = {3};
+    ok = ok && !BTETrH5WriteReal(g, "field_direction", 1, d3, hf->dir, "1", "unit vector of E (Cartesian)", err, len);
+  }
+  {
+    char grid[64];
+    snprintf(grid, sizeof(grid), "%d x %d x %d", (int)c->nk[0], (int)c->nk[1], (int)c->nk[2]);
+    ok = ok && !BTETrH5AttrString(g, "k_grid", grid, err, len);
+  }
+  ok = ok && !BTETrH5AttrString(g, "model", c->model ? c->model : "", err, len);
+  ok = ok && !BTETrH5AttrInt(g, "dimension", c->dim, err, len);
+  free(buf);
+  free(ibuf);
+  free(lbuf);
+  H5Gclose(g);
+  return BTETrH5Close(f, file, tmp, ok, err, len);
+}
+
+PetscErrorCode BTEHighFieldWriteHDF5(BTEHighField hf, const char file[])
+{
+  HFWriteCtx c;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  PetscCheck(hf->nres > 0, PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_WRONGSTATE, "Call BTEHighFieldSolve() before BTEHighFieldWriteHDF5()");
+  PetscCall(PetscLogEventBegin(BTE_TransportIO, hf, 0, 0, 0));
+  c.hf     = hf;
+  c.nbands = hf->bte->nbands;
+  PetscCall(BTEGetGrid(hf->bte, &c.dim, c.nk, NULL, NULL, NULL));
+  PetscCall(BTEGetModel(hf->bte, &c.model));
+  PetscCall(BTETrH5Run(PetscObjectComm((PetscObject)hf), HFWriter, &c, file));
+  PetscCall(PetscLogEventEnd(BTE_TransportIO, hf, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
