@@ -15,9 +15,12 @@
    BTECollisionGlobalToLocal(). Outputs of the ops are global state Vecs (the owned
    part, nlocal entries).
 
-   No CUDA header is included here: a device implementation keeps its device data
-   behind coll->data (or its own pointer inside it) and selects host/device code
-   from the memtype of the Vecs it is given (VecGetArrayReadAndMemType()). */
+   No CUDA header is included here. A device back end keeps an opaque handle in the
+   implementation's data (made from the host layout on the first apply with CUDA Vecs)
+   and the implementation's ops dispatch on the Vec type: with BTE_HAVE_CUDA, fused.c and
+   tgt.c call the entry points of bte/private/collisioncuda.h when the local vector is a
+   CUDA Vec (BTECollisionVecIsCUDA), else run the OpenMP kernels. The local vector type
+   follows the input (BTECollisionLocalVecType: VECSEQCUDA for CUDA state Vecs). */
 #pragma once
 
 #include <bte/private/bteimpl.h>

@@ -13,6 +13,9 @@
    w[2 nnz] interleaved (out, in) in double (16 B) or float (mixed, 8 B): 20 (12) bytes per
    entry, 40 (24) per channel with both ends on this rank. Rows are sorted by o. */
 #include <bte/private/collisionimpl.h>
+#if defined(BTE_HAVE_CUDA)
+  #include <bte/private/collisioncuda.h>
+#endif
 
 typedef struct {
   PetscCount  nnz;
@@ -20,7 +23,29 @@ typedef struct {
   int32_t    *col;    /* nnz */
   PetscReal  *w;      /* 2 nnz (double precision) */
   float      *ws;     /* 2 nnz (mixed precision) */
+#if defined(BTE_HAVE_CUDA)
+  BTEFusedCUDA cuda; /* device copy of the layout, made on the first apply on CUDA Vecs */
+#endif
 } BTECollision_Fused;
+
+#if defined(BTE_HAVE_CUDA)
+/* CUDA Vecs: the layout goes to the device once; *done tells the caller that the device did the work */
+  #define FUSED_CUDA_DISPATCH(coll, fl, call) \
+    do { \
+      BTECollision_Fused *fu_ = (BTECollision_Fused *)(coll)->data; \
+      PetscBool           dev_; \
+      PetscCall(BTECollisionVecIsCUDA(fl, &dev_)); \
+      if (dev_) { \
+        if (!fu_->cuda) PetscCall(BTEFusedCUDACreate((coll)->nlocal, (coll)->nghost, fu_->nnz, fu_->rowptr, fu_->col, fu_->w, fu_->ws, &fu_->cuda)); \
+        PetscCall(call); \
+        PetscFunctionReturn(0); \
+      } \
+    } while (0)
+#else
+  #define FUSED_CUDA_DISPATCH(coll, fl, call) \
+    do { \
+    } while (0)
+#endif
 
 #define FUSED_APPLY_KERNEL(WT, W) \
   do { \
@@ -82,6 +107,7 @@ static PetscErrorCode BTECollisionApply_Fused(BTECollision coll, Vec fl, Vec Iv)
   PetscScalar        *y;
 
   PetscFunctionBegin;
+  FUSED_CUDA_DISPATCH(coll, fl, BTEFusedCUDAApply(fu_->cuda, fl, Iv));
   PetscCall(VecGetArrayRead(fl, &f));
   PetscCall(VecGetArrayWrite(Iv, &y));
   if (fu->ws) FUSED_APPLY_KERNEL(float, fu->ws);
@@ -103,6 +129,7 @@ static PetscErrorCode BTECollisionJacobianApply_Fused(BTECollision coll, Vec fl,
   PetscScalar        *y;
 
   PetscFunctionBegin;
+  FUSED_CUDA_DISPATCH(coll, fl, BTEFusedCUDAJacobianApply(fu_->cuda, fl, xl, Y));
   PetscCall(VecGetArrayRead(fl, &f));
   PetscCall(VecGetArrayRead(xl, &x));
   PetscCall(VecGetArrayWrite(Y, &y));
@@ -126,6 +153,7 @@ static PetscErrorCode BTECollisionJacobianDiagonal_Fused(BTECollision coll, Vec 
   PetscScalar        *y;
 
   PetscFunctionBegin;
+  FUSED_CUDA_DISPATCH(coll, fl, BTEFusedCUDAJacobianDiagonal(fu_->cuda, fl, D));
   PetscCall(VecGetArrayRead(fl, &f));
   PetscCall(VecGetArrayWrite(D, &y));
   if (fu->ws) FUSED_DIAG_KERNEL(float, fu->ws);
@@ -211,6 +239,9 @@ static PetscErrorCode BTECollisionDestroy_Fused(BTECollision coll)
 
   PetscFunctionBegin;
   if (!fu) PetscFunctionReturn(0);
+#if defined(BTE_HAVE_CUDA)
+  PetscCall(BTEFusedCUDADestroy(&fu->cuda));
+#endif
   PetscCall(PetscFree(fu->rowptr));
   PetscCall(PetscFree(fu->col));
   PetscCall(PetscFree(fu->w));

@@ -12,6 +12,9 @@
    Arrays: scatter 12 B per pair, scatter_channels 16 B per channel, sources 4 B per entry,
    targets 8 B per owned state, sc_col 8 B per channel (work). */
 #include <bte/private/collisionimpl.h>
+#if defined(BTE_HAVE_CUDA)
+  #include <bte/private/collisioncuda.h>
+#endif
 
 typedef struct {
   PetscCount  npair, nch;
@@ -28,7 +31,63 @@ typedef struct {
   int32_t    *sources;  /* stargets_sources */
   PetscReal  *sc_col;   /* pass 1 output, nch */
   PetscReal  *sc_col2;  /* second value per channel for the Jacobian diagonal (lazily) */
+#if defined(BTE_HAVE_CUDA)
+  BTETgtCUDA cuda; /* device copy of the layout, made on the first apply on CUDA Vecs */
+#endif
 } BTECollision_Tgt;
+
+#if defined(BTE_HAVE_CUDA)
+static PetscErrorCode TgtGetCUDA(BTECollision coll, BTETgtCUDA *h)
+{
+  BTECollision_Tgt *tg = (BTECollision_Tgt *)coll->data;
+
+  PetscFunctionBegin;
+  if (!tg->cuda) {
+    BTETgtCUDALayout L;
+    L.nlocal   = coll->nlocal;
+    L.nghost   = coll->nghost;
+    L.nbands   = coll->nbands;
+    L.nmodes   = coll->nmodes;
+    L.npair    = tg->npair;
+    L.nch      = tg->nch;
+    L.nqc      = tg->nqc;
+    L.nkp      = tg->nkp;
+    L.pref     = coll->pref;
+    L.inveta   = coll->inveta;
+    L.gnorm    = coll->gnorm;
+    L.kT       = coll->kT;
+    L.scatter  = tg->scatter;
+    L.g2       = tg->g2;
+    L.bands    = tg->bands;
+    L.pairidx  = tg->pairidx;
+    L.wq       = tg->wq;
+    L.nph      = tg->nph;
+    L.hwch     = tg->hwch;
+    L.kb2state = tg->kb2state;
+    L.targets  = tg->targets;
+    L.sources  = tg->sources;
+    L.energy   = coll->energy;
+    PetscCall(BTETgtCUDACreate(&L, &tg->cuda));
+  }
+  *h = tg->cuda;
+  PetscFunctionReturn(0);
+}
+  #define TGT_CUDA_DISPATCH(coll, fl, call) \
+    do { \
+      PetscBool  dev_; \
+      BTETgtCUDA h_; \
+      PetscCall(BTECollisionVecIsCUDA(fl, &dev_)); \
+      if (dev_) { \
+        PetscCall(TgtGetCUDA(coll, &h_)); \
+        PetscCall(call); \
+        PetscFunctionReturn(0); \
+      } \
+    } while (0)
+#else
+  #define TGT_CUDA_DISPATCH(coll, fl, call) \
+    do { \
+    } while (0)
+#endif
 
 /* pass 1 per channel (exp counted as one): a and b 14, x_c 13 (+4 when N is computed); pass 2: 1 per entry */
 #define TGT_FLOPS_PER_CHANNEL 27.0
@@ -110,6 +169,7 @@ static PetscErrorCode BTECollisionApply_Tgt(BTECollision coll, Vec fl, Vec Iv)
   PetscScalar       *y;
 
   PetscFunctionBegin;
+  TGT_CUDA_DISPATCH(coll, fl, BTETgtCUDAApply(h_, fl, Iv));
   PetscCall(VecGetArrayRead(fl, &f));
   PetscCall(TgtPass1(coll, f, NULL, TGT_VALUE));
   PetscCall(VecRestoreArrayRead(fl, &f));
@@ -126,6 +186,7 @@ static PetscErrorCode BTECollisionJacobianApply_Tgt(BTECollision coll, Vec fl, V
   PetscScalar       *y;
 
   PetscFunctionBegin;
+  TGT_CUDA_DISPATCH(coll, fl, BTETgtCUDAJacobianApply(h_, fl, xl, Y));
   PetscCall(VecGetArrayRead(fl, &f));
   PetscCall(VecGetArrayRead(xl, &x));
   PetscCall(TgtPass1(coll, f, x, TGT_JACOBIAN));
@@ -144,6 +205,7 @@ static PetscErrorCode BTECollisionJacobianDiagonal_Tgt(BTECollision coll, Vec fl
   PetscScalar       *y;
 
   PetscFunctionBegin;
+  TGT_CUDA_DISPATCH(coll, fl, BTETgtCUDAJacobianDiagonal(h_, fl, D));
   if (!tg->sc_col2) {
     PetscCall(PetscMalloc1(tg->nch, &tg->sc_col2));
     coll->bytes += (PetscLogDouble)tg->nch * sizeof(PetscReal);
@@ -254,6 +316,9 @@ static PetscErrorCode BTECollisionDestroy_Tgt(BTECollision coll)
 
   PetscFunctionBegin;
   if (!tg) PetscFunctionReturn(0);
+#if defined(BTE_HAVE_CUDA)
+  PetscCall(BTETgtCUDADestroy(&tg->cuda));
+#endif
   PetscCall(PetscFree(tg->scatter));
   PetscCall(PetscFree3(tg->g2, tg->bands, tg->pairidx));
   PetscCall(PetscFree2(tg->wq, tg->nph));

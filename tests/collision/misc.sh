@@ -1,0 +1,21 @@
+# View output, and clear errors on misuse of the collision operator.
+. "$TESTDIR/common.sh"
+set -e
+m="$BUILD/tests/coll_misc -synth_nk 4"
+out=$($m -bte_collision_view)
+for pat in "type: fused" "layout bytes per channel: 40" "entries (owned channel ends)" "ghost states: 0" "MATSHELL"; do
+  grep -qF "$pat" <<<"$out" || { echo "missing '$pat' in:"; echo "$out"; exit 1; }
+done
+out=$(run_np 2 $m -bte_collision_view -bte_collision_type baseline -bte_jacobian_assembled)
+for pat in "type: baseline" "pair records" "assembled AIJ" "type: mpiaij"; do
+  grep -qF "$pat" <<<"$out" || { echo "missing '$pat' in:"; echo "$out"; exit 1; }
+done
+grep -qE "ghost states: [1-9]" <<<"$out" || { echo "no ghosts on 2 ranks"; echo "$out"; exit 1; }
+out=$($m -bte_collision_view -bte_collision_precision mixed)
+grep -qF "float (mixed precision)" <<<"$out" || { echo "$out"; exit 1; }
+expect_fail "Set up the BTE (BTESetUp()) before its collision operator" $m -case nosetup
+expect_fail "create it with BTECreateStateVec()" $m -case badvec
+expect_fail "was not created by BTECollisionCreateJacobian()" $m -case foreign
+expect_fail "before MatMult()" $m -case nostate
+expect_fail "Unknown collision operator type 'nonesuch'" $m -case type
+expect_fail "Unknown collision operator type 'nope'; -bte_collision_type takes one of: baseline tgt fused" $m -bte_collision_type nope
