@@ -404,9 +404,11 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
       err |= BTEPairsOf(&p, i, NULL, NULL, NULL, NULL, NULL, &c, &l);
       sum += c;
     }
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm)); /* all ranks stop together */
     PetscCheck(!err, comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", spec->name);
-    if (nsample) {
-      PetscLogDouble est = (PetscLogDouble)sum * bte->nlocal / nsample;
+    {
+      /* collective: every rank checks, also one that owns no state */
+      PetscLogDouble est = nsample ? (PetscLogDouble)sum * bte->nlocal / nsample : 0;
       char           what[256];
       PetscCall(PetscInfo(bte, "estimated %g channels on this rank from %" PetscInt_FMT " sampled states\n", (double)est, nsample));
       PetscCall(PetscSNPrintf(what, sizeof(what), "The scattering table (about %.3g channels on this rank, estimated from %" PetscInt_FMT " sampled states)", (double)est, nsample));
@@ -446,6 +448,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
         }
       }
     }
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
     PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", spec->name);
     PetscCheck(!(err & 2), comm, PETSC_ERR_PLIB, "Model %s: coupling is not reproducible (two evaluations of a pair differ)", spec->name);
     if (!pass) {
