@@ -100,7 +100,9 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' scripts/bte.pc.in > $(PREFIX)/lib/pkgconfig/bte.pc
 	@echo "installed bte into $(PREFIX) (pkg-config: $(PREFIX)/lib/pkgconfig/bte.pc)"
 
-clean:
+# PETSc >= 3.20's rules define `clean::` (older ones `clean:`); a target cannot have both kinds.
+BTE_CLEAN_SEP := $(if $(shell grep -s '^clean::' $(PETSC_DIR)/lib/petsc/conf/rules),::,:)
+clean$(BTE_CLEAN_SEP)
 	rm -rf $(BUILD)
 
 info:

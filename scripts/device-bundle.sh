@@ -17,11 +17,15 @@ while [ $# -gt 0 ]; do
     *) echo "device-bundle.sh: unknown argument '$1'" >&2; exit 2;;
   esac
 done
-[ -x "$BUILD/bin/bte" ] || { echo "device-bundle.sh: no $BUILD/bin/bte: make PETSC_DIR=$(pwd)/$PETSC BUILD=$BUILD" >&2; exit 1; }
+[ -x "$BUILD/bin/bte" ] || { echo "device-bundle.sh: no $BUILD/bin/bte: make PETSC_DIR=<CUDA PETSc> BUILD=$BUILD" >&2; exit 1; }
 grep -q 'PETSC_HAVE_CUDA 1' "$PETSC/include/petscconf.h" 2>/dev/null || { echo "device-bundle.sh: $PETSC is not a CUDA PETSc (scripts/petsc-cuda.sh)" >&2; exit 1; }
-for p in "$OUT" "$BUILD"; do  # both must stay out of git (and so out of the tree that travels)
-  git check-ignore -q "$p" || { echo "/$p/" >> .git/info/exclude; echo "device-bundle.sh: added /$p/ to .git/info/exclude"; }
-done
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  exclude=$(git rev-parse --git-path info/exclude); mkdir -p "$(dirname "$exclude")"
+  for p in "$OUT" "$BUILD"; do  # both must stay out of git (and so out of the tree that travels)
+    case "$p" in /*) continue;; esac
+    git check-ignore -q "$p" || { echo "/$p/" >> "$exclude"; echo "device-bundle.sh: added /$p/ to $exclude"; }
+  done
+fi
 
 stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/lib" "$stage/lib-fallback" "$stage/$BUILD"

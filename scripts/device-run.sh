@@ -1,6 +1,7 @@
 #!/bin/bash
 # On the GPU machine: unpacks .device/bte-cuda.tar.xz (made by scripts/device-bundle.sh) into
-# .device/root, points LD_LIBRARY_PATH at it and runs a command with bte's test environment:
+# $BTE_DEVICE_ROOT (default ${TMPDIR:-/tmp}/bte-device, outside the tree that travels), points
+# LD_LIBRARY_PATH at it and runs a command with bte's test environment:
 #   scripts/device-run.sh COMMAND [ARGS...]     e.g. scripts/device-run.sh '$BTE' -help
 #   source scripts/device-run.sh                (sets the environment in the current shell)
 # Exports BTE, BUILD, BTE_HAVE_CUDA=1, MPIEXEC (as root: --allow-run-as-root --oversubscribe) and
@@ -8,11 +9,12 @@
 _bte_dev_main() {
   local top; top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   local dev=${BTE_DEVICE_DIR:-$top/.device} root
-  root=$dev/root
+  root=${BTE_DEVICE_ROOT:-${TMPDIR:-/tmp}/bte-device}
   if [ ! -f "$root/BUNDLE-INFO" ] || [ "$dev/bte-cuda.tar.xz" -nt "$root/BUNDLE-INFO" ]; then
     [ -f "$dev/bte-cuda.tar.xz" ] || { echo "device-run.sh: no $dev/bte-cuda.tar.xz (scripts/device-bundle.sh, then carry .device)" >&2; return 1; }
     rm -rf "$root"; mkdir -p "$root"
     xz -dc "$dev/bte-cuda.tar.xz" | tar -C "$root" -xf - || return 1
+    touch "$root/BUNDLE-INFO"
   fi
   # Fallback libraries only where this machine lacks the soname.
   mkdir -p "$root/lib-used"

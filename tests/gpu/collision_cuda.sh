@@ -1,0 +1,17 @@
+#!/bin/bash
+# CPU vs CUDA collision operator (tgt, fused, fused mixed): I[f], J(f)x and diag J agree to 1e-12
+# (max-norm relative), the CUDA kernels run, and on one rank no host<->device copy happens in an
+# apply. Skips (exit 77) without a CUDA build of bte or without a GPU.
+source "$TESTDIR/common.sh"
+if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
+  echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
+fi
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
+fi
+set -e
+prog="$BUILD/tests/gpu_collision"
+gpuopts="-use_gpu_aware_mpi 0"
+# one rank: the synthetic BTE, 3 bands, 4 modes; then 2 ranks (ghosts through the device scatter)
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 $gpuopts
+run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 $gpuopts
