@@ -1,6 +1,632 @@
-/* STUB: replaced by the HDF5 reader. */
+/* HDF5 scattering-table reader and validator (layout: docs/format.md).
+
+   Rank 0 opens the file and validates its header (attributes, groups, dataset
+   types and shapes) and broadcasts it, so every rank raises the same error.
+   Every rank then reads its own block of states, and a contiguous 1/P share of
+   the channel rows in steps of -bte_io_chunk rows; each channel goes to the
+   owners of its two ends (MPI_Alltoallv per step). A first pass over i and j
+   counts what each rank will hold, so the channel arrays are allocated once,
+   at their final size, after a memory check. One rank reads straight into its
+   arrays. No rank ever holds the whole channel list. */
 #include <bte/private/bteimpl.h>
+#include <bte/private/h5util.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BYTES_PER_CHANNEL ((PetscLogDouble)(3 * sizeof(PetscInt) + 2 * sizeof(PetscReal)))
+#define BYTES_PER_STATE   ((PetscLogDouble)(2 * sizeof(PetscInt) + 4 * sizeof(PetscReal)))
+
+/* What rank 0 learns from the file's metadata, broadcast to all ranks. */
+typedef struct {
+  BTEGrid     grid;
+  long long   nbands, nmodes, spin, carrier, N, M;
+  double      emin, emax, smearing, g2_cutoff, phonon_min, tol_eta, temperature;
+  int         has_g2_cutoff, has_phonon_min, has_tol_eta, has_temperature;
+  BTEParams   params;
+  char        source[256];
+  BTEH5Status st;
+} Header;
+
+/* ------------------------------------------------------------------------- */
+/* Header (rank 0)                                                           */
+
+static int HasHDF5Signature(const char file[], long long size)
+{
+  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char              buf[8];
+  FILE                      *fp = fopen(file, "rb");
+  int                        found = 0;
+
+  if (!fp) return 0;
+  /* the superblock sits at 0, 512, 1024, 2048, ... (after an optional user block) */
+  for (long long off = 0; off + 8 <= size && !found; off = off ? 2 * off : 512) {
+    if (fseek(fp, (long)off, SEEK_SET) || fread(buf, 1, 8, fp) != 8) break;
+    found = !memcmp(buf, sig, 8);
+  }
+  fclose(fp);
+  return found;
+}
+
+static int HeaderOpen(const char file[], hid_t *f, BTEH5Status *st)
+{
+  struct stat sb;
+  char        m[256];
+
+  *f = -1;
+  if (stat(file, &sb)) return BTEH5Fail(st, "cannot open it: %s. Check the path given to -bte_input", strerror(errno));
+  if (S_ISDIR(sb.st_mode)) return BTEH5Fail(st, "it is a directory; -bte_input expects an HDF5 scattering table file (docs/format.md)");
+  if (access(file, R_OK)) return BTEH5Fail(st, "cannot read it: %s. Check its permissions", strerror(errno));
+  *f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (*f >= 0) return 0;
+  BTEH5StackMessage(m, sizeof(m));
+  if (!HasHDF5Signature(file, (long long)sb.st_size))
+    return BTEH5Fail(st, "it is not an HDF5 file (no HDF5 signature in its %lld bytes). -bte_input expects a bte scattering table in HDF5 (docs/format.md): make one with 'bte generate' or convert your data", (long long)sb.st_size);
+  return BTEH5Fail(st, "HDF5 cannot open it (HDF5: %s). The file is truncated or damaged (an interrupted write or copy?), or in use by another program; copy it again or regenerate it", m);
+}
+
+static int CheckFiniteArray(const char what[], const PetscReal *v, int n, BTEH5Status *st)
+{
+  for (int k = 0; k < n; k++)
+    if (PetscIsInfOrNanReal(v[k])) return BTEH5Fail(st, "%s has a non-finite entry (%g); the file is corrupt", what, (double)v[k]);
+  return 0;
+}
+
+static int ReadGrid(hid_t f, Header *h, BTEH5Status *st)
+{
+  hsize_t    d[2];
+  long long  nk[3], dim;
+  double     vol, det;
+  PetscReal *a = h->grid.lattice, *b = h->grid.reciprocal, c[3];
+
+  if (!BTEH5Exists(f, "/grid")) return BTEH5Fail(st, "group /grid is missing (required by docs/format.md)");
+  if (BTEH5DatasetShape(f, "/grid/lattice", H5T_FLOAT, 2, "[3][3]", d, st)) return -1;
+  if (d[0] != 3 || d[1] != 3) return BTEH5Fail(st, "dataset /grid/lattice has shape [%llu][%llu]; expected [3][3] (rows a1, a2, a3 in Angstrom)", (unsigned long long)d[0], (unsigned long long)d[1]);
+  if (BTEH5CheckUnits(f, "/grid/lattice", "units", "Angstrom", "multiply bohr by 0.529177210903", st)) return -1;
+  if (BTEH5DatasetShape(f, "/grid/reciprocal", H5T_FLOAT, 2, "[3][3]", d, st)) return -1;
+  if (d[0] != 3 || d[1] != 3) return BTEH5Fail(st, "dataset /grid/reciprocal has shape [%llu][%llu]; expected [3][3] (rows b1, b2, b3 in 1/Angstrom)", (unsigned long long)d[0], (unsigned long long)d[1]);
+  if (BTEH5CheckUnits(f, "/grid/reciprocal", "units", "1/Angstrom", NULL, st)) return -1;
+  if (BTEH5DatasetShape(f, "/grid/nk", H5T_INTEGER, 1, "[3]", d, st)) return -1;
+  if (d[0] != 3) return BTEH5Fail(st, "dataset /grid/nk has %llu entries; expected 3 (k points along b1, b2, b3)", (unsigned long long)d[0]);
+  if (BTEH5ReadRows(f, "/grid/lattice", BTE_H5_NATIVE_REAL, 0, 3, 3, a, st)) return -1;
+  if (BTEH5ReadRows(f, "/grid/reciprocal", BTE_H5_NATIVE_REAL, 0, 3, 3, b, st)) return -1;
+  if (BTEH5ReadRows(f, "/grid/nk", H5T_NATIVE_LLONG, 0, 3, 0, nk, st)) return -1;
+  if (BTEH5ReadAttrInt(f, "/grid", "dim", &dim, st)) return -1;
+  if (BTEH5ReadAttrReal(f, "/grid", "volume", &vol, st)) return -1;
+  if (dim != 2 && dim != 3) return BTEH5Fail(st, "/grid attribute dim = %lld; expected 2 or 3", dim);
+  if (BTEH5CheckUnits(f, "/grid", "volume_units", dim == 2 ? "Angstrom^2" : "Angstrom^3", NULL, st)) return -1;
+  for (int k = 0; k < 3; k++) {
+    if (nk[k] < 1) return BTEH5Fail(st, "grid dimension /grid/nk[%d] = %lld is less than 1; every direction needs at least one k point", k, nk[k]);
+    if (nk[k] > PETSC_MAX_INT) return BTEH5Fail(st, "grid dimension /grid/nk[%d] = %lld is too large", k, nk[k]);
+  }
+  if (dim == 2 && nk[2] != 1) return BTEH5Fail(st, "a 2D grid (dim = 2) needs /grid/nk[2] = 1, got %lld", nk[2]);
+  if (CheckFiniteArray("dataset /grid/lattice", a, 9, st) || CheckFiniteArray("dataset /grid/reciprocal", b, 9, st)) return -1;
+  if (PetscIsInfOrNanReal((PetscReal)vol) || !(vol > 0)) return BTEH5Fail(st, "/grid attribute volume = %g; expected a positive cell %s", vol, dim == 2 ? "area (Angstrom^2)" : "volume (Angstrom^3)");
+  c[0] = a[4] * a[8] - a[5] * a[7];
+  c[1] = a[5] * a[6] - a[3] * a[8];
+  c[2] = a[3] * a[7] - a[4] * a[6];
+  det  = PetscAbsReal(a[0] * c[0] + a[1] * c[1] + a[2] * c[2]);
+  if (!(det > 0)) return BTEH5Fail(st, "the lattice vectors in /grid/lattice are linearly dependent");
+  if (PetscAbsReal(vol - det) > 1e-6 * det) return BTEH5Fail(st, "/grid attribute volume = %.10g does not match the lattice (|a1.(a2 x a3)| = %.10g); check the units (Angstrom)", vol, det);
+  for (int p = 0; p < 3; p++)
+    for (int q = 0; q < 3; q++) {
+      double dot = b[3 * p] * a[3 * q] + b[3 * p + 1] * a[3 * q + 1] + b[3 * p + 2] * a[3 * q + 2], want = p == q ? 2 * PETSC_PI : 0;
+      if (PetscAbsReal(dot - want) > 1e-6 * 2 * PETSC_PI) return BTEH5Fail(st, "/grid/reciprocal does not match /grid/lattice: b%d . a%d = %g, expected %g (b_i . a_j = 2 pi delta_ij; reciprocal vectors in 1/Angstrom including the 2 pi)", p + 1, q + 1, dot, want);
+    }
+  h->grid.dim    = (PetscInt)dim;
+  h->grid.volume = (PetscReal)vol;
+  for (int k = 0; k < 3; k++) h->grid.nk[k] = (PetscInt)nk[k];
+  return 0;
+}
+
+static int ReadStatesHeader(hid_t f, Header *h, BTEH5Status *st)
+{
+  static const char *names[] = {"/states/kindex", "/states/band", "/states/energy", "/states/velocity"};
+  hsize_t            d[2];
+  char               carrier[64];
+
+  if (!BTEH5Exists(f, "/states")) return BTEH5Fail(st, "group /states is missing (required by docs/format.md)");
+  if (BTEH5ReadAttrInt(f, "/states", "nbands", &h->nbands, st)) return -1;
+  if (h->nbands < 1 || h->nbands > PETSC_MAX_INT) return BTEH5Fail(st, "/states attribute nbands = %lld; expected at least 1", h->nbands);
+  if (BTEH5ReadAttrInt(f, "/states", "spin_degeneracy", &h->spin, st)) return -1;
+  if (h->spin != 1 && h->spin != 2) return BTEH5Fail(st, "/states attribute spin_degeneracy = %lld; expected 2 (no spin-orbit) or 1 (with spin-orbit)", h->spin);
+  if (BTEH5ReadAttrString(f, "/states", "carrier", carrier, sizeof(carrier), st)) return -1;
+  if (!strcmp(carrier, "electrons")) h->carrier = -1;
+  else if (!strcmp(carrier, "holes")) h->carrier = 1;
+  else return BTEH5Fail(st, "/states attribute carrier = '%s'; expected 'electrons' or 'holes'", carrier);
+  if (BTEH5ReadAttrReal(f, "/states", "window_min", &h->emin, st)) return -1;
+  if (BTEH5ReadAttrReal(f, "/states", "window_max", &h->emax, st)) return -1;
+  if (BTEH5CheckUnits(f, "/states", "window_min_units", "eV", NULL, st) || BTEH5CheckUnits(f, "/states", "window_max_units", "eV", NULL, st)) return -1;
+  if (!(h->emin < h->emax)) return BTEH5Fail(st, "/states attributes window_min = %g, window_max = %g: expected window_min < window_max (eV)", h->emin, h->emax);
+  for (int k = 0; k < 4; k++) {
+    if (BTEH5DatasetShape(f, names[k], k < 2 ? H5T_INTEGER : H5T_FLOAT, k == 3 ? 2 : 1, k == 3 ? "[N][3]" : "[N]", d, st)) return -1;
+    if (k == 0) h->N = (long long)d[0];
+    else if ((long long)d[0] != h->N || (k == 3 && d[1] != 3)) {
+      if (k == 3) return BTEH5Fail(st, "dataset /states/velocity has shape [%llu][%llu]; expected [%lld][3] (N = length of /states/kindex)", (unsigned long long)d[0], (unsigned long long)d[1], h->N);
+      return BTEH5Fail(st, "dataset %s has length %llu but /states/kindex has %lld; all /states datasets need the same length N", names[k], (unsigned long long)d[0], h->N);
+    }
+  }
+  if (BTEH5CheckUnits(f, "/states/energy", "units", "eV", "multiply Ry by 13.605693123", st)) return -1;
+  if (BTEH5CheckUnits(f, "/states/velocity", "units", "Angstrom/fs", NULL, st)) return -1;
+  if (h->N < 1) return BTEH5Fail(st, "the table has no states (/states datasets are empty); widen the energy window when making it");
+  if (h->N > PETSC_MAX_INT) return BTEH5Fail(st, "the table has %lld states, more than this PETSc's PetscInt can index; use a PETSc configured --with-64-bit-indices", h->N);
+  return 0;
+}
+
+static int ReadChannelsHeader(hid_t f, Header *h, BTEH5Status *st)
+{
+  static const char *names[] = {"/channels/i", "/channels/j", "/channels/mode", "/channels/phonon_energy", "/channels/g2"};
+  hsize_t            d[1];
+
+  if (!BTEH5Exists(f, "/phonons")) return BTEH5Fail(st, "group /phonons is missing (required by docs/format.md)");
+  if (BTEH5ReadAttrInt(f, "/phonons", "nmodes", &h->nmodes, st)) return -1;
+  if (h->nmodes < 1 || h->nmodes > PETSC_MAX_INT) return BTEH5Fail(st, "/phonons attribute nmodes = %lld; expected at least 1", h->nmodes);
+  if (!BTEH5Exists(f, "/channels")) return BTEH5Fail(st, "group /channels is missing (required by docs/format.md)");
+  for (int k = 0; k < 5; k++) {
+    if (BTEH5DatasetShape(f, names[k], k < 3 ? H5T_INTEGER : H5T_FLOAT, 1, "[M]", d, st)) return -1;
+    if (k == 0) h->M = (long long)d[0];
+    else if ((long long)d[0] != h->M) return BTEH5Fail(st, "dataset %s has length %llu but /channels/i has %lld; all /channels datasets need the same length M", names[k], (unsigned long long)d[0], h->M);
+  }
+  if (BTEH5CheckUnits(f, "/channels/phonon_energy", "units", "eV", "multiply Ry by 13.605693123", st)) return -1;
+  if (BTEH5CheckUnits(f, "/channels/g2", "units", "eV^2", "multiply Perturbo's eph_g2 (Ry^2) by 13.605693123^2", st)) return -1;
+  if (BTEH5ReadAttrReal(f, "/channels", "smearing", &h->smearing, st)) return -1;
+  if (BTEH5CheckUnits(f, "/channels", "smearing_units", "eV", NULL, st)) return -1;
+  if (PetscIsInfOrNanReal((PetscReal)h->smearing) || !(h->smearing > 0)) return BTEH5Fail(st, "/channels attribute smearing = %g; expected a positive energy (eV)", h->smearing);
+  if ((h->has_g2_cutoff = BTEH5AttrExists(f, "/channels", "g2_cutoff"))) {
+    if (BTEH5ReadAttrReal(f, "/channels", "g2_cutoff", &h->g2_cutoff, st) || BTEH5CheckUnits(f, "/channels", "g2_cutoff_units", "eV^2", NULL, st)) return -1;
+    if (PetscIsInfOrNanReal((PetscReal)h->g2_cutoff) || h->g2_cutoff < 0) return BTEH5Fail(st, "/channels attribute g2_cutoff = %g; expected >= 0 (eV^2)", h->g2_cutoff);
+  }
+  if ((h->has_phonon_min = BTEH5AttrExists(f, "/channels", "phonon_min"))) {
+    if (BTEH5ReadAttrReal(f, "/channels", "phonon_min", &h->phonon_min, st) || BTEH5CheckUnits(f, "/channels", "phonon_min_units", "eV", NULL, st)) return -1;
+    if (PetscIsInfOrNanReal((PetscReal)h->phonon_min) || h->phonon_min < 0) return BTEH5Fail(st, "/channels attribute phonon_min = %g; expected >= 0 (eV)", h->phonon_min);
+  }
+  if ((h->has_tol_eta = BTEH5AttrExists(f, "/channels", "energy_tolerance"))) {
+    if (BTEH5ReadAttrReal(f, "/channels", "energy_tolerance", &h->tol_eta, st) || BTEH5CheckUnits(f, "/channels", "energy_tolerance_units", "eta", NULL, st)) return -1;
+    if (PetscIsInfOrNanReal((PetscReal)h->tol_eta) || !(h->tol_eta > 0)) return BTEH5Fail(st, "/channels attribute energy_tolerance = %g; expected > 0 (in units of the smearing eta)", h->tol_eta);
+  }
+  return 0;
+}
+
+typedef struct {
+  hid_t        g;
+  BTEParams   *p;
+  BTEH5Status *st;
+} ParamCtx;
+
+static herr_t ParamIter(hid_t g, const char *name, const H5A_info_t *info, void *ctx)
+{
+  ParamCtx   *c = (ParamCtx *)ctx;
+  BTEParams  *p = c->p;
+  size_t      n = strlen(name);
+  hid_t       a, t;
+  H5T_class_t cls;
+  char        un[128];
+  double      v;
+
+  (void)info;
+  if (!strcmp(name, "name") || (n > 6 && !strcmp(name + n - 6, "_units"))) return 0;
+  a = H5Aopen(g, name, H5P_DEFAULT);
+  if (a < 0) return BTEH5Fail(c->st, "attribute '%s' of /model cannot be opened; the file is damaged", name);
+  t   = H5Aget_type(a);
+  cls = H5Tget_class(t);
+  H5Tclose(t);
+  H5Aclose(a);
+  if (cls != H5T_INTEGER && cls != H5T_FLOAT) return 0; /* other attributes are documentation */
+  if (p->n >= BTE_MAX_PARAMS) return BTEH5Fail(c->st, "/model has more than %d parameters", BTE_MAX_PARAMS);
+  if (n >= sizeof(p->name[0])) return BTEH5Fail(c->st, "/model parameter name '%s' is longer than %d characters", name, (int)sizeof(p->name[0]) - 1);
+  if (BTEH5ReadAttrReal(g, ".", name, &v, c->st)) return -1;
+  snprintf(un, sizeof(un), "%s_units", name);
+  p->unit[p->n][0] = 0;
+  if (BTEH5AttrExists(g, ".", un)) {
+    char u[128];
+    if (BTEH5ReadAttrString(g, ".", un, u, sizeof(u), c->st)) return -1;
+    if (strlen(u) >= sizeof(p->unit[0])) return BTEH5Fail(c->st, "/model attribute %s = '%s' is longer than %d characters", un, u, (int)sizeof(p->unit[0]) - 1);
+    snprintf(p->unit[p->n], sizeof(p->unit[0]), "%s", u);
+  }
+  snprintf(p->name[p->n], sizeof(p->name[0]), "%s", name);
+  p->value[p->n] = (PetscReal)v;
+  p->n++;
+  return 0;
+}
+
+static int ReadModel(hid_t f, Header *h, BTEH5Status *st)
+{
+  hid_t    g, gcpl;
+  unsigned crt = 0;
+  ParamCtx c;
+  herr_t   e;
+
+  if (!BTEH5Exists(f, "/model")) return 0; /* optional */
+  g = H5Gopen2(f, "/model", H5P_DEFAULT);
+  if (g < 0) return BTEH5Fail(st, "/model is not a group");
+  gcpl = H5Gget_create_plist(g);
+  if (gcpl >= 0) {
+    H5Pget_attr_creation_order(gcpl, &crt);
+    H5Pclose(gcpl);
+  }
+  c.g  = g;
+  c.p  = &h->params;
+  c.st = st;
+  e    = H5Aiterate2(g, (crt & H5P_CRT_ORDER_INDEXED) ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME, H5_ITER_INC, NULL, ParamIter, &c);
+  H5Gclose(g);
+  if (e < 0 && !st->bad) BTEH5Fail(st, "cannot list the attributes of /model; the file is damaged");
+  return st->bad ? -1 : 0;
+}
+
+static int ReadHeader(hid_t f, Header *h)
+{
+  BTEH5Status *st = &h->st;
+  char         s[256];
+  long long    v;
+
+  if (!BTEH5AttrExists(f, "/", "format"))
+    return BTEH5Fail(st, "it is an HDF5 file but not a bte scattering table: the root attribute 'format' is missing (expected format = '%s'). Make tables with 'bte generate', or convert data as described in docs/format.md", BTE_FORMAT_NAME);
+  if (BTEH5ReadAttrString(f, "/", "format", s, sizeof(s), st)) return -1;
+  if (strcmp(s, BTE_FORMAT_NAME)) return BTEH5Fail(st, "it is not a bte scattering table: root attribute format = '%s', expected '%s' (docs/format.md)", s, BTE_FORMAT_NAME);
+  if (BTEH5ReadAttrInt(f, "/", "format_version", &v, st)) return -1;
+  if (v != BTE_FORMAT_VERSION)
+    return BTEH5Fail(st, "unsupported format_version = %lld: this bte (%d.%d.%d) reads format version %d only. Use the bte version that wrote it, or regenerate the table", v, BTE_VERSION_MAJOR, BTE_VERSION_MINOR, BTE_VERSION_PATCH, BTE_FORMAT_VERSION);
+  if (!BTEH5AttrExists(f, "/", "complete")) return BTEH5Fail(st, "the file is incomplete: the root attribute 'complete' is missing, so the program writing it was interrupted before it finished. Regenerate the table");
+  if (BTEH5ReadAttrInt(f, "/", "complete", &v, st)) return -1;
+  if (v != 1) return BTEH5Fail(st, "the file is incomplete (root attribute complete = %lld, not 1): the program writing it was interrupted. Regenerate the table", v);
+  if (BTEH5AttrExists(f, "/", "source") && BTEH5ReadAttrString(f, "/", "source", h->source, sizeof(h->source), st)) return -1;
+  if ((h->has_temperature = BTEH5AttrExists(f, "/", "temperature"))) {
+    if (BTEH5ReadAttrReal(f, "/", "temperature", &h->temperature, st) || BTEH5CheckUnits(f, "/", "temperature_units", "K", NULL, st)) return -1;
+    if (PetscIsInfOrNanReal((PetscReal)h->temperature) || !(h->temperature > 0)) return BTEH5Fail(st, "root attribute temperature = %g; expected a positive temperature (K)", h->temperature);
+  }
+  if (ReadGrid(f, h, st)) return -1;
+  if (ReadStatesHeader(f, h, st)) return -1;
+  if (ReadChannelsHeader(f, h, st)) return -1;
+  return ReadModel(f, h, st);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Data (all ranks)                                                          */
+
+typedef struct {
+  hid_t      f;
+  PetscInt  *ri, *rj, *rm; /* read buffers, C rows */
+  PetscReal *rhw, *rg2;
+  PetscInt  *si, *sj, *sm; /* send buffers, 2C rows */
+  PetscReal *shw, *sg2;
+  PetscInt64 *count;       /* channels per destination rank (pass 1) */
+  PetscMPIInt *scnt, *sdsp, *rcnt, *rdsp, *dest;
+} ReadCtx;
+
+static PetscErrorCode ReadCtxDestroy(ReadCtx *c)
+{
+  PetscFunctionBegin;
+  if (c->f >= 0) H5Fclose(c->f);
+  c->f = -1;
+  PetscCall(PetscFree5(c->ri, c->rj, c->rm, c->rhw, c->rg2));
+  PetscCall(PetscFree5(c->si, c->sj, c->sm, c->shw, c->sg2));
+  PetscCall(PetscFree(c->count));
+  PetscCall(PetscFree5(c->scnt, c->sdsp, c->rcnt, c->rdsp, c->dest));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Check(BTE bte, const char file[], BTEH5Status *st)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEH5SyncStatus(PetscObjectComm((PetscObject)bte), st));
+  PetscCheck(!st->bad, PetscObjectComm((PetscObject)bte), PETSC_ERR_FILE_UNEXPECTED, "Scattering table %s: %s", file, st->msg);
+  PetscFunctionReturn(0);
+}
+
+static const char *Bytes(PetscLogDouble b, char buf[], size_t len)
+{
+  if (b >= 1e9) snprintf(buf, len, "%.3g GB", b / 1e9);
+  else if (b >= 1e6) snprintf(buf, len, "%.3g MB", b / 1e6);
+  else snprintf(buf, len, "%.3g kB", b / 1e3);
+  return buf;
+}
+
+/* Refuses a table that would not fit: nch channels and the local states on this rank,
+   plus extra bytes of buffers, against -bte_memory_limit per rank, or else against the
+   physical memory of the node shared by the ranks on it. */
+static PetscErrorCode CheckMemory(BTE bte, const char file[], PetscInt64 nch, PetscInt64 nst, PetscLogDouble extra, PetscBool estimate)
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)bte), node;
+  PetscLogDouble need = (PetscLogDouble)nch * BYTES_PER_CHANNEL + (PetscLogDouble)nst * BYTES_PER_STATE + extra, total = need, limit;
+  PetscMPIInt    rank, nnode = 1;
+  BTEH5Status    st;
+  char           b1[32], b2[32], b3[32];
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (bte->mem_limit > 0) {
+    limit = bte->mem_limit;
+    if (need > limit)
+      BTEH5Fail(&st, "it is too large for memory: rank %d would hold %s%lld channels and %lld states, about %s, more than the %s per rank set by -bte_memory_limit. Run on more ranks, or raise -bte_memory_limit (GB)", rank, estimate ? "at least " : "", (long long)nch, (long long)nst, Bytes(need, b1, sizeof(b1)), Bytes(limit, b2, sizeof(b2)));
+  } else {
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
+    limit      = pages > 0 && psize > 0 ? (PetscLogDouble)pages * (PetscLogDouble)psize : 0;
+    PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+    PetscCallMPI(MPI_Allreduce(&need, &total, 1, MPI_DOUBLE, MPI_SUM, node));
+    PetscCallMPI(MPI_Comm_size(node, &nnode));
+    PetscCallMPI(MPI_Comm_free(&node));
+    if (limit > 0 && total > limit)
+      BTEH5Fail(&st, "it is too large for memory: rank %d would hold %s%lld channels and %lld states, about %s, and the %d rank(s) on its node %s, more than the node's %s of physical memory. Run on more nodes, or set -bte_memory_limit (GB per rank) if this check is wrong", rank, estimate ? "at least " : "", (long long)nch, (long long)nst, Bytes(need, b1, sizeof(b1)), nnode, Bytes(total, b2, sizeof(b2)), Bytes(limit, b3, sizeof(b3)));
+  }
+  PetscCall(Check(bte, file, &st));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadStates(BTE bte, ReadCtx *c, const char file[])
+{
+  BTEH5Status st;
+  hsize_t     s = (hsize_t)bte->rstart, n = (hsize_t)bte->nlocal;
+  PetscInt64  nktot = (PetscInt64)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  if (!BTEH5ReadRows(c->f, "/states/kindex", BTE_H5_NATIVE_INT, s, n, 0, bte->kindex, &st) && !BTEH5ReadRows(c->f, "/states/band", BTE_H5_NATIVE_INT, s, n, 0, bte->band, &st) && !BTEH5ReadRows(c->f, "/states/energy", BTE_H5_NATIVE_REAL, s, n, 0, bte->energy, &st) &&
+      !BTEH5ReadRows(c->f, "/states/velocity", BTE_H5_NATIVE_REAL, s, n, 3, bte->velocity, &st)) {
+    for (PetscInt k = 0; k < bte->nlocal; k++) {
+      long long g = (long long)bte->rstart + k;
+      if (bte->kindex[k] < 0 || bte->kindex[k] >= nktot) {
+        BTEH5Fail(&st, "/states/kindex[%lld] = %lld is outside the k grid [0, %lld) of nk = %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " (ik = (i0*nk1 + i1)*nk2 + i2); the table is corrupt", g, (long long)bte->kindex[k], (long long)nktot, bte->grid.nk[0], bte->grid.nk[1], bte->grid.nk[2]);
+        break;
+      }
+      if (bte->band[k] < 0 || bte->band[k] >= bte->nbands) {
+        BTEH5Fail(&st, "/states/band[%lld] = %lld is outside [0, nbands = %" PetscInt_FMT "); the table is corrupt", g, (long long)bte->band[k], bte->nbands);
+        break;
+      }
+      if (PetscIsInfOrNanReal(bte->energy[k])) {
+        BTEH5Fail(&st, "/states/energy[%lld] = %g eV is not finite; the table is corrupt, regenerate it", g, (double)bte->energy[k]);
+        break;
+      }
+      if (PetscIsInfOrNanReal(bte->velocity[3 * k]) || PetscIsInfOrNanReal(bte->velocity[3 * k + 1]) || PetscIsInfOrNanReal(bte->velocity[3 * k + 2])) {
+        BTEH5Fail(&st, "/states/velocity[%lld] = (%g, %g, %g) Angstrom/fs is not finite; the table is corrupt, regenerate it", g, (double)bte->velocity[3 * k], (double)bte->velocity[3 * k + 1], (double)bte->velocity[3 * k + 2]);
+        break;
+      }
+    }
+  }
+  PetscCall(Check(bte, file, &st));
+  PetscFunctionReturn(0);
+}
+
+/* Validates n channels read from file rows [row0, row0+n); puts i < j (swapping a
+   channel stored the other way round is exact: the pair is unordered). mode, hw and
+   g2 may be NULL (first pass). */
+static int CheckChannels(PetscInt *ci, PetscInt *cj, const PetscInt *cm, const PetscReal *hw, const PetscReal *g2, PetscInt64 n, PetscInt64 row0, PetscInt N, PetscInt nmodes, PetscInt64 *nswap, BTEH5Status *st)
+{
+  for (PetscInt64 k = 0; k < n; k++) {
+    PetscInt  i = ci[k], j = cj[k];
+    long long r = (long long)(row0 + k);
+    if (i < 0 || i >= N) return BTEH5Fail(st, "/channels/i[%lld] = %lld is not a state index: it must be in [0, N = %lld) (N = length of /states/energy); the table is corrupt", r, (long long)i, (long long)N);
+    if (j < 0 || j >= N) return BTEH5Fail(st, "/channels/j[%lld] = %lld is not a state index: it must be in [0, N = %lld) (N = length of /states/energy); the table is corrupt", r, (long long)j, (long long)N);
+    if (i == j) return BTEH5Fail(st, "channel %lld joins state %lld to itself (/channels/i == /channels/j); every channel must join two different states", r, (long long)i);
+    if (i > j) {
+      ci[k] = j;
+      cj[k] = i;
+      (*nswap)++;
+    }
+    if (cm && (cm[k] < 0 || cm[k] >= nmodes)) return BTEH5Fail(st, "/channels/mode[%lld] = %lld is not a phonon mode: it must be in [0, nmodes = %lld) (/phonons attribute nmodes)", r, (long long)cm[k], (long long)nmodes);
+    if (hw && (!(hw[k] >= 0) || PetscIsInfOrNanReal(hw[k]))) return BTEH5Fail(st, "/channels/phonon_energy[%lld] = %g eV: phonon energies must be finite and >= 0", r, (double)hw[k]);
+    if (g2 && (!(g2[k] >= 0) || PetscIsInfOrNanReal(g2[k]))) return BTEH5Fail(st, "/channels/g2[%lld] = %g eV^2: |g|^2 must be finite and >= 0", r, (double)g2[k]);
+  }
+  return 0;
+}
+
+static int ReadChannelRows(hid_t f, hsize_t s, hsize_t n, PetscInt *i, PetscInt *j, PetscInt *m, PetscReal *hw, PetscReal *g2, BTEH5Status *st)
+{
+  if (BTEH5ReadRows(f, "/channels/i", BTE_H5_NATIVE_INT, s, n, 0, i, st)) return -1;
+  if (BTEH5ReadRows(f, "/channels/j", BTE_H5_NATIVE_INT, s, n, 0, j, st)) return -1;
+  if (!m) return 0;
+  if (BTEH5ReadRows(f, "/channels/mode", BTE_H5_NATIVE_INT, s, n, 0, m, st)) return -1;
+  if (BTEH5ReadRows(f, "/channels/phonon_energy", BTE_H5_NATIVE_REAL, s, n, 0, hw, st)) return -1;
+  return BTEH5ReadRows(f, "/channels/g2", BTE_H5_NATIVE_REAL, s, n, 0, g2, st);
+}
+
+static inline PetscMPIInt Owner(const PetscInt ranges[], PetscMPIInt size, PetscInt i)
+{
+  PetscMPIInt lo = 0, hi = size; /* largest lo with ranges[lo] <= i */
+  while (hi - lo > 1) {
+    PetscMPIInt mid = (lo + hi) / 2;
+    if (i >= ranges[mid]) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static PetscErrorCode ReadChannels(BTE bte, ReadCtx *c, const char file[], PetscInt64 M, PetscInt chunk)
+{
+  MPI_Comm        comm = PetscObjectComm((PetscObject)bte);
+  PetscMPIInt     rank, size;
+  BTEH5Status     st;
+  PetscInt64      C = chunk, lo, hi, nswap = 0, mine = 0, got = 0, nrounds;
+  const PetscInt *ranges;
+  PetscInt        N = bte->nstates, nmodes = bte->nmodes;
+  BTEChannels    *ch = &bte->ch;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+
+  if (size == 1) { /* straight into the channel arrays, one pass */
+    PetscCall(CheckMemory(bte, file, M, bte->nlocal, 0, PETSC_FALSE));
+    PetscCall(BTEAllocateChannels(bte, (PetscCount)M));
+    for (PetscInt64 s = 0; s < M && !st.bad; s += C) {
+      PetscInt64 n = PetscMin(C, M - s);
+      if (!ReadChannelRows(c->f, (hsize_t)s, (hsize_t)n, ch->i + s, ch->j + s, ch->mode + s, ch->hw + s, ch->g2 + s, &st)) CheckChannels(ch->i + s, ch->j + s, ch->mode + s, ch->hw + s, ch->g2 + s, n, s, N, nmodes, &nswap, &st);
+    }
+    PetscCall(Check(bte, file, &st));
+    ch->nglobal = M;
+    if (nswap) PetscCall(PetscInfo(bte, "%s: %" PetscInt64_FMT " channels were stored with i > j and were swapped\n", file, nswap));
+    PetscFunctionReturn(0);
+  }
+
+  /* counts and displacements of MPI_Alltoallv are ints: a step must not send more */
+  C       = PetscMax(1, PetscMin(C, (PetscInt64)(PETSC_MPI_INT_MAX / (2 * (PetscInt64)size))));
+  lo      = (PetscInt64)((M * (PetscInt64)rank) / size);
+  hi      = (PetscInt64)((M * ((PetscInt64)rank + 1)) / size);
+  nrounds = ((M + size - 1) / size + C - 1) / C;
+  PetscCall(PetscLayoutGetRanges(bte->states, &ranges));
+  PetscCall(PetscMalloc5(C, &c->ri, C, &c->rj, C, &c->rm, C, &c->rhw, C, &c->rg2));
+  PetscCall(PetscCalloc1(size, &c->count));
+  PetscCall(PetscMalloc5(size, &c->scnt, size, &c->sdsp, size, &c->rcnt, size, &c->rdsp, 2 * C, &c->dest));
+
+  /* Pass 1: i and j of this rank's share; count the channels each rank will hold. */
+  for (PetscInt64 s = lo; s < hi && !st.bad; s += C) {
+    PetscInt64 n = PetscMin(C, hi - s);
+    if (ReadChannelRows(c->f, (hsize_t)s, (hsize_t)n, c->ri, c->rj, NULL, NULL, NULL, &st)) break;
+    if (CheckChannels(c->ri, c->rj, NULL, NULL, NULL, n, s, N, nmodes, &nswap, &st)) break;
+    for (PetscInt64 k = 0; k < n; k++) {
+      PetscMPIInt oi = Owner(ranges, size, c->ri[k]), oj = Owner(ranges, size, c->rj[k]);
+      c->count[oi]++;
+      if (oj != oi) c->count[oj]++;
+    }
+  }
+  PetscCall(Check(bte, file, &st));
+  PetscCallMPI(MPI_Reduce_scatter_block(c->count, &mine, 1, MPI_INT64_T, MPI_SUM, comm));
+  PetscCall(CheckMemory(bte, file, mine, bte->nlocal, (PetscLogDouble)C * 3 * BYTES_PER_CHANNEL, PETSC_FALSE));
+  PetscCall(BTEAllocateChannels(bte, (PetscCount)mine));
+  PetscCall(PetscMalloc5(2 * C, &c->si, 2 * C, &c->sj, 2 * C, &c->sm, 2 * C, &c->shw, 2 * C, &c->sg2));
+
+  /* Pass 2: all fields, step by step; every rank takes part in every step. */
+  nswap = 0;
+  for (PetscInt64 r = 0; r < nrounds; r++) {
+    PetscInt64 s = lo + r * C, n = s < hi ? PetscMin(C, hi - s) : 0, total = 0;
+    if (n > 0 && !ReadChannelRows(c->f, (hsize_t)s, (hsize_t)n, c->ri, c->rj, c->rm, c->rhw, c->rg2, &st)) CheckChannels(c->ri, c->rj, c->rm, c->rhw, c->rg2, n, s, N, nmodes, &nswap, &st);
+    PetscCall(Check(bte, file, &st));
+    for (PetscMPIInt p = 0; p < size; p++) c->scnt[p] = 0;
+    for (PetscInt64 k = 0; k < n; k++) {
+      PetscMPIInt oi = Owner(ranges, size, c->ri[k]), oj = Owner(ranges, size, c->rj[k]);
+      c->dest[2 * k]     = oi;
+      c->dest[2 * k + 1] = oj != oi ? oj : -1;
+      c->scnt[oi]++;
+      if (oj != oi) c->scnt[oj]++;
+    }
+    c->sdsp[0] = 0;
+    for (PetscMPIInt p = 1; p < size; p++) c->sdsp[p] = c->sdsp[p - 1] + c->scnt[p - 1];
+    for (PetscMPIInt p = 0; p < size; p++) c->rcnt[p] = c->sdsp[p]; /* use rcnt as fill cursor */
+    for (PetscInt64 k = 0; k < n; k++) {
+      for (int e = 0; e < 2; e++) {
+        PetscMPIInt p = c->dest[2 * k + e];
+        PetscInt    q;
+        if (p < 0) continue;
+        q         = c->rcnt[p]++;
+        c->si[q]  = c->ri[k];
+        c->sj[q]  = c->rj[k];
+        c->sm[q]  = c->rm[k];
+        c->shw[q] = c->rhw[k];
+        c->sg2[q] = c->rg2[k];
+      }
+    }
+    PetscCallMPI(MPI_Alltoall(c->scnt, 1, MPI_INT, c->rcnt, 1, MPI_INT, comm));
+    c->rdsp[0] = 0;
+    for (PetscMPIInt p = 1; p < size; p++) c->rdsp[p] = c->rdsp[p - 1] + c->rcnt[p - 1];
+    total = (PetscInt64)c->rdsp[size - 1] + c->rcnt[size - 1];
+    if (got + total > mine) BTEH5Fail(&st, "the file changed while it was being read (rank %d receives more channels than counted)", rank);
+    PetscCall(Check(bte, file, &st));
+    PetscCallMPI(MPI_Alltoallv(c->si, c->scnt, c->sdsp, MPIU_INT, ch->i + got, c->rcnt, c->rdsp, MPIU_INT, comm));
+    PetscCallMPI(MPI_Alltoallv(c->sj, c->scnt, c->sdsp, MPIU_INT, ch->j + got, c->rcnt, c->rdsp, MPIU_INT, comm));
+    PetscCallMPI(MPI_Alltoallv(c->sm, c->scnt, c->sdsp, MPIU_INT, ch->mode + got, c->rcnt, c->rdsp, MPIU_INT, comm));
+    PetscCallMPI(MPI_Alltoallv(c->shw, c->scnt, c->sdsp, MPIU_REAL, ch->hw + got, c->rcnt, c->rdsp, MPIU_REAL, comm));
+    PetscCallMPI(MPI_Alltoallv(c->sg2, c->scnt, c->sdsp, MPIU_REAL, ch->g2 + got, c->rcnt, c->rdsp, MPIU_REAL, comm));
+    got += total;
+  }
+  if (got != mine) BTEH5Fail(&st, "the file changed while it was being read (rank %d received %lld channels, counted %lld)", rank, (long long)got, (long long)mine);
+  PetscCall(Check(bte, file, &st));
+  ch->nglobal = M;
+  if (nswap) PetscCall(PetscInfo(bte, "%s: %" PetscInt64_FMT " channels in this rank's share were stored with i > j and were swapped\n", file, nswap));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TableReadData(BTE bte, ReadCtx *c, const char file[], const Header *h)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)bte);
+  PetscMPIInt size;
+  PetscInt    chunk = 1 << 20;
+  BTEH5Status st;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscObjectOptionsBegin((PetscObject)bte);
+  PetscCall(PetscOptionsInt("-bte_io_chunk", "Channels per rank per I/O step when reading or writing tables", "BTESetUp", chunk, &chunk, NULL));
+  PetscOptionsEnd();
+  PetscCheck(chunk >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_io_chunk must be >= 1, got %" PetscInt_FMT, chunk);
+
+  /* refuse early what cannot fit: each channel is held at least once */
+  PetscCall(CheckMemory(bte, file, h->M / size, h->N / size, 0, PETSC_TRUE));
+  PetscCall(BTEAllocateStates(bte, (PetscInt)h->N, PETSC_DECIDE));
+  c->f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (c->f < 0) {
+    char m[256];
+    BTEH5StackMessage(m, sizeof(m));
+    BTEH5Fail(&st, "HDF5 cannot open it (HDF5: %s)", m);
+  }
+  PetscCall(Check(bte, file, &st));
+  PetscCall(ReadStates(bte, c, file));
+  PetscCall(ReadChannels(bte, c, file, h->M, chunk));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTETableRead(BTE bte, const char file[])
 {
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "not yet");
+  MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
+  PetscMPIInt    rank;
+  Header        *h;
+  ReadCtx        c;
+  PetscBool      set;
+  PetscErrorCode ierr;
+  BTEH5Auto      h5auto;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(BTE_TableRead, bte, 0, 0, 0));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  BTEH5Silence(&h5auto);
+  PetscCall(PetscCalloc1(1, &h));
+  if (rank == 0) {
+    hid_t f;
+    if (!HeaderOpen(file, &f, &h->st)) {
+      ReadHeader(f, h);
+      H5Fclose(f);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(h, (PetscMPIInt)sizeof(*h), MPI_BYTE, 0, comm));
+  if (h->st.bad) {
+    char msg[BTE_H5_MSGLEN];
+    PetscCall(PetscStrncpy(msg, h->st.msg, sizeof(msg)));
+    PetscCall(PetscFree(h));
+    BTEH5Restore(&h5auto);
+    SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "Scattering table %s: %s", file, msg);
+  }
+
+  /* The table defines the state space and how its channels were selected. */
+  bte->grid    = h->grid;
+  bte->nbands  = (PetscInt)h->nbands;
+  bte->nmodes  = (PetscInt)h->nmodes;
+  bte->spin    = (PetscInt)h->spin;
+  bte->carrier = (PetscInt)h->carrier;
+  bte->emin    = (PetscReal)h->emin;
+  bte->emax    = (PetscReal)h->emax;
+  if (h->has_g2_cutoff) bte->g2_cutoff = (PetscReal)h->g2_cutoff;
+  if (h->has_phonon_min) bte->phonon_min = (PetscReal)h->phonon_min;
+  if (h->has_tol_eta) bte->tol_eta = (PetscReal)h->tol_eta;
+  bte->params = h->params;
+  PetscCall(PetscStrncpy(bte->source, h->source, sizeof(bte->source)));
+  /* Smearing and temperature are also run settings: an explicit option wins over the file. */
+  PetscCall(PetscOptionsHasName(((PetscObject)bte)->options, ((PetscObject)bte)->prefix, "-bte_smearing", &set));
+  if (!set) bte->smearing = (PetscReal)h->smearing;
+  else if (bte->smearing != (PetscReal)h->smearing) PetscCall(PetscInfo(bte, "%s: using -bte_smearing %g eV instead of the table's %g eV\n", file, (double)bte->smearing, h->smearing));
+  PetscCall(PetscOptionsHasName(((PetscObject)bte)->options, ((PetscObject)bte)->prefix, "-bte_temperature", &set));
+  if (h->has_temperature && !set) bte->temperature = (PetscReal)h->temperature;
+
+  PetscCall(PetscMemzero(&c, sizeof(c)));
+  c.f  = -1;
+  ierr = TableReadData(bte, &c, file, h);
+  PetscCall(ReadCtxDestroy(&c));
+  PetscCall(PetscFree(h));
+  BTEH5Restore(&h5auto);
+  PetscCall(ierr);
+  PetscCall(PetscInfo(bte, "Read %s: %" PetscInt_FMT " states, %" PetscInt64_FMT " channels (%" PetscCount_FMT " on this rank)\n", file, bte->nstates, bte->ch.nglobal, bte->ch.n));
+  PetscCall(PetscLogEventEnd(BTE_TableRead, bte, 0, 0, 0));
+  PetscFunctionReturn(0);
 }

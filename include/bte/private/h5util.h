@@ -1,0 +1,65 @@
+/* Small HDF5 helpers for the scattering-table reader and writer (src/io).
+   The BTEH5* functions that return int never print and never leave an HDF5 handle
+   open: on failure they return -1 and put a message for the user in a BTEH5Status
+   (the first failure wins). The PETSc layer then raises one collective error. */
+#pragma once
+#include <petscsys.h>
+#include <hdf5.h>
+
+#define BTE_H5_MSGLEN 1024
+
+typedef struct {
+  int  bad;                /* nonzero after the first failure */
+  char msg[BTE_H5_MSGLEN]; /* what went wrong, naming the dataset/attribute */
+} BTEH5Status;
+
+/* Memory types matching PetscInt and PetscReal */
+#if defined(PETSC_USE_64BIT_INDICES)
+  #define BTE_H5_NATIVE_INT H5T_NATIVE_INT64
+#else
+  #define BTE_H5_NATIVE_INT H5T_NATIVE_INT32
+#endif
+#if defined(PETSC_USE_REAL_SINGLE)
+  #define BTE_H5_NATIVE_REAL H5T_NATIVE_FLOAT
+#else
+  #define BTE_H5_NATIVE_REAL H5T_NATIVE_DOUBLE
+#endif
+
+/* HDF5's automatic error printing, switched off while bte reads or writes (bte reports
+   errors itself) and restored afterwards. */
+typedef struct {
+  H5E_auto2_t func;
+  void       *data;
+} BTEH5Auto;
+PETSC_INTERN void BTEH5Silence(BTEH5Auto *);
+PETSC_INTERN void BTEH5Restore(const BTEH5Auto *);
+PETSC_INTERN int  BTEH5Fail(BTEH5Status *, const char *, ...) PETSC_ATTRIBUTE_FORMAT(2, 3);
+/* The innermost message of HDF5's error stack (call right after the failing call). */
+PETSC_INTERN void BTEH5StackMessage(char[], size_t);
+/* 1 if every component of path exists under loc (no error if an ancestor is missing) */
+PETSC_INTERN int BTEH5Exists(hid_t, const char[]);
+PETSC_INTERN int BTEH5AttrExists(hid_t, const char obj[], const char name[]);
+
+/* Scalar attributes of the object at path obj (relative to loc). A one-element array is accepted. */
+PETSC_INTERN int BTEH5ReadAttrString(hid_t, const char obj[], const char name[], char buf[], size_t len, BTEH5Status *);
+PETSC_INTERN int BTEH5ReadAttrInt(hid_t, const char obj[], const char name[], long long *, BTEH5Status *);
+PETSC_INTERN int BTEH5ReadAttrReal(hid_t, const char obj[], const char name[], double *, BTEH5Status *);
+/* If obj has a string attribute uname ("units" or "<attr>_units"), it must equal expect. */
+PETSC_INTERN int BTEH5CheckUnits(hid_t, const char obj[], const char uname[], const char expect[], const char hint[], BTEH5Status *);
+
+/* Attributes written on an open object; with units, also "<name>_units" = units. */
+PETSC_INTERN int BTEH5WriteAttrString(hid_t, const char name[], const char value[], BTEH5Status *);
+PETSC_INTERN int BTEH5WriteAttrInt(hid_t, const char name[], long long, BTEH5Status *);
+PETSC_INTERN int BTEH5WriteAttrReal(hid_t, const char name[], double, const char units[], BTEH5Status *);
+
+/* Dataset at path must exist, have type class cls and rank dimensions (shape: the expected
+   shape, for messages); returns its dims. */
+PETSC_INTERN int BTEH5DatasetShape(hid_t, const char path[], H5T_class_t cls, int rank, const char shape[], hsize_t dims[], BTEH5Status *);
+/* Creates dataset name in loc (chunk > 0: chunked along the first dimension), with a "units" attribute if units. */
+PETSC_INTERN int BTEH5CreateDataset(hid_t, const char name[], hid_t ftype, int rank, const hsize_t dims[], hsize_t chunk, const char units[], BTEH5Status *);
+/* Rows [start, start+count) of a 1D (ncols = 0) or 2D (ncols columns) dataset. */
+PETSC_INTERN int BTEH5WriteRows(hid_t, const char path[], hid_t memtype, hsize_t start, hsize_t count, hsize_t ncols, const void *, BTEH5Status *);
+PETSC_INTERN int BTEH5ReadRows(hid_t, const char path[], hid_t memtype, hsize_t start, hsize_t count, hsize_t ncols, void *, BTEH5Status *);
+
+/* Collective: if any rank's status is bad, every rank gets the message of the lowest such rank. */
+PETSC_INTERN PetscErrorCode BTEH5SyncStatus(MPI_Comm, BTEH5Status *);

@@ -1,0 +1,374 @@
+/* HDF5 helpers for the table reader and writer: attribute and dataset access that
+   reports problems as messages (BTEH5Status) and closes its handles on every path. */
+#include <bte/private/h5util.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+void BTEH5Silence(BTEH5Auto *saved)
+{
+  saved->func = NULL;
+  saved->data = NULL;
+  (void)H5Eget_auto2(H5E_DEFAULT, &saved->func, &saved->data);
+  (void)H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+void BTEH5Restore(const BTEH5Auto *saved)
+{
+  (void)H5Eset_auto2(H5E_DEFAULT, saved->func, saved->data);
+}
+
+int BTEH5Fail(BTEH5Status *st, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (!st->bad) {
+    va_start(ap, fmt);
+    vsnprintf(st->msg, sizeof(st->msg), fmt, ap);
+    va_end(ap);
+    st->bad = 1;
+  }
+  return -1;
+}
+
+typedef struct {
+  char  *buf;
+  size_t len;
+} StackCtx;
+
+static herr_t StackWalk(unsigned n, const H5E_error2_t *e, void *ctx)
+{
+  StackCtx *s = (StackCtx *)ctx;
+  (void)n;
+  /* walking downward: the last entry is the innermost, most specific message */
+  if (e->desc && e->desc[0]) snprintf(s->buf, s->len, "%s", e->desc);
+  return 0;
+}
+
+void BTEH5StackMessage(char buf[], size_t len)
+{
+  StackCtx s = {buf, len};
+
+  if (!len) return;
+  buf[0] = 0;
+  (void)H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, StackWalk, &s);
+  if (!buf[0]) snprintf(buf, len, "no detail from HDF5");
+}
+
+int BTEH5Exists(hid_t loc, const char path[])
+{
+  char   buf[1024];
+  size_t n = strlen(path);
+
+  if (n == 0 || n >= sizeof(buf)) return 0;
+  if (!strcmp(path, "/") || !strcmp(path, ".")) return 1;
+  memcpy(buf, path, n + 1);
+  for (size_t k = 1; k <= n; k++) {
+    if (buf[k] == '/' || buf[k] == 0) {
+      char c = buf[k];
+      buf[k] = 0;
+      if (H5Lexists(loc, buf, H5P_DEFAULT) <= 0) return 0;
+      buf[k] = c;
+    }
+  }
+  return H5Oexists_by_name(loc, path, H5P_DEFAULT) > 0;
+}
+
+int BTEH5AttrExists(hid_t loc, const char obj[], const char name[])
+{
+  if (!BTEH5Exists(loc, obj)) return 0;
+  return H5Aexists_by_name(loc, obj, name, H5P_DEFAULT) > 0;
+}
+
+static const char *ObjName(const char obj[])
+{
+  return strcmp(obj, "/") ? obj : "the root group";
+}
+
+static const char *ClassName(H5T_class_t c)
+{
+  switch (c) {
+  case H5T_INTEGER:
+    return "an integer";
+  case H5T_FLOAT:
+    return "a floating-point";
+  case H5T_STRING:
+    return "a string";
+  case H5T_COMPOUND:
+    return "a compound";
+  case H5T_ENUM:
+    return "an enum";
+  case H5T_ARRAY:
+    return "an array";
+  default:
+    return "an unsupported";
+  }
+}
+
+/* Opens attribute name of obj, checks that it holds one value; returns its type class. */
+static int AttrOpen(hid_t loc, const char obj[], const char name[], hid_t *attr, H5T_class_t *cls, BTEH5Status *st)
+{
+  hid_t    sp, t;
+  hssize_t np;
+
+  *attr = -1;
+  if (!BTEH5Exists(loc, obj)) return BTEH5Fail(st, "%s is missing (required by docs/format.md)", ObjName(obj));
+  if (H5Aexists_by_name(loc, obj, name, H5P_DEFAULT) <= 0) return BTEH5Fail(st, "attribute '%s' of %s is missing (required by docs/format.md)", name, ObjName(obj));
+  *attr = H5Aopen_by_name(loc, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+  if (*attr < 0) return BTEH5Fail(st, "attribute '%s' of %s cannot be opened; the file is damaged", name, ObjName(obj));
+  sp = H5Aget_space(*attr);
+  np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+  if (sp >= 0) H5Sclose(sp);
+  if (np != 1) {
+    H5Aclose(*attr);
+    *attr = -1;
+    return BTEH5Fail(st, "attribute '%s' of %s holds %lld values; expected a single value", name, ObjName(obj), (long long)np);
+  }
+  t    = H5Aget_type(*attr);
+  *cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+  if (t >= 0) H5Tclose(t);
+  return 0;
+}
+
+int BTEH5ReadAttrString(hid_t loc, const char obj[], const char name[], char buf[], size_t len, BTEH5Status *st)
+{
+  hid_t       a, ft = -1, mt = -1;
+  H5T_class_t cls;
+  int         ret = 0;
+
+  buf[0] = 0;
+  if (AttrOpen(loc, obj, name, &a, &cls, st)) return -1;
+  if (cls != H5T_STRING) {
+    H5Aclose(a);
+    return BTEH5Fail(st, "attribute '%s' of %s has %s type; expected a string", name, ObjName(obj), ClassName(cls));
+  }
+  ft = H5Aget_type(a);
+  if (H5Tis_variable_str(ft) > 0) {
+    char *s = NULL;
+    mt      = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mt, H5T_VARIABLE);
+    H5Tset_cset(mt, H5Tget_cset(ft));
+    if (H5Aread(a, mt, &s) < 0 || !s) ret = BTEH5Fail(st, "attribute '%s' of %s cannot be read", name, ObjName(obj));
+    else {
+      snprintf(buf, len, "%s", s);
+      H5free_memory(s);
+    }
+  } else {
+    size_t sz = H5Tget_size(ft);
+    char  *tmp;
+    mt = H5Tcopy(ft);
+    if (!sz || !(tmp = (char *)calloc(sz + 1, 1))) ret = BTEH5Fail(st, "attribute '%s' of %s cannot be read", name, ObjName(obj));
+    else {
+      if (H5Aread(a, mt, tmp) < 0) ret = BTEH5Fail(st, "attribute '%s' of %s cannot be read", name, ObjName(obj));
+      else {
+        size_t n = strlen(tmp);
+        while (n > 0 && tmp[n - 1] == ' ') tmp[--n] = 0; /* space-padded strings */
+        snprintf(buf, len, "%s", tmp);
+      }
+      free(tmp);
+    }
+  }
+  if (mt >= 0) H5Tclose(mt);
+  H5Tclose(ft);
+  H5Aclose(a);
+  return ret;
+}
+
+int BTEH5ReadAttrInt(hid_t loc, const char obj[], const char name[], long long *v, BTEH5Status *st)
+{
+  hid_t       a;
+  H5T_class_t cls;
+  int         ret = 0;
+
+  if (AttrOpen(loc, obj, name, &a, &cls, st)) return -1;
+  if (cls != H5T_INTEGER) ret = BTEH5Fail(st, "attribute '%s' of %s has %s type; expected an integer", name, ObjName(obj), ClassName(cls));
+  else if (H5Aread(a, H5T_NATIVE_LLONG, v) < 0) ret = BTEH5Fail(st, "attribute '%s' of %s cannot be read", name, ObjName(obj));
+  H5Aclose(a);
+  return ret;
+}
+
+int BTEH5ReadAttrReal(hid_t loc, const char obj[], const char name[], double *v, BTEH5Status *st)
+{
+  hid_t       a;
+  H5T_class_t cls;
+  int         ret = 0;
+
+  if (AttrOpen(loc, obj, name, &a, &cls, st)) return -1;
+  if (cls != H5T_FLOAT && cls != H5T_INTEGER) ret = BTEH5Fail(st, "attribute '%s' of %s has %s type; expected a number", name, ObjName(obj), ClassName(cls));
+  else if (H5Aread(a, H5T_NATIVE_DOUBLE, v) < 0) ret = BTEH5Fail(st, "attribute '%s' of %s cannot be read", name, ObjName(obj));
+  H5Aclose(a);
+  return ret;
+}
+
+int BTEH5CheckUnits(hid_t loc, const char obj[], const char uname[], const char expect[], const char hint[], BTEH5Status *st)
+{
+  char u[128];
+
+  if (!BTEH5AttrExists(loc, obj, uname)) return 0; /* units are documentation; absent is fine */
+  if (BTEH5ReadAttrString(loc, obj, uname, u, sizeof(u), st)) return -1;
+  if (strcmp(u, expect))
+    return BTEH5Fail(st, "%s has %s = '%s' but bte expects '%s'%s%s", ObjName(obj), uname, u, expect, hint && hint[0] ? ": " : "; convert the data (docs/format.md)", hint ? hint : "");
+  return 0;
+}
+
+static int WriteAttr(hid_t obj, const char name[], hid_t ftype, hid_t mtype, const void *v, BTEH5Status *st)
+{
+  hid_t sp = H5Screate(H5S_SCALAR), a;
+  int   ret = 0;
+
+  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
+  a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
+  if (a < 0 || H5Awrite(a, mtype, v) < 0) {
+    char m[256];
+    BTEH5StackMessage(m, sizeof(m));
+    ret = BTEH5Fail(st, "cannot write attribute '%s' (HDF5: %s)", name, m);
+  }
+  if (a >= 0) H5Aclose(a);
+  H5Sclose(sp);
+  return ret;
+}
+
+int BTEH5WriteAttrString(hid_t obj, const char name[], const char value[], BTEH5Status *st)
+{
+  hid_t       t = H5Tcopy(H5T_C_S1);
+  const char *v = value ? value : "";
+  int         ret;
+
+  /* variable-length UTF-8: what h5py writes for a Python str, and reads back as str */
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  ret = WriteAttr(obj, name, t, t, &v, st);
+  H5Tclose(t);
+  return ret;
+}
+
+int BTEH5WriteAttrInt(hid_t obj, const char name[], long long v, BTEH5Status *st)
+{
+  if (v >= INT32_MIN && v <= INT32_MAX) {
+    int vi = (int)v;
+    return WriteAttr(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &vi, st);
+  }
+  return WriteAttr(obj, name, H5T_STD_I64LE, H5T_NATIVE_LLONG, &v, st);
+}
+
+int BTEH5WriteAttrReal(hid_t obj, const char name[], double v, const char units[], BTEH5Status *st)
+{
+  if (WriteAttr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &v, st)) return -1;
+  if (units) {
+    char un[256];
+    snprintf(un, sizeof(un), "%s_units", name);
+    return BTEH5WriteAttrString(obj, un, units, st);
+  }
+  return 0;
+}
+
+int BTEH5DatasetShape(hid_t loc, const char path[], H5T_class_t cls, int rank, const char shape[], hsize_t dims[], BTEH5Status *st)
+{
+  hid_t       o, t, sp;
+  H5T_class_t c;
+  int         r, ret = 0;
+  hsize_t     d[H5S_MAX_RANK];
+
+  if (!BTEH5Exists(loc, path)) return BTEH5Fail(st, "dataset %s is missing (required by docs/format.md)", path);
+  o = H5Oopen(loc, path, H5P_DEFAULT);
+  if (o < 0) return BTEH5Fail(st, "dataset %s cannot be opened; the file is damaged", path);
+  if (H5Iget_type(o) != H5I_DATASET) {
+    H5Oclose(o);
+    return BTEH5Fail(st, "%s is not a dataset (docs/format.md)", path);
+  }
+  t = H5Dget_type(o);
+  c = H5Tget_class(t);
+  H5Tclose(t);
+  if (c != cls) {
+    H5Oclose(o);
+    return BTEH5Fail(st, "dataset %s has %s type; expected %s type (docs/format.md)", path, ClassName(c), ClassName(cls));
+  }
+  sp = H5Dget_space(o);
+  r  = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+  if (r < 0) ret = BTEH5Fail(st, "dataset %s: cannot read its shape; the file is damaged", path);
+  else if (r != rank) ret = BTEH5Fail(st, "dataset %s has %d dimension(s); expected %d, shape %s (docs/format.md)", path, r, rank, shape);
+  else {
+    H5Sget_simple_extent_dims(sp, d, NULL);
+    for (int k = 0; k < rank; k++) dims[k] = d[k];
+  }
+  if (sp >= 0) H5Sclose(sp);
+  H5Oclose(o);
+  return ret;
+}
+
+int BTEH5CreateDataset(hid_t loc, const char name[], hid_t ftype, int rank, const hsize_t dims[], hsize_t chunk, const char units[], BTEH5Status *st)
+{
+  hid_t sp = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE), d = -1;
+  int   ret = 0;
+
+  /* every element gets written, so skip HDF5's fill-value pass */
+  H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+  if (chunk && dims[0] > 0) {
+    hsize_t c[2] = {chunk < dims[0] ? chunk : dims[0], rank > 1 ? dims[1] : 1};
+    H5Pset_chunk(dcpl, rank, c);
+  }
+  d = H5Dcreate2(loc, name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (d < 0) {
+    char m[256];
+    BTEH5StackMessage(m, sizeof(m));
+    ret = BTEH5Fail(st, "cannot create dataset %s (HDF5: %s)", name, m);
+  } else if (units) ret = BTEH5WriteAttrString(d, "units", units, st);
+  if (d >= 0) H5Dclose(d);
+  H5Pclose(dcpl);
+  H5Sclose(sp);
+  return ret;
+}
+
+static int Rows(hid_t loc, const char path[], hid_t memtype, hsize_t start, hsize_t count, hsize_t ncols, void *buf, int write, BTEH5Status *st)
+{
+  hid_t   d, fs = -1, ms = -1;
+  hsize_t off[2] = {start, 0}, cnt[2] = {count, ncols};
+  int     r = ncols ? 2 : 1, ret = 0;
+  herr_t  e;
+
+  if (!count) return 0;
+  d = H5Dopen2(loc, path, H5P_DEFAULT);
+  if (d < 0) return BTEH5Fail(st, "dataset %s cannot be opened; the file is damaged", path);
+  fs = H5Dget_space(d);
+  ms = H5Screate_simple(r, cnt, NULL);
+  e  = H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL);
+  if (e >= 0) e = write ? H5Dwrite(d, memtype, ms, fs, H5P_DEFAULT, buf) : H5Dread(d, memtype, ms, fs, H5P_DEFAULT, buf);
+  if (e < 0) {
+    char m[256];
+    BTEH5StackMessage(m, sizeof(m));
+    ret = BTEH5Fail(st, "%s rows %llu..%llu of dataset %s failed (HDF5: %s)%s", write ? "writing" : "reading", (unsigned long long)start, (unsigned long long)(start + count - 1), path, m, write ? "" : "; the file is damaged or truncated");
+  }
+  H5Sclose(ms);
+  H5Sclose(fs);
+  H5Dclose(d);
+  return ret;
+}
+
+int BTEH5WriteRows(hid_t loc, const char path[], hid_t memtype, hsize_t start, hsize_t count, hsize_t ncols, const void *buf, BTEH5Status *st)
+{
+  return Rows(loc, path, memtype, start, count, ncols, (void *)buf, 1, st);
+}
+
+int BTEH5ReadRows(hid_t loc, const char path[], hid_t memtype, hsize_t start, hsize_t count, hsize_t ncols, void *buf, BTEH5Status *st)
+{
+  return Rows(loc, path, memtype, start, count, ncols, buf, 0, st);
+}
+
+PetscErrorCode BTEH5SyncStatus(MPI_Comm comm, BTEH5Status *st)
+{
+  PetscMPIInt rank, size, mine, first;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size == 1) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  mine = st->bad ? rank : size;
+  PetscCallMPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (first < size) {
+    PetscCallMPI(MPI_Bcast(st->msg, (PetscMPIInt)sizeof(st->msg), MPI_CHAR, first, comm));
+    st->bad = 1;
+  }
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,27 @@
+# A built-in model's table through the file: 'bte generate' writes it, 'bte info' reads it back on
+# 1 and TEST_NP ranks, and the summary must equal the one of the model built in memory (grid,
+# window, states, channels, settings, model parameters). The model is generated on one rank only,
+# so this test exercises the table I/O, not the model builder's parallel path.
+. "$TESTDIR/common.sh"
+set -e
+NP=${TEST_NP:-2}
+"$BTE" info -help >help.txt 2>&1 || true
+if ! grep -q parabolic help.txt; then echo "skip: no parabolic model built in"; exit 77; fi
+opts="-bte_model parabolic -bte_grid 10 -bte_temperature 150"
+
+"$BTE" generate $opts -bte_output par.h5 -bte_view 0
+"$BTE" info $opts >model.txt
+"$BTE" info -bte_input par.h5 >table1.txt
+run_np "$NP" "$BTE" info -bte_input par.h5 -bte_io_chunk 17 >tableP.txt
+
+# identical summaries, except the origin line, the rank count and the per-rank memory
+norm() { grep -v -e '^ *model: ' -e '^ *table: ' -e 'largest rank' -e 'BTE Object' "$1" | sed 's/ on [0-9]* rank(s)//'; }
+for t in table1.txt tableP.txt; do
+  if ! diff <(norm model.txt) <(norm "$t"); then echo "FAIL: $t differs from the model's summary"; exit 1; fi
+done
+grep -q "temperature: 150" table1.txt || { echo "FAIL: the table's temperature was not used"; cat table1.txt; exit 1; }
+grep -q "source: bte generate" table1.txt || { echo "FAIL: no provenance"; cat table1.txt; exit 1; }
+# an explicit option wins over the table's setting
+"$BTE" info -bte_input par.h5 -bte_temperature 300 >t300.txt
+grep -q "temperature: 300" t300.txt || { echo "FAIL: -bte_temperature ignored"; cat t300.txt; exit 1; }
+echo "model table: summaries identical on 1 and $NP ranks"
