@@ -81,13 +81,13 @@ struct _p_BTE {
 };
 
 /* Internal helpers other parts of the library use */
-PETSC_INTERN PetscErrorCode BTEParamsAdd(BTE, const char[], PetscReal, const char[]);
-PETSC_INTERN PetscErrorCode BTEAllocateStates(BTE, PetscInt, PetscInt);
-PETSC_INTERN PetscErrorCode BTEAllocateChannels(BTE, PetscCount);
-PETSC_INTERN PetscErrorCode BTEFreeStates(BTE);
-PETSC_INTERN PetscErrorCode BTEFreeChannels(BTE);
-PETSC_INTERN PetscErrorCode BTEGridSetReciprocal(BTEGrid *);
-PETSC_INTERN PetscErrorCode BTEStateOwner(BTE, PetscInt, PetscMPIInt *);
+PETSC_EXTERN PetscErrorCode BTEParamsAdd(BTE, const char[], PetscReal, const char[]);
+PETSC_EXTERN PetscErrorCode BTEAllocateStates(BTE, PetscInt, PetscInt);
+PETSC_EXTERN PetscErrorCode BTEAllocateChannels(BTE, PetscCount);
+PETSC_EXTERN PetscErrorCode BTEFreeStates(BTE);
+PETSC_EXTERN PetscErrorCode BTEFreeChannels(BTE);
+PETSC_EXTERN PetscErrorCode BTEGridSetReciprocal(BTEGrid *);
+PETSC_EXTERN PetscErrorCode BTEStateOwner(BTE, PetscInt, PetscMPIInt *);
 
 /* Table I/O (src/io) */
 PETSC_INTERN PetscErrorCode BTETableRead(BTE, const char[]);
