@@ -28,6 +28,7 @@ static PetscErrorCode MatMult_BTEJac(Mat A, Vec x, Vec y)
   if (ctx->scale != 0.0) {
     BTECollision coll = ctx->coll;
     PetscCheck(ctx->have, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Set the state of the Jacobian with BTECollisionComputeJacobian() before MatMult()");
+    PetscCall(BTECollisionSetUp(coll));
     PetscCall(PetscLogEventBegin(BTECOLL_JacApply, coll, x, y, 0));
     PetscCall(BTECollisionGetLocalVec(coll, x, &ctx->xl));
     PetscCall(BTECollisionGlobalToLocal(coll, x, ctx->xl));
@@ -60,6 +61,7 @@ static PetscErrorCode MatGetDiagonal_BTEJac(Mat A, Vec d)
   PetscCall(MatShellGetContext(A, &ctx));
   if (ctx->scale != 0.0) {
     PetscCheck(ctx->have, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Set the state of the Jacobian with BTECollisionComputeJacobian() before MatGetDiagonal()");
+    PetscCall(BTECollisionSetUp(ctx->coll));
     PetscCall((*ctx->coll->ops->jacobian_diagonal)(ctx->coll, ctx->fl, d));
     if (ctx->scale != 1.0) PetscCall(VecScale(d, ctx->scale));
   } else PetscCall(VecSet(d, 0.0));
@@ -292,6 +294,7 @@ PetscErrorCode BTECollisionComputeJacobian(BTECollision coll, Vec f, Mat J)
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
   PetscValidHeaderSpecific(f, VEC_CLASSID, 2);
   PetscValidHeaderSpecific(J, MAT_CLASSID, 3);
+  PetscCall(BTECollisionSetUp(coll));
   PetscCall(PetscObjectQuery((PetscObject)J, "BTECollision", &obj));
   PetscCheck(obj == (PetscObject)coll, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONG, "The Mat was not created by BTECollisionCreateJacobian() of this collision operator");
   PetscCall(VecGetLocalSize(f, &n));
@@ -311,6 +314,7 @@ PetscErrorCode BTECollisionComputeJacobian(BTECollision coll, Vec f, Mat J)
     PetscCall(PetscLogEventBegin(BTECOLL_JacAssemble, coll, f, J, 0));
     PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
     PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
+    if (!coll->assembly) PetscCall(BTECollisionAssemblySetUp(coll)); /* after a type change: same pattern */
     PetscCall(BTECollisionAssemblyFill(coll, coll->fl, J));
     PetscCall(PetscLogEventEnd(BTECOLL_JacAssemble, coll, f, J, 0));
   }
