@@ -48,12 +48,15 @@ static PetscErrorCode HFDriftDestroy(void *ctx)
 
 PetscErrorCode BTEHighFieldCreateDefaultDrift(BTEHighField hf, BTEHighFieldDrift *hd)
 {
-  BTEDrift d;
+  BTEDrift     d;
+  BTEDriftForm form;
 
   PetscFunctionBegin;
   PetscCall(BTEDriftCreate(hf->bte, &d));
   PetscCall(BTEDriftSetFromOptions(d));
   PetscCall(BTEDriftSetUp(d));
+  PetscCall(BTEDriftGetForm(d, &form));
+  hd->positive   = form == BTE_DRIFT_LOG ? PETSC_TRUE : PETSC_FALSE;
   hd->ctx        = d;
   hd->setfield   = HFDriftSetField;
   hd->apply      = HFDriftApply;

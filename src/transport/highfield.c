@@ -59,6 +59,7 @@ PetscErrorCode BTEHighFieldCreate(BTE bte, BTEHighField *hfo)
   hf->ptc_dtmax  = 1e12;
   hf->ptc_max_it = 2000;
   hf->ptc_switch = 1e-3;
+  hf->vars       = -1;
   PetscCall(PetscObjectChangeTypeName((PetscObject)hf, BTEHighFieldMethods[hf->method]));
   PetscCall(SNESCreate(PetscObjectComm((PetscObject)bte), &hf->snes));
   PetscCall(PetscObjectIncrementTabLevel((PetscObject)hf->snes, (PetscObject)hf, 1));
@@ -99,6 +100,11 @@ static PetscErrorCode BTEHighFieldResetSolve(BTEHighField hf)
   PetscCall(VecDestroy(&hf->fJ));
   PetscCall(VecDestroy(&hf->WJ));
   PetscCall(VecDestroy(&hf->RJ));
+  PetscCall(VecDestroy(&hf->mJ));
+  PetscCall(VecDestroy(&hf->TJ));
+  PetscCall(VecDestroy(&hf->dJ));
+  PetscCall(VecDestroy(&hf->dSJ));
+  PetscCall(VecDestroy(&hf->Sfix));
   PetscFunctionReturn(0);
 }
 
@@ -212,14 +218,14 @@ static PetscErrorCode BTEParseDirection(MPI_Comm comm, const char s[], PetscReal
   for (PetscInt a = 0; a < 3; a++) {
     char *end;
     d[a] = strtod(p, &end);
-    PetscCheck(end != p, comm, PETSC_ERR_USER_INPUT, "-bte_efield_direction: expected x, y, z (optionally signed) or three comma-separated components, got '%s'", s);
+    PetscCheck(end != p, comm, PETSC_ERR_USER_INPUT, "-bte_efield_direction: expected x, y, z or three comma-separated components such as -1,0,0, got '%s'", s);
     p = end;
     if (a < 2) {
-      PetscCheck(*p == ',', comm, PETSC_ERR_USER_INPUT, "-bte_efield_direction: expected x, y, z (optionally signed) or three comma-separated components, got '%s'", s);
+      PetscCheck(*p == ',', comm, PETSC_ERR_USER_INPUT, "-bte_efield_direction: expected x, y, z or three comma-separated components such as -1,0,0, got '%s'", s);
       p++;
     }
   }
-  PetscCheck(!*p, comm, PETSC_ERR_USER_INPUT, "-bte_efield_direction: expected x, y, z (optionally signed) or three comma-separated components, got '%s'", s);
+  PetscCheck(!*p, comm, PETSC_ERR_USER_INPUT, "-bte_efield_direction: expected x, y, z or three comma-separated components such as -1,0,0, got '%s'", s);
   PetscFunctionReturn(0);
 }
 
@@ -246,7 +252,7 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
   }
   PetscCall(PetscOptionsRealArray("-bte_efield_list", "Field strengths, V/cm (comma-separated; each solve starts from the previous one)", "BTEHighFieldSetFields", vals, &nv, &flg));
   if (flg) PetscCall(BTEHighFieldSetFields(hf, nv, vals));
-  PetscCall(PetscOptionsString("-bte_efield_direction", "Field direction: x, y, z (optionally -x ...) or ex,ey,ez", "BTEHighFieldSetDirection", dirs, dirs, sizeof(dirs), &flg));
+  PetscCall(PetscOptionsString("-bte_efield_direction", "Field direction: x, y, z or ex,ey,ez (e.g. -1,0,0)", "BTEHighFieldSetDirection", dirs, dirs, sizeof(dirs), &flg));
   if (flg) {
     PetscReal d[3];
     PetscCall(BTEParseDirection(comm, dirs, d));
@@ -262,6 +268,12 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
   PetscCall(PetscOptionsInt("-bte_highfield_ptc_max_it", "Pseudo-transient continuation: most steps per field", "BTEHighFieldSolve", hf->ptc_max_it, &hf->ptc_max_it, NULL));
   PetscCheck(hf->ptc_max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_highfield_ptc_max_it must be >= 1");
   PetscCall(PetscOptionsReal("-bte_highfield_ptc_switch", "Newton fallback: hand over from PTC to Newton when ||r|| drops by this factor", "BTEHighFieldSolve", hf->ptc_switch, &hf->ptc_switch, NULL));
+  {
+    const char *vars[] = {"auto", "log", "linear"};
+    PetscInt    v      = hf->vars + 1;
+    PetscCall(PetscOptionsEList("-bte_highfield_variables", "Unknowns: log (g = ln((1-f)/f), keeps f in (0,1)), linear (f), auto (log unless -bte_drift_form plain)", "BTEHighFieldSolve", vars, 3, vars[v], &v, NULL));
+    hf->vars = v - 1;
+  }
   PetscCall(PetscOptionsBool("-bte_highfield_monitor", "Print each field as it is solved", "BTEHighFieldSolve", hf->monitor, &hf->monitor, NULL));
   PetscOptionsEnd();
   PetscCall(SNESSetFromOptions(hf->snes));
@@ -269,34 +281,53 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
   PetscFunctionReturn(0);
 }
 
-/* ---- residual ---- */
-/* f = 1/(1+e^g), W = f(1-f) = 1/(4 cosh^2(g/2)); PETSC_FALSE if g is out of range */
-static PetscErrorCode HFOccupations(Vec g, Vec f, Vec W, PetscBool *ok)
+/* ---- residual ----
+   Unknowns x: g = ln((1-f)/f) ("log" variables, the default) or f itself ("linear",
+   for a drift discretisation that does not keep f in (0,1), -bte_drift_form plain).
+   With S the row scale (log: S = W = f(1-f); linear: S = f(1-f) of the field's starting
+   state, frozen), m the row multiplier (log: 1/S; linear: -1/S, so that dx/dt = -r is
+   the physical direction in both), kappa = -c (log) or +c (linear):
+       r = m (R - p S) + kappa (N - N0)/N0,   p = sum R / sum S.
+   Jacobian, with T = df/dx (log: -W; linear: 1), dS = dS/dx (log: -(1-2f)W; linear: 0)
+   and d = dm/dx (R - p S) - m p dS (log: (1-2f) R/W; linear: 0):
+       J_r x = m (J_R (T x)) + d x - (m S) 1 [1^T J_R (T x) / sum S - sum R/(sum S)^2 dS^T x]
+               + (kappa/N0) 1 T^T x
+   (m S = +1 log, -1 linear). */
+/* f and S from x; PETSC_FALSE if x is out of range */
+static PetscErrorCode HFOccupations(BTEHighField hf, Vec x, Vec f, Vec S, PetscBool *ok)
 {
   const PetscScalar *a;
-  PetscScalar       *fa, *wa;
+  PetscScalar       *fa, *sa;
   PetscInt           n;
   int                bad = 0, gbad;
 
   PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(g, &n));
-  PetscCall(VecGetArrayRead(g, &a));
-  PetscCall(VecGetArrayWrite(f, &fa));
-  PetscCall(VecGetArrayWrite(W, &wa));
-  for (PetscInt i = 0; i < n; i++) {
-    PetscReal x = PetscRealPart(a[i]), c;
-    if (!(PetscAbsReal(x) < 600)) {
-      bad = 1;
-      x   = x > 0 ? 600 : -600;
-    }
-    c     = PetscCoshReal(0.5 * x);
-    fa[i] = 1.0 / (PetscExpReal(x) + 1.0);
-    wa[i] = 1.0 / (4 * c * c);
+  PetscCall(VecGetLocalSize(x, &n));
+  if (!hf->logvars) {
+    PetscReal nrm;
+    PetscCall(VecCopy(x, f));
+    PetscCall(VecCopy(hf->Sfix, S));
+    PetscCall(VecNorm(x, NORM_INFINITY, &nrm));
+    *ok = PetscIsInfOrNanReal(nrm) ? PETSC_FALSE : PETSC_TRUE;
+    PetscFunctionReturn(0);
   }
-  PetscCall(VecRestoreArrayRead(g, &a));
+  PetscCall(VecGetArrayRead(x, &a));
+  PetscCall(VecGetArrayWrite(f, &fa));
+  PetscCall(VecGetArrayWrite(S, &sa));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal g = PetscRealPart(a[i]), c;
+    if (!(PetscAbsReal(g) < 600)) {
+      bad = 1;
+      g   = g > 0 ? 600 : -600;
+    }
+    c     = PetscCoshReal(0.5 * g);
+    fa[i] = 1.0 / (PetscExpReal(g) + 1.0);
+    sa[i] = 1.0 / (4 * c * c); /* f (1 - f) */
+  }
+  PetscCall(VecRestoreArrayRead(x, &a));
   PetscCall(VecRestoreArrayWrite(f, &fa));
-  PetscCall(VecRestoreArrayWrite(W, &wa));
-  PetscCall(MPIU_Allreduce(&bad, &gbad, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)g)));
+  PetscCall(VecRestoreArrayWrite(S, &sa));
+  PetscCall(MPIU_Allreduce(&bad, &gbad, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)x)));
   *ok = gbad ? PETSC_FALSE : PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -318,49 +349,89 @@ static PetscErrorCode HFRate(BTEHighField hf, Vec f, Vec R)
   PetscFunctionReturn(0);
 }
 
-/* r(g), leaving f, W, R, S_W, S_R in hf */
-static PetscErrorCode HFResidual(BTEHighField hf, Vec g, Vec r, PetscBool *ok)
+/* r(x), leaving f, S, R and the sums in hf */
+static PetscErrorCode HFResidual(BTEHighField hf, Vec x, Vec r, PetscBool *ok)
 {
-  PetscScalar sW, sR, N;
+  PetscScalar sS, sR, N;
+  PetscReal   p, kappa = hf->logvars ? -hf->c : hf->c;
 
   PetscFunctionBegin;
-  PetscCall(HFOccupations(g, hf->f, hf->W, ok));
+  PetscCall(HFOccupations(hf, x, hf->f, hf->W, ok));
   if (!*ok) PetscFunctionReturn(0);
   PetscCall(HFRate(hf, hf->f, hf->R));
-  PetscCall(VecSum(hf->W, &sW));
+  PetscCall(VecSum(hf->W, &sS));
   PetscCall(VecSum(hf->R, &sR));
   PetscCall(VecSum(hf->f, &N));
-  hf->sW = PetscRealPart(sW);
+  hf->sW = PetscRealPart(sS);
   hf->sR = PetscRealPart(sR);
-  PetscCall(VecPointwiseDivide(r, hf->R, hf->W));
-  PetscCall(VecShift(r, -(hf->sR / hf->sW) - hf->c * (PetscRealPart(N) - hf->N0) / hf->N0));
+  p      = hf->sR / hf->sW;
+  /* r = m (R - p S) + kappa (N - N0)/N0 */
+  PetscCall(VecWAXPY(r, -p, hf->W, hf->R));
+  PetscCall(VecPointwiseDivide(r, r, hf->W));
+  if (!hf->logvars) PetscCall(VecScale(r, -1.0));
+  PetscCall(VecShift(r, kappa * (PetscRealPart(N) - hf->N0) / hf->N0));
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode HFSNESFunction(SNES snes, Vec g, Vec r, void *ctx)
+static PetscErrorCode HFSNESFunction(SNES snes, Vec x, Vec r, void *ctx)
 {
   BTEHighField hf = (BTEHighField)ctx;
   PetscBool    ok;
 
   PetscFunctionBegin;
-  PetscCall(HFResidual(hf, g, r, &ok));
+  PetscCall(HFResidual(hf, x, r, &ok));
   if (!ok) PetscCall(SNESSetFunctionDomainError(snes));
   PetscFunctionReturn(0);
 }
 
-/* ---- Jacobian of r in g ---- */
-static PetscErrorCode HFSetJacobianState(BTEHighField hf, Vec g)
+/* ---- Jacobian of r ---- */
+static PetscErrorCode HFSetJacobianState(BTEHighField hf, Vec x)
 {
-  PetscBool   ok;
-  PetscScalar s;
+  PetscBool          ok;
+  PetscScalar        s;
+  const PetscScalar *fa, *sa, *ra;
+  PetscScalar       *ma, *ta, *da, *dsa;
+  PetscInt           n;
+  PetscReal          p;
 
   PetscFunctionBegin;
-  PetscCall(HFOccupations(g, hf->fJ, hf->WJ, &ok));
+  PetscCall(HFOccupations(hf, x, hf->fJ, hf->WJ, &ok));
   PetscCall(HFRate(hf, hf->fJ, hf->RJ));
   PetscCall(VecSum(hf->WJ, &s));
   hf->sWJ = PetscRealPart(s);
   PetscCall(VecSum(hf->RJ, &s));
   hf->sRJ = PetscRealPart(s);
+  p       = hf->sRJ / hf->sWJ;
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(hf->fJ, &fa));
+  PetscCall(VecGetArrayRead(hf->WJ, &sa));
+  PetscCall(VecGetArrayRead(hf->RJ, &ra));
+  PetscCall(VecGetArrayWrite(hf->mJ, &ma));
+  PetscCall(VecGetArrayWrite(hf->TJ, &ta));
+  PetscCall(VecGetArrayWrite(hf->dJ, &da));
+  PetscCall(VecGetArrayWrite(hf->dSJ, &dsa));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal f = PetscRealPart(fa[i]), S = PetscRealPart(sa[i]), R = PetscRealPart(ra[i]);
+    if (hf->logvars) {
+      ma[i]  = 1.0 / S;
+      ta[i]  = -S;
+      dsa[i] = -(1 - 2 * f) * S;
+      da[i]  = (1 - 2 * f) * R / S;
+    } else {
+      ma[i]  = -1.0 / S;
+      ta[i]  = 1;
+      dsa[i] = 0;
+      da[i]  = 0;
+    }
+  }
+  (void)p;
+  PetscCall(VecRestoreArrayRead(hf->fJ, &fa));
+  PetscCall(VecRestoreArrayRead(hf->WJ, &sa));
+  PetscCall(VecRestoreArrayRead(hf->RJ, &ra));
+  PetscCall(VecRestoreArrayWrite(hf->mJ, &ma));
+  PetscCall(VecRestoreArrayWrite(hf->TJ, &ta));
+  PetscCall(VecRestoreArrayWrite(hf->dJ, &da));
+  PetscCall(VecRestoreArrayWrite(hf->dSJ, &dsa));
   PetscCall(BTECollisionComputeJacobian(hf->col, hf->fJ, hf->Jc));
   if (HFHasField(hf) && hf->drift.setstate) PetscCall((*hf->drift.setstate)(hf->drift.ctx, hf->fJ));
   PetscFunctionReturn(0);
@@ -376,7 +447,7 @@ static PetscErrorCode HFJacobianR(BTEHighField hf, Vec t, Vec y)
     if (hf->drift.jacmultadd) {
       PetscCall((*hf->drift.jacmultadd)(hf->drift.ctx, t, y));
     } else {
-      /* finite differences along df = t: D(fJ + h t) - D(fJ), h keeps fJ + h t in (0,1) */
+      /* finite differences: (D(fJ + h t) - D(fJ))/h */
       Vec       fp, d0;
       PetscReal tn, h;
       PetscCall(VecDuplicate(t, &fp));
@@ -384,16 +455,15 @@ static PetscErrorCode HFJacobianR(BTEHighField hf, Vec t, Vec y)
       PetscCall(VecNorm(t, NORM_INFINITY, &tn));
       h = tn > 0 ? 1e-7 / tn : 0;
       if (h > 0) {
-        /* relative perturbation: fJ (1 + h t / fJ) stays positive for small h t / W */
         PetscCall(VecWAXPY(fp, h, t, hf->fJ));
         PetscCall((*hf->drift.apply)(hf->drift.ctx, fp, hf->work2));
         PetscCall((*hf->drift.apply)(hf->drift.ctx, hf->fJ, d0));
         PetscCall(VecAXPY(hf->work2, -1.0, d0));
         PetscCall(VecScale(hf->work2, 1.0 / h));
-      } else PetscCall(VecSet(hf->work2, 0));
+        PetscCall(VecAXPY(y, 1.0, hf->work2));
+      }
       PetscCall(VecDestroy(&fp));
       PetscCall(VecDestroy(&d0));
-      PetscCall(VecAXPY(y, 1.0, hf->work2));
     }
   }
   PetscFunctionReturn(0);
@@ -402,71 +472,77 @@ static PetscErrorCode HFJacobianR(BTEHighField hf, Vec t, Vec y)
 static PetscErrorCode HFJrMult(Mat A, Vec x, Vec y)
 {
   BTEHighField       hf;
-  const PetscScalar *xa, *fa, *wa, *ra, *ya;
-  PetscScalar       *ta;
+  const PetscScalar *xa, *ma, *da, *dsa, *ta, *ya;
+  PetscScalar       *wa;
   PetscInt           n;
-  PetscReal          loc[3] = {0, 0, 0}, glob[3];
+  PetscReal          loc[3] = {0, 0, 0}, glob[3], ms, kappa;
   Vec                t;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &hf));
-  t = hf->work;
-  PetscCall(VecPointwiseMult(t, hf->WJ, x));
+  ms    = hf->logvars ? 1.0 : -1.0;
+  kappa = hf->logvars ? -hf->c : hf->c;
+  t     = hf->work;
+  PetscCall(VecPointwiseMult(t, hf->TJ, x));
   PetscCall(HFJacobianR(hf, t, y));
-  /* y <- -y/W + (1-2f) R/W x + 1 [ (1^T J_R t)/S_W - S_R/S_W^2 ((1-2f)W)^T x + (c/N0) W^T x ] */
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArrayRead(hf->fJ, &fa));
-  PetscCall(VecGetArrayRead(hf->WJ, &wa));
-  PetscCall(VecGetArrayRead(hf->RJ, &ra));
+  PetscCall(VecGetArrayRead(hf->mJ, &ma));
+  PetscCall(VecGetArrayRead(hf->dJ, &da));
+  PetscCall(VecGetArrayRead(hf->dSJ, &dsa));
+  PetscCall(VecGetArrayRead(hf->TJ, &ta));
   PetscCall(VecGetArrayRead(y, &ya));
-  PetscCall(VecGetArrayWrite(t, &ta));
+  PetscCall(VecGetArrayWrite(t, &wa));
   for (PetscInt i = 0; i < n; i++) {
-    PetscReal w = PetscRealPart(wa[i]), f = PetscRealPart(fa[i]);
     loc[0] += PetscRealPart(ya[i]);
-    loc[1] += (1 - 2 * f) * w * PetscRealPart(xa[i]);
-    loc[2] += w * PetscRealPart(xa[i]);
-    ta[i] = -ya[i] / w + (1 - 2 * f) * ra[i] / w * xa[i];
+    loc[1] += PetscRealPart(dsa[i] * xa[i]);
+    loc[2] += PetscRealPart(ta[i] * xa[i]);
+    wa[i] = ma[i] * ya[i] + da[i] * xa[i];
   }
   PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscCall(VecRestoreArrayRead(hf->fJ, &fa));
-  PetscCall(VecRestoreArrayRead(hf->WJ, &wa));
-  PetscCall(VecRestoreArrayRead(hf->RJ, &ra));
+  PetscCall(VecRestoreArrayRead(hf->mJ, &ma));
+  PetscCall(VecRestoreArrayRead(hf->dJ, &da));
+  PetscCall(VecRestoreArrayRead(hf->dSJ, &dsa));
+  PetscCall(VecRestoreArrayRead(hf->TJ, &ta));
   PetscCall(VecRestoreArrayRead(y, &ya));
-  PetscCall(VecRestoreArrayWrite(t, &ta));
+  PetscCall(VecRestoreArrayWrite(t, &wa));
   PetscCall(MPIU_Allreduce(loc, glob, 3, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)A)));
   PetscCall(VecCopy(t, y));
-  PetscCall(VecShift(y, glob[0] / hf->sWJ - hf->sRJ / (hf->sWJ * hf->sWJ) * glob[1] + hf->c / hf->N0 * glob[2]));
+  PetscCall(VecShift(y, -ms * (glob[0] / hf->sWJ - hf->sRJ / (hf->sWJ * hf->sWJ) * glob[1]) + kappa / hf->N0 * glob[2]));
   PetscFunctionReturn(0);
 }
 
-/* Jacobi diagonal: -diag(J_I + J_D)(fJ) + (1-2f) R/W + W (c/N0 - S_R (1-2f)/S_W^2)
-   (diag(W^{-1} J W) = diag J); -diag J_I = Gamma. */
+/* Jacobi diagonal: m diag(J_R) T + d + (m S) sum R/(sum S)^2 dS + kappa T / N0
+   (log: Gamma - diag J_D + ...; the column-sum term of the projection is left out). */
 static PetscErrorCode HFJrDiagonal(Mat A, Vec d)
 {
   BTEHighField       hf;
-  const PetscScalar *fa, *wa, *ra;
-  PetscScalar       *da;
+  const PetscScalar *ma, *da, *dsa, *ta;
+  PetscScalar       *a;
   PetscInt           n;
+  PetscReal          ms, kappa;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &hf));
+  ms    = hf->logvars ? 1.0 : -1.0;
+  kappa = hf->logvars ? -hf->c : hf->c;
   PetscCall(MatGetDiagonal(hf->Jc, d));
   if (HFHasField(hf) && hf->drift.diagadd) PetscCall((*hf->drift.diagadd)(hf->drift.ctx, d));
   PetscCall(VecGetLocalSize(d, &n));
-  PetscCall(VecGetArrayRead(hf->fJ, &fa));
-  PetscCall(VecGetArrayRead(hf->WJ, &wa));
-  PetscCall(VecGetArrayRead(hf->RJ, &ra));
-  PetscCall(VecGetArray(d, &da));
+  PetscCall(VecGetArrayRead(hf->mJ, &ma));
+  PetscCall(VecGetArrayRead(hf->dJ, &da));
+  PetscCall(VecGetArrayRead(hf->dSJ, &dsa));
+  PetscCall(VecGetArrayRead(hf->TJ, &ta));
+  PetscCall(VecGetArray(d, &a));
   for (PetscInt i = 0; i < n; i++) {
-    PetscReal w = PetscRealPart(wa[i]), f = PetscRealPart(fa[i]);
-    da[i] = -da[i] + (1 - 2 * f) * ra[i] / w + w * (hf->c / hf->N0 - hf->sRJ * (1 - 2 * f) / (hf->sWJ * hf->sWJ));
-    if (PetscRealPart(da[i]) <= 0) da[i] = hf->c; /* states without scattering */
+    a[i] = ma[i] * a[i] * ta[i] + da[i] + ms * hf->sRJ / (hf->sWJ * hf->sWJ) * dsa[i] + kappa * ta[i] / hf->N0;
+    if (PetscRealPart(a[i]) <= 0) a[i] = hf->c; /* states without scattering */
   }
-  PetscCall(VecRestoreArrayRead(hf->fJ, &fa));
-  PetscCall(VecRestoreArrayRead(hf->WJ, &wa));
-  PetscCall(VecRestoreArrayRead(hf->RJ, &ra));
-  PetscCall(VecRestoreArray(d, &da));
+  PetscCall(VecRestoreArrayRead(hf->mJ, &ma));
+  PetscCall(VecRestoreArrayRead(hf->dJ, &da));
+  PetscCall(VecRestoreArrayRead(hf->dSJ, &dsa));
+  PetscCall(VecRestoreArrayRead(hf->TJ, &ta));
+  PetscCall(VecRestoreArray(d, &a));
   PetscFunctionReturn(0);
 }
 
@@ -639,6 +715,11 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
   PetscCall(VecDuplicate(hf->g, &hf->fJ));
   PetscCall(VecDuplicate(hf->g, &hf->WJ));
   PetscCall(VecDuplicate(hf->g, &hf->RJ));
+  PetscCall(VecDuplicate(hf->g, &hf->mJ));
+  PetscCall(VecDuplicate(hf->g, &hf->TJ));
+  PetscCall(VecDuplicate(hf->g, &hf->dJ));
+  PetscCall(VecDuplicate(hf->g, &hf->dSJ));
+  PetscCall(VecDuplicate(hf->g, &hf->Sfix));
   PetscCall(VecSet(hf->one, 1.0));
   /* equilibrium start: g = (e - mu)/kT */
   {
@@ -649,7 +730,13 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
     for (PetscInt i = 0; i < nl; i++) ga[i] = (e[i] - hf->mu) / kT;
     PetscCall(VecRestoreArrayWrite(hf->g, &ga));
   }
-  PetscCall(HFOccupations(hf->g, hf->f, hf->W, &ok));
+  /* unknowns: g, unless the drift does not keep f in (0,1) */
+  hf->logvars = hf->vars == 1 ? PETSC_FALSE : (hf->vars == 0 ? PETSC_TRUE : hf->drift.positive);
+  PetscCall(PetscInfo(hf, "unknowns: %s\n", hf->logvars ? "g = ln((1-f)/f)" : "f"));
+  hf->logvars = PETSC_TRUE;
+  PetscCall(HFOccupations(hf, hf->g, hf->f, hf->W, &ok));
+  hf->logvars = hf->vars == 1 ? PETSC_FALSE : (hf->vars == 0 ? PETSC_TRUE : hf->drift.positive);
+  if (!hf->logvars) PetscCall(VecCopy(hf->f, hf->g));
   {
     PetscScalar s, sw, swg;
     PetscCall(VecSum(hf->f, &s));
@@ -715,6 +802,21 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
     hf->applies = 0;
     PetscCall(VecDuplicate(hf->g, &gstart));
     PetscCall(VecCopy(hf->g, gstart));
+    if (!hf->logvars) {
+      /* row scale of the linear unknowns: f (1 - f) of this field's starting state, floored */
+      PetscReal   smax;
+      PetscScalar *sa;
+      PetscInt    n;
+      PetscCall(VecGetLocalSize(hf->g, &n));
+      PetscCall(VecCopy(hf->g, hf->Sfix));
+      PetscCall(VecGetArray(hf->Sfix, &sa));
+      for (PetscInt i = 0; i < n; i++) sa[i] = PetscAbsScalar(sa[i] * (1.0 - sa[i]));
+      PetscCall(VecRestoreArray(hf->Sfix, &sa));
+      PetscCall(VecMax(hf->Sfix, NULL, &smax));
+      PetscCall(VecGetArray(hf->Sfix, &sa));
+      for (PetscInt i = 0; i < n; i++) sa[i] = PetscMax(PetscRealPart(sa[i]), 1e-12 * smax);
+      PetscCall(VecRestoreArray(hf->Sfix, &sa));
+    }
     if (hf->method == BTE_HIGHFIELD_NEWTON) {
       SNESConvergedReason reason;
       PetscCall(SNESSolve(hf->snes, NULL, hf->g));

@@ -84,6 +84,7 @@ typedef struct {
   PetscErrorCode (*jacmultadd)(void *, Vec x, Vec y);
   PetscErrorCode (*diagadd)(void *, Vec d);
   PetscErrorCode (*destroy)(void *);
+  PetscBool positive; /* the discretisation keeps f in (0,1) (Perturbo's log form) */
 } BTEHighFieldDrift;
 /* Replaces the drift operator (tests and embedding applications); the object takes ownership. */
 PETSC_EXTERN PetscErrorCode BTEHighFieldSetDrift(BTEHighField, const BTEHighFieldDrift *);
@@ -127,7 +128,11 @@ struct _p_BTEHighField {
   Mat          Jr;           /* shell: Jacobian of the scaled residual in g */
   Mat          Jptc;         /* shell: I/dt + Jr */
   Vec          g, r, f, W, R, gamma0, work, work2, one;
-  Vec          fJ, WJ, RJ;   /* f, W, R at the Jacobian's state */
+  Vec          fJ, WJ, RJ;   /* f, S, R at the Jacobian's state */
+  Vec          mJ, TJ, dJ, dSJ; /* row multiplier, df/dx, diagonal term, dS/dx (highfield.c) */
+  Vec          Sfix;         /* row scale of the linear variables */
+  PetscBool    logvars;      /* unknowns g = ln((1-f)/f) (else f) */
+  PetscInt     vars;         /* -1 auto (log unless the drift is plain), 0 log, 1 linear */
   PetscReal    N0, c, sW, sR, sWJ, sRJ, gnorm0, ptc_shift;
   PetscReal    field[3];     /* V/cm */
   PetscInt64   applies;
