@@ -12,11 +12,7 @@
 #pragma once
 #include <bte/private/bteimpl.h>
 #include <stdint.h>
-/* BTEAllocateStates, BTEAllocateChannels and BTEGridSetReciprocal are PETSC_INTERN (hidden in
-   libbte.so): compile the library's own sources into the test (as tests/io does), so the
-   synthetic BTE is allocated exactly as the library does it. */
-#include "bte/states.c"
-#include "grid/grid.c"
+/* uses BTEAllocateStates, BTEAllocateChannels and BTEGridSetReciprocal (exported by libbte) */
 
 static inline uint64_t SynthMix(uint64_t z)
 {
