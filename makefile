@@ -70,6 +70,10 @@ $(BTE): $(CLI_O) $(LIBBTE)
 	@echo '  LD   $@'
 	$(Q)$(PCC_LINKER) -o $@ $(CLI_O) $(BTE_LIBS)
 
+# Each test and example binary depends on its own source (and the headers next to it).
+$(foreach t,$(TEST_C),$(eval $(BUILD)/tests/$(notdir $(basename $(t))): $(t) $(wildcard $(dir $(t))*.h)))
+$(foreach t,$(EX_C),$(eval $(BUILD)/examples/$(notdir $(basename $(t))): $(t)))
+
 $(BUILD)/tests/%: $(LIBBTE) $(wildcard include/*.h include/*/*.h include/*/*/*.h)
 	@mkdir -p $(dir $@)
 	@echo '  LD   $@'
