@@ -9,9 +9,11 @@ fi
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
 fi
-set -e
+# A failing PetscCheck exits with PETSc's error code (PETSC_ERR_PLIB is 77, the runner's "skip"):
+# any nonzero exit of a program here is a failure.
+fail() { echo "FAILED (exit $1): $2"; exit 1; }
 prog="$BUILD/tests/gpu_collision"
 gpuopts="-use_gpu_aware_mpi 0"
 # one rank: the synthetic BTE, 3 bands, 4 modes; then 2 ranks (ghosts through the device scatter)
-run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 $gpuopts
-run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 $gpuopts
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 $gpuopts || fail $? "1 rank"
+run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 $gpuopts || fail $? "2 ranks"

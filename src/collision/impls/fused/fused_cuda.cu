@@ -1,7 +1,8 @@
 /* fused on CUDA: one warp per owned target row of the target-sorted CSR layout (fused.c).
 
-   Entry e of row t: other end o = col[e] (int32), weights (out, in) as one 16-byte double2 (or
-   8-byte float2 in mixed precision): the 32 lanes of a warp read 32 consecutive entries, so the
+   Entry e of row t: other end o = col[e] (int32), weights (out, in) as a double2 (or a float2 in
+   mixed precision). Each lane takes two consecutive entries per step (an int2 and two 16-byte
+   double2, or one 16-byte float4), so the 32 lanes of a warp read 64 consecutive entries: the
    weight and index loads are coalesced and vectorised; the gathers f[o] (and x[o]) go through
    L1/L2 (rows are sorted by o, so neighbouring lanes mostly hit the same lines). Each lane keeps
    its partial sums in double; a shuffle reduction ends the row; lane 0 writes y[t]. No atomics,
@@ -38,14 +39,6 @@ struct _n_BTEFusedCUDA {
 
 #define BTE_FUSED_WARPS_PER_BLOCK 8
 
-template <typename W2>
-__device__ __forceinline__ void bte_load_w(const W2 *w, long long e, double *wo, double *wi)
-{
-  W2 v = w[e];
-  *wo  = (double)v.x;
-  *wi  = (double)v.y;
-}
-
 __device__ __forceinline__ double bte_warp_sum(double v)
 {
 #pragma unroll
@@ -53,56 +46,97 @@ __device__ __forceinline__ double bte_warp_sum(double v)
   return v;
 }
 
-/* mode 0: I[f]; mode 2: diagonal of J */
-template <typename W2, int MODE>
-__global__ void __launch_bounds__(32 * BTE_FUSED_WARPS_PER_BLOCK) bte_fused_apply_kernel(int nlocal, const long long *__restrict__ rowptr, const int32_t *__restrict__ col, const W2 *__restrict__ w, const double *__restrict__ f, double *__restrict__ y)
+/* Entry loads: one entry (other end, out, in), or two consecutive entries starting at an even
+   index: int2 for the ends, and one 16-byte float4 (mixed) or two 16-byte double2 for the weights. */
+__device__ __forceinline__ void bte_load1(const double2 *w, long long e, double *wo, double *wi)
 {
-  const int lane = threadIdx.x & 31;
-  const int nwarps = (gridDim.x * blockDim.x) >> 5;
-  for (int t = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; t < nlocal; t += nwarps) {
-    const long long r0 = rowptr[t], r1 = rowptr[t + 1];
-    double          ao = 0.0, ai = 0.0;
-    for (long long e = r0 + lane; e < r1; e += 32) {
-      double wo, wi, fo = __ldg(f + col[e]);
-      bte_load_w(w, e, &wo, &wi);
-      ao += wo * (1.0 - fo);
-      ai += wi * fo;
-    }
-    ao = bte_warp_sum(ao);
-    ai = bte_warp_sum(ai);
-    if (lane == 0) {
-      if (MODE == 0) {
-        const double ft = f[t];
-        y[t]            = -ft * ao + (1.0 - ft) * ai;
-      } else y[t] = -(ao + ai);
-    }
+  const double2 v = w[e];
+  *wo             = v.x;
+  *wi             = v.y;
+}
+__device__ __forceinline__ void bte_load1(const float2 *w, long long e, double *wo, double *wi)
+{
+  const float2 v = w[e];
+  *wo            = (double)v.x;
+  *wi            = (double)v.y;
+}
+__device__ __forceinline__ void bte_load2(const double2 *w, long long e, double wo[2], double wi[2])
+{
+  const double2 a = w[e], b = w[e + 1];
+  wo[0] = a.x, wi[0] = a.y, wo[1] = b.x, wi[1] = b.y;
+}
+__device__ __forceinline__ void bte_load2(const float2 *w, long long e, double wo[2], double wi[2])
+{
+  const float4 v = reinterpret_cast<const float4 *>(w)[e >> 1];
+  wo[0] = (double)v.x, wi[0] = (double)v.y, wo[1] = (double)v.z, wi[1] = (double)v.w;
+}
+
+/* Per-row partial sums: ao = sum out (1 - f_o), ai = sum in f_o, and for the Jacobian
+   so = sum out x_o, si = sum in x_o. */
+template <int MODE>
+__device__ __forceinline__ void bte_acc(double wo, double wi, double fo, double xo, double *ao, double *ai, double *so, double *si)
+{
+  *ao += wo * (1.0 - fo);
+  *ai += wi * fo;
+  if (MODE == 1) {
+    *so += wo * xo;
+    *si += wi * xo;
   }
 }
 
-template <typename W2>
-__global__ void __launch_bounds__(32 * BTE_FUSED_WARPS_PER_BLOCK) bte_fused_jac_kernel(int nlocal, const long long *__restrict__ rowptr, const int32_t *__restrict__ col, const W2 *__restrict__ w, const double *__restrict__ f, const double *__restrict__ x, double *__restrict__ y)
+/* MODE 0: y = I[f]; 1: y = J(f) x; 2: y = diag J(f). One warp per row; each lane takes two
+   consecutive entries per step (an odd first or last entry alone), so a load instruction moves
+   16 bytes of weights in mixed precision too: 29% (nk 12 synthetic) and 19% (gaas 70) less time for
+   mixed-precision I[f] than one entry per step, the same for double (docs/dev/gpu-notes.md). */
+template <typename W2, int MODE>
+__global__ void __launch_bounds__(32 * BTE_FUSED_WARPS_PER_BLOCK) bte_fused_kernel(int nlocal, const long long *__restrict__ rowptr, const int32_t *__restrict__ col, const W2 *__restrict__ w, const double *__restrict__ f, const double *__restrict__ x, double *__restrict__ y)
 {
-  const int lane = threadIdx.x & 31;
+  const int lane   = threadIdx.x & 31;
   const int nwarps = (gridDim.x * blockDim.x) >> 5;
   for (int t = (blockIdx.x * blockDim.x + threadIdx.x) >> 5; t < nlocal; t += nwarps) {
     const long long r0 = rowptr[t], r1 = rowptr[t + 1];
     double          ao = 0.0, ai = 0.0, so = 0.0, si = 0.0;
-    for (long long e = r0 + lane; e < r1; e += 32) {
-      const int32_t o = col[e];
-      double        wo, wi, fo = __ldg(f + o), xo = __ldg(x + o);
-      bte_load_w(w, e, &wo, &wi);
-      ao += wo * (1.0 - fo);
-      ai += wi * fo;
-      so += wo * xo;
-      si += wi * xo;
+    {
+      long long e0 = r0;
+      if ((e0 & 1) && e0 < r1) { /* odd start: one entry alone, so that pairs are aligned */
+        if (lane == 0) {
+          const int32_t o = col[e0];
+          double        wo, wi;
+          bte_load1(w, e0, &wo, &wi);
+          bte_acc<MODE>(wo, wi, __ldg(f + o), MODE == 1 ? __ldg(x + o) : 0.0, &ao, &ai, &so, &si);
+        }
+        e0++;
+      }
+      const long long np = (r1 - e0) >> 1;
+      for (long long p = lane; p < np; p += 32) {
+        const long long e = e0 + 2 * p;
+        const int2      o = reinterpret_cast<const int2 *>(col)[e >> 1];
+        double          wo[2], wi[2];
+        bte_load2(w, e, wo, wi);
+        const double f0 = __ldg(f + o.x), f1 = __ldg(f + o.y);
+        const double x0 = MODE == 1 ? __ldg(x + o.x) : 0.0, x1 = MODE == 1 ? __ldg(x + o.y) : 0.0;
+        bte_acc<MODE>(wo[0], wi[0], f0, x0, &ao, &ai, &so, &si);
+        bte_acc<MODE>(wo[1], wi[1], f1, x1, &ao, &ai, &so, &si);
+      }
+      if (e0 + 2 * np < r1 && lane == 31) { /* odd end */
+        const long long e = r1 - 1;
+        const int32_t   o = col[e];
+        double          wo, wi;
+        bte_load1(w, e, &wo, &wi);
+        bte_acc<MODE>(wo, wi, __ldg(f + o), MODE == 1 ? __ldg(x + o) : 0.0, &ao, &ai, &so, &si);
+      }
     }
     ao = bte_warp_sum(ao);
     ai = bte_warp_sum(ai);
-    so = bte_warp_sum(so);
-    si = bte_warp_sum(si);
+    if (MODE == 1) {
+      so = bte_warp_sum(so);
+      si = bte_warp_sum(si);
+    }
     if (lane == 0) {
       const double ft = f[t];
-      y[t]            = -(ao + ai) * x[t] + ft * so + (1.0 - ft) * si;
+      if (MODE == 0) y[t] = -ft * ao + (1.0 - ft) * ai;
+      else if (MODE == 1) y[t] = -(ao + ai) * x[t] + ft * so + (1.0 - ft) * si;
+      else y[t] = -(ao + ai);
     }
   }
 }
@@ -174,75 +208,67 @@ static PetscErrorCode BTEFusedCUDACheckVecs(BTEFusedCUDA d, Vec fl, Vec y)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode BTEFusedCUDAApplyMode(BTEFusedCUDA d, Vec fl, Vec Y, int mode)
+template <typename W2, int MODE>
+static void BTEFusedLaunch(BTEFusedCUDA d, const W2 *w, const double *f, const double *x, double *y, cudaStream_t s)
 {
-  const PetscScalar *f;
+  const int grid = BTEFusedGrid(d->nlocal), block = 32 * BTE_FUSED_WARPS_PER_BLOCK;
+  bte_fused_kernel<W2, MODE><<<grid, block, 0, s>>>((int)d->nlocal, d->rowptr, d->col, w, f, x, y);
+}
+
+template <int MODE>
+static void BTEFusedLaunchW(BTEFusedCUDA d, const double *f, const double *x, double *y, cudaStream_t s)
+{
+  if (d->ws) BTEFusedLaunch<float2, MODE>(d, d->ws, f, x, y, s);
+  else BTEFusedLaunch<double2, MODE>(d, d->w, f, x, y, s);
+}
+
+/* mode 0: I[f]; 1: J(f) x; 2: diag J(f). Flops as fused.c counts them. */
+static PetscErrorCode BTEFusedCUDARun(BTEFusedCUDA d, int mode, Vec fl, Vec xl, Vec Y)
+{
+  const PetscScalar *f, *x = NULL;
   PetscScalar       *y;
   cudaStream_t       s;
-  const int          grid = BTEFusedGrid(d->nlocal), block = 32 * BTE_FUSED_WARPS_PER_BLOCK;
+  const PetscLogDouble flops[3][2] = {{5.0, 4.0}, {9.0, 7.0}, {5.0, 1.0}}; /* per entry, per row */
 
   PetscFunctionBegin;
   PetscCall(BTEFusedCUDACheckVecs(d, fl, Y));
+  if (xl) PetscCall(BTEFusedCUDACheckVecs(d, xl, Y));
   PetscCall(VecCUDAGetArrayRead(fl, &f));
+  if (xl) PetscCall(VecCUDAGetArrayRead(xl, &x));
   PetscCall(VecCUDAGetArrayWrite(Y, &y));
   PetscCall(BTECollCUDAGetStream(&s));
   PetscCall(PetscLogGpuTimeBegin());
   if (d->nlocal > 0) {
-    if (mode == 0) {
-      if (d->ws) bte_fused_apply_kernel<float2, 0><<<grid, block, 0, s>>>((int)d->nlocal, d->rowptr, d->col, d->ws, f, y);
-      else bte_fused_apply_kernel<double2, 0><<<grid, block, 0, s>>>((int)d->nlocal, d->rowptr, d->col, d->w, f, y);
-    } else {
-      if (d->ws) bte_fused_apply_kernel<float2, 2><<<grid, block, 0, s>>>((int)d->nlocal, d->rowptr, d->col, d->ws, f, y);
-      else bte_fused_apply_kernel<double2, 2><<<grid, block, 0, s>>>((int)d->nlocal, d->rowptr, d->col, d->w, f, y);
-    }
+    if (mode == 0) BTEFusedLaunchW<0>(d, f, x, y, s);
+    else if (mode == 1) BTEFusedLaunchW<1>(d, f, x, y, s);
+    else BTEFusedLaunchW<2>(d, f, x, y, s);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecCUDARestoreArrayWrite(Y, &y));
+  if (xl) PetscCall(VecCUDARestoreArrayRead(xl, &x));
   PetscCall(VecCUDARestoreArrayRead(fl, &f));
-  /* as fused.c: per entry 1 - f_o and two multiply-adds; per row 4 (apply) or 1 (diagonal) */
-  PetscCall(PetscLogGpuFlops(5.0 * (PetscLogDouble)d->nnz + (mode == 0 ? 4.0 : 1.0) * d->nlocal));
+  PetscCall(PetscLogGpuFlops(flops[mode][0] * (PetscLogDouble)d->nnz + flops[mode][1] * d->nlocal));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode BTEFusedCUDAApply(BTEFusedCUDA d, Vec fl, Vec Y)
 {
   PetscFunctionBegin;
-  PetscCall(BTEFusedCUDAApplyMode(d, fl, Y, 0));
+  PetscCall(BTEFusedCUDARun(d, 0, fl, NULL, Y));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEFusedCUDAJacobianApply(BTEFusedCUDA d, Vec fl, Vec xl, Vec Y)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEFusedCUDARun(d, 1, fl, xl, Y));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode BTEFusedCUDAJacobianDiagonal(BTEFusedCUDA d, Vec fl, Vec D)
 {
   PetscFunctionBegin;
-  PetscCall(BTEFusedCUDAApplyMode(d, fl, D, 2));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode BTEFusedCUDAJacobianApply(BTEFusedCUDA d, Vec fl, Vec xl, Vec Y)
-{
-  const PetscScalar *f, *x;
-  PetscScalar       *y;
-  cudaStream_t       s;
-  const int          grid = BTEFusedGrid(d->nlocal), block = 32 * BTE_FUSED_WARPS_PER_BLOCK;
-
-  PetscFunctionBegin;
-  PetscCall(BTEFusedCUDACheckVecs(d, fl, Y));
-  PetscCall(BTEFusedCUDACheckVecs(d, xl, Y));
-  PetscCall(VecCUDAGetArrayRead(fl, &f));
-  PetscCall(VecCUDAGetArrayRead(xl, &x));
-  PetscCall(VecCUDAGetArrayWrite(Y, &y));
-  PetscCall(BTECollCUDAGetStream(&s));
-  PetscCall(PetscLogGpuTimeBegin());
-  if (d->nlocal > 0) {
-    if (d->ws) bte_fused_jac_kernel<float2><<<grid, block, 0, s>>>((int)d->nlocal, d->rowptr, d->col, d->ws, f, x, y);
-    else bte_fused_jac_kernel<double2><<<grid, block, 0, s>>>((int)d->nlocal, d->rowptr, d->col, d->w, f, x, y);
-    PetscCallCUDA(cudaGetLastError());
-  }
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(VecCUDARestoreArrayWrite(Y, &y));
-  PetscCall(VecCUDARestoreArrayRead(xl, &x));
-  PetscCall(VecCUDARestoreArrayRead(fl, &f));
-  PetscCall(PetscLogGpuFlops(9.0 * (PetscLogDouble)d->nnz + 7.0 * d->nlocal));
+  PetscCall(BTEFusedCUDARun(d, 2, fl, NULL, D));
   PetscFunctionReturn(0);
 }
