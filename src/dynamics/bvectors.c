@@ -4,7 +4,7 @@
    Candidate neighbours are grid steps m_a along the reciprocal vectors, sorted by
    length into shells; shells are added in order (skipping any that adds nothing
    new to the least-squares system) until the completeness condition holds. */
-#include "dynamicsimpl.h"
+#include <bte/private/dynamicsimpl.h>
 
 #define BTE_BV_RANGE_3D 4
 #define BTE_BV_RANGE_2D 6

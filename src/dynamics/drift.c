@@ -12,7 +12,7 @@
    The plain form equals sum_b c_b (f_j - f_i) wherever all neighbours are in the window
    (sum_b c_b = 0 over complete shells) and is a flux form: the flux between i and j is
    antisymmetric, so sum_i D_i = 0 exactly (no carriers leave through the window edge). */
-#include "dynamicsimpl.h"
+#include <bte/private/dynamicsimpl.h>
 #include <petscsf.h>
 
 const char *const BTEDriftForms[] = {"log", "plain", "BTEDriftForm", "BTE_DRIFT_", NULL};

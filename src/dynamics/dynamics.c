@@ -5,7 +5,7 @@
    diagonal is the sum, for Jacobi); TSRHSJacobianSetReuse lets implicit methods shift and
    scale it in place. Snapshots go to HDF5 at fixed output times: a post-step hook shortens
    the step that would pass the next output time, the monitor writes when a step lands on it. */
-#include "dynamicsimpl.h"
+#include <bte/private/dynamicsimpl.h>
 
 #define BTE_TIME_EPS(t) (1e-9 * PetscMax(1.0, PetscAbsReal(t)))
 
@@ -220,6 +220,7 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
     PetscCall(BTEDynamicsSetField(dyn, E));
   }
   PetscCall(PetscOptionsEnum("-bte_drift_form", "Drift discretisation", "BTEDriftSetForm", BTEDriftForms, (PetscEnum)dyn->driftform, (PetscEnum *)&dyn->driftform, NULL));
+  PetscCall(PetscOptionsBool("-bte_normalize", "Rescale the occupations to the initial carrier number after every step (Perturbo's boltz_norm_dist; for the log drift form)", "BTEDynamicsSetFromOptions", dyn->normalize, &dyn->normalize, NULL));
   PetscCall(PetscOptionsBool("-bte_scattering", "Include the collision integral (0: drift only, for tests)", "BTEDynamicsSetCollision", dyn->scattering, &dyn->scattering, NULL));
   dt = dyn->dt;
   PetscCall(PetscOptionsReal("-bte_time_step", "Time step, fs (first step for adaptive TS; -ts_dt overrides)", "BTEDynamicsSetTimes", dt, &dt, NULL));
@@ -241,16 +242,21 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscFunctionReturn(0);
 }
 
-/* The combined Jacobian: collision + drift */
+/* The combined Jacobian A = scale (J_coll + J_drift) + shift I as a MATSHELL that keeps its own
+   scale and shift (TS shifts and scales RHS Jacobians in place; the IMEX path zeroes it first). */
 static PetscErrorCode BTEDynamicsJacobianMult(Mat A, Vec x, Vec y)
 {
   BTEDynamics dyn;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &dyn));
-  if (dyn->Jc) PetscCall(MatMult(dyn->Jc, x, y));
-  else PetscCall(VecZeroEntries(y));
-  if (dyn->drift) PetscCall(BTEDriftJacobianMultAdd(dyn->drift, x, y));
+  if (dyn->Ascale != 0.0) {
+    if (dyn->Jc) PetscCall(MatMult(dyn->Jc, x, y));
+    else PetscCall(VecZeroEntries(y));
+    if (dyn->drift) PetscCall(BTEDriftJacobianMultAdd(dyn->drift, x, y));
+    if (dyn->Ascale != 1.0) PetscCall(VecScale(y, dyn->Ascale));
+  } else PetscCall(VecZeroEntries(y));
+  if (dyn->Ashift != 0.0) PetscCall(VecAXPY(y, dyn->Ashift, x));
   PetscFunctionReturn(0);
 }
 
@@ -260,9 +266,45 @@ static PetscErrorCode BTEDynamicsJacobianGetDiagonal(Mat A, Vec d)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &dyn));
-  if (dyn->Jc) PetscCall(MatGetDiagonal(dyn->Jc, d));
-  else PetscCall(VecZeroEntries(d));
-  if (dyn->drift) PetscCall(BTEDriftJacobianDiagonalAdd(dyn->drift, d));
+  if (dyn->Ascale != 0.0) {
+    if (dyn->Jc) PetscCall(MatGetDiagonal(dyn->Jc, d));
+    else PetscCall(VecZeroEntries(d));
+    if (dyn->drift) PetscCall(BTEDriftJacobianDiagonalAdd(dyn->drift, d));
+    if (dyn->Ascale != 1.0) PetscCall(VecScale(d, dyn->Ascale));
+  } else PetscCall(VecZeroEntries(d));
+  if (dyn->Ashift != 0.0) PetscCall(VecShift(d, dyn->Ashift));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEDynamicsJacobianShift(Mat A, PetscScalar a)
+{
+  BTEDynamics dyn;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &dyn));
+  dyn->Ashift += a;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEDynamicsJacobianScale(Mat A, PetscScalar a)
+{
+  BTEDynamics dyn;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &dyn));
+  dyn->Ascale *= a;
+  dyn->Ashift *= a;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEDynamicsJacobianZeroEntries(Mat A)
+{
+  BTEDynamics dyn;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &dyn));
+  dyn->Ascale = 0.0;
+  dyn->Ashift = 0.0;
   PetscFunctionReturn(0);
 }
 
@@ -289,12 +331,16 @@ PetscErrorCode BTEDynamicsTSRHSJacobian(TS ts, PetscReal t, Vec f, Mat A, Mat P,
   if (dyn->coll) PetscCall(BTECollisionComputeJacobian(dyn->coll, f, dyn->Jc));
   if (dyn->drift) PetscCall(BTEDriftSetJacobianState(dyn->drift, f));
   if (A != dyn->Jc) {
+    /* the combined shell: J_coll + J_drift at f, unshifted */
+    dyn->Ascale = 1.0;
+    dyn->Ashift = 0.0;
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   }
   if (P && P != A && P != dyn->Jc) {
-    PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
+    /* a copy of the assembled collision Jacobian preconditions the combined operator; TS shifts
+       and scales the copy, the operator's own collision part stays unshifted */
+    PetscCall(MatCopy(dyn->Jc, P, SAME_NONZERO_PATTERN));
   }
   PetscFunctionReturn(0);
 }
@@ -315,6 +361,16 @@ static PetscErrorCode BTEDynamicsPostStep(TS ts)
 
   PetscFunctionBegin;
   PetscCall(TSGetApplicationContext(ts, &dyn));
+  if (dyn->normalize) {
+    Vec       u;
+    PetscReal sum;
+    PetscCall(TSGetSolution(ts, &u));
+    PetscCall(VecSum(u, &sum));
+    if (sum != 0 && sum != dyn->sum0) {
+      PetscCall(VecScale(u, dyn->sum0 / sum));
+      PetscCall(TSRestartStep(ts)); /* the solution changed: no reuse of the last stage (FSAL, multistep history) */
+    }
+  }
   PetscCall(TSGetTime(ts, &t));
   PetscCall(TSGetTimeStep(ts, &dt));
   if (dyn->clipped) dt = PetscMax(dt, dyn->dtsaved);
@@ -342,6 +398,14 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
       vd = (v[0] * dyn->efield[0] + v[1] * dyn->efield[1] + v[2] * dyn->efield[2]) / Emag;
       PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  t %10.3f fs  steps %7" PetscInt_FMT "  carriers %.12e /cell (%.6e cm^-%d)  <E> %.6f eV (edge + %.6f)  v_d %.5e cm/s\n", (double)t, step, (double)ncell, (double)dens, dyn->bte->grid.dim, (double)emean, (double)(emean - edge), (double)vd));
     } else PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  t %10.3f fs  steps %7" PetscInt_FMT "  carriers %.12e /cell (%.6e cm^-%d)  <E> %.6f eV (edge + %.6f)\n", (double)t, step, (double)ncell, (double)dens, dyn->bte->grid.dim, (double)emean, (double)(emean - edge)));
+  }
+  if (dyn->drift && !dyn->warned && !dyn->normalize && dyn->sum0 > 0) {
+    PetscReal sum;
+    PetscCall(VecSum(f, &sum));
+    if (PetscAbsReal(sum / dyn->sum0 - 1) > 1e-6) {
+      dyn->warned = PETSC_TRUE;
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form plain (exactly conservative), a finer grid or a wider window, or -bte_normalize\n", (double)(sum / dyn->sum0 - 1), BTEDriftForms[dyn->driftform]));
+    }
   }
   dyn->tlast = t;
   PetscFunctionReturn(0);
@@ -393,14 +457,21 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
     VecType   vtype;
     PetscBool isshell = PETSC_TRUE;
     PetscCall(MatCreateShell(comm, bte->nlocal, bte->nlocal, bte->nstates, bte->nstates, dyn, &dyn->A));
+    PetscCall(MatShellSetManageScalingShifts(dyn->A));
     PetscCall(MatShellSetOperation(dyn->A, MATOP_MULT, BTE_MATOP(BTEDynamicsJacobianMult)));
     PetscCall(MatShellSetOperation(dyn->A, MATOP_GET_DIAGONAL, BTE_MATOP(BTEDynamicsJacobianGetDiagonal)));
+    PetscCall(MatShellSetOperation(dyn->A, MATOP_SHIFT, BTE_MATOP(BTEDynamicsJacobianShift)));
+    PetscCall(MatShellSetOperation(dyn->A, MATOP_SCALE, BTE_MATOP(BTEDynamicsJacobianScale)));
+    PetscCall(MatShellSetOperation(dyn->A, MATOP_ZERO_ENTRIES, BTE_MATOP(BTEDynamicsJacobianZeroEntries)));
+    dyn->Ascale = 1.0;
+    dyn->Ashift = 0.0;
     PetscCall(VecGetType(dyn->f, &vtype));
     PetscCall(MatShellSetVecType(dyn->A, vtype));
     PetscCall(PetscObjectSetName((PetscObject)dyn->A, "collision+drift Jacobian"));
     if (dyn->Jc) PetscCall(PetscObjectTypeCompare((PetscObject)dyn->Jc, MATSHELL, &isshell));
-    /* an assembled collision Jacobian preconditions the combined operator (drift left out) */
-    dyn->P = isshell ? dyn->A : dyn->Jc;
+    /* an assembled collision Jacobian (a copy) preconditions the combined operator (drift left out) */
+    if (isshell) dyn->P = dyn->A;
+    else PetscCall(MatDuplicate(dyn->Jc, MAT_DO_NOT_COPY_VALUES, &dyn->P));
   } else {
     dyn->A = dyn->P = dyn->Jc;
   }
@@ -493,6 +564,8 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   PetscCall(BTEDynamicsSetUp(dyn));
   PetscCall(BTEDynamicsComputeInitialState(dyn, dyn->f, &t0));
+  PetscCall(VecSum(dyn->f, &dyn->sum0));
+  dyn->warned = PETSC_FALSE;
   PetscCall(TSGetMaxTime(dyn->ts, &tmax));
   PetscCheck(tmax > t0 + BTE_TIME_EPS(t0), comm, PETSC_ERR_USER_INPUT, "The final time %g fs is not after the initial time %g fs%s: raise -bte_final_time", (double)tmax, (double)t0, dyn->init == BTE_INIT_RESTART ? " (the restart snapshot's)" : "");
   PetscCall(TSGetTimeStep(dyn->ts, &dt));

@@ -1,5 +1,5 @@
 /* Dynamics package registration, initial distributions and moments of the occupations. */
-#include "dynamicsimpl.h"
+#include <bte/private/dynamicsimpl.h>
 
 PetscClassId  BTEDRIFT_CLASSID, BTEDYNAMICS_CLASSID;
 PetscLogEvent BTE_DriftApply, BTE_DriftJacobian, BTE_DriftSetUp, BTE_DynamicsOutput, BTE_DynamicsRestart;

@@ -7,7 +7,7 @@
    midway leaves a valid file of the snapshots so far. /dynamics/time is written last
    in a snapshot: a reader takes its length as the number of complete snapshots.
    Restart: every rank reads its own slab of the last complete snapshot. */
-#include "../dynamics/dynamicsimpl.h"
+#include <bte/private/dynamicsimpl.h>
 #include <hdf5.h>
 
 #define BTE_DYN_FORMAT_NAME    "bte-dynamics"
@@ -265,6 +265,8 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
         }
       }
     } else {
+      /* the default (oldest compatible) file format: it has no "open for writing" flag, so a run
+         killed midway leaves a file that opens as it was at its last flush */
       fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
       if (fid < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot create the dynamics output file %s (-bte_output): check the directory exists and is writable", file));
       else {

@@ -5,7 +5,7 @@
    and the Jacobian against finite differences. States are numbered in reverse k order
    so the (k, band) -> state lookup is exercised; run on 1 and 2 ranks. */
 #include <bte/private/bteimpl.h>
-#include "dynamics/dynamicsimpl.h"
+#include <bte/private/dynamicsimpl.h>
 
 static PetscInt nfail = 0;
 

@@ -80,10 +80,14 @@ struct _p_BTEDynamics {
   char         output[PETSC_MAX_PATH_LEN];
   PetscReal    de;         /* energy grid step of the population, eV */
   PetscBool    monitor;
+  PetscBool    normalize;  /* rescale f to the initial carrier number after every step */
+  PetscReal    sum0;       /* sum_i f_i of the initial state */
+  PetscBool    warned;     /* carrier-number warning printed */
   /* TS and its operators */
   TS           ts;
   Mat          Jc;         /* collision Jacobian */
   Mat          A, P;       /* RHS Jacobian operator and preconditioning matrix */
+  PetscScalar  Ascale, Ashift; /* the combined shell A = Ascale (J_coll + J_drift) + Ashift I */
   Vec          f;          /* state */
   PetscReal    t0;
   PetscInt     step0;
