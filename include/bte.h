@@ -43,6 +43,19 @@ PETSC_EXTERN PetscErrorCode BTEGetSmearing(BTE, PetscReal *);
 
 /* Writes the (set up) table to an HDF5 file, docs/format.md. Collective. */
 PETSC_EXTERN PetscErrorCode BTEWriteTable(BTE, const char[]);
+/* Builds the model's table (-bte_model) and writes it to an HDF5 file while generating, holding
+   at most -bte_generate_batch channels per rank at a time: tables larger than memory. Collective.
+   The BTE ends up set up with its states and channel counts, but no channel arrays (as with
+   BTESetLoadChannels(bte, PETSC_BOOL3_FALSE)): BTEView works, a run needs BTESetUp on the file.
+   On a BTE already set up with its channels it is BTEWriteTable. */
+PETSC_EXTERN PetscErrorCode BTEGenerateTable(BTE, const char[]);
+/* What BTESetUp does with the channels: PETSC_BOOL3_TRUE (default) loads them, refusing a table
+   that does not fit in memory; PETSC_BOOL3_FALSE counts them only (a table's states and channel
+   count, a model's count pass without the fill): enough for BTEView and BTEGetMemoryEstimate, not
+   for a run; PETSC_BOOL3_UNKNOWN loads them if they fit in memory, else counts them. */
+PETSC_EXTERN PetscErrorCode BTESetLoadChannels(BTE, PetscBool3);
+/* After setup: PETSC_FALSE if the channels were only counted */
+PETSC_EXTERN PetscErrorCode BTEGetChannelsLoaded(BTE, PetscBool *);
 
 /* State space. States i = (n,k) inside the window, numbered 0..N-1 globally,
    owned in contiguous blocks by the ranks (a PetscLayout). */
@@ -54,7 +67,8 @@ PETSC_EXTERN PetscErrorCode BTEGetGrid(BTE, PetscInt *, PetscInt[3], PetscReal[9
 PETSC_EXTERN PetscErrorCode BTEGetSpinDegeneracy(BTE, PetscInt *);
 PETSC_EXTERN PetscErrorCode BTECreateStateVec(BTE, Vec *);
 
-/* Estimated memory (bytes) for the whole run and for this rank. */
+/* Estimated memory (bytes) of a run (table + collision operator): on one rank, and on this rank
+   of this layout (also when the channels were only counted). */
 PETSC_EXTERN PetscErrorCode BTEGetMemoryEstimate(BTE, PetscLogDouble *, PetscLogDouble *);
 
 /* Occupation helpers */

@@ -48,6 +48,7 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   b->spin        = 2;
   b->carrier     = -1;
   b->mem_limit   = 0; /* 0: take the machine's memory */
+  b->loadchannels = PETSC_BOOL3_TRUE;
   *bte           = b;
   PetscFunctionReturn(0);
 }
@@ -171,6 +172,55 @@ PetscErrorCode BTESetUp(BTE bte)
   } else if (bte->model[0]) {
     PetscCall(BTEModelGenerate(bte));
   } else SETERRQ(PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "No scattering data: give a table with -bte_input FILE or a built-in model with -bte_model NAME");
+  bte->setupcalled = PETSC_TRUE;
+  PetscCall(PetscLogEventEnd(BTE_SetUp, bte, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTESetLoadChannels(BTE bte, PetscBool3 load)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(load == PETSC_BOOL3_TRUE || load == PETSC_BOOL3_FALSE || load == PETSC_BOOL3_UNKNOWN, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "BTESetLoadChannels() takes PETSC_BOOL3_TRUE, PETSC_BOOL3_FALSE or PETSC_BOOL3_UNKNOWN");
+  PetscCheck(!bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetLoadChannels() before BTESetUp()");
+  bte->loadchannels = load;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEGetChannelsLoaded(BTE bte, PetscBool *loaded)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
+  *loaded = bte->chcounted ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* Streaming generation: the model builder writes the table while generating (src/models/build.c,
+   src/io/table_write.c), so the table may be larger than memory. */
+PetscErrorCode BTEGenerateTable(BTE bte, const char file[])
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
+  PetscErrorCode ierr;
+  size_t         len;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCall(PetscStrlen(file, &len));
+  PetscCheck(file && len > 0, comm, PETSC_ERR_ARG_NULL, "BTEGenerateTable() needs a file name");
+  PetscCheck(len < sizeof(bte->streamfile), comm, PETSC_ERR_ARG_SIZ, "Table file name too long: %s", file);
+  if (bte->setupcalled) {
+    PetscCheck(!bte->chcounted, comm, PETSC_ERR_ARG_WRONGSTATE, "BTEGenerateTable(): the BTE is already set up without its channels; use a new BTE");
+    PetscCall(BTEWriteTable(bte, file));
+    PetscFunctionReturn(0);
+  }
+  PetscCheck(!bte->input[0], comm, PETSC_ERR_ARG_WRONGSTATE, "BTEGenerateTable() builds a model's table, but the BTE reads table %s (-bte_input); give a model (-bte_model) only", bte->input);
+  PetscCheck(bte->model[0], comm, PETSC_ERR_USER_INPUT, "BTEGenerateTable() needs a built-in model: -bte_model NAME (BTESetModel())");
+  PetscCall(PetscLogEventBegin(BTE_SetUp, bte, 0, 0, 0));
+  PetscCall(PetscStrncpy(bte->streamfile, file, sizeof(bte->streamfile)));
+  ierr             = BTEModelGenerate(bte);
+  bte->streamfile[0] = 0;
+  PetscCall(ierr);
   bte->setupcalled = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(BTE_SetUp, bte, 0, 0, 0));
   PetscFunctionReturn(0);

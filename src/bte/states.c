@@ -41,6 +41,8 @@ PetscErrorCode BTEFreeChannels(BTE bte)
   PetscCall(PetscFree5(bte->ch.i, bte->ch.j, bte->ch.mode, bte->ch.hw, bte->ch.g2));
   bte->ch.n       = 0;
   bte->ch.nglobal = 0;
+  bte->chcounted  = PETSC_FALSE;
+  bte->nheld      = 0;
   PetscFunctionReturn(0);
 }
 
@@ -127,6 +129,8 @@ PetscErrorCode BTECreateStateVec(BTE bte, Vec *v)
 {
   PetscFunctionBegin;
   PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
+  /* every run needs the channels: refuse a BTE that only counted them rather than run without scattering */
+  PetscCheck(!bte->chcounted, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "The BTE was set up with its %" PetscInt64_FMT " channels counted but not loaded (BTESetLoadChannels(), BTEGenerateTable()); set up a BTE that loads them (the default) for a run", bte->ch.nglobal);
   PetscCall(VecCreate(PetscObjectComm((PetscObject)bte), v));
   PetscCall(VecSetSizes(*v, bte->nlocal, bte->nstates));
   PetscCall(VecSetFromOptions(*v));

@@ -1,5 +1,6 @@
 /* BTEView and the memory estimate that bte info prints. */
 #include <bte/private/bteimpl.h>
+#include <stdio.h>
 
 /* Bytes per channel: table storage here (i, j, mode, hw, g2) plus the collision
    operator's target-sorted layout (each channel at both ends: index + P + Q). */
@@ -11,15 +12,23 @@ PetscErrorCode BTEGetMemoryEstimate(BTE bte, PetscLogDouble *total, PetscLogDoub
 {
   PetscFunctionBegin;
   if (total) *total = (PetscLogDouble)bte->ch.nglobal * (BTE_BYTES_PER_CHANNEL_TABLE + BTE_BYTES_PER_CHANNEL_OP) + (PetscLogDouble)bte->nstates * BTE_BYTES_PER_STATE;
-  if (local) *local = (PetscLogDouble)bte->ch.n * (BTE_BYTES_PER_CHANNEL_TABLE + BTE_BYTES_PER_CHANNEL_OP) + (PetscLogDouble)bte->nlocal * BTE_BYTES_PER_STATE;
+  if (local) *local = (PetscLogDouble)(bte->chcounted ? bte->nheld : bte->ch.n) * (BTE_BYTES_PER_CHANNEL_TABLE + BTE_BYTES_PER_CHANNEL_OP) + (PetscLogDouble)bte->nlocal * BTE_BYTES_PER_STATE;
   PetscFunctionReturn(0);
+}
+
+static const char *BTEBytes(PetscLogDouble b, char buf[], size_t len)
+{
+  if (b >= 1e9) snprintf(buf, len, "%.2f GB", b / 1e9);
+  else snprintf(buf, len, "%.2f MB", b / 1e6);
+  return buf;
 }
 
 static PetscErrorCode BTEViewBytes(PetscViewer v, const char what[], PetscLogDouble b)
 {
+  char buf[32];
+
   PetscFunctionBegin;
-  if (b >= 1e9) PetscCall(PetscViewerASCIIPrintf(v, "%s: %.2f GB\n", what, b / 1e9));
-  else PetscCall(PetscViewerASCIIPrintf(v, "%s: %.2f MB\n", what, b / 1e6));
+  PetscCall(PetscViewerASCIIPrintf(v, "%s: %s\n", what, BTEBytes(b, buf, sizeof(buf))));
   PetscFunctionReturn(0);
 }
 
@@ -27,7 +36,7 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
 {
   PetscBool      iascii;
   PetscMPIInt    size;
-  PetscLogDouble mtot, mloc, mmax;
+  PetscLogDouble mtot, mloc, mmax, msum;
   PetscReal      emin = PETSC_MAX_REAL, emax = PETSC_MIN_REAL;
 
   PetscFunctionBegin;
@@ -59,12 +68,17 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "carriers: %s, spin degeneracy %" PetscInt_FMT "\n", bte->carrier < 0 ? "electrons" : "holes", bte->spin));
   PetscCall(PetscViewerASCIIPrintf(viewer, "bands: %" PetscInt_FMT ", phonon modes: %" PetscInt_FMT "\n", bte->nbands, bte->nmodes));
   PetscCall(PetscViewerASCIIPrintf(viewer, "states (n,k) in window: %" PetscInt_FMT " on %d rank(s)\n", bte->nstates, size));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "scattering channels: %" PetscInt64_FMT "\n", bte->ch.nglobal));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "scattering channels: %" PetscInt64_FMT "%s\n", bte->ch.nglobal, bte->chcounted ? " (counted; channel arrays not loaded)" : ""));
   PetscCall(PetscViewerASCIIPrintf(viewer, "smearing eta: %g eV, temperature: %g K\n", (double)bte->smearing, (double)bte->temperature));
   PetscCall(BTEGetMemoryEstimate(bte, &mtot, &mloc));
   PetscCall(MPIU_Allreduce(&mloc, &mmax, 1, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)bte)));
-  PetscCall(BTEViewBytes(viewer, "memory for a run (table + collision operator), all ranks", mtot));
-  PetscCall(BTEViewBytes(viewer, "memory for a run, largest rank", mmax));
+  PetscCall(MPIU_Allreduce(&mloc, &msum, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, PetscObjectComm((PetscObject)bte)));
+  /* 1 rank: every channel once; P ranks (this layout): a channel whose ends live on two ranks is held by both */
+  PetscCall(BTEViewBytes(viewer, "memory for a run on 1 rank (table + collision operator)", mtot));
+  {
+    char b1[32], b2[32];
+    PetscCall(PetscViewerASCIIPrintf(viewer, "memory for a run on %d rank(s): largest rank %s, %s in all\n", size, BTEBytes(mmax, b1, sizeof(b1)), BTEBytes(msum, b2, sizeof(b2))));
+  }
   if (bte->params.n) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "model parameters:\n"));
     PetscCall(PetscViewerASCIIPushTab(viewer));

@@ -5,12 +5,13 @@ PetscErrorCode BTECommandGenerate(MPI_Comm comm)
 {
   BTE       bte;
   char      out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool flg, view = PETSC_TRUE;
+  PetscBool flg, view = PETSC_TRUE, stream = PETSC_TRUE;
 
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "bte generate: build a model's scattering table", "BTE");
-  PetscCall(PetscOptionsString("-bte_output", "Table file to write (HDF5)", "BTEWriteTable", out, out, sizeof(out), &flg));
+  PetscCall(PetscOptionsString("-bte_output", "Table file to write (HDF5)", "BTEGenerateTable", out, out, sizeof(out), &flg));
   PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary", "BTEView", view, &view, NULL));
+  PetscCall(PetscOptionsBool("-bte_generate_stream", "Write the table while generating, -bte_generate_batch channels at a time (0: build it in memory, then write)", "BTEGenerateTable", stream, &stream, NULL));
   PetscOptionsEnd();
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
@@ -20,9 +21,14 @@ PetscErrorCode BTECommandGenerate(MPI_Comm comm)
     PetscCheck(model[0], comm, PETSC_ERR_USER_INPUT, "bte generate needs a model: -bte_model parabolic|gaas|graphene|si-holes");
   }
   PetscCheck(flg && out[0], comm, PETSC_ERR_USER_INPUT, "bte generate needs an output file: -bte_output FILE.h5");
-  PetscCall(BTESetUp(bte));
-  if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
-  PetscCall(BTEWriteTable(bte, out));
+  if (stream) {
+    PetscCall(BTEGenerateTable(bte, out));
+    if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
+  } else {
+    PetscCall(BTESetUp(bte));
+    if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
+    PetscCall(BTEWriteTable(bte, out));
+  }
   PetscCall(PetscPrintf(comm, "wrote %s\n", out));
   PetscCall(BTEDestroy(&bte));
   PetscFunctionReturn(0);

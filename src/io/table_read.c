@@ -7,7 +7,11 @@
    owners of its two ends (MPI_Alltoallv per step). A first pass over i and j
    counts what each rank will hold, so the channel arrays are allocated once,
    at their final size, after a memory check. One rank reads straight into its
-   arrays. No rank ever holds the whole channel list. */
+   arrays. No rank ever holds the whole channel list.
+
+   Counting only (BTESetLoadChannels: PETSC_BOOL3_FALSE, or UNKNOWN when the channels
+   do not fit in memory): the states are read, the channel arrays are not; on one
+   rank the count is M, on several the first pass gives each rank's count. */
 #include <bte/private/bteimpl.h>
 #include <bte/private/h5util.h>
 #include <errno.h>
@@ -326,7 +330,7 @@ static const char *Bytes(PetscLogDouble b, char buf[], size_t len)
 /* Refuses a table that would not fit: nch channels and the local states on this rank,
    plus extra bytes of buffers, against -bte_memory_limit per rank, or else against the
    physical memory of the node shared by the ranks on it. */
-static PetscErrorCode CheckMemory(BTE bte, const char file[], PetscInt64 nch, PetscInt64 nst, PetscLogDouble extra, PetscBool estimate)
+static PetscErrorCode CheckMemory(BTE bte, const char file[], PetscInt64 nch, PetscInt64 nst, PetscLogDouble extra, PetscBool estimate, PetscBool *fits)
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)bte), node;
   PetscLogDouble need = (PetscLogDouble)nch * BYTES_PER_CHANNEL + (PetscLogDouble)nst * BYTES_PER_STATE + extra, total = need, limit;
@@ -350,6 +354,12 @@ static PetscErrorCode CheckMemory(BTE bte, const char file[], PetscInt64 nch, Pe
     PetscCallMPI(MPI_Comm_free(&node));
     if (limit > 0 && total > limit)
       BTEH5Fail(&st, "it is too large for memory: rank %d would hold %s%lld channels and %lld states, about %s, and the %d rank(s) on its node %s, more than the node's %s of physical memory. Run on more nodes, or set -bte_memory_limit (GB per rank) if this check is wrong", rank, estimate ? "at least " : "", (long long)nch, (long long)nst, Bytes(need, b1, sizeof(b1)), nnode, Bytes(total, b2, sizeof(b2)), Bytes(limit, b3, sizeof(b3)));
+  }
+  if (fits) { /* tell, do not refuse (collective answer) */
+    PetscCall(BTEH5SyncStatus(comm, &st));
+    *fits = st.bad ? PETSC_FALSE : PETSC_TRUE;
+    if (st.bad) PetscCall(PetscInfo(bte, "%s: channels not loaded: %s\n", file, st.msg));
+    PetscFunctionReturn(0);
   }
   PetscCall(Check(bte, file, &st));
   PetscFunctionReturn(0);
@@ -433,6 +443,17 @@ static inline PetscMPIInt Owner(const PetscInt ranges[], PetscMPIInt size, Petsc
   return lo;
 }
 
+/* The channels counted, not loaded: this rank would hold nheld of the M. */
+static PetscErrorCode SetCounted(BTE bte, PetscInt64 M, PetscInt64 nheld)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEFreeChannels(bte));
+  bte->ch.nglobal = M;
+  bte->nheld      = (PetscCount)nheld;
+  bte->chcounted  = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ReadChannels(BTE bte, ReadCtx *c, const char file[], PetscInt64 M, PetscInt chunk)
 {
   MPI_Comm        comm = PetscObjectComm((PetscObject)bte);
@@ -449,7 +470,13 @@ static PetscErrorCode ReadChannels(BTE bte, ReadCtx *c, const char file[], Petsc
   PetscCallMPI(MPI_Comm_size(comm, &size));
 
   if (size == 1) { /* straight into the channel arrays, one pass */
-    PetscCall(CheckMemory(bte, file, M, bte->nlocal, 0, PETSC_FALSE));
+    PetscBool fits = PETSC_TRUE;
+    if (bte->loadchannels == PETSC_BOOL3_UNKNOWN) PetscCall(CheckMemory(bte, file, M, bte->nlocal, 0, PETSC_FALSE, &fits));
+    if (bte->loadchannels == PETSC_BOOL3_FALSE || !fits) {
+      PetscCall(SetCounted(bte, M, M));
+      PetscFunctionReturn(0);
+    }
+    PetscCall(CheckMemory(bte, file, M, bte->nlocal, 0, PETSC_FALSE, NULL));
     PetscCall(BTEAllocateChannels(bte, (PetscCount)M));
     for (PetscInt64 s = 0; s < M && !st.bad; s += C) {
       PetscInt64 n = PetscMin(C, M - s);
@@ -484,7 +511,16 @@ static PetscErrorCode ReadChannels(BTE bte, ReadCtx *c, const char file[], Petsc
   }
   PetscCall(Check(bte, file, &st));
   PetscCallMPI(MPI_Reduce_scatter_block(c->count, &mine, 1, MPI_INT64_T, MPI_SUM, comm));
-  PetscCall(CheckMemory(bte, file, mine, bte->nlocal, (PetscLogDouble)C * 3 * BYTES_PER_CHANNEL, PETSC_FALSE));
+  {
+    PetscBool fits = PETSC_TRUE;
+    if (bte->loadchannels == PETSC_BOOL3_UNKNOWN) PetscCall(CheckMemory(bte, file, mine, bte->nlocal, (PetscLogDouble)C * 3 * BYTES_PER_CHANNEL, PETSC_FALSE, &fits));
+    if (bte->loadchannels == PETSC_BOOL3_FALSE || !fits) {
+      PetscCall(SetCounted(bte, M, mine));
+      if (nswap) PetscCall(PetscInfo(bte, "%s: %" PetscInt64_FMT " channels in this rank's share are stored with i > j\n", file, nswap));
+      PetscFunctionReturn(0);
+    }
+  }
+  PetscCall(CheckMemory(bte, file, mine, bte->nlocal, (PetscLogDouble)C * 3 * BYTES_PER_CHANNEL, PETSC_FALSE, NULL));
   PetscCall(BTEAllocateChannels(bte, (PetscCount)mine));
   PetscCall(PetscMalloc5(2 * C, &c->si, 2 * C, &c->sj, 2 * C, &c->sm, 2 * C, &c->shw, 2 * C, &c->sg2));
 
@@ -553,8 +589,9 @@ static PetscErrorCode TableReadData(BTE bte, ReadCtx *c, const char file[], cons
   PetscOptionsEnd();
   PetscCheck(chunk >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_io_chunk must be >= 1, got %" PetscInt_FMT, chunk);
 
-  /* refuse early what cannot fit: each channel is held at least once */
-  PetscCall(CheckMemory(bte, file, h->M / size, h->N / size, 0, PETSC_TRUE));
+  /* refuse early what cannot fit: each channel is held at least once (counting only: the states) */
+  if (bte->loadchannels == PETSC_BOOL3_TRUE) PetscCall(CheckMemory(bte, file, h->M / size, h->N / size, 0, PETSC_TRUE, NULL));
+  else PetscCall(CheckMemory(bte, file, 0, h->N / size, 0, PETSC_TRUE, NULL));
   PetscCall(BTEAllocateStates(bte, (PetscInt)h->N, PETSC_DECIDE));
   c->f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (c->f < 0) {
@@ -626,7 +663,7 @@ PetscErrorCode BTETableRead(BTE bte, const char file[])
   PetscCall(PetscFree(h));
   BTEH5Restore(&h5auto);
   PetscCall(ierr);
-  PetscCall(PetscInfo(bte, "Read %s: %" PetscInt_FMT " states, %" PetscInt64_FMT " channels (%" PetscCount_FMT " on this rank)\n", file, bte->nstates, bte->ch.nglobal, bte->ch.n));
+  PetscCall(PetscInfo(bte, "Read %s: %" PetscInt_FMT " states, %" PetscInt64_FMT " channels (%" PetscCount_FMT " on this rank%s)\n", file, bte->nstates, bte->ch.nglobal, bte->chcounted ? bte->nheld : bte->ch.n, bte->chcounted ? ", counted, not loaded" : ""));
   PetscCall(PetscLogEventEnd(BTE_TableRead, bte, 0, 0, 0));
   PetscFunctionReturn(0);
 }

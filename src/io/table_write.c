@@ -6,7 +6,12 @@
    states [rstart, rstart+nlocal), and the channels whose lower end i they own
    (a channel with ends on two ranks is held by both, written by one). Rank 0
    then sets the root attribute complete = 1 and renames FILE.tmp to FILE, so an
-   interrupted write never leaves a file that looks complete. */
+   interrupted write never leaves a file that looks complete.
+
+   BTETableWrite writes a BTE that holds its channels. The stream (BTETableStream*)
+   writes the same file for a builder that never holds them all: the header and the
+   states first, then batches of channel rows, each rank at its running offset
+   (exclusive prefix sum of the ranks' counts), the ranks taking turns per batch. */
 #include <bte/private/bteimpl.h>
 #include <bte/private/h5util.h>
 #include <errno.h>
@@ -285,5 +290,183 @@ PetscErrorCode BTETableWrite(BTE bte, const char file[])
   PetscCall(PetscFree5(c.bi, c.bj, c.bm, c.bhw, c.bg2));
   PetscCheck(!st.bad, comm, PETSC_ERR_FILE_WRITE, "Cannot write scattering table %s: %s", file, st.msg);
   PetscCall(PetscInfo(bte, "Wrote %s: %" PetscInt_FMT " states, %" PetscInt64_FMT " channels\n", file, bte->nstates, M));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Streaming writer                                                          */
+
+struct _n_BTETableStream {
+  BTE         bte;
+  MPI_Comm    comm;
+  PetscMPIInt rank, size;
+  char        file[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN + 8];
+  PetscInt64  M, off, nown, written; /* this rank writes rows [off, off+nown); written so far */
+  hid_t       f;                     /* one rank: the file stays open between batches */
+  PetscBool   ended;
+};
+
+/* Collective: if any rank failed, close and remove FILE.tmp and raise the first message. */
+static PetscErrorCode StreamCheck(BTETableStream s, BTEH5Status *st)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEH5SyncStatus(s->comm, st));
+  if (st->bad) {
+    char msg[BTE_H5_MSGLEN];
+    PetscCall(PetscStrncpy(msg, st->msg, sizeof(msg)));
+    if (s->f >= 0) H5Fclose(s->f);
+    s->f = -1;
+    if (s->rank == 0) (void)remove(s->tmp);
+    s->ended = PETSC_TRUE; /* nothing left to clean up */
+    SETERRQ(s->comm, PETSC_ERR_FILE_WRITE, "Cannot write scattering table %s: %s", s->file, msg);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Opens FILE.tmp for this rank's turn (or returns the handle kept open on one rank). */
+static hid_t StreamOpen(BTETableStream s, BTEH5Status *st)
+{
+  if (s->f >= 0) return s->f;
+  s->f = H5Fopen(s->tmp, H5F_ACC_RDWR, H5P_DEFAULT);
+  if (s->f < 0) FileFail(st, "reopen", s->tmp);
+  return s->f;
+}
+
+static void StreamClose(BTETableStream s, BTEH5Status *st)
+{
+  if (s->size == 1 || s->f < 0) return; /* one rank keeps it open */
+  if (H5Fclose(s->f) < 0 && !st->bad) FileFail(st, "close", s->tmp);
+  s->f = -1;
+}
+
+PetscErrorCode BTETableStreamBegin(BTE bte, const char file[], PetscInt64 nown, BTETableStream *stream)
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
+  BTETableStream s;
+  BTEH5Status    st;
+  BTEH5Auto      h5auto;
+  size_t         len;
+
+  PetscFunctionBegin;
+  *stream = NULL;
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  PetscCall(PetscStrlen(file, &len));
+  PetscCheck(file && len > 0, comm, PETSC_ERR_ARG_NULL, "BTEGenerateTable() needs a file name");
+  PetscCheck(len < PETSC_MAX_PATH_LEN, comm, PETSC_ERR_ARG_SIZ, "Table file name too long: %s", file);
+  PetscCheck(bte->states, comm, PETSC_ERR_ARG_WRONGSTATE, "Cannot write scattering table %s: the BTE has no states", file);
+  PetscCheck(nown >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Negative channel count");
+  for (PetscInt k = 0; k < bte->params.n; k++) {
+    size_t n;
+    PetscCall(PetscStrlen(bte->params.name[k], &n));
+    PetscCheck(n && strcmp(bte->params.name[k], "name") && !(n > 6 && !strcmp(bte->params.name[k] + n - 6, "_units")), comm, PETSC_ERR_PLIB, "Cannot write scattering table %s: model parameter '%s' has a name reserved by the file format (empty, 'name', or ending in '_units'); rename it", file, bte->params.name[k]);
+  }
+  PetscCall(PetscNew(&s));
+  s->bte  = bte;
+  s->comm = comm;
+  s->f    = -1;
+  s->nown = nown;
+  PetscCallMPI(MPI_Comm_rank(comm, &s->rank));
+  PetscCallMPI(MPI_Comm_size(comm, &s->size));
+  PetscCall(PetscStrncpy(s->file, file, sizeof(s->file)));
+  PetscCall(PetscSNPrintf(s->tmp, sizeof(s->tmp), "%s.tmp", file));
+  PetscCallMPI(MPI_Exscan(&s->nown, &s->off, 1, MPI_INT64_T, MPI_SUM, comm));
+  if (s->rank == 0) s->off = 0;
+  PetscCallMPI(MPI_Allreduce(&s->nown, &s->M, 1, MPI_INT64_T, MPI_SUM, comm));
+  if (s->M != bte->ch.nglobal) {
+    PetscInt64 M = s->M;
+    PetscCall(PetscFree(s));
+    SETERRQ(comm, PETSC_ERR_PLIB, "Cannot write scattering table %s: the ranks will write %" PetscInt64_FMT " channels but ch.nglobal = %" PetscInt64_FMT "; bug in the table builder", file, M, bte->ch.nglobal);
+  }
+  *stream = s;
+
+  /* rank 0: header with every dataset at its global size; then each rank its states, in turn */
+  BTEH5Silence(&h5auto);
+  for (PetscMPIInt r = 0; r < s->size; r++) {
+    if (s->rank == r) {
+      hsize_t st0 = (hsize_t)bte->rstart, n = (hsize_t)bte->nlocal;
+      if (r == 0) {
+        s->f = H5Fcreate(s->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        if (s->f < 0) FileFail(&st, "create", s->tmp);
+        else WriteHeader(s->f, bte, s->M, &st);
+      } else StreamOpen(s, &st);
+      if (!st.bad && BTEH5WriteRows(s->f, "/states/kindex", BTE_H5_NATIVE_INT, st0, n, 0, bte->kindex, &st) == 0 && BTEH5WriteRows(s->f, "/states/band", BTE_H5_NATIVE_INT, st0, n, 0, bte->band, &st) == 0 && BTEH5WriteRows(s->f, "/states/energy", BTE_H5_NATIVE_REAL, st0, n, 0, bte->energy, &st) == 0)
+        BTEH5WriteRows(s->f, "/states/velocity", BTE_H5_NATIVE_REAL, st0, n, 3, bte->velocity, &st);
+      StreamClose(s, &st);
+    }
+    PetscCall(BTEH5SyncStatus(comm, &st)); /* also orders the turns */
+    if (st.bad) break;
+  }
+  BTEH5Restore(&h5auto);
+  PetscCall(StreamCheck(s, &st));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETableStreamWrite(BTETableStream s, PetscInt64 n, const PetscInt i[], const PetscInt j[], const PetscInt mode[], const PetscReal hw[], const PetscReal g2[])
+{
+  BTEH5Status st;
+  BTEH5Auto   h5auto;
+  PetscInt64  any;
+
+  PetscFunctionBegin;
+  PetscCheck(!s->ended, s->comm, PETSC_ERR_ARG_WRONGSTATE, "The table stream of %s is closed", s->file);
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  if (n < 0 || s->written + n > s->nown) BTEH5Fail(&st, "rank %d writes channel rows %lld..%lld but counted %lld (bug in the table builder)", s->rank, (long long)s->written, (long long)(s->written + n), (long long)s->nown);
+  PetscCall(StreamCheck(s, &st));
+  PetscCallMPI(MPI_Allreduce(&n, &any, 1, MPI_INT64_T, MPI_MAX, s->comm));
+  if (!any) PetscFunctionReturn(0);
+  PetscCall(PetscLogEventBegin(BTE_TableWrite, s->bte, 0, 0, 0));
+  BTEH5Silence(&h5auto);
+  for (PetscMPIInt r = 0; r < s->size; r++) {
+    if (s->rank == r && n > 0) {
+      if (StreamOpen(s, &st) >= 0) {
+        WriteChannelRows(s->f, (hsize_t)(s->off + s->written), (hsize_t)n, i, j, mode, hw, g2, &st);
+        StreamClose(s, &st);
+      }
+    }
+    if (s->size > 1) PetscCall(BTEH5SyncStatus(s->comm, &st)); /* orders the turns */
+    if (st.bad) break;
+  }
+  BTEH5Restore(&h5auto);
+  PetscCall(StreamCheck(s, &st));
+  s->written += n;
+  PetscCall(PetscLogEventEnd(BTE_TableWrite, s->bte, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETableStreamEnd(BTETableStream s)
+{
+  BTEH5Status st;
+  BTEH5Auto   h5auto;
+
+  PetscFunctionBegin;
+  PetscCheck(!s->ended, s->comm, PETSC_ERR_ARG_WRONGSTATE, "The table stream of %s is closed", s->file);
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  if (s->written != s->nown) BTEH5Fail(&st, "rank %d wrote %lld channel rows of the %lld it counted (bug in the table builder)", s->rank, (long long)s->written, (long long)s->nown);
+  PetscCall(StreamCheck(s, &st));
+  BTEH5Silence(&h5auto);
+  if (s->rank == 0) {
+    if (StreamOpen(s, &st) >= 0) {
+      BTEH5WriteAttrInt(s->f, "complete", 1, &st);
+      if (H5Fclose(s->f) < 0 && !st.bad) FileFail(&st, "close", s->tmp);
+      s->f = -1;
+    }
+    if (!st.bad && rename(s->tmp, s->file)) BTEH5Fail(&st, "cannot rename %s to %s: %s", s->tmp, s->file, strerror(errno));
+  }
+  BTEH5Restore(&h5auto);
+  PetscCall(StreamCheck(s, &st));
+  s->ended = PETSC_TRUE;
+  PetscCall(PetscInfo(s->bte, "Wrote %s: %" PetscInt_FMT " states, %" PetscInt64_FMT " channels\n", s->file, s->bte->nstates, s->M));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETableStreamDestroy(BTETableStream *stream)
+{
+  BTETableStream s = *stream;
+
+  PetscFunctionBegin;
+  if (!s) PetscFunctionReturn(0);
+  if (s->f >= 0) H5Fclose(s->f);
+  if (!s->ended && s->rank == 0) (void)remove(s->tmp); /* abandoned: never leave a partial table */
+  PetscCall(PetscFree(*stream));
   PetscFunctionReturn(0);
 }

@@ -19,6 +19,13 @@
       Two passes: count (per owned state), refuse if the table does not fit in memory, then fill
       at per-state offsets. The channel order, (owned state, other state, mode), and the result do
       not depend on the number of OpenMP threads.
+   4. modes (bte->loadchannels, bte->streamfile): load (above); count only (pass 0, no arrays:
+      BTESetLoadChannels, bte info); stream (BTEGenerateTable): pass 0 gives each owned state's
+      count of channels whose lower end it is, hence every rank's offset in the file; then the
+      rank fills its owned states in order in batches of at most -bte_generate_batch channels
+      (a state larger than a batch is filled in pieces) and writes each batch at its offset, the
+      ranks taking turns (src/io/table_write.c). The file is the one BTEWriteTable writes after a
+      load, byte for byte in every dataset. Memory: the replicated states plus one batch.
 
    A spec with coupling == NULL gives states only (no channels).
    Models' callbacks run inside OpenMP parallel regions: they must be thread safe, and should not
@@ -165,8 +172,8 @@ static PetscErrorCode BTEModelMemoryAvailable(BTE bte, PetscLogDouble *bytes, Pe
 }
 
 /* Collective: refuse when any rank needs more than slack times what it may use (slack > 1 for
-   estimates, which an exact check follows). */
-static PetscErrorCode BTEModelCheckMemory(BTE bte, PetscLogDouble need, PetscLogDouble slack, const char what[], const char advice[])
+   estimates, which an exact check follows). With fits, tell instead of refusing. */
+static PetscErrorCode BTEModelCheckMemory(BTE bte, PetscLogDouble need, PetscLogDouble slack, const char what[], const char advice[], PetscBool *fits)
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
   PetscLogDouble avail = 0, in[2], out[2];
@@ -177,6 +184,11 @@ static PetscErrorCode BTEModelCheckMemory(BTE bte, PetscLogDouble need, PetscLog
   in[0] = need / avail;
   in[1] = need;
   PetscCall(MPIU_Allreduce(in, out, 2, MPIU_PETSCLOGDOUBLE, MPI_MAX, comm));
+  if (fits) {
+    *fits = out[0] > slack ? PETSC_FALSE : PETSC_TRUE;
+    if (!*fits) PetscCall(PetscInfo(bte, "%s needs %.3g GB on the busiest rank, more than the %.3g GB a rank may use: not loaded\n", what, out[1] / 1e9, avail / 1e9));
+    PetscFunctionReturn(0);
+  }
   if (out[0] > slack) {
     PetscLogDouble tot = need;
     PetscCall(MPIU_Allreduce(&need, &tot, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, comm));
@@ -261,7 +273,7 @@ static PetscErrorCode BTEModelEnumerate(BTE bte, const BTEModelSpec *spec, const
       PetscCheck(total > 0, comm, PETSC_ERR_USER_INPUT, "No states of model %s in the energy window [%g, %g] eV on the %" PetscInt_FMT "^%" PetscInt_FMT " grid; widen -bte_window or refine -bte_grid", spec->name, (double)bte->emin, (double)bte->emax, z->nk[0], spec->dim);
       for (PetscInt c = 0; c < nchunk; c++) off[c + 1] = off[c] + cnt[c];
       s->n = (PetscInt)total;
-      PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)total * BTE_GEN_BYTES_PER_STATE, 1.0, "The states in the energy window", "use a smaller -bte_grid or -bte_window"));
+      PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)total * BTE_GEN_BYTES_PER_STATE, 1.0, "The states in the energy window", "use a smaller -bte_grid or -bte_window", NULL));
       PetscCall(PetscMalloc6(s->n, &s->kidx, s->n, &s->band, 3 * s->n, &s->ijk, 3 * s->n, &s->k, s->n, &s->e, 3 * s->n, &s->v));
     }
   }
@@ -290,9 +302,11 @@ static inline PetscInt BTEBinOf(const BTEPairSearch *p, PetscReal e)
 }
 
 /* Channels generated from owned state i (global index). With out == NULL only counts them.
-   Sets *nlow to the number whose lower end is i (they count in nglobal). Returns nonzero on
-   model error. */
-static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *count, PetscCount *nlow)
+   Sets *nlow to the number whose lower end is i (they count in nglobal). With lower, only those
+   (the other end j > i): the channels a rank writes to a table, in the same order. Of the
+   channels generated, the ones numbered [skip, skip + take) (take < 0: all) are stored, from
+   out[0]: a state's channels can be filled in pieces. Returns nonzero on model error. */
+static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscBool lower, PetscCount skip, PetscCount take, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *count, PetscCount *nlow)
 {
   const BTEGenStates *s      = p->s;
   const PetscInt      nmodes = p->spec->nmodes;
@@ -320,7 +334,7 @@ static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscInt *out_i, Petsc
       }
     if (best < 0) break;
     pos[best]++;
-    if (j == i) continue;
+    if (j == i || (lower && j < i)) continue;
     de = PetscAbsReal(s->e[j] - ei);
     if (de > p->W) continue;
     if (j < i && j >= p->rstart && j < p->rend) continue; /* kept by its lower (owned) end */
@@ -332,12 +346,13 @@ static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscInt *out_i, Petsc
     if (p->spec->coupling(p->spec->ctx, s->band[lo], &s->k[3 * lo], s->band[hi], &s->k[3 * hi], q, hw, g2)) return 1;
     for (PetscInt nu = 0; nu < nmodes; nu++) {
       if (!(g2[nu] > 0) || !(g2[nu] > p->g2min) || !(hw[nu] >= p->hwmin) || !(PetscAbsReal(de - hw[nu]) < p->tol)) continue;
-      if (out_i) {
-        out_i[n]    = lo;
-        out_j[n]    = hi;
-        out_mode[n] = nu;
-        out_hw[n]   = hw[nu];
-        out_g2[n]   = g2[nu];
+      if (out_i && n >= skip && (take < 0 || n < skip + take)) {
+        PetscCount o = n - skip;
+        out_i[o]     = lo;
+        out_j[o]     = hi;
+        out_mode[o]  = nu;
+        out_hw[o]    = hw[nu];
+        out_g2[o]    = g2[nu];
       }
       n++;
       if (lo == i) low++;
@@ -348,18 +363,173 @@ static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscInt *out_i, Petsc
   return 0;
 }
 
-static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const BTEZone *z, const BTEGenStates *s, PetscBool monitor)
+#define BTE_GEN_ADVICE "use a smaller -bte_grid or -bte_window, a larger -bte_g2_cutoff, or more MPI ranks on more nodes"
+
+/* First k in [0, n] with a[k] > v (a nondecreasing, length n + 1) */
+static PetscInt BTEUpperBound(const PetscCount a[], PetscInt n, PetscCount v)
 {
-  MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
-  BTEPairSearch  p;
-  PetscCount    *cnt, total = 0, nlowtot = 0;
-  PetscInt64     nglobal;
-  PetscLogDouble t0, t1;
-  const PetscInt nblock = 100;
+  PetscInt lo = 0, hi = n + 1;
+  while (lo < hi) {
+    PetscInt mid = lo + (hi - lo) / 2;
+    if (a[mid] > v) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/* The channel search over the owned states: pass 0 counts (cnt[il] = channels state il holds,
+   low[il] = those whose lower end it is), pass 1 stores them at the offsets cnt (load mode). */
+static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char name[], int pass, PetscCount cnt[], PetscCount low[], PetscCount *nlowtot, PetscBool monitor, PetscLogDouble t0)
+{
+  MPI_Comm       comm   = PetscObjectComm((PetscObject)bte);
+  const PetscInt nblock = 100, nl = bte->nlocal;
+  PetscInt       lastpct = 0;
+  int            err     = 0;
+  PetscCount     nlowsum = 0;
   PetscMPIInt    rank;
+  PetscLogDouble t1;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  for (PetscInt blk = 0; blk < nblock; blk++) {
+    PetscInt b0 = (PetscInt)(((PetscInt64)blk * nl) / nblock), b1 = (PetscInt)(((PetscInt64)(blk + 1) * nl) / nblock);
+#pragma omp parallel for schedule(dynamic, 4) reduction(| : err) reduction(+ : nlowsum)
+    for (PetscInt il = b0; il < b1; il++) {
+      PetscCount c = 0, l = 0;
+      if (err) continue;
+      if (!pass) {
+        err |= BTEPairsOf(p, p->rstart + il, PETSC_FALSE, 0, -1, NULL, NULL, NULL, NULL, NULL, &c, &l);
+        cnt[il] = c;
+        low[il] = l;
+      } else {
+        PetscCount o = cnt[il];
+        err |= BTEPairsOf(p, p->rstart + il, PETSC_FALSE, 0, -1, bte->ch.i + o, bte->ch.j + o, bte->ch.mode + o, bte->ch.hw + o, bte->ch.g2 + o, &c, &l);
+        if (c != cnt[il + 1] - o) err |= 2;
+      }
+      nlowsum += l;
+    }
+    if (err) break;
+    {
+      PetscInt pct = (PetscInt)((100 * (blk + 1)) / nblock);
+      if (pct / 10 > lastpct / 10 || blk == nblock - 1) {
+        PetscCall(PetscTime(&t1));
+        if (monitor && pct / 10 > lastpct / 10 && !rank) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  generate %s: %s channels %3" PetscInt_FMT "%% of %" PetscInt_FMT " states on rank 0, %.1f s\n", name, pass ? "storing" : "counting", pct, nl, t1 - t0));
+        lastpct = pct;
+      }
+    }
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
+  PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", name);
+  PetscCheck(!(err & 2), comm, PETSC_ERR_PLIB, "Model %s: coupling is not reproducible (two evaluations of a pair differ)", name);
+  *nlowtot = nlowsum;
+  PetscFunctionReturn(0);
+}
+
+/* BTEGenerateTable: fill the channels whose lower end this rank owns in batches of at most
+   `batch` channels (whole states where they fit, else pieces of one state) and write each batch
+   at its offset; off[il] are the offsets of the owned states' lower channels (off[nl] = nown). */
+static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEGenStates *s, const char name[], const PetscCount off[], PetscInt64 batch, PetscBool monitor, PetscLogDouble t0)
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
+  const PetscInt nl   = bte->nlocal;
+  PetscCount     nown = off[nl], nb, c0 = 0;
+  PetscInt64     nbatch = 0, nrounds, done, lastpct = 0, nown64 = (PetscInt64)nown, nglobal = bte->ch.nglobal;
+  PetscInt      *bi, *bj, *bm;
+  PetscReal     *bhw, *bg2;
+  BTETableStream ts = NULL;
+  PetscMPIInt    rank;
+  PetscErrorCode ierr;
+  PetscLogDouble t1;
+  char           what[256];
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (batch <= 0) { /* default: 2^25 channels (0.9 GB), at most a quarter of the rank's memory */
+    PetscLogDouble avail;
+    PetscBool      user;
+    PetscCall(BTEModelMemoryAvailable(bte, &avail, &user));
+    batch = (PetscInt64)1 << 25;
+    if ((PetscLogDouble)batch * BTE_BYTES_PER_CHANNEL > avail / 4) batch = PetscMax((PetscInt64)1024, (PetscInt64)(avail / 4 / BTE_BYTES_PER_CHANNEL));
+  }
+  PetscCall(PetscSNPrintf(what, sizeof(what), "Generating the table in batches of %" PetscInt64_FMT " channels (-bte_generate_batch)", batch));
+  PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)batch * BTE_BYTES_PER_CHANNEL + (PetscLogDouble)s->n * BTE_GEN_BYTES_PER_STATE + (PetscLogDouble)nl * (BTE_BYTES_PER_STATE_OWN + 2 * sizeof(PetscCount)), 1.0, what, "use a smaller -bte_generate_batch, or fewer ranks per node", NULL));
+  nb = (PetscCount)PetscMax(1, PetscMin(batch, nown64));
+  PetscCall(PetscMalloc5(nb, &bi, nb, &bj, nb, &bm, nb, &bhw, nb, &bg2));
+
+  /* batches: [c0, c1) ends at the last state boundary within c0 + batch, or splits a state */
+  for (PetscCount a = 0; a < nown; nbatch++) {
+    PetscCount t = PetscMin(a + (PetscCount)batch, nown), k = BTEUpperBound(off, nl, t) - 1;
+    a = off[k] > a ? off[k] : t;
+  }
+  PetscCallMPI(MPI_Allreduce(&nbatch, &nrounds, 1, MPI_INT64_T, MPI_MAX, comm));
+  PetscCall(PetscInfo(bte, "model %s: writing %" PetscInt64_FMT " channels from this rank in %" PetscInt64_FMT " batch(es) of at most %" PetscInt64_FMT "\n", name, nown64, nbatch, batch));
+
+  ierr = BTETableStreamBegin(bte, bte->streamfile, nown64, &ts);
+  if (ierr) {
+    PetscCall(PetscFree5(bi, bj, bm, bhw, bg2));
+    PetscCall(ierr);
+  }
+  for (PetscInt64 r = 0; r < nrounds; r++) {
+    PetscCount c1 = c0;
+    int        err = 0;
+    if (c0 < nown) {
+      PetscCount t = PetscMin(c0 + (PetscCount)batch, nown), k = BTEUpperBound(off, nl, t) - 1;
+      PetscInt   s0, s1;
+      c1 = off[k] > c0 ? off[k] : t;
+      s0 = BTEUpperBound(off, nl, c0) - 1;     /* off[s0] <= c0 < off[s0+1] */
+      s1 = BTEUpperBound(off, nl, c1 - 1) - 1; /* the state holding row c1 - 1 */
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : err)
+      for (PetscInt il = s0; il <= s1; il++) {
+        PetscCount a = PetscMax(c0, off[il]), e = PetscMin(c1, off[il + 1]), c = 0, l = 0, o = a - c0;
+        if (err || e <= a) continue;
+        err |= BTEPairsOf(p, p->rstart + il, PETSC_TRUE, a - off[il], e - a, bi + o, bj + o, bm + o, bhw + o, bg2 + o, &c, &l);
+        if (c != off[il + 1] - off[il]) err |= 2;
+      }
+    }
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
+    if (err) {
+      PetscCall(BTETableStreamDestroy(&ts));
+      PetscCall(PetscFree5(bi, bj, bm, bhw, bg2));
+      PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", name);
+      SETERRQ(comm, PETSC_ERR_PLIB, "Model %s: coupling is not reproducible (two evaluations of a pair differ)", name);
+    }
+    ierr = BTETableStreamWrite(ts, (PetscInt64)(c1 - c0), bi, bj, bm, bhw, bg2);
+    if (ierr) {
+      PetscCall(BTETableStreamDestroy(&ts));
+      PetscCall(PetscFree5(bi, bj, bm, bhw, bg2));
+      PetscCall(ierr);
+    }
+    c0 = c1;
+    done = (PetscInt64)c0;
+    if (monitor && !rank) {
+      PetscInt64 pct = nown64 ? (100 * done) / nown64 : 100;
+      if (pct / 10 > lastpct / 10) {
+        PetscCall(PetscTime(&t1));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "  generate %s: writing channels %3" PetscInt64_FMT "%% of %" PetscInt64_FMT " on rank 0 (batch %" PetscInt64_FMT " of %" PetscInt64_FMT "), %.1f s\n", name, pct, nown64, r + 1, nrounds, t1 - t0));
+        lastpct = pct;
+      }
+    }
+  }
+  ierr = BTETableStreamEnd(ts);
+  PetscCall(BTETableStreamDestroy(&ts));
+  PetscCall(PetscFree5(bi, bj, bm, bhw, bg2));
+  PetscCall(ierr);
+  PetscCall(PetscInfo(bte, "model %s: wrote %" PetscInt64_FMT " channels to %s\n", name, nglobal, bte->streamfile));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const BTEZone *z, const BTEGenStates *s, PetscBool monitor, PetscInt64 batch)
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
+  BTEPairSearch  p;
+  PetscCount    *cnt, *low, total = 0, nlowtot = 0;
+  PetscInt64     nglobal;
+  PetscLogDouble t0, t1;
+  PetscInt       nl     = bte->nlocal;
+  PetscBool      stream = bte->streamfile[0] ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool3     load   = stream ? PETSC_BOOL3_FALSE : bte->loadchannels;
+
+  PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
   p.spec   = spec;
   p.z      = z;
@@ -389,11 +559,12 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
     }
     PetscCall(PetscFree(fill));
   }
-  PetscCall(PetscMalloc1(bte->nlocal + 1, &cnt));
+  PetscCall(PetscMalloc2(nl + 1, &cnt, nl + 1, &low));
 
   /* A quick estimate from a sample of owned states, so that a table far too large is refused
-     before the (long) counting pass. */
-  {
+     before the (long) counting pass. Not when the channels are only counted or streamed to a
+     file: then the memory does not grow with the table. */
+  if (load == PETSC_BOOL3_TRUE) {
     PetscInt   nsample = PetscMin(bte->nlocal, 256);
     PetscCount sum     = 0;
     int        err     = 0;
@@ -401,7 +572,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
     for (PetscInt t = 0; t < nsample; t++) {
       PetscInt   i = p.rstart + (PetscInt)(((PetscInt64)t * bte->nlocal) / nsample);
       PetscCount c = 0, l;
-      err |= BTEPairsOf(&p, i, NULL, NULL, NULL, NULL, NULL, &c, &l);
+      err |= BTEPairsOf(&p, i, PETSC_FALSE, 0, -1, NULL, NULL, NULL, NULL, NULL, &c, &l);
       sum += c;
     }
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm)); /* all ranks stop together */
@@ -413,68 +584,54 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
       PetscCall(PetscInfo(bte, "estimated %g channels on this rank from %" PetscInt_FMT " sampled states\n", (double)est, nsample));
       PetscCall(PetscSNPrintf(what, sizeof(what), "The scattering table (about %.3g channels on this rank, estimated from %" PetscInt_FMT " sampled states)", (double)est, nsample));
       /* margin 1.25 (the sampling error of 256 states is a few %): the exact check follows the counting pass */
-      PetscCall(BTEModelCheckMemory(bte, est * BTE_BYTES_PER_CHANNEL, 1.25, what, "use a smaller -bte_grid or -bte_window, a larger -bte_g2_cutoff, or more MPI ranks on more nodes"));
+      PetscCall(BTEModelCheckMemory(bte, est * BTE_BYTES_PER_CHANNEL, 1.25, what, BTE_GEN_ADVICE, NULL));
     }
   }
 
-  /* Pass 0 counts, pass 1 fills at per-state offsets. */
-  for (int pass = 0; pass < 2; pass++) {
-    PetscInt  nl = bte->nlocal, lastpct = 0;
-    int       err = 0;
-    PetscCount nlowsum = 0;
-    for (PetscInt blk = 0; blk < nblock; blk++) {
-      PetscInt b0 = (PetscInt)(((PetscInt64)blk * nl) / nblock), b1 = (PetscInt)(((PetscInt64)(blk + 1) * nl) / nblock);
-#pragma omp parallel for schedule(dynamic, 4) reduction(| : err) reduction(+ : nlowsum)
-      for (PetscInt il = b0; il < b1; il++) {
-        PetscCount c = 0, l = 0;
-        if (err) continue;
-        if (!pass) {
-          err |= BTEPairsOf(&p, p.rstart + il, NULL, NULL, NULL, NULL, NULL, &c, &l);
-          cnt[il] = c;
-        } else {
-          PetscCount o = cnt[il];
-          err |= BTEPairsOf(&p, p.rstart + il, bte->ch.i + o, bte->ch.j + o, bte->ch.mode + o, bte->ch.hw + o, bte->ch.g2 + o, &c, &l);
-          if (c != cnt[il + 1] - o) err |= 2;
-        }
-        nlowsum += l;
-      }
-      if (err) break;
-      {
-        PetscInt pct = (PetscInt)((100 * (blk + 1)) / nblock);
-        if (pct / 10 > lastpct / 10 || blk == nblock - 1) {
-          PetscCall(PetscTime(&t1));
-          if (monitor && pct / 10 > lastpct / 10 && !rank) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  generate %s: %s channels %3" PetscInt_FMT "%% of %" PetscInt_FMT " states on rank 0, %.1f s\n", spec->name, pass ? "storing" : "counting", pct, nl, t1 - t0));
-          lastpct = pct;
-        }
-      }
-    }
-    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
-    PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", spec->name);
-    PetscCheck(!(err & 2), comm, PETSC_ERR_PLIB, "Model %s: coupling is not reproducible (two evaluations of a pair differ)", spec->name);
-    if (!pass) {
-      char what[256];
-      /* cnt -> offsets */
-      total = 0;
-      for (PetscInt il = 0; il < nl; il++) {
-        PetscCount c = cnt[il];
-        cnt[il]      = total;
-        total += c;
-      }
-      cnt[nl] = total;
-      nlowtot = nlowsum;
-      PetscCall(PetscSNPrintf(what, sizeof(what), "The scattering table (%" PetscInt64_FMT " channels on this rank)", (PetscInt64)total));
-      PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)total * BTE_BYTES_PER_CHANNEL + (PetscLogDouble)s->n * BTE_GEN_BYTES_PER_STATE + (PetscLogDouble)bte->nlocal * (BTE_BYTES_PER_STATE_OWN + sizeof(PetscCount)), 1.0, what, "use a smaller -bte_grid or -bte_window, a larger -bte_g2_cutoff, or more MPI ranks on more nodes"));
-      PetscCall(BTEAllocateChannels(bte, total));
-    }
+  /* Pass 0 counts: per owned state, the channels it holds and those whose lower end it is. */
+  PetscCall(BTEModelPass(bte, &p, spec->name, 0, cnt, low, &nlowtot, monitor, t0));
+  total = 0; /* cnt, low -> offsets */
+  for (PetscInt il = 0, ol = 0; il < nl; il++) {
+    PetscCount c = cnt[il], l = low[il];
+    cnt[il]      = total;
+    low[il]      = ol;
+    total += c;
+    ol += l;
   }
+  cnt[nl] = total;
+  low[nl] = nlowtot;
   {
     PetscInt64 nl64 = (PetscInt64)nlowtot;
     PetscCallMPI(MPI_Allreduce(&nl64, &nglobal, 1, MPIU_INT64, MPI_SUM, comm));
   }
-  bte->ch.nglobal = nglobal;
   PetscCall(PetscTime(&t1));
-  PetscCall(PetscInfo(bte, "model %s: %" PetscInt64_FMT " channels (%" PetscInt64_FMT " held here) in %.2f s\n", spec->name, nglobal, (PetscInt64)total, t1 - t0));
-  PetscCall(PetscFree(cnt));
+  PetscCall(PetscInfo(bte, "model %s: counted %" PetscInt64_FMT " channels (%" PetscInt64_FMT " held here) in %.2f s\n", spec->name, nglobal, (PetscInt64)total, t1 - t0));
+
+  {
+    char           what[256];
+    PetscLogDouble need = (PetscLogDouble)total * BTE_BYTES_PER_CHANNEL + (PetscLogDouble)s->n * BTE_GEN_BYTES_PER_STATE + (PetscLogDouble)bte->nlocal * (BTE_BYTES_PER_STATE_OWN + 2 * sizeof(PetscCount));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "The scattering table (%" PetscInt64_FMT " channels on this rank)", (PetscInt64)total));
+    if (load == PETSC_BOOL3_UNKNOWN) {
+      PetscBool fits;
+      PetscCall(BTEModelCheckMemory(bte, need, 1.0, what, BTE_GEN_ADVICE, &fits));
+      load = fits ? PETSC_BOOL3_TRUE : PETSC_BOOL3_FALSE;
+    } else if (load == PETSC_BOOL3_TRUE) PetscCall(BTEModelCheckMemory(bte, need, 1.0, what, BTE_GEN_ADVICE, NULL));
+  }
+  if (load == PETSC_BOOL3_TRUE) { /* pass 1 stores them at per-state offsets */
+    PetscCount nlow1;
+    PetscCall(BTEAllocateChannels(bte, total));
+    PetscCall(BTEModelPass(bte, &p, spec->name, 1, cnt, low, &nlow1, monitor, t0));
+    bte->ch.nglobal = nglobal;
+  } else { /* counted only, or streamed to the file */
+    PetscCall(BTEFreeChannels(bte));
+    bte->ch.nglobal = nglobal;
+    bte->nheld      = total;
+    bte->chcounted  = PETSC_TRUE;
+    if (stream) PetscCall(BTEModelStream(bte, &p, s, spec->name, low, batch, monitor, t0));
+  }
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(bte, "model %s: %" PetscInt64_FMT " channels (%" PetscInt64_FMT " held here%s) in %.2f s\n", spec->name, nglobal, (PetscInt64)total, bte->chcounted ? ", not loaded" : "", t1 - t0));
+  PetscCall(PetscFree2(cnt, low));
   PetscCall(PetscFree2(p.binstart, p.binlist));
   PetscFunctionReturn(0);
 }
@@ -488,6 +645,7 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   BTEGenStates   s = {0};
   PetscInt64     nktot;
   PetscBool      monitor = PETSC_FALSE;
+  PetscInt       batch   = 0;
   PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
@@ -500,7 +658,9 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   PetscCheck(spec->hwmax >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: hwmax must be >= 0", spec->name);
   PetscOptionsBegin(comm, ((PetscObject)bte)->prefix, "Model generation", "BTE");
   PetscCall(PetscOptionsBool("-bte_generate_monitor", "Print progress of the channel search every 10%", "BTESetUp", monitor, &monitor, NULL));
+  PetscCall(PetscOptionsInt("-bte_generate_batch", "Channels a rank holds at a time when writing a table while generating (0: 2^25, at most a quarter of its memory)", "BTEGenerateTable", batch, &batch, NULL));
   PetscOptionsEnd();
+  PetscCheck(batch >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_batch must be >= 0 (0: automatic), got %" PetscInt_FMT, batch);
 
   PetscCall(BTEFreeStates(bte));
   PetscCall(BTEFreeChannels(bte));
@@ -531,7 +691,7 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   {
     char what[160];
     PetscCall(PetscSNPrintf(what, sizeof(what), "The %" PetscInt_FMT "^%" PetscInt_FMT " k grid (%.4g k points x %" PetscInt_FMT " bands, worst case all in the window)", bte->ngrid, spec->dim, (double)nktot, spec->nbands));
-    PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)nktot * spec->nbands * BTE_GEN_BYTES_PER_STATE, 1.0, what, "use a smaller -bte_grid"));
+    PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)nktot * spec->nbands * BTE_GEN_BYTES_PER_STATE, 1.0, what, "use a smaller -bte_grid", NULL));
   }
   PetscCheck(nktot <= PETSC_MAX_INT, comm, PETSC_ERR_SUP, "The %" PetscInt_FMT "^%" PetscInt_FMT " k grid has %" PetscInt64_FMT " points; flattened k indices must fit a 32-bit PetscInt: use a smaller -bte_grid", bte->ngrid, spec->dim, nktot);
 
@@ -549,8 +709,17 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
     bte->energy[il]   = s.e[g];
     for (PetscInt c = 0; c < 3; c++) bte->velocity[3 * il + c] = s.v[3 * g + c];
   }
-  if (spec->coupling) PetscCall(BTEModelChannels(bte, spec, &z, &s, monitor));
-  else PetscCall(BTEAllocateChannels(bte, 0)); /* a model without scattering (coupling == NULL) */
+  if (spec->coupling) PetscCall(BTEModelChannels(bte, spec, &z, &s, monitor, batch));
+  else { /* a model without scattering (coupling == NULL) */
+    PetscCall(BTEAllocateChannels(bte, 0));
+    if (bte->streamfile[0]) {
+      PetscCount *off;
+      PetscCall(PetscCalloc1(bte->nlocal + 1, &off));
+      PetscCall(BTEModelStream(bte, NULL, &s, spec->name, off, 1, PETSC_FALSE, t0));
+      PetscCall(PetscFree(off));
+      bte->chcounted = PETSC_TRUE;
+    }
+  }
   PetscCall(BTEGenStatesFree(&s));
   PetscCall(PetscTime(&t1));
   if (monitor) PetscCall(PetscPrintf(comm, "  generate %s: %" PetscInt64_FMT " channels, %.1f s\n", spec->name, bte->ch.nglobal, t1 - t0));

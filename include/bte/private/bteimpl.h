@@ -78,6 +78,15 @@ struct _p_BTE {
   BTEChannels ch;
   BTEParams   params;
   PetscBool   setupcalled;
+  /* Channels counted but not loaded (BTESetLoadChannels, BTEGenerateTable): what to do with the
+     channel arrays at setup (PETSC_BOOL3_TRUE hold them, the default; FALSE count only; UNKNOWN
+     hold them if they fit in memory, else count only); chcounted: set up that way (ch.n = 0, no
+     arrays, ch.nglobal set), nheld: the channels this rank would hold in a run on this layout. */
+  PetscBool3  loadchannels;
+  PetscBool   chcounted;
+  PetscCount  nheld;
+  /* BTEGenerateTable: the model builder writes the table to this file while generating ("" otherwise) */
+  char        streamfile[PETSC_MAX_PATH_LEN];
 };
 
 /* Internal helpers other parts of the library use */
@@ -92,6 +101,18 @@ PETSC_EXTERN PetscErrorCode BTEStateOwner(BTE, PetscInt, PetscMPIInt *);
 /* Table I/O (src/io) */
 PETSC_INTERN PetscErrorCode BTETableRead(BTE, const char[]);
 PETSC_INTERN PetscErrorCode BTETableWrite(BTE, const char[]);
+/* Streaming writer (src/io/table_write.c), for a builder that never holds the whole table.
+   Begin (collective): bte has its states, grid, settings and ch.nglobal; nown = the channels
+   whose lower end this rank owns; rank 0 creates FILE.tmp with every dataset at its global size
+   and the ranks write their states in turn. Write (collective, n may be 0 on some ranks): the
+   ranks take turns appending their next n channel rows at their running offset. End
+   (collective): checks that every rank wrote nown rows, sets complete = 1, renames FILE.tmp to
+   FILE. Destroy without End (or after a failure) removes FILE.tmp. */
+typedef struct _n_BTETableStream *BTETableStream;
+PETSC_INTERN PetscErrorCode BTETableStreamBegin(BTE, const char[], PetscInt64, BTETableStream *);
+PETSC_INTERN PetscErrorCode BTETableStreamWrite(BTETableStream, PetscInt64, const PetscInt[], const PetscInt[], const PetscInt[], const PetscReal[], const PetscReal[]);
+PETSC_INTERN PetscErrorCode BTETableStreamEnd(BTETableStream);
+PETSC_INTERN PetscErrorCode BTETableStreamDestroy(BTETableStream *);
 /* Built-in models (src/models): a generator fills grid, states and channels. */
 PETSC_INTERN PetscFunctionList BTEModelList;
 PETSC_INTERN PetscErrorCode BTEModelRegisterAll(void);
