@@ -150,7 +150,7 @@ static PetscErrorCode BTEDriftBuildNeighbours(BTEDrift d)
   PetscInt       K, ndir, *keys, *gidx, *dir, *cnt, *ones, *nkeys, *nglob, nghost = 0, *ghosts, rend = bte->rstart + nl;
   PetscLayout    kl;
   PetscSF        sf;
-  PetscBool      dup = PETSC_FALSE;
+  int            dup = 0;
 
   PetscFunctionBegin;
   PetscCheck(K64 < PETSC_MAX_INT, comm, PETSC_ERR_SUP, "k grid x bands (%" PetscInt64_FMT ") exceeds 32-bit indices; build PETSc with --with-64-bit-indices", K64);
@@ -176,8 +176,8 @@ static PetscErrorCode BTEDriftBuildNeighbours(BTEDrift d)
   PetscCall(PetscSFReduceEnd(sf, MPIU_INT, ones, cnt, MPI_SUM));
   PetscCall(PetscSFDestroy(&sf));
   for (PetscInt r = 0; r < ndir; r++)
-    if (cnt[r] > 1) dup = PETSC_TRUE;
-  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &dup, 1, MPIU_BOOL, MPI_LOR, comm));
+    if (cnt[r] > 1) dup = 1;
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &dup, 1, MPI_INT, MPI_MAX, comm));
   PetscCheck(!dup, comm, PETSC_ERR_ARG_CORRUPT, "The table has two states with the same (k index, band): cannot find drift neighbours");
 
   /* neighbour keys */

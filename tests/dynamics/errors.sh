@@ -20,3 +20,11 @@ expect_fail "No scattering data" "$BTE" dynamics -bte_view 0
 expect_fail "states per snapshot" "$BTE" dynamics -bte_model parabolic -bte_grid 10 -bte_parabolic_a 20 -bte_view 0 -bte_final_time 20 -bte_init restart -bte_restart small.h5
 # restart time already at the final time
 expect_fail "not after the initial time" "$BTE" dynamics $P -bte_init restart -bte_restart small.h5
+# a field on a table without band velocities (all zero)
+"$BTE" generate -bte_model parabolic -bte_grid 8 -bte_parabolic_a 20 -bte_output table.h5 -bte_view 0 > /dev/null
+"$PYTHON" -c "
+import h5py
+with h5py.File('table.h5', 'r+') as f: f['states/velocity'][...] = 0.0"
+expect_fail "the table has no band velocities" "$BTE" dynamics -bte_input table.h5 -bte_view 0 -bte_final_time 10 -bte_efield 1000,0,0
+# the same table without a field runs
+"$BTE" dynamics -bte_input table.h5 -bte_view 0 -bte_final_time 10 > /dev/null

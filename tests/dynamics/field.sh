@@ -13,6 +13,12 @@ $MPIEXEC -n "$NP" "$BTE" dynamics $P -bte_efield 2000,0,0 -bte_drift_form plain 
 "$BTE" dynamics $P -bte_efield 2000,0,0 -bte_drift_form log -bte_normalize -bte_final_time 1500 -bte_output_interval 500 -bte_output lognorm.h5 > lognorm.log
 grep -q "WARNING: the carrier number changed" log.log || { echo "FAIL: no carrier-number warning for the log form"; cat log.log; exit 1; }
 ! grep -q "WARNING" plus.log lognorm.log || { echo "FAIL: unexpected warning"; exit 1; }
+# holes: the same table read back as holes; +E_x drives them toward +x
+"$BTE" generate -bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_output table.h5 -bte_view 0 > /dev/null
+"$PYTHON" -c "
+import h5py
+with h5py.File('table.h5', 'r+') as f: f['states'].attrs['carrier'] = 'holes'"
+"$BTE" dynamics -bte_input table.h5 $P -bte_efield 2000,0,0 -bte_drift_form plain -bte_final_time 1500 -bte_output_interval 500 -bte_output holes.h5 > holes.log
 # low field: steady state v_d = -mu E
 "$BTE" dynamics $P -bte_efield 100,0,0 -bte_drift_form plain -bte_final_time 6000 -bte_output_interval 2000 -bte_output low.h5 > low.log
 "$BTE" transport -bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_view 0 -bte_carrier_densities 1e17 -bte_output tr.h5 > tr.log
@@ -23,7 +29,7 @@ def check(cond, msg):
     global ok
     print(("ok   " if cond else "FAIL ") + msg)
     ok &= bool(cond)
-g = {k: h5py.File(k + ".h5", "r")["dynamics"] for k in ("plus", "minus", "log", "lognorm", "low")}
+g = {k: h5py.File(k + ".h5", "r")["dynamics"] for k in ("plus", "minus", "log", "lognorm", "low", "holes")}
 vp, vm = g["plus"]["drift_velocity"][:], g["minus"]["drift_velocity"][:]
 check(vp[0] == 0 or abs(vp[0]) < 1e-3, "no drift at t = 0 (%.2e cm/s)" % vp[0])
 check(np.all(vp[1:] < 0), "+E_x = 2 kV/cm: electrons drift toward -x, v_d = %s cm/s" % np.array2string(vp, precision=3))
@@ -31,6 +37,8 @@ vel = g["plus"]["velocity"][-1]
 check(vel[0] < 0 and abs(vel[1]) < 1e-6 * abs(vel[0]) and abs(vel[2]) < 1e-6 * abs(vel[0]), "mean velocity along -x only: %s cm/s" % vel)
 velm = g["minus"]["velocity"][:, 0]; velp = g["plus"]["velocity"][:, 0]
 check(np.allclose(velm, -velp, rtol=1e-8, atol=1e-6) and np.allclose(vm, vp, rtol=1e-8, atol=1e-6), "-E_x mirrors +E_x (1 rank vs 2): <v_x> = %s cm/s, v_d = v.E_hat the same" % np.array2string(velm, precision=3))
+vh = g["holes"]["drift_velocity"][:]; velh = g["holes"]["velocity"][:, 0]
+check(g["holes"].attrs["carriers"] == "holes" and np.all(vh[1:] > 0) and np.allclose(velh, -velp, rtol=1e-8, atol=1e-6), "holes (table read back as holes): drift along +E_x, <v_x> = %s cm/s (the electrons' mirrored)" % np.array2string(velh, precision=3))
 n = g["plus"]["carriers"][:]
 check(np.abs(n / n[0] - 1).max() < 1e-10, "plain form keeps the carrier number: %.1e" % np.abs(n / n[0] - 1).max())
 vl = g["log"]["drift_velocity"][:]
