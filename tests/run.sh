@@ -1,5 +1,6 @@
 #!/bin/bash
-# bte test runner: every tests/<area>/*.sh is one test (exit 0 pass, 77 skip, else fail).
+# bte test runner: every tests/<area>/*.sh is one test: exit 0 pass; exit 77 with a last line
+# "skip: <reason>" is a skip (PETSc's PETSC_ERR_PLIB is also 77, so the line is required); else fail.
 # Environment from the makefile: BTE (driver), BUILD, MPIEXEC, TEST_NP, BTE_HAVE_CUDA.
 # Usage: tests/run.sh [pattern ...]   (patterns select tests by path substring)
 cd "$(dirname "$0")/.." || exit 1
@@ -24,7 +25,7 @@ for t in $(find tests -mindepth 2 -name '*.sh' | sort); do
   rc=$?
   secs=$(( $(date +%s) - start ))
   if [ $rc -eq 0 ]; then pass=$((pass+1)); printf 'ok      %-44s %4ss\n' "$name" "$secs"
-  elif [ $rc -eq 77 ]; then skip=$((skip+1)); printf 'skip    %-44s %s\n' "$name" "$(tail -n 1 "$d/log")"
+  elif [ $rc -eq 77 ] && tail -n 1 "$d/log" | grep -qi '^skip'; then skip=$((skip+1)); printf 'skip    %-44s %s\n' "$name" "$(tail -n 1 "$d/log")"
   else fail=$((fail+1)); failed+=("$name"); printf 'FAIL    %-44s %4ss (rc %d)\n' "$name" "$secs" "$rc"; sed 's/^/    | /' "$d/log" | tail -n 30
   fi
 done

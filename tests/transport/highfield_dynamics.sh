@@ -8,7 +8,7 @@
 #    bte highfield returns the number-conserving one (docs/transport.md). The dynamics' drift
 #    velocity at 3 ps, once the transient is over, must agree within 1 %.
 set -e
-[ -x "$BTE" ] && "$BTE" dynamics -help 2>&1 | grep -q -- "-bte_final_time" || { echo "bte dynamics not available"; exit 77; }
+[ -x "$BTE" ] && "$BTE" dynamics -help 2>&1 | grep -q -- "-bte_final_time" || { echo "skip: bte dynamics not available"; exit 77; }
 m="-bte_model parabolic -bte_parabolic_a 40 -bte_grid 12 -bte_view 0"
 np=${TEST_NP:-2}
 ts="-bte_init fermi -bte_carrier_density 1e17 -bte_efield 2000,0,0 -ts_type rk -ts_rk_type 5dp -ts_adapt_type basic -ts_rtol 1e-7 -ts_atol 1e-12"
