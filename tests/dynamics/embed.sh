@@ -2,6 +2,7 @@
 # final state as `bte dynamics` with the same settings (hot Gaussian, RK4, 1 fs, 500 fs).
 . "$TESTDIR/common.sh"
 set -e
+[ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }
 NP=${TEST_NP:-2}
 M="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20"
 $MPIEXEC -n "$NP" "$BUILD/examples/embed_ts" $M -ts_max_time 500 -ts_dt 1 | tee embed.log

@@ -4,6 +4,7 @@
 # `bte transport` on the same table (independent code path: linear response, physics.md eq. 5-6).
 . "$TESTDIR/common.sh"
 set -e
+[ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }
 NP=${TEST_NP:-2}
 OPTS="$TESTDIR/../options"
 P="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_view 0 -bte_init fermi -bte_carrier_density 1e17 -options_file $OPTS/adaptive.opts"

@@ -4,6 +4,7 @@
 # (matrix-free and assembled), SSP and forward Euler; carriers conserved by every one (plain form).
 . "$TESTDIR/common.sh"
 set -e
+[ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }
 NP=${TEST_NP:-2}
 OPTS="$TESTDIR/../options"
 P="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_view 0 -bte_final_time 500 -bte_output_interval 250 -bte_efield 1000,0,0 -bte_dynamics_monitor 0"

@@ -2,6 +2,7 @@
 # parabolic valley (LO + acoustic), hot Fermi start (kT = 50 meV, 1e17 cm^-3), RK4 to 15 ps.
 . "$TESTDIR/common.sh"
 set -e
+[ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }
 NP=${TEST_NP:-2}
 $MPIEXEC -n "$NP" "$BTE" dynamics -bte_model parabolic -bte_grid 20 -bte_parabolic_a 24 -bte_window 0.2 \
   -bte_temperature 300 -bte_init fermi -bte_init_smear 0.05 -bte_carrier_density 1e17 \

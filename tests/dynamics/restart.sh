@@ -3,6 +3,7 @@
 # a valid file of the snapshots so far, and continues from it.
 . "$TESTDIR/common.sh"
 set -e
+[ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }
 NP=${TEST_NP:-2}
 P="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_view 0 -bte_output_interval 50 -bte_time_step 1"
 $MPIEXEC -n "$NP" "$BTE" dynamics $P -bte_final_time 400 -bte_output full.h5 > full.log
