@@ -2,16 +2,16 @@
 # make run: hot-electron cooling in GaAs with bte dynamics, then plots.
 #   scripts/run.sh path/to/bte [outdir]       (make run passes the driver's path; outdir: out/)
 # Electrons injected 0.5 eV above the conduction-band edge (Gaussian, 30 meV wide, 1e18 cm^-3)
-# relax for 2 ps at 300 K in the three-valley GaAs model (40^3 fcc grid, 0.8 eV window: Gamma,
+# relax for 2 ps at 300 K in the three-valley GaAs model (50^3 fcc grid, 0.8 eV window: Gamma,
 # L and X valleys), by polar-optical, acoustic and intervalley phonon emission/absorption.
 # Adaptive RK 5(4) (options/adaptive.opts), a snapshot every 50 fs. Environment: NP (ranks, 2),
-# GRID (40), MPIEXEC.
+# GRID (50), MPIEXEC.
 set -e
 here=$(cd "$(dirname "$0")/.." && pwd)
 BTE=${1:?usage: scripts/run.sh path/to/bte [outdir]}
 OUT=${2:-out}
 NP=${NP:-2}
-GRID=${GRID:-40}
+GRID=${GRID:-50}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 MPIEXEC=${MPIEXEC:-mpiexec}
 case "$MPIEXEC" in *--oversubscribe*) ;; *) MPIEXEC="$MPIEXEC --oversubscribe";; esac
