@@ -295,6 +295,7 @@ PetscErrorCode BTEDriftView(BTEDrift d, PetscViewer viewer)
   if (!viewer) PetscCall(PetscViewerASCIIGetStdout(PetscObjectComm((PetscObject)d), &viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(0);
+  PetscCall(PetscObjectChangeTypeName((PetscObject)d, BTEDriftForms[d->form]));
   PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)d, viewer));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "field: (%g, %g, %g) V/cm, form: %s\n", (double)d->efield[0], (double)d->efield[1], (double)d->efield[2], BTEDriftForms[d->form]));

@@ -615,13 +615,15 @@ PetscErrorCode BTEDynamicsView(BTEDynamics dyn, PetscViewer viewer)
   if (!viewer) PetscCall(PetscViewerASCIIGetStdout(PetscObjectComm((PetscObject)dyn), &viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(0);
+  if (!((PetscObject)dyn)->type_name) PetscCall(PetscObjectChangeTypeName((PetscObject)dyn, "ts"));
   PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)dyn, viewer));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (dyn->init == BTE_INIT_RESTART) PetscCall(PetscViewerASCIIPrintf(viewer, "initial state: restart from %s\n", dyn->restart));
   else {
-    const char *amp = dyn->density > 0 ? "from the carrier density" : "";
-    if (dyn->e0set) PetscCall(PetscViewerASCIIPrintf(viewer, "initial state: %s, e0 %g eV, smear %g eV %s\n", BTEInitTypes[dyn->init], (double)dyn->e0, (double)dyn->smear, amp));
-    else PetscCall(PetscViewerASCIIPrintf(viewer, "initial state: %s, e0 band edge + %g eV, smear %g eV %s\n", BTEInitTypes[dyn->init], (double)(dyn->e0edgeset || dyn->init != BTE_INIT_FERMI ? dyn->e0edge : 0.0), (double)dyn->smear, amp));
+    const char *amp   = dyn->density > 0 ? " (amplitude from the carrier density)" : "";
+    PetscReal   smear = dyn->smear > 0 ? dyn->smear : (dyn->init == BTE_INIT_FERMI ? BTE_KB * dyn->bte->temperature : 0.02);
+    if (dyn->e0set) PetscCall(PetscViewerASCIIPrintf(viewer, "initial state: %s, e0 %g eV, width %g eV%s\n", BTEInitTypes[dyn->init], (double)dyn->e0, (double)smear, amp));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "initial state: %s, e0 band edge + %g eV, width %g eV%s\n", BTEInitTypes[dyn->init], (double)(dyn->e0edgeset || dyn->init != BTE_INIT_FERMI ? dyn->e0edge : 0.0), (double)smear, amp));
     if (dyn->density > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "carrier density: %g cm^-%d\n", (double)dyn->density, (int)dyn->bte->grid.dim));
     else if (dyn->init != BTE_INIT_FERMI) PetscCall(PetscViewerASCIIPrintf(viewer, "peak occupation: %g\n", (double)dyn->peak));
   }
