@@ -110,7 +110,6 @@ PetscErrorCode BTETgtCUDACreate(const BTETgtCUDALayout *h, BTETgtCUDA *dev)
   d->h.g2 = d->h.wq = d->h.nph = d->h.hwch = d->h.energy = NULL;
   d->h.bands = d->h.pairidx = d->h.kb2state = d->h.sources = NULL;
   d->h.targets = NULL;
-  d->h.hwch    = h->hwch ? (const PetscReal *)d->hwch : NULL; /* only its presence is used */
   *dev         = d;
   PetscFunctionReturn(0);
 }
