@@ -297,8 +297,12 @@ static PetscErrorCode TestDrift(PetscInt lat, const char *name, PetscInt carrier
   }
   PetscCall(VecRestoreArrayWrite(f, &fa));
   PetscCall(VecRestoreArrayWrite(x, &xa));
+  /* fs: the narrow population, filled on its own (not a VecCopy of f, whose host array is
+     rewritten next: with CUDA vectors that raced with the copy on PETSc 3.25) */
   PetscCall(VecDuplicate(f, &fs));
-  PetscCall(VecCopy(f, fs));
+  PetscCall(VecGetArrayWrite(fs, &fa));
+  for (PetscInt i = 0; i < s.bte->nlocal; i++) fa[i] = 0.2 * PetscExpReal(-s.bte->energy[i] / 0.05);
+  PetscCall(VecRestoreArrayWrite(fs, &fa));
   PetscCall(VecGetArrayWrite(f, &fa));
   for (PetscInt i = 0; i < s.bte->nlocal; i++) {
     const PetscReal *k = &s.k[3 * i];
