@@ -15,6 +15,7 @@
 #include <bte/private/bteimpl.h>
 #include <bte/private/h5util.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -304,6 +305,13 @@ struct _n_BTETableStream {
   PetscInt64  M, off, nown, written; /* this rank writes rows [off, off+nown); written so far */
   hid_t       f;                     /* one rank: the file stays open between batches */
   PetscBool   ended;
+  /* one rank: a batch is written by a helper thread while the caller fills the next one */
+  pthread_t        thr;
+  PetscBool        busy;
+  BTEH5Status      ast;
+  hsize_t          aoff, an;
+  const PetscInt  *ai, *aj, *am;
+  const PetscReal *ahw, *ag2;
 };
 
 /* Collective: if any rank failed, close and remove FILE.tmp and raise the first message. */
@@ -401,6 +409,67 @@ PetscErrorCode BTETableStreamBegin(BTE bte, const char file[], PetscInt64 nown, 
   PetscFunctionReturn(0);
 }
 
+/* The helper thread: HDF5 calls only (no PETSc, no MPI); the caller makes no HDF5 call meanwhile. */
+static void *StreamThread(void *ctx)
+{
+  BTETableStream s = (BTETableStream)ctx;
+  BTEH5Auto      h5auto;
+
+  BTEH5Silence(&h5auto); /* per thread in a thread-safe HDF5 */
+  WriteChannelRows(s->f, s->aoff, s->an, s->ai, s->aj, s->am, s->ahw, s->ag2, &s->ast);
+  BTEH5Restore(&h5auto);
+  return NULL;
+}
+
+PetscErrorCode BTETableStreamAsync(BTETableStream s, PetscBool *async)
+{
+  PetscFunctionBegin;
+  *async = s->size == 1 ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETableStreamWait(BTETableStream s)
+{
+  PetscFunctionBegin;
+  if (!s->busy) PetscFunctionReturn(0);
+  PetscCheck(!pthread_join(s->thr, NULL), PETSC_COMM_SELF, PETSC_ERR_SYS, "Cannot join the table writer thread");
+  s->busy = PETSC_FALSE;
+  PetscCall(PetscLogEventEnd(BTE_TableWrite, s->bte, 0, 0, 0));
+  PetscCall(StreamCheck(s, &s->ast));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETableStreamWriteAsync(BTETableStream s, PetscInt64 n, const PetscInt i[], const PetscInt j[], const PetscInt mode[], const PetscReal hw[], const PetscReal g2[])
+{
+  BTEH5Status st;
+
+  PetscFunctionBegin;
+  if (s->size > 1) {
+    PetscCall(BTETableStreamWrite(s, n, i, j, mode, hw, g2));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTETableStreamWait(s));
+  PetscCheck(!s->ended, s->comm, PETSC_ERR_ARG_WRONGSTATE, "The table stream of %s is closed", s->file);
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  if (n < 0 || s->written + n > s->nown) BTEH5Fail(&st, "rank %d writes channel rows %lld..%lld but counted %lld (bug in the table builder)", s->rank, (long long)s->written, (long long)(s->written + n), (long long)s->nown);
+  PetscCall(StreamCheck(s, &st));
+  if (!n) PetscFunctionReturn(0);
+  if (StreamOpen(s, &st) < 0) PetscCall(StreamCheck(s, &st));
+  PetscCall(PetscMemzero(&s->ast, sizeof(s->ast)));
+  s->aoff = (hsize_t)(s->off + s->written);
+  s->an   = (hsize_t)n;
+  s->ai   = i;
+  s->aj   = j;
+  s->am   = mode;
+  s->ahw  = hw;
+  s->ag2  = g2;
+  PetscCall(PetscLogEventBegin(BTE_TableWrite, s->bte, 0, 0, 0));
+  PetscCheck(!pthread_create(&s->thr, NULL, StreamThread, s), PETSC_COMM_SELF, PETSC_ERR_SYS, "Cannot start the table writer thread");
+  s->busy = PETSC_TRUE;
+  s->written += n;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTETableStreamWrite(BTETableStream s, PetscInt64 n, const PetscInt i[], const PetscInt j[], const PetscInt mode[], const PetscReal hw[], const PetscReal g2[])
 {
   BTEH5Status st;
@@ -408,6 +477,7 @@ PetscErrorCode BTETableStreamWrite(BTETableStream s, PetscInt64 n, const PetscIn
   PetscInt64  any;
 
   PetscFunctionBegin;
+  PetscCall(BTETableStreamWait(s));
   PetscCheck(!s->ended, s->comm, PETSC_ERR_ARG_WRONGSTATE, "The table stream of %s is closed", s->file);
   PetscCall(PetscMemzero(&st, sizeof(st)));
   if (n < 0 || s->written + n > s->nown) BTEH5Fail(&st, "rank %d writes channel rows %lld..%lld but counted %lld (bug in the table builder)", s->rank, (long long)s->written, (long long)(s->written + n), (long long)s->nown);
@@ -439,6 +509,7 @@ PetscErrorCode BTETableStreamEnd(BTETableStream s)
   BTEH5Auto   h5auto;
 
   PetscFunctionBegin;
+  PetscCall(BTETableStreamWait(s));
   PetscCheck(!s->ended, s->comm, PETSC_ERR_ARG_WRONGSTATE, "The table stream of %s is closed", s->file);
   PetscCall(PetscMemzero(&st, sizeof(st)));
   if (s->written != s->nown) BTEH5Fail(&st, "rank %d wrote %lld channel rows of the %lld it counted (bug in the table builder)", s->rank, (long long)s->written, (long long)s->nown);
@@ -465,6 +536,8 @@ PetscErrorCode BTETableStreamDestroy(BTETableStream *stream)
 
   PetscFunctionBegin;
   if (!s) PetscFunctionReturn(0);
+  if (s->busy) (void)pthread_join(s->thr, NULL);
+  s->busy = PETSC_FALSE;
   if (s->f >= 0) H5Fclose(s->f);
   if (!s->ended && s->rank == 0) (void)remove(s->tmp); /* abandoned: never leave a partial table */
   PetscCall(PetscFree(*stream));

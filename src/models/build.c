@@ -433,76 +433,74 @@ static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEG
   MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
   const PetscInt nl   = bte->nlocal;
   PetscCount     nown = off[nl], nb, c0 = 0;
-  PetscInt64     nbatch = 0, nrounds, done, lastpct = 0, nown64 = (PetscInt64)nown, nglobal = bte->ch.nglobal;
-  PetscInt      *bi, *bj, *bm;
-  PetscReal     *bhw, *bg2;
-  BTETableStream ts = NULL;
-  PetscMPIInt    rank;
-  PetscErrorCode ierr;
+  PetscInt64     nbatch = 0, nrounds, lastpct = 0, nown64 = (PetscInt64)nown, nglobal = bte->ch.nglobal;
+  PetscInt      *bi[2] = {NULL, NULL}, *bj[2] = {NULL, NULL}, *bm[2] = {NULL, NULL};
+  PetscReal     *bhw[2] = {NULL, NULL}, *bg2[2] = {NULL, NULL};
+  PetscMPIInt    rank, size;
+  PetscInt       nbuf;
+  PetscErrorCode ierr = 0;
   PetscLogDouble t1;
+  BTETableStream ts = NULL;
   char           what[256];
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (batch <= 0) { /* default: 2^25 channels (0.9 GB), at most a quarter of the rank's memory */
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  nbuf = size == 1 ? 2 : 1; /* one rank: a helper thread writes a batch while the next is filled */
+  if (batch <= 0) {        /* default: 2^25 channels in all (0.94 GB), at most a quarter of the rank's memory */
     PetscLogDouble avail;
     PetscBool      user;
     PetscCall(BTEModelMemoryAvailable(bte, &avail, &user));
-    batch = (PetscInt64)1 << 25;
-    if ((PetscLogDouble)batch * BTE_BYTES_PER_CHANNEL > avail / 4) batch = PetscMax((PetscInt64)1024, (PetscInt64)(avail / 4 / BTE_BYTES_PER_CHANNEL));
+    batch = ((PetscInt64)1 << 25) / nbuf;
+    if ((PetscLogDouble)batch * nbuf * BTE_BYTES_PER_CHANNEL > avail / 4) batch = PetscMax((PetscInt64)1024, (PetscInt64)(avail / 4 / (nbuf * BTE_BYTES_PER_CHANNEL)));
   }
-  PetscCall(PetscSNPrintf(what, sizeof(what), "Generating the table in batches of %" PetscInt64_FMT " channels (-bte_generate_batch)", batch));
-  PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)batch * BTE_BYTES_PER_CHANNEL + (PetscLogDouble)s->n * BTE_GEN_BYTES_PER_STATE + (PetscLogDouble)nl * (BTE_BYTES_PER_STATE_OWN + 2 * sizeof(PetscCount)), 1.0, what, "use a smaller -bte_generate_batch, or fewer ranks per node", NULL));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "Generating the table in batches of %" PetscInt64_FMT " channels (-bte_generate_batch; %" PetscInt_FMT " in memory)", batch, nbuf));
+  PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)batch * nbuf * BTE_BYTES_PER_CHANNEL + (PetscLogDouble)s->n * BTE_GEN_BYTES_PER_STATE + (PetscLogDouble)nl * (BTE_BYTES_PER_STATE_OWN + 2 * sizeof(PetscCount)), 1.0, what, "use a smaller -bte_generate_batch, or fewer ranks per node", NULL));
   nb = (PetscCount)PetscMax(1, PetscMin(batch, nown64));
-  PetscCall(PetscMalloc5(nb, &bi, nb, &bj, nb, &bm, nb, &bhw, nb, &bg2));
 
   /* batches: [c0, c1) ends at the last state boundary within c0 + batch, or splits a state */
   for (PetscCount a = 0; a < nown; nbatch++) {
     PetscCount t = PetscMin(a + (PetscCount)batch, nown), k = BTEUpperBound(off, nl, t) - 1;
     a = off[k] > a ? off[k] : t;
   }
+  if (nbatch < 2) nbuf = 1;
+  for (PetscInt k = 0; k < nbuf; k++) PetscCall(PetscMalloc5(nb, &bi[k], nb, &bj[k], nb, &bm[k], nb, &bhw[k], nb, &bg2[k]));
   PetscCallMPI(MPI_Allreduce(&nbatch, &nrounds, 1, MPI_INT64_T, MPI_MAX, comm));
   PetscCall(PetscInfo(bte, "model %s: writing %" PetscInt64_FMT " channels from this rank in %" PetscInt64_FMT " batch(es) of at most %" PetscInt64_FMT "\n", name, nown64, nbatch, batch));
 
   ierr = BTETableStreamBegin(bte, bte->streamfile, nown64, &ts);
-  if (ierr) {
-    PetscCall(PetscFree5(bi, bj, bm, bhw, bg2));
-    PetscCall(ierr);
-  }
-  for (PetscInt64 r = 0; r < nrounds; r++) {
+  for (PetscInt64 r = 0; r < nrounds && !ierr; r++) {
     PetscCount c1 = c0;
+    PetscInt   k  = (PetscInt)(r % nbuf);
     int        err = 0;
     if (c0 < nown) {
-      PetscCount t = PetscMin(c0 + (PetscCount)batch, nown), k = BTEUpperBound(off, nl, t) - 1;
+      PetscCount t = PetscMin(c0 + (PetscCount)batch, nown), kk = BTEUpperBound(off, nl, t) - 1;
       PetscInt   s0, s1;
-      c1 = off[k] > c0 ? off[k] : t;
+      PetscInt  *oi = bi[k], *oj = bj[k], *om = bm[k];
+      PetscReal *ohw = bhw[k], *og2 = bg2[k];
+      c1 = off[kk] > c0 ? off[kk] : t;
       s0 = BTEUpperBound(off, nl, c0) - 1;     /* off[s0] <= c0 < off[s0+1] */
       s1 = BTEUpperBound(off, nl, c1 - 1) - 1; /* the state holding row c1 - 1 */
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : err)
       for (PetscInt il = s0; il <= s1; il++) {
         PetscCount a = PetscMax(c0, off[il]), e = PetscMin(c1, off[il + 1]), c = 0, l = 0, o = a - c0;
         if (err || e <= a) continue;
-        err |= BTEPairsOf(p, p->rstart + il, PETSC_TRUE, a - off[il], e - a, bi + o, bj + o, bm + o, bhw + o, bg2 + o, &c, &l);
+        err |= BTEPairsOf(p, p->rstart + il, PETSC_TRUE, a - off[il], e - a, oi + o, oj + o, om + o, ohw + o, og2 + o, &c, &l);
         if (c != off[il + 1] - off[il]) err |= 2;
       }
     }
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
     if (err) {
       PetscCall(BTETableStreamDestroy(&ts));
-      PetscCall(PetscFree5(bi, bj, bm, bhw, bg2));
+      for (k = 0; k < nbuf; k++) PetscCall(PetscFree5(bi[k], bj[k], bm[k], bhw[k], bg2[k]));
       PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", name);
       SETERRQ(comm, PETSC_ERR_PLIB, "Model %s: coupling is not reproducible (two evaluations of a pair differ)", name);
     }
-    ierr = BTETableStreamWrite(ts, (PetscInt64)(c1 - c0), bi, bj, bm, bhw, bg2);
-    if (ierr) {
-      PetscCall(BTETableStreamDestroy(&ts));
-      PetscCall(PetscFree5(bi, bj, bm, bhw, bg2));
-      PetscCall(ierr);
-    }
+    if (nbuf > 1) ierr = BTETableStreamWriteAsync(ts, (PetscInt64)(c1 - c0), bi[k], bj[k], bm[k], bhw[k], bg2[k]);
+    else ierr = BTETableStreamWrite(ts, (PetscInt64)(c1 - c0), bi[k], bj[k], bm[k], bhw[k], bg2[k]);
     c0 = c1;
-    done = (PetscInt64)c0;
-    if (monitor && !rank) {
-      PetscInt64 pct = nown64 ? (100 * done) / nown64 : 100;
+    if (monitor && !rank && !ierr) {
+      PetscInt64 pct = nown64 ? (100 * (PetscInt64)c0) / nown64 : 100;
       if (pct / 10 > lastpct / 10) {
         PetscCall(PetscTime(&t1));
         PetscCall(PetscPrintf(PETSC_COMM_SELF, "  generate %s: writing channels %3" PetscInt64_FMT "%% of %" PetscInt64_FMT " on rank 0 (batch %" PetscInt64_FMT " of %" PetscInt64_FMT "), %.1f s\n", name, pct, nown64, r + 1, nrounds, t1 - t0));
@@ -510,9 +508,9 @@ static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEG
       }
     }
   }
-  ierr = BTETableStreamEnd(ts);
+  if (!ierr) ierr = BTETableStreamEnd(ts); /* waits for the last batch */
   PetscCall(BTETableStreamDestroy(&ts));
-  PetscCall(PetscFree5(bi, bj, bm, bhw, bg2));
+  for (PetscInt k = 0; k < nbuf; k++) PetscCall(PetscFree5(bi[k], bj[k], bm[k], bhw[k], bg2[k]));
   PetscCall(ierr);
   PetscCall(PetscInfo(bte, "model %s: wrote %" PetscInt64_FMT " channels to %s\n", name, nglobal, bte->streamfile));
   PetscFunctionReturn(0);

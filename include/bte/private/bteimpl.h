@@ -112,6 +112,12 @@ typedef struct _n_BTETableStream *BTETableStream;
 PETSC_INTERN PetscErrorCode BTETableStreamBegin(BTE, const char[], PetscInt64, BTETableStream *);
 PETSC_INTERN PetscErrorCode BTETableStreamWrite(BTETableStream, PetscInt64, const PetscInt[], const PetscInt[], const PetscInt[], const PetscReal[], const PetscReal[]);
 PETSC_INTERN PetscErrorCode BTETableStreamEnd(BTETableStream);
+/* On one rank a batch can be written by a helper thread while the caller fills the next one:
+   WriteAsync returns at once (the arrays must stay untouched until the next WriteAsync, Wait or
+   End); elsewhere it is Write. Async says which. */
+PETSC_INTERN PetscErrorCode BTETableStreamAsync(BTETableStream, PetscBool *);
+PETSC_INTERN PetscErrorCode BTETableStreamWriteAsync(BTETableStream, PetscInt64, const PetscInt[], const PetscInt[], const PetscInt[], const PetscReal[], const PetscReal[]);
+PETSC_INTERN PetscErrorCode BTETableStreamWait(BTETableStream);
 PETSC_INTERN PetscErrorCode BTETableStreamDestroy(BTETableStream *);
 /* Built-in models (src/models): a generator fills grid, states and channels. */
 PETSC_INTERN PetscFunctionList BTEModelList;
