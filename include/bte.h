@@ -103,6 +103,14 @@ PETSC_EXTERN PetscErrorCode BTECollisionJacobianApply(BTECollision, Vec, Vec, Ve
    -bte_jacobian_assembled; BTECollisionComputeJacobian sets its state f. */
 PETSC_EXTERN PetscErrorCode BTECollisionCreateJacobian(BTECollision, Mat *);
 PETSC_EXTERN PetscErrorCode BTECollisionComputeJacobian(BTECollision, Vec, Mat);
+/* Out-scattering rates Gamma_t = -J_tt(f) (the RTA inverse lifetimes at f0), 1/fs. */
+PETSC_EXTERN PetscErrorCode BTECollisionGetScatteringRates(BTECollision, Vec, Vec);
+PETSC_EXTERN PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision, PetscBool);
+PETSC_EXTERN PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision, PetscBool *);
+/* fused only: weights stored in single precision, sums in double (-bte_collision_precision mixed) */
+PETSC_EXTERN PetscErrorCode BTECollisionSetMixedPrecision(BTECollision, PetscBool);
+/* held channels, stored channel ends, ghost states, bytes of the layout on this rank */
+PETSC_EXTERN PetscErrorCode BTECollisionGetInfo(BTECollision, PetscCount *, PetscCount *, PetscInt *, PetscLogDouble *);
 /* TS callbacks with the BTECollision as context */
 PETSC_EXTERN PetscErrorCode BTECollisionTSRHSFunction(TS, PetscReal, Vec, Vec, void *);
 PETSC_EXTERN PetscErrorCode BTECollisionTSRHSJacobian(TS, PetscReal, Vec, Mat, Mat, void *);

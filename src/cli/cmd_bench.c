@@ -16,6 +16,7 @@ typedef struct {
   char           type[32];
   PetscLogDouble apply, jac, rk4, setup; /* seconds: median apply, Jacobian apply, RK4 step; setup */
   PetscLogDouble host_bytes;             /* resident memory added by setup */
+  PetscLogDouble layout_bytes;           /* the implementation's channel layout, all ranks (also its device copy) */
 } BenchResult;
 
 static PetscErrorCode Sync(void)
@@ -157,10 +158,10 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscOptionsBegin(comm, NULL, "bte bench: time the collision operator implementations", "BTE");
-  PetscCall(PetscOptionsStringArray("-bte_bench_types", "Implementations to time (comma-separated)", "BTECollisionSetType", types, &ntypes, &flg));
+  PetscCall(PetscOptionsStringArray("-bte_bench_types", "Implementations to time (comma-separated; fused-mixed = fused with single-precision weights)", "BTECollisionSetType", types, &ntypes, &flg));
   if (!flg) {
-    const char *def[] = {"baseline", "tgt", "fused"};
-    ntypes            = 3;
+    const char *def[] = {"baseline", "tgt", "fused", "fused-mixed"};
+    ntypes            = 4;
     for (PetscInt k = 0; k < ntypes; k++) PetscCall(PetscStrallocpy(def[k], &types[k]));
   }
   PetscCall(PetscOptionsInt("-bte_bench_reps", "Timed repetitions (median taken) after 3 warm-up applies", "", reps, &reps, NULL));
@@ -199,11 +200,21 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
     PetscCall(PetscStrncpy(res[k].type, types[k], sizeof(res[k].type)));
     PetscCall(PetscMemoryGetCurrentUsage(&m0));
     PetscCall(PetscTime(&t0));
-    PetscCall(BTECollisionCreate(bte, &c));
-    PetscCall(BTECollisionSetType(c, types[k]));
-    PetscCall(BTECollisionSetFromOptions(c));
-    PetscCall(BTECollisionSetType(c, types[k])); /* the list wins over -bte_collision_type */
-    PetscCall(BTECollisionSetUp(c));
+    {
+      PetscBool mixed;
+      char      type[32];
+
+      PetscCall(PetscStrcmp(types[k], "fused-mixed", &mixed));
+      PetscCall(PetscStrncpy(type, mixed ? "fused" : types[k], sizeof(type)));
+      PetscCall(BTECollisionCreate(bte, &c));
+      PetscCall(BTECollisionSetType(c, type));
+      PetscCall(BTECollisionSetFromOptions(c));
+      PetscCall(BTECollisionSetType(c, type)); /* the list wins over -bte_collision_type */
+      PetscCall(BTECollisionSetMixedPrecision(c, mixed));
+      PetscCall(BTECollisionSetUp(c));
+      PetscCall(BTECollisionGetInfo(c, NULL, NULL, NULL, &res[k].layout_bytes));
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &res[k].layout_bytes, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, comm));
+    }
     PetscCall(PetscTime(&t1));
     PetscCall(PetscMemoryGetCurrentUsage(&m1));
     res[k].setup      = t1 - t0;
@@ -224,9 +235,11 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
     }
     PetscCall(PetscPrintf(comm, "bte bench: %s, %" PetscInt_FMT " states, %" PetscInt64_FMT " channels, %d rank(s), vec type %s, %d OpenMP thread(s)\n", model[0] ? model : "table", nstates, nch, size, vtype, NumThreads()));
     PetscCall(PetscPrintf(comm, "copy bandwidth (read+write): %.1f GB/s; median of %" PetscInt_FMT " after warm-up; eta %g eV, T %g K\n", bw, reps, (double)eta, (double)T));
-    PetscCall(PetscPrintf(comm, "%-10s %12s %10s %12s %12s %12s %10s %10s\n", "type", "apply (ms)", "ns/chan", "jac (ms)", "rk4 step(ms)", "host B/chan", "setup (s)", "vs base"));
+    PetscCall(PetscPrintf(comm, "(layout B/chan: bytes of the channel layout an apply streams, per distinct channel; GB/s and %%copy: those bytes per apply time)\n"));
+    PetscCall(PetscPrintf(comm, "%-12s %11s %9s %11s %12s %10s %8s %7s %10s %9s %8s\n", "type", "apply (ms)", "ns/chan", "jac (ms)", "rk4 step(ms)", "layout B/c", "GB/s", "%copy", "host B/c", "setup (s)", "vs base"));
     for (PetscInt k = 0; k < ntypes; k++) {
-      PetscCall(PetscPrintf(comm, "%-10s %12.4f %10.3f %12.4f %12.4f %12.1f %10.2f %10.2f\n", res[k].type, res[k].apply * 1e3, res[k].apply * 1e9 / (double)nch, res[k].jac * 1e3, res[k].rk4 * 1e3, res[k].host_bytes / (double)nch, res[k].setup, tbase > 0 ? tbase / res[k].apply : 0.0));
+      PetscLogDouble gbs = res[k].layout_bytes / res[k].apply / 1e9;
+      PetscCall(PetscPrintf(comm, "%-12s %11.4f %9.3f %11.4f %12.4f %10.1f %8.1f %7.1f %10.1f %9.2f %8.2f\n", res[k].type, res[k].apply * 1e3, res[k].apply * 1e9 / (double)nch, res[k].jac * 1e3, res[k].rk4 * 1e3, res[k].layout_bytes / (double)nch, gbs, 100 * gbs / bw, res[k].host_bytes / (double)nch, res[k].setup, tbase > 0 ? tbase / res[k].apply : 0.0));
     }
     if (hasjson && json[0]) {
       FILE *fp;
@@ -234,7 +247,7 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
       PetscCall(PetscFPrintf(comm, fp, "{\n  \"model\": \"%s\", \"states\": %" PetscInt_FMT ", \"channels\": %" PetscInt64_FMT ", \"ranks\": %d, \"vec_type\": \"%s\", \"omp_threads\": %d,\n", model, nstates, nch, size, vtype, NumThreads()));
       PetscCall(PetscFPrintf(comm, fp, "  \"copy_bandwidth_GBs\": %.3f, \"reps\": %" PetscInt_FMT ",\n  \"results\": [\n", bw, reps));
       for (PetscInt k = 0; k < ntypes; k++)
-        PetscCall(PetscFPrintf(comm, fp, "    {\"type\": \"%s\", \"apply_s\": %.6e, \"ns_per_channel\": %.4f, \"jacobian_s\": %.6e, \"rk4_step_s\": %.6e, \"host_bytes_per_channel\": %.2f, \"setup_s\": %.3f, \"speedup_vs_baseline\": %.3f}%s\n", res[k].type, res[k].apply, res[k].apply * 1e9 / (double)nch, res[k].jac, res[k].rk4, res[k].host_bytes / (double)nch, res[k].setup, tbase > 0 ? tbase / res[k].apply : 0.0, k + 1 < ntypes ? "," : ""));
+        PetscCall(PetscFPrintf(comm, fp, "    {\"type\": \"%s\", \"apply_s\": %.6e, \"ns_per_channel\": %.4f, \"jacobian_s\": %.6e, \"rk4_step_s\": %.6e, \"host_bytes_per_channel\": %.2f, \"layout_bytes_per_channel\": %.2f, \"effective_GBs\": %.2f, \"setup_s\": %.3f, \"speedup_vs_baseline\": %.3f}%s\n", res[k].type, res[k].apply, res[k].apply * 1e9 / (double)nch, res[k].jac, res[k].rk4, res[k].host_bytes / (double)nch, res[k].layout_bytes / (double)nch, res[k].layout_bytes / res[k].apply / 1e9, res[k].setup, tbase > 0 ? tbase / res[k].apply : 0.0, k + 1 < ntypes ? "," : ""));
       PetscCall(PetscFPrintf(comm, fp, "  ]\n}\n"));
       PetscCall(PetscFClose(comm, fp));
       PetscCall(PetscPrintf(comm, "wrote %s\n", json));

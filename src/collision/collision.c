@@ -337,3 +337,12 @@ PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode BTECollisionSetMixedPrecision(BTECollision coll, PetscBool mixed)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscCheck(!coll->setupcalled, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "Set the precision before BTECollisionSetUp()");
+  coll->precision = mixed ? BTE_COLLISION_PRECISION_MIXED : BTE_COLLISION_PRECISION_DOUBLE;
+  PetscFunctionReturn(0);
+}

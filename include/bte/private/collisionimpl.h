@@ -198,12 +198,12 @@ PETSC_INTERN PetscErrorCode BTECollisionCountingSort(PetscCount n, const PetscCo
 /* Out-scattering rates Gamma_t = -J_tt(f) = sum over channel ends at t of
    [out (1 - f_o) + in f_o] (the RTA inverse lifetime at f = f0), 1/fs. For the
    transport solver (physics.md eq. 5). f and Gamma are global state Vecs. */
-PETSC_EXTERN PetscErrorCode BTECollisionGetScatteringRates(BTECollision, Vec f, Vec Gamma);
+/* (declared in bte.h) */
 /* Choose MATSHELL (PETSC_FALSE, default) or assembled AIJ (PETSC_TRUE) for BTECollisionCreateJacobian(). */
-PETSC_EXTERN PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision, PetscBool);
-PETSC_EXTERN PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision, PetscBool *);
+/* (declared in bte.h) */
+/* (declared in bte.h) */
 /* Per held channel (bte->ch order) P_c and Q_c of eq. 3 (arrays of length bte->ch.n). */
 PETSC_EXTERN PetscErrorCode BTECollisionComputeChannelPQ(BTECollision, PetscReal P[], PetscReal Q[]);
 PETSC_INTERN PetscErrorCode BTECollisionComputeChannelPQ_Private(BTECollision, const PetscInt ci[], const PetscInt cj[], PetscReal P[], PetscReal Q[]);
 /* Numbers for views and benchmarks: held channels, stored entries, ghosts, bytes of the layout */
-PETSC_EXTERN PetscErrorCode BTECollisionGetInfo(BTECollision, PetscCount *nch, PetscCount *nentries, PetscInt *nghost, PetscLogDouble *bytes);
+/* (declared in bte.h) */
