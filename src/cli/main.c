@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 
       MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
       MPI_Comm_size(PETSC_COMM_WORLD, &size);
-      PetscErrorMessage(ierr, &text, &specific);
+      PetscErrorMessage(ierr, &text, (void *)&specific); /* char ** before PETSc 3.20, const char ** after */
       if (size > 1) fprintf(stderr, "bte %s: error [rank %d]: %s\n", cmd->name, rank, specific && specific[0] ? specific : (text ? text : "unknown error"));
       else fprintf(stderr, "bte %s: error: %s\n", cmd->name, specific && specific[0] ? specific : (text ? text : "unknown error"));
       fflush(stderr);
