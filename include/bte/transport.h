@@ -93,6 +93,9 @@ typedef struct {
   PetscReal  mean_energy;      /* sum f (e - e_min) / sum f, eV above the lowest state */
   PetscReal  residual;         /* ||df/dt|| / ||I_out|| at the returned state (see docs) */
   PetscReal  number_error;     /* |sum f - N0| / N0 */
+  PetscReal  number_source;    /* sum_i D_i / sum_i f_i, 1/fs: carriers the discretised drift creates per
+                                  carrier and fs at the steady state (0 for a conserving drift), removed
+                                  by the carrier-number constraint */
   PetscInt   iterations;       /* Newton (or pseudo-time) steps */
   PetscInt64 applies;          /* collision Jacobian applies */
   PetscBool  converged;

@@ -851,8 +851,13 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
     res->iterations = its;
     res->applies    = hf->applies;
     res->converged  = conv;
+    {
+      PetscScalar sf;
+      PetscCall(VecSum(hf->f, &sf));
+      res->number_source = hf->sR / PetscRealPart(sf); /* sum I = 0: sum R = sum D */
+    }
     PetscCall(HFObservables(hf, hf->f, res, &hf->valley_occ[k * PetscMax(valleys->nkind, 1)], &hf->band_occ[k * nb]));
-    if (hf->monitor) PetscCall(PetscPrintf(comm, "  E = %10.4g V/cm: v_d = %11.4e cm/s, <e> = %8.5f eV, its %4" PetscInt_FMT ", applies %6" PetscInt64_FMT ", ||r||/||Gamma|| %8.2e%s\n", (double)res->field, (double)res->drift_velocity, (double)res->mean_energy, its, res->applies, (double)res->residual, conv ? "" : " NOT CONVERGED"));
+    if (hf->monitor) PetscCall(PetscPrintf(comm, "  E = %10.4g V/cm: v_d = %11.4e cm/s, <e> = %8.5f eV, its %4" PetscInt_FMT ", applies %6" PetscInt64_FMT ", ||r||/||Gamma|| %8.2e, drift number source %9.2e 1/fs%s\n", (double)res->field, (double)res->drift_velocity, (double)res->mean_energy, its, res->applies, (double)res->residual, (double)res->number_source, conv ? "" : " NOT CONVERGED"));
   }
   PetscCall(PetscLogEventEnd(BTE_HighFieldSolve, hf, 0, 0, 0));
   PetscFunctionReturn(0);
@@ -1018,6 +1023,8 @@ static int HFWriter(void *vctx, const char file[], char err[], size_t len)
   ok = ok && !BTETrH5WriteReal(g, "residual", 1, d1, buf, "1", "||r|| / ||Gamma|| at the returned state (r: residual scaled to 1/fs)", err, len);
   for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].number_error;
   ok = ok && !BTETrH5WriteReal(g, "number_error", 1, d1, buf, "1", "|sum f - N0| / N0", err, len);
+  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].number_source;
+  ok = ok && !BTETrH5WriteReal(g, "number_source", 1, d1, buf, "1/fs", "sum D / sum f: carriers the discretised drift creates per carrier and fs at the steady state (removed by the carrier-number constraint; 0 for a conserving drift)", err, len);
   for (PetscInt k = 0; k < n; k++) ibuf[k] = hf->res[k].iterations;
   ok = ok && !BTETrH5WriteInt(g, "iterations", 1, d1, ibuf, "1", "Newton plus pseudo-time steps", err, len);
   for (PetscInt k = 0; k < n; k++) lbuf[k] = hf->res[k].applies;
