@@ -11,39 +11,22 @@
      plain D_i = sum_b c_b (f_j + f_i)
    The plain form equals sum_b c_b (f_j - f_i) wherever all neighbours are in the window
    (sum_b c_b = 0 over complete shells) and is a flux form: the flux between i and j is
-   antisymmetric, so sum_i D_i = 0 exactly (no carriers leave through the window edge). */
+   antisymmetric, so sum_i D_i = 0 exactly (no carriers leave through the window edge).
+
+   The stencil is assembled at setup as a PETSc Mat A (rows: owned states; columns: their
+   neighbours, off-rank ones included; COO assembly), c_b off the diagonal and +-sum_b c_b on it:
+     plain D = A f                  (A_ii = +sum_b c_b)
+     log   D = f(f-1) (A g)         (A_ii = -sum_b c_b)
+   so an apply is a MatMult plus, for the log form, two pointwise passes (g from f, then the
+   product), in host loops or in the CUDA kernels of drift_cuda.cu. The Mat's type follows the
+   state Vec (MATAIJCUSPARSE for CUDA Vecs; -bte_drift_mat_type overrides), so with
+   -vec_type cuda the drift term and its Jacobian run on the GPU without host<->device copies.
+   The Jacobian: plain A; log J x = (2f-1) S x + f(f-1) A(u x), u = dg/df (driftcuda.h). */
 #include <bte/private/dynamicsimpl.h>
+#include <bte/private/driftcuda.h>
 #include <petscsf.h>
 
 const char *const BTEDriftForms[] = {"log", "plain", "BTEDriftForm", "BTE_DRIFT_", NULL};
-
-#define BTE_GCLIP 35.0
-
-static inline void BTELogOcc(PetscReal f, PetscReal *g, PetscReal *u)
-{
-  PetscReal x;
-  if (f <= 0) {
-    *g = BTE_GCLIP;
-    *u = 0;
-    return;
-  }
-  if (f >= 1) {
-    *g = -BTE_GCLIP;
-    *u = 0;
-    return;
-  }
-  x = PetscLogReal((1 - f) / f);
-  if (x > BTE_GCLIP) {
-    *g = BTE_GCLIP;
-    *u = 0;
-  } else if (x < -BTE_GCLIP) {
-    *g = -BTE_GCLIP;
-    *u = 0;
-  } else {
-    *g = x;
-    *u = 1.0 / (f * (f - 1)); /* dg/df */
-  }
-}
 
 PetscErrorCode BTEDriftCreate(BTE bte, BTEDrift *drift)
 {
@@ -78,8 +61,18 @@ PetscErrorCode BTEDriftDestroy(BTEDrift *drift)
   PetscCall(VecScatterDestroy(&d->scatter));
   PetscCall(VecDestroy(&d->fghost));
   PetscCall(VecDestroy(&d->xghost));
-  PetscCall(PetscFree2(d->gl, d->gg));
-  PetscCall(PetscFree4(d->jdiag, d->jp, d->jul, d->jug));
+  PetscCall(MatDestroy(&d->A));
+  PetscCall(VecDestroy(&d->adiag));
+  PetscCall(VecDestroy(&d->w1));
+  PetscCall(VecDestroy(&d->w2));
+  PetscCall(VecDestroy(&d->g));
+  PetscCall(VecDestroy(&d->S));
+  PetscCall(VecDestroy(&d->ju));
+  PetscCall(VecDestroy(&d->jp));
+  PetscCall(VecDestroy(&d->jd));
+  PetscCall(VecDestroy(&d->jdiag));
+  PetscCall(VecDestroy(&d->jt));
+  PetscCall(VecDestroy(&d->jz));
   PetscCall(BTEDestroy(&d->bte));
   PetscCall(PetscHeaderDestroy(drift));
   PetscFunctionReturn(0);
@@ -94,6 +87,7 @@ PetscErrorCode BTEDriftSetField(BTEDrift d, const PetscReal E[3])
     d->efield[a] = E[a];
   }
   d->setupcalled = PETSC_FALSE; /* coefficients depend on the field */
+  d->jstate      = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -108,6 +102,10 @@ PetscErrorCode BTEDriftSetForm(BTEDrift d, BTEDriftForm form)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
+  if (form != d->form) {
+    d->setupcalled = PETSC_FALSE; /* the diagonal of the stencil matrix depends on the form */
+    d->jstate      = PETSC_FALSE;
+  }
   d->form = form;
   PetscFunctionReturn(0);
 }
@@ -134,7 +132,19 @@ PetscErrorCode BTEDriftSetFromOptions(BTEDrift d)
     PetscCheck(n == 3, PetscObjectComm((PetscObject)d), PETSC_ERR_USER_INPUT, "-bte_efield needs three components Ex,Ey,Ez (V/cm), got %" PetscInt_FMT, n);
     PetscCall(BTEDriftSetField(d, E));
   }
-  PetscCall(PetscOptionsEnum("-bte_drift_form", "Discretisation of the drift term", "BTEDriftSetForm", BTEDriftForms, (PetscEnum)d->form, (PetscEnum *)&d->form, NULL));
+  {
+    BTEDriftForm form = d->form;
+    PetscCall(PetscOptionsEnum("-bte_drift_form", "Discretisation of the drift term", "BTEDriftSetForm", BTEDriftForms, (PetscEnum)form, (PetscEnum *)&form, NULL));
+    PetscCall(BTEDriftSetForm(d, form));
+  }
+  {
+    char mt[64];
+    PetscCall(PetscOptionsString("-bte_drift_mat_type", "Mat type of the drift stencil (default: aijcusparse for CUDA state Vecs, else aij)", "BTEDriftSetUp", d->mattype, mt, sizeof(mt), &flg));
+    if (flg) {
+      PetscCheck(!d->A, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_WRONGSTATE, "-bte_drift_mat_type must be set before BTEDriftSetUp()");
+      PetscCall(PetscStrncpy(d->mattype, mt, sizeof(d->mattype)));
+    }
+  }
   PetscOptionsEnd();
   PetscFunctionReturn(0);
 }
@@ -226,6 +236,88 @@ static PetscErrorCode BTEDriftBuildNeighbours(BTEDrift d)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode BTEDriftVecIsCUDA(Vec v, PetscBool *cuda)
+{
+  PetscFunctionBegin;
+  *cuda = PETSC_FALSE;
+#if defined(BTE_HAVE_CUDA)
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, cuda, VECSEQCUDA, VECMPICUDA, VECCUDA, ""));
+#else
+  (void)v;
+#endif
+  PetscFunctionReturn(0);
+}
+
+/* The stencil matrix: rows are the owned states, in COO order per row its diagonal, then its
+   in-window neighbours in b order (a neighbour reached by two b-vectors, possible on tiny grids, is
+   summed). Its type: -bte_drift_mat_type, else AIJCUSPARSE when the state Vec v is a CUDA Vec. */
+static PetscErrorCode BTEDriftCreateMatrix(BTEDrift d, Vec v)
+{
+  BTE            bte = d->bte;
+  const PetscInt nb = d->bv.nb, nl = d->nlocal;
+  PetscInt      *ci, *cj;
+  PetscCount     n = nl, q = 0;
+  PetscBool      cuda = PETSC_FALSE, flg = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < nl * nb; k++)
+    if (d->nbr[k] >= 0) n++;
+  PetscCall(PetscMalloc2(n, &ci, n, &cj));
+  for (PetscInt i = 0; i < nl; i++) {
+    ci[q]   = bte->rstart + i;
+    cj[q++] = bte->rstart + i;
+    for (PetscInt b = 0; b < nb; b++) {
+      PetscInt j = d->nbr[i * nb + b];
+      if (j < 0) continue;
+      ci[q]   = bte->rstart + i;
+      cj[q++] = j < nl ? bte->rstart + j : d->ghosts[j - nl];
+    }
+  }
+  d->ncoo = n;
+  if (!d->mattype[0]) {
+    PetscCall(PetscOptionsGetString(((PetscObject)d)->options, ((PetscObject)d)->prefix, "-bte_drift_mat_type", d->mattype, sizeof(d->mattype), &flg));
+    if (!flg) {
+      PetscCall(BTEDriftVecIsCUDA(v, &cuda));
+      PetscCall(PetscStrncpy(d->mattype, cuda ? MATAIJCUSPARSE : MATAIJ, sizeof(d->mattype)));
+    }
+  }
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)d), &d->A));
+  PetscCall(MatSetSizes(d->A, nl, nl, bte->nstates, bte->nstates));
+  PetscCall(MatSetType(d->A, d->mattype));
+  PetscCall(PetscObjectSetName((PetscObject)d->A, "drift stencil"));
+  PetscCall(MatSetPreallocationCOO(d->A, n, ci, cj));
+  PetscCall(PetscFree2(ci, cj));
+  PetscCall(MatCreateVecs(d->A, &d->adiag, NULL));
+  PetscCall(BTEDriftVecIsCUDA(d->adiag, &d->cuda));
+  PetscFunctionReturn(0);
+}
+
+/* The values: c_b off the diagonal, +sum_b c_b (plain) or -sum_b c_b (log) on it, summed in b order */
+static PetscErrorCode BTEDriftFillMatrix(BTEDrift d)
+{
+  const PetscInt  nb = d->bv.nb, nl = d->nlocal;
+  const PetscReal sign = d->form == BTE_DRIFT_PLAIN ? 1.0 : -1.0;
+  PetscScalar    *v;
+  PetscCount      q = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(d->ncoo, &v));
+  for (PetscInt i = 0; i < nl; i++) {
+    PetscCount qd = q++;
+    PetscReal  s  = 0;
+    for (PetscInt b = 0; b < nb; b++) {
+      if (d->nbr[i * nb + b] < 0) continue;
+      v[q++] = d->c[b];
+      s += d->c[b];
+    }
+    v[qd] = sign * s;
+  }
+  PetscCall(MatSetValuesCOO(d->A, v, INSERT_VALUES));
+  PetscCall(PetscFree(v));
+  PetscCall(MatGetDiagonal(d->A, d->adiag));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTEDriftSetUp(BTEDrift d)
 {
   BTE       bte;
@@ -247,22 +339,19 @@ PetscErrorCode BTEDriftSetUp(BTEDrift d)
     if (bte->grid.dim == 2) PetscCheck(PetscAbsReal(d->efield[2]) <= 1e-12 * Emag, comm, PETSC_ERR_USER_INPUT, "2D material: the field must lie in the plane (Ez = 0), got Ez = %g V/cm", (double)d->efield[2]);
   }
   if (!d->bv.nb) {
+    Vec v;
+    IS  is;
     PetscCall(BTEBVectorsCompute(&bte->grid, &d->bv));
     PetscCall(BTEDriftBuildNeighbours(d));
     PetscCall(PetscMalloc1(d->bv.nb, &d->c));
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, d->nghost, &d->fghost));
     PetscCall(VecDuplicate(d->fghost, &d->xghost));
-    {
-      Vec v;
-      IS  is;
-      PetscCall(BTECreateStateVec(bte, &v));
-      PetscCall(ISCreateGeneral(PETSC_COMM_SELF, d->nghost, d->ghosts, PETSC_USE_POINTER, &is));
-      PetscCall(VecScatterCreate(v, is, d->fghost, NULL, &d->scatter));
-      PetscCall(ISDestroy(&is));
-      PetscCall(VecDestroy(&v));
-    }
-    PetscCall(PetscMalloc2(d->nlocal, &d->gl, d->nghost, &d->gg));
-    PetscCall(PetscMalloc4(d->nlocal, &d->jdiag, d->nlocal, &d->jp, d->nlocal, &d->jul, d->nghost, &d->jug));
+    PetscCall(BTECreateStateVec(bte, &v));
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, d->nghost, d->ghosts, PETSC_USE_POINTER, &is));
+    PetscCall(VecScatterCreate(v, is, d->fghost, NULL, &d->scatter));
+    PetscCall(ISDestroy(&is));
+    PetscCall(BTEDriftCreateMatrix(d, v));
+    PetscCall(VecDestroy(&v));
   }
   /* F = q E: q = -e for electrons (carrier -1), +e for holes; eV/Angstrom = 1e-8 V/cm */
   for (PetscInt a = 0; a < 3; a++) F[a] = (bte->carrier < 0 ? -1.0 : 1.0) * d->efield[a] * 1e-8;
@@ -270,6 +359,7 @@ PetscErrorCode BTEDriftSetUp(BTEDrift d)
     const PetscReal *bb = &d->bv.b[3 * b];
     d->c[b]             = -d->bv.w[b] * (F[0] * bb[0] + F[1] * bb[1] + F[2] * bb[2]) / BTE_HBAR;
   }
+  PetscCall(BTEDriftFillMatrix(d));
   d->jstate      = PETSC_FALSE;
   d->setupcalled = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(BTE_DriftSetUp, d, 0, 0, 0));
@@ -308,6 +398,13 @@ PetscErrorCode BTEDriftView(BTEDrift d, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "b-vectors: %" PetscInt_FMT " in %" PetscInt_FMT " shell(s)\n", d->bv.nb, d->bv.nshells));
     for (PetscInt b = 0; b < d->bv.nb; b++) PetscCall(PetscViewerASCIIPrintf(viewer, "  b = (%9.5f %9.5f %9.5f) 1/A  w = %g A^2  (steps %" PetscInt_FMT " %" PetscInt_FMT " %" PetscInt_FMT ")\n", (double)d->bv.b[3 * b], (double)d->bv.b[3 * b + 1], (double)d->bv.b[3 * b + 2], (double)d->bv.w[b], d->bv.m[3 * b], d->bv.m[3 * b + 1], d->bv.m[3 * b + 2]));
     PetscCall(PetscViewerASCIIPrintf(viewer, "neighbours outside the window: %" PetscInt_FMT "; ghosts on the busiest rank: %" PetscInt_FMT "\n", missing, ngmax));
+    {
+      MatType mt;
+      MatInfo info;
+      PetscCall(MatGetType(d->A, &mt));
+      PetscCall(MatGetInfo(d->A, MAT_GLOBAL_SUM, &info));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "stencil matrix: %s, %.0f nonzeros; pointwise steps on the %s\n", mt, (double)info.nz_used, d->cuda ? "GPU (CUDA)" : "host"));
+    }
   }
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
@@ -321,54 +418,235 @@ static PetscErrorCode BTEDriftGhosts(BTEDrift d, Vec f, Vec ghost)
   PetscFunctionReturn(0);
 }
 
+/* A work Vec of the stencil matrix's kind, made on first use */
+static PetscErrorCode BTEDriftWork(BTEDrift d, Vec *w)
+{
+  PetscFunctionBegin;
+  if (!*w) PetscCall(VecDuplicate(d->adiag, w));
+  PetscFunctionReturn(0);
+}
+
+/* PETSC_TRUE when x is of the stencil matrix's kind (CUDA or not) and is used in place */
+static PetscErrorCode BTEDriftSameKind(BTEDrift d, Vec x, PetscBool *same)
+{
+  PetscBool cuda = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(BTEDriftVecIsCUDA(x, &cuda));
+  *same = cuda == d->cuda ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* dst = src (add: dst += src) through host arrays: between Vecs of different kinds */
+static PetscErrorCode BTEDriftCopyValues(Vec src, Vec dst, PetscBool add)
+{
+  const PetscScalar *s;
+  PetscScalar       *t;
+  PetscInt           n, m;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(src, &n));
+  PetscCall(VecGetLocalSize(dst, &m));
+  PetscCheck(n == m, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vec of %" PetscInt_FMT " local entries, expected %" PetscInt_FMT, m, n);
+  PetscCall(VecGetArrayRead(src, &s));
+  if (add) PetscCall(VecGetArray(dst, &t));
+  else PetscCall(VecGetArrayWrite(dst, &t));
+  for (PetscInt i = 0; i < n; i++) t[i] = add ? t[i] + s[i] : s[i];
+  if (add) PetscCall(VecRestoreArray(dst, &t));
+  else PetscCall(VecRestoreArrayWrite(dst, &t));
+  PetscCall(VecRestoreArrayRead(src, &s));
+  PetscFunctionReturn(0);
+}
+
+/* x of the matrix's kind: x itself, or its values in the work Vec d->w1 */
+static PetscErrorCode BTEDriftIn(BTEDrift d, Vec x, Vec *xw)
+{
+  PetscBool same = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(BTEDriftSameKind(d, x, &same));
+  if (same) *xw = x;
+  else {
+    PetscCall(BTEDriftWork(d, &d->w1));
+    PetscCall(BTEDriftCopyValues(x, d->w1, PETSC_FALSE));
+    *xw = d->w1;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* ---- pointwise steps of the log form: host loops, or the CUDA kernels when the work Vecs are CUDA ---- */
+
+/* g = clip(ln((1-f)/f)), u = dg/df (u may be NULL) */
+static PetscErrorCode BTEDriftLogOccVec(BTEDrift d, Vec f, Vec g, Vec u)
+{
+  const PetscScalar *fa;
+  PetscScalar       *ga, *ua = NULL;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (d->cuda) {
+    PetscCall(BTEDriftCUDALogOcc(f, g, u));
+    PetscFunctionReturn(0);
+  }
+#else
+  (void)d;
+#endif
+  PetscCall(VecGetLocalSize(f, &n));
+  PetscCall(VecGetArrayRead(f, &fa));
+  PetscCall(VecGetArrayWrite(g, &ga));
+  if (u) PetscCall(VecGetArrayWrite(u, &ua));
+#pragma omp parallel for
+  for (PetscInt i = 0; i < n; i++) {
+    double gi, ui;
+    BTEDriftLogOcc(PetscRealPart(fa[i]), &gi, &ui);
+    ga[i] = gi;
+    if (ua) ua[i] = ui;
+  }
+  if (u) PetscCall(VecRestoreArrayWrite(u, &ua));
+  PetscCall(VecRestoreArrayWrite(g, &ga));
+  PetscCall(VecRestoreArrayRead(f, &fa));
+  PetscCall(PetscLogFlops(25.0 * n));
+  PetscFunctionReturn(0);
+}
+
+/* y = f(f-1) S (add: y += ...) */
+static PetscErrorCode BTEDriftLogApplyVec(BTEDrift d, Vec f, Vec S, Vec y, PetscBool add)
+{
+  const PetscScalar *fa, *sa;
+  PetscScalar       *ya;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (d->cuda) {
+    PetscCall(BTEDriftCUDALogApply(f, S, y, add));
+    PetscFunctionReturn(0);
+  }
+#else
+  (void)d;
+#endif
+  PetscCall(VecGetLocalSize(f, &n));
+  PetscCall(VecGetArrayRead(f, &fa));
+  PetscCall(VecGetArrayRead(S, &sa));
+  if (add) PetscCall(VecGetArray(y, &ya));
+  else PetscCall(VecGetArrayWrite(y, &ya));
+#pragma omp parallel for
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal fi = PetscRealPart(fa[i]), s = PetscRealPart(sa[i]) * (fi * (fi - 1));
+    ya[i]        = add ? ya[i] + s : s;
+  }
+  if (add) PetscCall(VecRestoreArray(y, &ya));
+  else PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(VecRestoreArrayRead(S, &sa));
+  PetscCall(VecRestoreArrayRead(f, &fa));
+  PetscCall(PetscLogFlops((add ? 4.0 : 3.0) * n));
+  PetscFunctionReturn(0);
+}
+
+/* p = f(f-1), dd = (2f-1) S, diag = dd + p u adiag */
+static PetscErrorCode BTEDriftLogJacobianStateVec(BTEDrift d, Vec f, Vec S, Vec u, Vec adiag, Vec p, Vec dd, Vec diag)
+{
+  const PetscScalar *fa, *sa, *ua, *aa;
+  PetscScalar       *pa, *da, *ga;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (d->cuda) {
+    PetscCall(BTEDriftCUDALogJacobianState(f, S, u, adiag, p, dd, diag));
+    PetscFunctionReturn(0);
+  }
+#else
+  (void)d;
+#endif
+  PetscCall(VecGetLocalSize(f, &n));
+  PetscCall(VecGetArrayRead(f, &fa));
+  PetscCall(VecGetArrayRead(S, &sa));
+  PetscCall(VecGetArrayRead(u, &ua));
+  PetscCall(VecGetArrayRead(adiag, &aa));
+  PetscCall(VecGetArrayWrite(p, &pa));
+  PetscCall(VecGetArrayWrite(dd, &da));
+  PetscCall(VecGetArrayWrite(diag, &ga));
+#pragma omp parallel for
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal fi = PetscRealPart(fa[i]), pi = fi * (fi - 1), di = (2 * fi - 1) * PetscRealPart(sa[i]);
+    pa[i] = pi;
+    da[i] = di;
+    ga[i] = di + pi * PetscRealPart(ua[i]) * PetscRealPart(aa[i]);
+  }
+  PetscCall(VecRestoreArrayWrite(diag, &ga));
+  PetscCall(VecRestoreArrayWrite(dd, &da));
+  PetscCall(VecRestoreArrayWrite(p, &pa));
+  PetscCall(VecRestoreArrayRead(adiag, &aa));
+  PetscCall(VecRestoreArrayRead(u, &ua));
+  PetscCall(VecRestoreArrayRead(S, &sa));
+  PetscCall(VecRestoreArrayRead(f, &fa));
+  PetscCall(PetscLogFlops(8.0 * n));
+  PetscFunctionReturn(0);
+}
+
+/* y = dd x + p z (add: y += ...) */
+static PetscErrorCode BTEDriftLogJacobianMultVec(BTEDrift d, Vec dd, Vec x, Vec p, Vec z, Vec y, PetscBool add)
+{
+  const PetscScalar *da, *xa, *pa, *za;
+  PetscScalar       *ya;
+  PetscInt           n;
+
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (d->cuda) {
+    PetscCall(BTEDriftCUDALogJacobianMult(dd, x, p, z, y, add));
+    PetscFunctionReturn(0);
+  }
+#else
+  (void)d;
+#endif
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArrayRead(dd, &da));
+  PetscCall(VecGetArrayRead(x, &xa));
+  PetscCall(VecGetArrayRead(p, &pa));
+  PetscCall(VecGetArrayRead(z, &za));
+  if (add) PetscCall(VecGetArray(y, &ya));
+  else PetscCall(VecGetArrayWrite(y, &ya));
+#pragma omp parallel for
+  for (PetscInt i = 0; i < n; i++) {
+    PetscScalar s = da[i] * xa[i] + pa[i] * za[i];
+    ya[i]         = add ? ya[i] + s : s;
+  }
+  if (add) PetscCall(VecRestoreArray(y, &ya));
+  else PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(VecRestoreArrayRead(z, &za));
+  PetscCall(VecRestoreArrayRead(p, &pa));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(VecRestoreArrayRead(dd, &da));
+  PetscCall(PetscLogFlops((add ? 4.0 : 3.0) * n));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode BTEDriftApply_Private(BTEDrift d, Vec f, Vec y, PetscBool add)
 {
-  const PetscInt     nb = d->bv.nb, nl = d->nlocal, *nbr = d->nbr;
-  const PetscReal   *c  = d->c;
-  const PetscScalar *fl, *fg;
-  PetscScalar       *ya;
+  Vec       fw, out;
+  PetscBool same = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(BTEDriftSetUp(d));
   PetscCall(PetscLogEventBegin(BTE_DriftApply, d, f, y, 0));
-  PetscCall(BTEDriftGhosts(d, f, d->fghost));
-  PetscCall(VecGetArrayRead(f, &fl));
-  PetscCall(VecGetArrayRead(d->fghost, &fg));
-  PetscCall(VecGetArray(y, &ya));
+  PetscCall(BTEDriftIn(d, f, &fw));
+  PetscCall(BTEDriftSameKind(d, y, &same));
+  if (!same) PetscCall(BTEDriftWork(d, &d->w2));
+  out = same ? y : d->w2;
   if (d->form == BTE_DRIFT_PLAIN) {
-#pragma omp parallel for
-    for (PetscInt i = 0; i < nl; i++) {
-      PetscReal s = 0, fi = PetscRealPart(fl[i]);
-      for (PetscInt b = 0; b < nb; b++) {
-        PetscInt j = nbr[i * nb + b];
-        if (j < 0) continue;
-        s += c[b] * ((j < nl ? PetscRealPart(fl[j]) : PetscRealPart(fg[j - nl])) + fi);
-      }
-      ya[i] = add ? ya[i] + s : s;
-    }
-    PetscCall(PetscLogFlops(3.0 * nl * nb));
+    if (same && add) PetscCall(MatMultAdd(d->A, fw, y, y));
+    else PetscCall(MatMult(d->A, fw, out));
   } else {
-    PetscReal *gl = d->gl, *gg = d->gg, dummy;
-#pragma omp parallel for private(dummy)
-    for (PetscInt i = 0; i < nl; i++) BTELogOcc(PetscRealPart(fl[i]), &gl[i], &dummy);
-#pragma omp parallel for private(dummy)
-    for (PetscInt i = 0; i < d->nghost; i++) BTELogOcc(PetscRealPart(fg[i]), &gg[i], &dummy);
-#pragma omp parallel for
-    for (PetscInt i = 0; i < nl; i++) {
-      PetscReal s = 0, fi = PetscRealPart(fl[i]);
-      for (PetscInt b = 0; b < nb; b++) {
-        PetscInt j = nbr[i * nb + b];
-        if (j < 0) continue;
-        s += c[b] * ((j < nl ? gl[j] : gg[j - nl]) - gl[i]);
-      }
-      s *= fi * (fi - 1);
-      ya[i] = add ? ya[i] + s : s;
-    }
-    PetscCall(PetscLogFlops(3.0 * nl * nb + 25.0 * (nl + d->nghost) + 3.0 * nl));
+    PetscCall(BTEDriftWork(d, &d->g));
+    PetscCall(BTEDriftWork(d, &d->S));
+    PetscCall(BTEDriftLogOccVec(d, fw, d->g, NULL));
+    PetscCall(MatMult(d->A, d->g, d->S));
+    PetscCall(BTEDriftLogApplyVec(d, fw, d->S, out, same ? add : PETSC_FALSE));
   }
-  PetscCall(VecRestoreArray(y, &ya));
-  PetscCall(VecRestoreArrayRead(d->fghost, &fg));
-  PetscCall(VecRestoreArrayRead(f, &fl));
+  if (!same) PetscCall(BTEDriftCopyValues(d->w2, y, add));
   PetscCall(PetscLogEventEnd(BTE_DriftApply, d, f, y, 0));
   PetscFunctionReturn(0);
 }
@@ -389,47 +667,28 @@ PetscErrorCode BTEDriftApplyAdd(BTEDrift d, Vec f, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* Jacobian state. plain: J_ii = sum_b c_b, J_ij = c_b (independent of f).
-   log: with p_i = f_i(f_i-1), S_i = sum_b c_b (g_j - g_i), u = dg/df (0 where clipped):
-   J_ii = (2 f_i - 1) S_i - p_i u_i sum_b c_b,  J_ij = p_i c_b u_j. */
+/* Jacobian state. plain: J = A (independent of f). log: with p_i = f_i(f_i-1), S = A g,
+   u = dg/df (0 where clipped): J x = (2f-1) S x + p A(u x), so J_ii = (2 f_i - 1) S_i + p_i u_i A_ii
+   (A_ii = -sum_b c_b) and J_ij = p_i c_b u_j. */
 PetscErrorCode BTEDriftSetJacobianState(BTEDrift d, Vec f)
 {
-  const PetscScalar *fl, *fg;
-  PetscInt           nb, nl;
+  Vec fw;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   PetscCall(BTEDriftSetUp(d));
-  nb = d->bv.nb;
-  nl = d->nlocal;
   PetscCall(PetscLogEventBegin(BTE_DriftJacobian, d, f, 0, 0));
-  if (d->form == BTE_DRIFT_PLAIN) {
-    for (PetscInt i = 0; i < nl; i++) {
-      PetscReal s = 0;
-      for (PetscInt b = 0; b < nb; b++)
-        if (d->nbr[i * nb + b] >= 0) s += d->c[b];
-      d->jdiag[i] = s;
-    }
-  } else {
-    PetscCall(BTEDriftGhosts(d, f, d->fghost));
-    PetscCall(VecGetArrayRead(f, &fl));
-    PetscCall(VecGetArrayRead(d->fghost, &fg));
-    for (PetscInt i = 0; i < nl; i++) BTELogOcc(PetscRealPart(fl[i]), &d->gl[i], &d->jul[i]);
-    for (PetscInt i = 0; i < d->nghost; i++) BTELogOcc(PetscRealPart(fg[i]), &d->gg[i], &d->jug[i]);
-#pragma omp parallel for
-    for (PetscInt i = 0; i < nl; i++) {
-      PetscReal S = 0, C = 0, fi = PetscRealPart(fl[i]);
-      for (PetscInt b = 0; b < nb; b++) {
-        PetscInt j = d->nbr[i * nb + b];
-        if (j < 0) continue;
-        S += d->c[b] * ((j < nl ? d->gl[j] : d->gg[j - nl]) - d->gl[i]);
-        C += d->c[b];
-      }
-      d->jp[i]    = fi * (fi - 1);
-      d->jdiag[i] = (2 * fi - 1) * S - d->jp[i] * d->jul[i] * C;
-    }
-    PetscCall(VecRestoreArrayRead(d->fghost, &fg));
-    PetscCall(VecRestoreArrayRead(f, &fl));
+  if (d->form == BTE_DRIFT_LOG) {
+    PetscCall(BTEDriftIn(d, f, &fw));
+    PetscCall(BTEDriftWork(d, &d->g));
+    PetscCall(BTEDriftWork(d, &d->S));
+    PetscCall(BTEDriftWork(d, &d->ju));
+    PetscCall(BTEDriftWork(d, &d->jp));
+    PetscCall(BTEDriftWork(d, &d->jd));
+    PetscCall(BTEDriftWork(d, &d->jdiag));
+    PetscCall(BTEDriftLogOccVec(d, fw, d->g, d->ju));
+    PetscCall(MatMult(d->A, d->g, d->S));
+    PetscCall(BTEDriftLogJacobianStateVec(d, fw, d->S, d->ju, d->adiag, d->jp, d->jd, d->jdiag));
   }
   d->jstate = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(BTE_DriftJacobian, d, f, 0, 0));
@@ -438,61 +697,44 @@ PetscErrorCode BTEDriftSetJacobianState(BTEDrift d, Vec f)
 
 PetscErrorCode BTEDriftJacobianMultAdd(BTEDrift d, Vec x, Vec y)
 {
-  const PetscScalar *xl, *xg;
-  PetscScalar       *ya;
-  PetscInt           nb, nl;
+  Vec       xw, out;
+  PetscBool same = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
-  PetscCheck(d->jstate, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_WRONGSTATE, "Call BTEDriftSetJacobianState() first");
-  nb = d->bv.nb;
-  nl = d->nlocal;
+  PetscCheck(d->jstate && d->setupcalled, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_WRONGSTATE, "Call BTEDriftSetJacobianState() first");
   PetscCall(PetscLogEventBegin(BTE_DriftApply, d, x, y, 0));
-  PetscCall(BTEDriftGhosts(d, x, d->xghost));
-  PetscCall(VecGetArrayRead(x, &xl));
-  PetscCall(VecGetArrayRead(d->xghost, &xg));
-  PetscCall(VecGetArray(y, &ya));
+  PetscCall(BTEDriftIn(d, x, &xw));
+  PetscCall(BTEDriftSameKind(d, y, &same));
+  if (!same) PetscCall(BTEDriftWork(d, &d->w2));
+  out = same ? y : d->w2;
   if (d->form == BTE_DRIFT_PLAIN) {
-#pragma omp parallel for
-    for (PetscInt i = 0; i < nl; i++) {
-      PetscReal s = d->jdiag[i] * PetscRealPart(xl[i]);
-      for (PetscInt b = 0; b < nb; b++) {
-        PetscInt j = d->nbr[i * nb + b];
-        if (j < 0) continue;
-        s += d->c[b] * (j < nl ? PetscRealPart(xl[j]) : PetscRealPart(xg[j - nl]));
-      }
-      ya[i] += s;
-    }
+    if (same) PetscCall(MatMultAdd(d->A, xw, y, y));
+    else PetscCall(MatMult(d->A, xw, out));
   } else {
-#pragma omp parallel for
-    for (PetscInt i = 0; i < nl; i++) {
-      PetscReal s = 0;
-      for (PetscInt b = 0; b < nb; b++) {
-        PetscInt j = d->nbr[i * nb + b];
-        if (j < 0) continue;
-        s += d->c[b] * (j < nl ? d->jul[j] * PetscRealPart(xl[j]) : d->jug[j - nl] * PetscRealPart(xg[j - nl]));
-      }
-      ya[i] += d->jdiag[i] * PetscRealPart(xl[i]) + d->jp[i] * s;
-    }
+    PetscCall(BTEDriftWork(d, &d->jt));
+    PetscCall(BTEDriftWork(d, &d->jz));
+    PetscCall(VecPointwiseMult(d->jt, d->ju, xw));
+    PetscCall(MatMult(d->A, d->jt, d->jz));
+    PetscCall(BTEDriftLogJacobianMultVec(d, d->jd, xw, d->jp, d->jz, out, same));
   }
-  PetscCall(PetscLogFlops(3.0 * nl * nb + 3.0 * nl));
-  PetscCall(VecRestoreArray(y, &ya));
-  PetscCall(VecRestoreArrayRead(d->xghost, &xg));
-  PetscCall(VecRestoreArrayRead(x, &xl));
+  if (!same) PetscCall(BTEDriftCopyValues(d->w2, y, PETSC_TRUE));
   PetscCall(PetscLogEventEnd(BTE_DriftApply, d, x, y, 0));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode BTEDriftJacobianDiagonalAdd(BTEDrift d, Vec diag)
 {
-  PetscScalar *a;
+  Vec       dv;
+  PetscBool same = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
-  PetscCheck(d->jstate, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_WRONGSTATE, "Call BTEDriftSetJacobianState() first");
-  PetscCall(VecGetArray(diag, &a));
-  for (PetscInt i = 0; i < d->nlocal; i++) a[i] += d->jdiag[i];
-  PetscCall(VecRestoreArray(diag, &a));
+  PetscCheck(d->jstate && d->setupcalled, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_WRONGSTATE, "Call BTEDriftSetJacobianState() first");
+  dv = d->form == BTE_DRIFT_PLAIN ? d->adiag : d->jdiag;
+  PetscCall(BTEDriftSameKind(d, diag, &same));
+  if (same) PetscCall(VecAXPY(diag, 1.0, dv));
+  else PetscCall(BTEDriftCopyValues(dv, diag, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 

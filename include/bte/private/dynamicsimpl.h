@@ -25,6 +25,12 @@ struct _BTEDriftOps {
   PetscErrorCode (*dummy)(BTEDrift);
 };
 
+/* The stencil is assembled once as a PETSc Mat A over the states (rows owned states, columns their
+   in-window neighbours, off-rank ones included): off-diagonal entries c_b, diagonal +sum_b c_b (plain:
+   D = A f) or -sum_b c_b (log: S = A g, D = f(f-1) S). Its type follows the state Vec (AIJCUSPARSE for
+   CUDA Vecs, AIJ otherwise; -bte_drift_mat_type), and so do the work Vecs: with CUDA Vecs every apply
+   runs on the device (MatMult + the kernels of drift_cuda.cu). Vecs of the other kind are accepted and
+   go through host arrays. */
 struct _p_BTEDrift {
   PETSCHEADER(struct _BTEDriftOps);
   BTE          bte;
@@ -35,11 +41,17 @@ struct _p_BTEDrift {
   PetscInt     nlocal, nghost;
   PetscInt    *nbr;       /* nlocal*nb: local index, nlocal+ghost index, or -1 (outside the window) */
   PetscInt    *ghosts;    /* global state indices of the ghosts, sorted */
-  VecScatter   scatter;   /* global state Vec -> ghost Vec */
+  VecScatter   scatter;   /* global state Vec -> ghost Vec (BTEDriftGradient) */
   Vec          fghost, xghost;
-  PetscReal   *gl, *gg;   /* log form: g on local states and ghosts */
-  /* Jacobian state (log form): diagonal, row factor p_i = f_i(f_i-1), g'(f) on local and ghost states */
-  PetscReal   *jdiag, *jp, *jul, *jug;
+  /* the stencil matrix */
+  char         mattype[64]; /* "" until setup: from -bte_drift_mat_type or the state Vec */
+  Mat          A;
+  PetscCount   ncoo;        /* COO entries: per owned state its diagonal, then its in-window neighbours */
+  PetscBool    cuda;        /* A and the work Vecs are CUDA: pointwise steps by drift_cuda.cu */
+  Vec          adiag;       /* diag(A) */
+  Vec          w1, w2;      /* inputs / outputs of the other Vec kind */
+  Vec          g, S;        /* log form: g(f), A g */
+  Vec          ju, jp, jd, jdiag, jt, jz; /* log Jacobian state: u, p, (2f-1)S, diagonal; work u x, A(u x) */
   PetscBool    jstate;
   PetscBool    setupcalled;
 };
