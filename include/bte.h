@@ -61,6 +61,7 @@ PETSC_EXTERN PetscErrorCode BTEGetChannelsLoaded(BTE, PetscBool *);
    owned in contiguous blocks by the ranks (a PetscLayout). */
 PETSC_EXTERN PetscErrorCode BTEGetStateLayout(BTE, PetscLayout *);
 PETSC_EXTERN PetscErrorCode BTEGetNumStates(BTE, PetscInt *, PetscInt *);
+/* Channels held by this rank (0 when they were only counted) and distinct channels in all */
 PETSC_EXTERN PetscErrorCode BTEGetNumChannels(BTE, PetscCount *, PetscInt64 *);
 PETSC_EXTERN PetscErrorCode BTEGetLocalStates(BTE, const PetscReal *[], const PetscReal *[], const PetscInt *[], const PetscInt *[]);
 PETSC_EXTERN PetscErrorCode BTEGetGrid(BTE, PetscInt *, PetscInt[3], PetscReal[9], PetscReal[9], PetscReal *);

@@ -19,7 +19,8 @@ PetscErrorCode BTEGetMemoryEstimate(BTE bte, PetscLogDouble *total, PetscLogDoub
 static const char *BTEBytes(PetscLogDouble b, char buf[], size_t len)
 {
   if (b >= 1e9) snprintf(buf, len, "%.2f GB", b / 1e9);
-  else snprintf(buf, len, "%.2f MB", b / 1e6);
+  else if (b >= 1e6) snprintf(buf, len, "%.2f MB", b / 1e6);
+  else snprintf(buf, len, "%.2f kB", b / 1e3);
   return buf;
 }
 
