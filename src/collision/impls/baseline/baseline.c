@@ -9,6 +9,10 @@
    Arrays: rec[3 npair] (ik, ikq, iq: int32), recptr[npair+1], per channel bands (int32),
    g2 and hw (double): 20 bytes per channel plus 20 per record. */
 #include <bte/private/collisionimpl.h>
+#include <stdlib.h>
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
 
 typedef struct {
   PetscCount  nrec;
@@ -24,6 +28,15 @@ typedef struct {
 #define BASELINE_FLOPS_PER_CHANNEL 33.0
 #define BASELINE_JAC_FLOPS_PER_CHANNEL 40.0
 
+/* Perturbo v2.2 runs this loop with schedule(guided): large first chunks keep the threads on
+   different k points, so their atomic updates rarely collide. OMP_SCHEDULE overrides it (A/B runs). */
+static void BaselineSchedule(void)
+{
+#if defined(_OPENMP)
+  if (!getenv("OMP_SCHEDULE")) omp_set_schedule(omp_sched_guided, 0);
+#endif
+}
+
 static PetscErrorCode BTECollisionApply_Baseline(BTECollision coll, Vec fl, Vec Iv)
 {
   BTECollision_Baseline *bl = (BTECollision_Baseline *)coll->data;
@@ -36,10 +49,11 @@ static PetscErrorCode BTECollisionApply_Baseline(BTECollision coll, Vec fl, Vec 
   PetscCount             nrec   = bl->nrec;
 
   PetscFunctionBegin;
+  BaselineSchedule();
   PetscCall(VecGetArrayRead(fl, &f));
   PetscCall(VecGetArrayWrite(Iv, &y));
   PetscCall(PetscArrayzero(y, nlocal));
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(runtime) /* guided unless OMP_SCHEDULE says otherwise: see BaselineSchedule() */
   for (PetscCount r = 0; r < nrec; r++) {
     const int32_t ik = bl->rec[3 * r], ikq = bl->rec[3 * r + 1];
     for (PetscCount c = bl->recptr[r]; c < bl->recptr[r + 1]; c++) {
@@ -78,11 +92,12 @@ static PetscErrorCode BaselineJacobian(BTECollision coll, Vec fl, Vec xl, Vec Y,
   PetscCount             nrec   = bl->nrec;
 
   PetscFunctionBegin;
+  BaselineSchedule();
   PetscCall(VecGetArrayRead(fl, &f));
   if (!diag) PetscCall(VecGetArrayRead(xl, &x));
   PetscCall(VecGetArrayWrite(Y, &y));
   PetscCall(PetscArrayzero(y, nlocal));
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(runtime) /* guided unless OMP_SCHEDULE says otherwise: see BaselineSchedule() */
   for (PetscCount r = 0; r < nrec; r++) {
     const int32_t ik = bl->rec[3 * r], ikq = bl->rec[3 * r + 1];
     for (PetscCount c = bl->recptr[r]; c < bl->recptr[r + 1]; c++) {
