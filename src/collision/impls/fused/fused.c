@@ -13,6 +13,7 @@
    w[2 nnz] interleaved (out, in) in double (16 B) or float (mixed, 8 B): 20 (12) bytes per
    entry, 40 (24) per channel with both ends on this rank. Rows are sorted by o. */
 #include <bte/private/collisionimpl.h>
+#include <stdlib.h>
 #if defined(BTE_HAVE_CUDA)
   #include <bte/private/collisioncuda.h>
 #endif
@@ -164,60 +165,99 @@ static PetscErrorCode BTECollisionJacobianDiagonal_Fused(BTECollision coll, Vec 
   PetscFunctionReturn(0);
 }
 
+typedef struct {
+  int32_t   col;
+  PetscReal out, in;
+} FusedEntry;
+
+static int FusedEntryCmp(const void *a, const void *b)
+{
+  const FusedEntry *x = (const FusedEntry *)a, *y = (const FusedEntry *)b;
+  if (x->col != y->col) return (x->col > y->col) - (x->col < y->col);
+  if (x->out != y->out) return (x->out > y->out) - (x->out < y->out); /* ties (same other end, */
+  return (x->in > y->in) - (x->in < y->in);                           /* several modes): a fixed order */
+}
+
+/* Built with the fewest copies of the channel data, so that ~1e9 channels fit in host memory:
+   row counts, P/Q per channel, entries placed straight into their rows (float weights directly
+   in mixed precision), then each row sorted by the other end (OpenMP over rows, for locality of
+   the f gathers). Peak beyond the table and ci/cj: 16 B/channel (P, Q) + the layout itself. */
 static PetscErrorCode BTECollisionSetUp_Fused(BTECollision coll)
 {
   BTECollision_Fused *fu     = (BTECollision_Fused *)coll->data;
   PetscInt            nlocal = coll->nlocal;
-  PetscCount          nch = coll->nch, maxlen = 0;
-  int64_t            *src;
+  PetscCount          nch = coll->nch, maxlen = 0, *pos;
+  const PetscInt     *ci = coll->ci, *cj = coll->cj;
   PetscReal          *P, *Q;
-  PetscInt           *key, *idx;
-  int32_t            *tcol;
-  PetscReal          *tw;
+  PetscBool           mixed = coll->precision == BTE_COLLISION_PRECISION_MIXED ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(BTECollisionBuildTargets(nlocal, nch, coll->ci, coll->cj, &fu->rowptr, &src));
+  PetscCall(PetscCalloc1(nlocal + 1, &fu->rowptr));
+  for (PetscCount c = 0; c < nch; c++) {
+    if (ci[c] < nlocal) fu->rowptr[ci[c] + 1]++;
+    if (cj[c] < nlocal) fu->rowptr[cj[c] + 1]++;
+  }
+  for (PetscInt t = 0; t < nlocal; t++) {
+    maxlen = PetscMax(maxlen, fu->rowptr[t + 1]);
+    fu->rowptr[t + 1] += fu->rowptr[t];
+  }
   fu->nnz = fu->rowptr[nlocal];
   PetscCall(PetscMalloc2(nch, &P, nch, &Q));
-  PetscCall(BTECollisionComputeChannelPQ_Private(coll, coll->ci, coll->cj, P, Q));
+  PetscCall(BTECollisionComputeChannelPQ_Private(coll, ci, cj, P, Q));
   PetscCall(PetscMalloc1(fu->nnz, &fu->col));
-  PetscCall(PetscMalloc1(2 * fu->nnz, &fu->w));
-  for (PetscInt t = 0; t < nlocal; t++) maxlen = PetscMax(maxlen, fu->rowptr[t + 1] - fu->rowptr[t]);
-  PetscCall(PetscMalloc4(maxlen, &key, maxlen, &idx, maxlen, &tcol, 2 * maxlen, &tw));
-  for (PetscInt t = 0; t < nlocal; t++) {
-    PetscCount r0 = fu->rowptr[t];
-    PetscInt   len;
-
-    PetscCall(PetscIntCast(fu->rowptr[t + 1] - r0, &len));
-    for (PetscInt e = 0; e < len; e++) {
-      int64_t    s = src[r0 + e];
-      PetscCount c = (PetscCount)(s > 0 ? s - 1 : -s - 1);
-      if (s > 0) { /* t is the i end: out = P, in = Q */
-        tcol[e]       = (int32_t)coll->cj[c];
-        tw[2 * e]     = P[c];
-        tw[2 * e + 1] = Q[c];
-      } else { /* t is the j end: out = Q, in = P */
-        tcol[e]       = (int32_t)coll->ci[c];
-        tw[2 * e]     = Q[c];
-        tw[2 * e + 1] = P[c];
-      }
-      key[e] = tcol[e];
-      idx[e] = e;
-    }
-    PetscCall(PetscSortIntWithArray(len, key, idx));
-    for (PetscInt e = 0; e < len; e++) {
-      fu->col[r0 + e]           = tcol[idx[e]];
-      fu->w[2 * (r0 + e)]     = tw[2 * idx[e]];
-      fu->w[2 * (r0 + e) + 1] = tw[2 * idx[e] + 1];
-    }
+  if (mixed) PetscCall(PetscMalloc1(2 * fu->nnz, &fu->ws));
+  else PetscCall(PetscMalloc1(2 * fu->nnz, &fu->w));
+  PetscCall(PetscMalloc1(nlocal + 1, &pos));
+  PetscCall(PetscArraycpy(pos, fu->rowptr, nlocal + 1));
+#define FUSED_PLACE(W) \
+  for (PetscCount c = 0; c < nch; c++) { \
+    if (ci[c] < nlocal) { /* t is the i end: out = P, in = Q */ \
+      PetscCount e = pos[ci[c]]++; \
+      fu->col[e]   = (int32_t)cj[c]; \
+      W[2 * e]     = P[c]; \
+      W[2 * e + 1] = Q[c]; \
+    } \
+    if (cj[c] < nlocal) { /* t is the j end: out = Q, in = P */ \
+      PetscCount e = pos[cj[c]]++; \
+      fu->col[e]   = (int32_t)ci[c]; \
+      W[2 * e]     = Q[c]; \
+      W[2 * e + 1] = P[c]; \
+    } \
   }
-  PetscCall(PetscFree4(key, idx, tcol, tw));
+  if (mixed) FUSED_PLACE(fu->ws) else FUSED_PLACE(fu->w)
+#undef FUSED_PLACE
+  PetscCall(PetscFree(pos));
   PetscCall(PetscFree2(P, Q));
-  PetscCall(PetscFree(src));
-  if (coll->precision == BTE_COLLISION_PRECISION_MIXED) {
-    PetscCall(PetscMalloc1(2 * fu->nnz, &fu->ws));
-    for (PetscCount e = 0; e < 2 * fu->nnz; e++) fu->ws[e] = (float)fu->w[e];
-    PetscCall(PetscFree(fu->w));
+  {
+    PetscErrorCode ierr = 0;
+#pragma omp parallel reduction(| : ierr)
+    {
+      FusedEntry *tmp = (FusedEntry *)malloc((size_t)PetscMax(maxlen, 1) * sizeof(FusedEntry));
+      if (!tmp) ierr = PETSC_ERR_MEM;
+#pragma omp for schedule(dynamic, 64)
+      for (PetscInt t = 0; t < nlocal; t++) {
+        PetscCount r0 = fu->rowptr[t], len = fu->rowptr[t + 1] - r0;
+        if (!tmp) continue;
+        for (PetscCount e = 0; e < len; e++) {
+          tmp[e].col = fu->col[r0 + e];
+          tmp[e].out = mixed ? fu->ws[2 * (r0 + e)] : fu->w[2 * (r0 + e)];
+          tmp[e].in  = mixed ? fu->ws[2 * (r0 + e) + 1] : fu->w[2 * (r0 + e) + 1];
+        }
+        qsort(tmp, (size_t)len, sizeof(FusedEntry), FusedEntryCmp);
+        for (PetscCount e = 0; e < len; e++) {
+          fu->col[r0 + e] = tmp[e].col;
+          if (mixed) {
+            fu->ws[2 * (r0 + e)]     = (float)tmp[e].out;
+            fu->ws[2 * (r0 + e) + 1] = (float)tmp[e].in;
+          } else {
+            fu->w[2 * (r0 + e)]     = tmp[e].out;
+            fu->w[2 * (r0 + e) + 1] = tmp[e].in;
+          }
+        }
+      }
+      free(tmp);
+    }
+    PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the per-thread row buffers of the fused layout (%" PetscCount_FMT " entries per row)", maxlen);
   }
   coll->nentries = fu->nnz;
   coll->bytes    = (PetscLogDouble)(nlocal + 1) * sizeof(PetscCount) + (PetscLogDouble)fu->nnz * (sizeof(int32_t) + 2 * (fu->ws ? sizeof(float) : sizeof(PetscReal)));
