@@ -16,8 +16,8 @@ fi
 fail() { echo "FAILED: $*"; exit 1; }
 gpuopts="-use_gpu_aware_mpi 0"
 prog="$BUILD/tests/drift_ops"
-run_np 1 "$prog" -cuda -bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_view 0 $gpuopts || fail "drift_ops, 1 rank (exit $?)"
-run_np 2 "$prog" -cuda -bte_model gaas -bte_grid 20 -bte_view 0 $gpuopts || fail "drift_ops, 2 ranks (exit $?)"
+run_np 1 "$prog" -cuda -bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 $gpuopts || fail "drift_ops, 1 rank (exit $?)"
+run_np 2 "$prog" -cuda -bte_model gaas -bte_grid 20 $gpuopts || fail "drift_ops, 2 ranks (exit $?)"
 
 # "CpuToGpu GpuToCpu" counts of an event row of -log_view (PETSc >= 3.20 with a device: the columns
 # end with ... Mflop/s GPU-Mflop/s CpuToGpu-Count Size GpuToCpu-Count Size GPU-%F)
