@@ -91,7 +91,10 @@ typedef struct {
   PetscReal  drift_velocity;   /* v_d = sum f v.E_hat / sum f, cm/s (negative for electrons) */
   PetscReal  velocity[3];      /* sum f v / sum f, cm/s */
   PetscReal  mean_energy;      /* sum f (e - e_min) / sum f, eV above the lowest state */
-  PetscReal  residual;         /* ||df/dt|| / ||I_out|| at the returned state (see docs) */
+  PetscReal  edge_occupation;  /* fraction of the carriers on states at the window's edge (a grid
+                                  neighbour outside the window): more than ~1e-3 means the window is
+                                  too narrow for this field */
+  PetscReal  residual;         /* ||r|| / ||Gamma|| at the returned state (r: residual scaled to rates) */
   PetscReal  number_error;     /* |sum f - N0| / N0 */
   PetscReal  number_source;    /* sum_i D_i / sum_i f_i, 1/fs: carriers the discretised drift creates per
                                   carrier and fs at the steady state (0 for a conserving drift), removed

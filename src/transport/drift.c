@@ -57,6 +57,20 @@ PetscErrorCode BTEHighFieldCreateDefaultDrift(BTEHighField hf, BTEHighFieldDrift
   PetscCall(BTEDriftSetUp(d));
   PetscCall(BTEDriftGetForm(d, &form));
   hd->positive   = form == BTE_DRIFT_LOG ? PETSC_TRUE : PETSC_FALSE;
+  {
+    /* the b-vectors as grid steps m_a = b . a_a nk_a / (2 pi) */
+    PetscInt         nb, nk[3];
+    const PetscReal *b;
+    PetscReal        lat[9];
+    PetscCall(BTEDriftGetBVectors(d, &nb, &b, NULL));
+    PetscCall(BTEGetGrid(hf->bte, NULL, nk, lat, NULL, NULL));
+    hd->nsteps = PetscMin(nb, 64);
+    for (PetscInt k = 0; k < hd->nsteps; k++)
+      for (PetscInt a = 0; a < 3; a++) {
+        PetscReal x = (b[3 * k] * lat[3 * a] + b[3 * k + 1] * lat[3 * a + 1] + b[3 * k + 2] * lat[3 * a + 2]) * nk[a] / (2 * PETSC_PI);
+        hd->steps[3 * k + a] = (PetscInt)PetscFloorReal(x + 0.5);
+      }
+  }
   hd->ctx        = d;
   hd->setfield   = HFDriftSetField;
   hd->apply      = HFDriftApply;

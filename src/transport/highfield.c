@@ -622,6 +622,25 @@ static PetscErrorCode HFPseudoTransient(BTEHighField hf, PetscReal target, Petsc
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode HFSetField(BTEHighField hf, PetscReal E)
+{
+  PetscFunctionBegin;
+  for (PetscInt a = 0; a < 3; a++) hf->field[a] = E * hf->dir[a];
+  PetscCall((*hf->drift.setfield)(hf->drift.ctx, hf->field));
+  PetscFunctionReturn(0);
+}
+
+/* Newton from hf->g at the current field */
+static PetscErrorCode HFNewton(BTEHighField hf, PetscInt *its, PetscBool *conv, SNESConvergedReason *reason)
+{
+  PetscFunctionBegin;
+  PetscCall(SNESSolve(hf->snes, NULL, hf->g));
+  PetscCall(SNESGetConvergedReason(hf->snes, reason));
+  PetscCall(SNESGetIterationNumber(hf->snes, its));
+  *conv = *reason > 0 ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /* drift velocity, mean energy, valley and band occupations of f */
 static PetscErrorCode HFObservables(BTEHighField hf, Vec f, BTEHighFieldResult *res, PetscReal vocc[], PetscReal bocc[])
 {
@@ -653,7 +672,7 @@ static PetscErrorCode HFObservables(BTEHighField hf, Vec f, BTEHighFieldResult *
   res->mean_energy    = glob[4] / glob[0];
   res->number_error   = PetscAbsReal(glob[0] - hf->N0) / hf->N0;
   for (PetscInt b = 0; b < nb; b++) bocc[b] = glob[5 + b] / glob[0];
-  PetscCall(BTEValleysOccupation(bte, (BTEValleys)hf->valleys, f, vocc));
+  PetscCall(BTEValleysOccupation(bte, (BTEValleys)hf->valleys, f, vocc, &res->edge_occupation));
   PetscCall(PetscFree2(loc, glob));
   PetscFunctionReturn(0);
 }
@@ -778,7 +797,7 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
     BTEValleys v = (BTEValleys)hf->valleys;
     PetscCall(BTEValleysDestroy(&v));
   }
-  PetscCall(BTEValleysCreate(bte, &valleys));
+  PetscCall(BTEValleysCreate(bte, hf->drift.nsteps, hf->drift.steps, &valleys));
   hf->valleys = valleys;
   PetscCall(PetscFree(hf->res));
   PetscCall(PetscFree(hf->valley_occ));
@@ -796,8 +815,7 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
     PetscReal           rn;
     PetscInt            its  = 0;
 
-    for (PetscInt a = 0; a < 3; a++) hf->field[a] = hf->E[k] * hf->dir[a];
-    PetscCall((*hf->drift.setfield)(hf->drift.ctx, hf->field));
+    PetscCall(HFSetField(hf, hf->E[k]));
     res->field = hf->E[k];
     hf->applies = 0;
     PetscCall(VecDuplicate(hf->g, &gstart));
@@ -819,25 +837,35 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
     }
     if (hf->method == BTE_HIGHFIELD_NEWTON) {
       SNESConvergedReason reason;
-      PetscCall(SNESSolve(hf->snes, NULL, hf->g));
-      PetscCall(SNESGetConvergedReason(hf->snes, &reason));
-      PetscCall(SNESGetIterationNumber(hf->snes, &its));
-      conv = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
+      PetscReal           Eprev = k ? hf->E[k - 1] : 0.0;
+      PetscCall(HFNewton(hf, &its, &conv, &reason));
+      /* Newton failed from the previous field's solution: continuation in the field,
+         2, then 4 sub-steps from the previous field */
+      for (PetscInt nsub = 2; !conv && nsub <= 4 && hf->E[k] != Eprev; nsub *= 2) {
+        if (hf->monitor) PetscCall(PetscPrintf(comm, "  Newton failed at %g V/cm (%s): %" PetscInt_FMT " field steps from %g V/cm\n", (double)hf->E[k], SNESConvergedReasons[reason], nsub, (double)Eprev));
+        PetscCall(VecCopy(gstart, hf->g));
+        conv = PETSC_TRUE;
+        for (PetscInt sub = 1; sub <= nsub && conv; sub++) {
+          PetscInt  its1;
+          PetscReal Es = Eprev + (hf->E[k] - Eprev) * sub / nsub;
+          PetscCall(HFSetField(hf, Es));
+          PetscCall(HFNewton(hf, &its1, &conv, &reason));
+          its += its1;
+        }
+      }
       if (!conv) {
-        PetscInt steps, its2;
+        PetscInt  steps, its2;
         PetscBool pconv;
         PetscCall(PetscInfo(hf, "Newton failed at %g V/cm (%s): pseudo-transient continuation\n", (double)hf->E[k], SNESConvergedReasons[reason]));
         if (hf->monitor) PetscCall(PetscPrintf(comm, "  Newton failed at %g V/cm (%s): pseudo-transient continuation\n", (double)hf->E[k], SNESConvergedReasons[reason]));
+        PetscCall(HFSetField(hf, hf->E[k]));
         PetscCall(VecCopy(gstart, hf->g));
         PetscCall(HFResidual(hf, hf->g, hf->r, &ok));
         PetscCall(VecNorm(hf->r, NORM_2, &rn));
         PetscCall(HFPseudoTransient(hf, PetscMax(atol, hf->ptc_switch * rn), &steps, &pconv));
         res->used_ptc = PETSC_TRUE;
-        PetscCall(SNESSolve(hf->snes, NULL, hf->g));
-        PetscCall(SNESGetConvergedReason(hf->snes, &reason));
-        PetscCall(SNESGetIterationNumber(hf->snes, &its2));
-        conv = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
-        its  = its + steps + its2;
+        PetscCall(HFNewton(hf, &its2, &conv, &reason));
+        its = its + steps + its2;
       }
     } else {
       PetscCall(HFPseudoTransient(hf, atol, &its, &conv));
@@ -857,6 +885,7 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
       res->number_source = hf->sR / PetscRealPart(sf); /* sum I = 0: sum R = sum D */
     }
     PetscCall(HFObservables(hf, hf->f, res, &hf->valley_occ[k * PetscMax(valleys->nkind, 1)], &hf->band_occ[k * nb]));
+    if (res->edge_occupation > 1e-3) PetscCall(PetscPrintf(comm, "WARNING: at %g V/cm %.2g of the carriers sit on states at the edge of the energy window: the window is too narrow for this field (raise -bte_window)\n", (double)res->field, (double)res->edge_occupation));
     if (hf->monitor) PetscCall(PetscPrintf(comm, "  E = %10.4g V/cm: v_d = %11.4e cm/s, <e> = %8.5f eV, its %4" PetscInt_FMT ", applies %6" PetscInt64_FMT ", ||r||/||Gamma|| %8.2e, drift number source %9.2e 1/fs%s\n", (double)res->field, (double)res->drift_velocity, (double)res->mean_energy, its, res->applies, (double)res->residual, (double)res->number_source, conv ? "" : " NOT CONVERGED"));
   }
   PetscCall(PetscLogEventEnd(BTE_HighFieldSolve, hf, 0, 0, 0));
@@ -934,7 +963,7 @@ PetscErrorCode BTEHighFieldView(BTEHighField hf, PetscViewer v)
         PetscCall(PetscStrlcat(line, item, sizeof(line)));
       }
       PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line));
-      PetscCall(PetscSNPrintf(line, sizeof(line), "%11s %13s %10s %5s %8s %9s", "E(V/cm)", "v_d(cm/s)", "<e>(eV)", "its", "applies", "residual"));
+      PetscCall(PetscSNPrintf(line, sizeof(line), "%11s %13s %10s %5s %8s %9s %8s", "E(V/cm)", "v_d(cm/s)", "<e>(eV)", "its", "applies", "residual", "edge"));
       for (PetscInt k = 0; k < val->nkind && k < 6; k++) {
         PetscCall(PetscSNPrintf(item, sizeof(item), "  occ[%d]", (int)k));
         PetscCall(PetscStrlcat(line, item, sizeof(line)));
@@ -944,7 +973,7 @@ PetscErrorCode BTEHighFieldView(BTEHighField hf, PetscViewer v)
     for (PetscInt i = 0; i < hf->nres; i++) {
       const BTEHighFieldResult *r = &hf->res[i];
       char                      line[1024], item[64];
-      PetscCall(PetscSNPrintf(line, sizeof(line), "%11.5g %13.5e %10.5f %5" PetscInt_FMT " %8" PetscInt64_FMT " %9.2e", (double)r->field, (double)r->drift_velocity, (double)r->mean_energy, r->iterations, r->applies, (double)r->residual));
+      PetscCall(PetscSNPrintf(line, sizeof(line), "%11.5g %13.5e %10.5f %5" PetscInt_FMT " %8" PetscInt64_FMT " %9.2e %8.1e", (double)r->field, (double)r->drift_velocity, (double)r->mean_energy, r->iterations, r->applies, (double)r->residual, (double)r->edge_occupation));
       for (PetscInt k = 0; k < val->nkind && k < 6; k++) {
         PetscCall(PetscSNPrintf(item, sizeof(item), " %7.4f", (double)hf->valley_occ[i * PetscMax(val->nkind, 1) + k]));
         PetscCall(PetscStrlcat(line, item, sizeof(line)));
@@ -1023,6 +1052,8 @@ static int HFWriter(void *vctx, const char file[], char err[], size_t len)
   ok = ok && !BTETrH5WriteReal(g, "residual", 1, d1, buf, "1", "||r|| / ||Gamma|| at the returned state (r: residual scaled to 1/fs)", err, len);
   for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].number_error;
   ok = ok && !BTETrH5WriteReal(g, "number_error", 1, d1, buf, "1", "|sum f - N0| / N0", err, len);
+  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].edge_occupation;
+  ok = ok && !BTETrH5WriteReal(g, "edge_occupation", 1, d1, buf, "1", "fraction of the carriers on states with a grid neighbour outside the energy window (above ~1e-3: widen the window)", err, len);
   for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].number_source;
   ok = ok && !BTETrH5WriteReal(g, "number_source", 1, d1, buf, "1/fs", "sum D / sum f: carriers the discretised drift creates per carrier and fs at the steady state (removed by the carrier-number constraint; 0 for a conserving drift)", err, len);
   for (PetscInt k = 0; k < n; k++) ibuf[k] = hf->res[k].iterations;

@@ -85,6 +85,8 @@ typedef struct {
   PetscErrorCode (*diagadd)(void *, Vec d);
   PetscErrorCode (*destroy)(void *);
   PetscBool positive; /* the discretisation keeps f in (0,1) (Perturbo's log form) */
+  PetscInt  nsteps;   /* grid steps of the neighbours the drift uses (for the window-edge check); */
+  PetscInt  steps[3 * 64]; /* 0: the 6 axis neighbours */
 } BTEHighFieldDrift;
 /* Replaces the drift operator (tests and embedding applications); the object takes ownership. */
 PETSC_EXTERN PetscErrorCode BTEHighFieldSetDrift(BTEHighField, const BTEHighFieldDrift *);

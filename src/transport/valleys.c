@@ -7,7 +7,9 @@
    2. the minima of all ranks (a handful) are gathered and grouped into valley kinds:
       same band, energies within 2 meV (symmetry-equivalent minima);
    3. every state belongs to the valley of its nearest minimum (same band, minimal-image
-      distance in k), and a valley kind's occupation sums its valleys. */
+      distance in k), and a valley kind's occupation sums its valleys.
+   The same neighbour lookup marks the states at the window's edge (a grid neighbour outside
+   the window): carriers piling up there mean the window is too narrow for the field. */
 #include "transportimpl.h"
 #include "valleys.h"
 
@@ -33,11 +35,11 @@ static void KCart(const PetscInt nk[3], const PetscReal rec[9], PetscInt kindex,
   for (int c = 0; c < 3; c++) k[c] = red[0] * rec[c] + red[1] * rec[3 + c] + red[2] * rec[6 + c];
 }
 
-PetscErrorCode BTEValleysCreate(BTE bte, BTEValleys *vout)
+PetscErrorCode BTEValleysCreate(BTE bte, PetscInt nsteps, const PetscInt steps[], BTEValleys *vout)
 {
   MPI_Comm         comm = PetscObjectComm((PetscObject)bte);
   BTEValleys       v;
-  PetscInt         dim, nk[3], nl, N, nbands = bte->nbands, nn = 0, off[26][3], nmin = 0, *isidx;
+  PetscInt         dim, nk[3], nl, N, nbands = bte->nbands, nn = 0, off[26 + 64][3], nmin = 0, *isidx, nmine, ne_;
   PetscReal        rec[9];
   const PetscReal *e;
   const PetscInt  *kidx, *band;
@@ -62,6 +64,20 @@ PetscErrorCode BTEValleysCreate(BTE bte, BTEValleys *vout)
         off[nn][2] = d2;
         nn++;
       }
+  nmine = nn; /* offsets 0..nmine-1: minima test; nmine..nn-1: window-edge test */
+  if (nsteps > 0) {
+    for (PetscInt k = 0; k < PetscMin(nsteps, 64); k++, nn++)
+      for (PetscInt a = 0; a < 3; a++) off[nn][a] = steps[3 * k + a];
+  } else {
+    for (PetscInt a = 0; a < 3; a++)
+      for (PetscInt sgn = -1; sgn <= 1; sgn += 2) {
+        if (a == 2 && nk[2] == 1) continue;
+        off[nn][0] = off[nn][1] = off[nn][2] = 0;
+        off[nn][a] = sgn;
+        nn++;
+      }
+  }
+  ne_ = nn;
   /* 1. directory of energies over (k point, band); +inf outside the window */
   PetscCall(VecCreateMPI(comm, PETSC_DECIDE, nk[0] * nk[1] * nk[2] * nbands, &dir));
   PetscCall(VecSet(dir, PETSC_MAX_REAL));
@@ -72,7 +88,7 @@ PetscErrorCode BTEValleysCreate(BTE bte, BTEValleys *vout)
   for (PetscInt i = 0; i < nl; i++) {
     PetscInt a0 = kidx[i] / (nk[1] * nk[2]), a1 = (kidx[i] / nk[2]) % nk[1], a2 = kidx[i] % nk[2];
     for (PetscInt m = 0; m < nn; m++) {
-      PetscInt b0 = (a0 + off[m][0] + nk[0]) % nk[0], b1 = (a1 + off[m][1] + nk[1]) % nk[1], b2 = (a2 + off[m][2] + nk[2]) % nk[2];
+      PetscInt b0 = ((a0 + off[m][0]) % nk[0] + nk[0]) % nk[0], b1 = ((a1 + off[m][1]) % nk[1] + nk[1]) % nk[1], b2 = ((a2 + off[m][2]) % nk[2] + nk[2]) % nk[2];
       isidx[i * nn + m] = ((b0 * nk[1] + b1) * nk[2] + b2) * nbands + band[i];
     }
   }
@@ -82,10 +98,14 @@ PetscErrorCode BTEValleysCreate(BTE bte, BTEValleys *vout)
   PetscCall(VecScatterBegin(sct, dir, nbr, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(VecScatterEnd(sct, dir, nbr, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(PetscMalloc1(nl + 1, &mloc));
+  PetscCall(PetscMalloc1(nl + 1, &v->edge));
   PetscCall(VecGetArrayRead(nbr, &ne));
   for (PetscInt i = 0; i < nl; i++) {
     PetscBool ismin = PETSC_TRUE;
-    for (PetscInt m = 0; m < nn && ismin; m++)
+    v->edge[i] = PETSC_FALSE;
+    for (PetscInt m = nmine; m < ne_; m++)
+      if (PetscRealPart(ne[i * nn + m]) >= PETSC_MAX_REAL) v->edge[i] = PETSC_TRUE;
+    for (PetscInt m = 0; m < nmine && ismin; m++)
       if (PetscRealPart(ne[i * nn + m]) < e[i]) ismin = PETSC_FALSE;
     if (ismin) {
       mloc[nmin].band   = band[i];
@@ -95,6 +115,18 @@ PetscErrorCode BTEValleysCreate(BTE bte, BTEValleys *vout)
     }
   }
   PetscCall(VecRestoreArrayRead(nbr, &ne));
+  {
+    PetscInt  nedge = 0;
+    PetscReal eedge = PETSC_MAX_REAL;
+    for (PetscInt i = 0; i < nl; i++)
+      if (v->edge[i]) {
+        nedge++;
+        eedge = PetscMin(eedge, e[i]);
+      }
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &nedge, 1, MPIU_INT, MPI_SUM, comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &eedge, 1, MPIU_REAL, MPIU_MIN, comm));
+    PetscCall(PetscInfo(bte, "valleys: %" PetscInt_FMT " of %" PetscInt_FMT " states at the window's edge, the lowest at %g eV\n", nedge, N, (double)eedge));
+  }
   PetscCall(VecScatterDestroy(&sct));
   PetscCall(ISDestroy(&is));
   PetscCall(VecDestroy(&nbr));
@@ -177,22 +209,25 @@ PetscErrorCode BTEValleysCreate(BTE bte, BTEValleys *vout)
   PetscFunctionReturn(0);
 }
 
-/* occ[k] = sum of f over the states of valley kind k / sum f (global) */
-PetscErrorCode BTEValleysOccupation(BTE bte, BTEValleys v, Vec f, PetscReal occ[])
+/* occ[k] = sum of f over the states of valley kind k / sum f (global); *edge = the same
+   for the states with a grid neighbour outside the window */
+PetscErrorCode BTEValleysOccupation(BTE bte, BTEValleys v, Vec f, PetscReal occ[], PetscReal *edge)
 {
   const PetscScalar *a;
-  PetscReal          s[BTE_MAX_VALLEYS + 1], t[BTE_MAX_VALLEYS + 1];
+  PetscReal          s[BTE_MAX_VALLEYS + 2], t[BTE_MAX_VALLEYS + 2];
 
   PetscFunctionBegin;
-  PetscCall(PetscArrayzero(s, BTE_MAX_VALLEYS + 1));
+  PetscCall(PetscArrayzero(s, BTE_MAX_VALLEYS + 2));
   PetscCall(VecGetArrayRead(f, &a));
   for (PetscInt i = 0; i < v->nlocal; i++) {
     if (v->state_kind[i] >= 0) s[v->state_kind[i]] += PetscRealPart(a[i]);
+    if (v->edge[i]) s[BTE_MAX_VALLEYS + 1] += PetscRealPart(a[i]);
     s[BTE_MAX_VALLEYS] += PetscRealPart(a[i]);
   }
   PetscCall(VecRestoreArrayRead(f, &a));
-  PetscCall(MPIU_Allreduce(s, t, BTE_MAX_VALLEYS + 1, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)bte)));
+  PetscCall(MPIU_Allreduce(s, t, BTE_MAX_VALLEYS + 2, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)bte)));
   for (PetscInt k = 0; k < v->nkind; k++) occ[k] = t[BTE_MAX_VALLEYS] > 0 ? t[k] / t[BTE_MAX_VALLEYS] : 0;
+  if (edge) *edge = t[BTE_MAX_VALLEYS] > 0 ? t[BTE_MAX_VALLEYS + 1] / t[BTE_MAX_VALLEYS] : 0;
   PetscFunctionReturn(0);
 }
 
@@ -202,6 +237,7 @@ PetscErrorCode BTEValleysDestroy(BTEValleys *v)
   if (!*v) PetscFunctionReturn(0);
   PetscCall(PetscFree3((*v)->min_kind, (*v)->min_k, (*v)->min_band));
   PetscCall(PetscFree((*v)->state_kind));
+  PetscCall(PetscFree((*v)->edge));
   PetscCall(PetscFree(*v));
   PetscFunctionReturn(0);
 }

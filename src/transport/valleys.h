@@ -19,8 +19,11 @@ struct _n_BTEValleys {
   PetscReal *min_k;                                /* Cartesian k of each minimum, 1/Angstrom */
   PetscInt   nlocal;
   PetscInt  *state_kind;                           /* valley kind of each local state */
+  PetscBool *edge;                                 /* local state has a grid neighbour outside the window */
 };
 
-PETSC_INTERN PetscErrorCode BTEValleysCreate(BTE, BTEValleys *);
-PETSC_INTERN PetscErrorCode BTEValleysOccupation(BTE, BTEValleys, Vec, PetscReal[]);
+/* steps: nsteps grid steps (3 each) of the neighbours that define the window's edge (the
+   drift's b-vectors); nsteps = 0: the 6 axis neighbours */
+PETSC_INTERN PetscErrorCode BTEValleysCreate(BTE, PetscInt nsteps, const PetscInt steps[], BTEValleys *);
+PETSC_INTERN PetscErrorCode BTEValleysOccupation(BTE, BTEValleys, Vec, PetscReal[], PetscReal *);
 PETSC_INTERN PetscErrorCode BTEValleysDestroy(BTEValleys *);

@@ -28,7 +28,8 @@ def load(n):
     with h5py.File(n, "r") as f:
         g = f["highfield"]
         for k, u in [("field", "V/cm"), ("drift_velocity", "cm/s"), ("mean_energy", "eV"), ("velocity", "cm/s"),
-                     ("valley_occupation", "1"), ("band_occupation", "1"), ("iterations", "1"), ("operator_applies", "1")]:
+                     ("valley_occupation", "1"), ("band_occupation", "1"), ("iterations", "1"), ("operator_applies", "1"),
+                     ("edge_occupation", "1"), ("number_source", "1/fs"), ("number_error", "1")]:
             got = g[k].attrs["units"]
             assert (got.decode() if isinstance(got, bytes) else got) == u, "units of " + k
         return {k: g[k][()] for k in g}
@@ -40,6 +41,9 @@ print("E (V/cm)      ", E)
 print("v_d (cm/s)    ", vd)
 print("<e> (eV)      ", hf["mean_energy"])
 print("iterations    ", hf["iterations"], "applies", hf["operator_applies"])
+print("edge occupation", hf["edge_occupation"], "drift number source (1/fs)", hf["number_source"])
+assert np.all(hf["edge_occupation"][:3] < 1e-3), "low fields keep the carriers away from the window's edge"
+assert abs(hf["number_source"][0]) < 1e-12 and np.all(np.abs(plain["number_source"]) < 1e-12), "no drift at E = 0; the plain form conserves"
 print("transport mobility %.2f; -v_d/E at 50, 100 V/cm: %.2f %.2f" % (mob, -vd[1] / E[1], -vd[2] / E[2]))
 assert np.all(hf["converged"] == 1) and np.all(hf["residual"] < 1e-8)
 assert np.all(hf["number_error"] < 1e-8), hf["number_error"]
