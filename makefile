@@ -97,9 +97,10 @@ bench: all
 	@scripts/bench.sh $(abspath $(BTE))
 
 install: all
-	@mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include $(PREFIX)/bin
+	@mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include/bte $(PREFIX)/bin
 	cp $(LIBBTE) $(PREFIX)/lib/
 	cp include/bte.h $(PREFIX)/include/
+	cp include/bte/*.h $(PREFIX)/include/bte/
 	cp $(BTE) $(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' scripts/bte.pc.in > $(PREFIX)/lib/pkgconfig/bte.pc
 	@echo "installed bte into $(PREFIX) (pkg-config: $(PREFIX)/lib/pkgconfig/bte.pc)"
