@@ -48,7 +48,7 @@ PetscErrorCode BTEHighFieldCreate(BTE bte, BTEHighField *hfo)
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
-  PetscValidPointer(hfo, 2);
+  PetscAssertPointer(hfo, 2);
   PetscCall(BTETransportInitializePackage());
   PetscCall(PetscHeaderCreate(hf, BTEHIGHFIELD_CLASSID, "BTEHighField", "High-field steady state", "BTE", PetscObjectComm((PetscObject)bte), BTEHighFieldDestroy, BTEHighFieldView));
   PetscCall(PetscObjectReference((PetscObject)bte));

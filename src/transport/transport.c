@@ -38,7 +38,7 @@ PetscErrorCode BTETransportCreate(BTE bte, BTETransport *tr)
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
-  PetscValidPointer(tr, 2);
+  PetscAssertPointer(tr, 2);
   PetscCall(BTETransportInitializePackage());
   PetscCall(PetscHeaderCreate(t, BTETRANSPORT_CLASSID, "BTETransport", "Low-field transport", "BTE", PetscObjectComm((PetscObject)bte), BTETransportDestroy, BTETransportView));
   PetscCall(PetscObjectReference((PetscObject)bte));

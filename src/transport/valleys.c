@@ -165,7 +165,25 @@ PetscErrorCode BTEValleysCreate(BTE bte, PetscInt nsteps, const PetscInt steps[]
       PetscReal k2 = PetscSqr(v->min_k[3 * m]) + PetscSqr(v->min_k[3 * m + 1]) + PetscSqr(v->min_k[3 * m + 2]);
       char      lbl[BTE_VALLEY_LABEL];
       if (k2 < 1e-20) PetscCall(PetscSNPrintf(lbl, sizeof(lbl), "Gamma"));
-      else PetscCall(PetscSNPrintf(lbl, sizeof(lbl), "k=(%.3f,%.3f,%.3f)", (double)red[0], (double)red[1], (double)red[2]));
+      else {
+        /* cubic-zone names by the Cartesian direction of k: <111> L, <100> X, <110> K */
+        PetscReal   c[3], cmax = 0, tol = 1e-6 * PetscSqrtReal(k2);
+        PetscInt    nz = 0, neq = 0;
+        const char *name = NULL;
+        for (int a = 0; a < 3; a++) {
+          c[a] = PetscAbsReal(v->min_k[3 * m + a]);
+          cmax = PetscMax(cmax, c[a]);
+        }
+        for (int a = 0; a < 3; a++) {
+          if (c[a] > tol) nz++;
+          if (PetscAbsReal(c[a] - cmax) < tol) neq++;
+        }
+        if (dim == 3 && nz == 3 && neq == 3) name = "L";
+        else if (dim == 3 && nz == 1) name = "X";
+        else if (dim == 3 && nz == 2 && neq == 2) name = "K";
+        if (name) PetscCall(PetscSNPrintf(lbl, sizeof(lbl), "%s k=(%.3f,%.3f,%.3f)", name, (double)red[0], (double)red[1], (double)red[2]));
+        else PetscCall(PetscSNPrintf(lbl, sizeof(lbl), "k=(%.3f,%.3f,%.3f)", (double)red[0], (double)red[1], (double)red[2]));
+      }
       if (bte->nbands > 1) {
         char b[32];
         PetscCall(PetscSNPrintf(b, sizeof(b), " band %" PetscInt_FMT, mall[m].band));
