@@ -501,6 +501,11 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
       PetscCheck(sumf > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "No carriers at T = %g K, mu = %g eV: raise the chemical potential", (double)T, (double)mu);
       PetscCall(BTECollisionComputeJacobian(col, f0, J));
       PetscCall(BTELinearCtxSetUp(bte, J, f0, T, mu, &ctx));
+      {
+        PetscInt N;
+        PetscCall(BTEGetNumStates(bte, NULL, &N));
+        PetscCheck(ctx.ninactive < N, comm, PETSC_ERR_ARG_WRONGSTATE, "No state in the window scatters at T = %g K (%" PetscInt_FMT " states, none with a channel): the k grid is too coarse for the energy window (raise -bte_grid or -bte_window)", (double)T, N);
+      }
       if (ctx.ninactive) PetscCall(PetscInfo(tr, "%" PetscInt_FMT " states have no scattering (Gamma = 0) or no weight (D = 0): left out\n", ctx.ninactive));
       PetscCall(BTELinearCreateOperator(bte, &ctx, PETSC_FALSE, &A));
       if (sym) PetscCall(BTELinearCreateOperator(bte, &ctx, PETSC_TRUE, &S));

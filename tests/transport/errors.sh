@@ -20,5 +20,6 @@ expect_fail "nonzero vector" "$BTE" highfield $m -bte_efield_list 100 -bte_efiel
 expect_fail "Unknown option secant for -bte_highfield_method" "$BTE" highfield $m -bte_efield_list 100 -bte_highfield_method secant
 expect_fail "Carrier density must be positive" "$BTE" highfield $m -bte_efield_list 100 -bte_carrier_density -1
 expect_fail "Cannot write the output file" "$BTE" highfield $m -bte_efield_list 100 -bte_output /nonexistent-dir/x.h5
+"$BTE" info -bte_model graphene -bte_grid 6 -bte_view 0 > /dev/null 2>&1 && expect_fail "No state in the window scatters" "$BTE" transport -bte_model graphene -bte_grid 60 -bte_view 0
 # and with MPI: one message, nonzero exit
 expect_fail "Temperatures must be positive" $MPIEXEC -n ${TEST_NP:-2} "$BTE" transport $m -bte_temperatures -1
