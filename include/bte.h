@@ -212,3 +212,6 @@ PETSC_EXTERN PetscErrorCode BTEDynamicsDestroy(BTEDynamics *);
 /* TS callbacks with a set-up BTEDynamics as context: collision + drift */
 PETSC_EXTERN PetscErrorCode BTEDynamicsTSRHSFunction(TS, PetscReal, Vec, Vec, void *);
 PETSC_EXTERN PetscErrorCode BTEDynamicsTSRHSJacobian(TS, PetscReal, Vec, Mat, Mat, void *);
+
+/* Steady-state transport (linear response, high field) */
+#include <bte/transport.h>
