@@ -33,7 +33,7 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   BTE b;
 
   PetscFunctionBegin;
-  PetscValidPointer(bte, 2);
+  PetscAssertPointer(bte, 2);
   PetscCall(BTEInitializePackage());
   PetscCall(PetscHeaderCreate(b, BTE_CLASSID, "BTE", "Electron-phonon Boltzmann equation", "BTE", comm, BTEDestroy, BTEView));
   b->ngrid       = 24;

@@ -5,10 +5,6 @@
 #include <bte/private/bteimpl.h>
 #include <bte/transport.h>
 
-#if PETSC_VERSION_LT(3, 20, 0)
-  #define PetscAssertPointer(p, a) PetscValidPointer(p, a)
-#endif
-
 /* Unit conversions (derivations in src/transport/carriers.c). */
 #define BTE_E_CHARGE   1.602176634e-19 /* C */
 #define BTE_VEL_CM_S   1.0e7           /* 1 Angstrom/fs = 1e7 cm/s */

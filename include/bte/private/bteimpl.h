@@ -4,6 +4,11 @@
 #include <bte.h>
 #include <petsc/private/petscimpl.h>
 
+/* PETSc 3.20 renamed PetscValidPointer; bte supports 3.18 onwards */
+#if PETSC_VERSION_LT(3, 20, 0) && !defined(PetscAssertPointer)
+  #define PetscAssertPointer(p, a) PetscValidPointer(p, a)
+#endif
+
 #define BTE_FORMAT_NAME    "bte-scattering-table"
 #define BTE_FORMAT_VERSION 1
 #define BTE_MAX_PARAMS     64
