@@ -2,7 +2,7 @@
 . "$TESTDIR/common.sh"
 set -e
 m="-bte_model parabolic -bte_parabolic_a 40 -bte_grid 8 -bte_view 0"
-expect_fail "Unknown option foo for -bte_transport_method" "$BTE" transport $m -bte_transport_method foo
+expect_fail 'Unknown option "\?foo"\? for -bte_transport_method' "$BTE" transport $m -bte_transport_method foo
 expect_fail "Temperatures must be positive" "$BTE" transport $m -bte_temperatures 100,-5
 expect_fail "needs a comma-separated list" "$BTE" transport $m -bte_temperatures
 expect_fail "not both" "$BTE" transport $m -bte_carrier_densities 1e17 -bte_chemical_potentials 0
@@ -17,7 +17,7 @@ expect_fail "Field strengths must be >= 0" "$BTE" highfield $m -bte_efield_list 
 expect_fail "expected x, y, z" "$BTE" highfield $m -bte_efield_list 100 -bte_efield_direction w
 expect_fail "expected x, y, z" "$BTE" highfield $m -bte_efield_list 100 -bte_efield_direction 1,0
 expect_fail "nonzero vector" "$BTE" highfield $m -bte_efield_list 100 -bte_efield_direction 0,0,0
-expect_fail "Unknown option secant for -bte_highfield_method" "$BTE" highfield $m -bte_efield_list 100 -bte_highfield_method secant
+expect_fail 'Unknown option "\?secant"\? for -bte_highfield_method' "$BTE" highfield $m -bte_efield_list 100 -bte_highfield_method secant
 expect_fail "Carrier density must be positive" "$BTE" highfield $m -bte_efield_list 100 -bte_carrier_density -1
 expect_fail "Cannot write the output file" "$BTE" highfield $m -bte_efield_list 100 -bte_output /nonexistent-dir/x.h5
 "$BTE" info -bte_model graphene -bte_grid 6 -bte_view 0 > /dev/null 2>&1 && expect_fail "No state in the window scatters" "$BTE" transport -bte_model graphene -bte_grid 60 -bte_view 0
