@@ -171,7 +171,7 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
   PetscObjectOptionsBegin((PetscObject)coll);
   PetscCall(PetscOptionsFList("-bte_collision_type", "Collision operator implementation", "BTECollisionSetType", BTECollisionList, deft, type, sizeof(type), &flg));
   if (flg || !((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, flg ? type : deft));
-  PetscCall(PetscOptionsEnum("-bte_collision_precision", "Storage precision of the fused weights (mixed: float weights, double sums)", "BTECollision", BTECollisionPrecisions, prec, &prec, NULL));
+  PetscCall(PetscOptionsEnum("-bte_collision_precision", "Storage precision of the fused and pair weights (mixed: float weights, double sums)", "BTECollision", BTECollisionPrecisions, prec, &prec, NULL));
   coll->precision = (BTECollisionPrecision)prec;
   PetscCall(PetscOptionsBool("-bte_jacobian_assembled", "Jacobian as an assembled AIJ matrix instead of a MATSHELL", "BTECollisionSetJacobianAssembled", coll->assembled, &coll->assembled, NULL));
   PetscOptionsEnd();

@@ -5,6 +5,7 @@
 PETSC_INTERN PetscErrorCode BTECollisionCreate_Baseline(BTECollision);
 PETSC_INTERN PetscErrorCode BTECollisionCreate_Tgt(BTECollision);
 PETSC_INTERN PetscErrorCode BTECollisionCreate_Fused(BTECollision);
+PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision);
 
 PetscErrorCode BTECollisionRegisterAll(void)
 {
@@ -12,5 +13,6 @@ PetscErrorCode BTECollisionRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&BTECollisionList, BTECOLLISIONBASELINE, BTECollisionCreate_Baseline));
   PetscCall(PetscFunctionListAdd(&BTECollisionList, BTECOLLISIONTGT, BTECollisionCreate_Tgt));
   PetscCall(PetscFunctionListAdd(&BTECollisionList, BTECOLLISIONFUSED, BTECollisionCreate_Fused));
+  PetscCall(PetscFunctionListAdd(&BTECollisionList, BTECOLLISIONPAIR, BTECollisionCreate_Pair));
   PetscFunctionReturn(0);
 }

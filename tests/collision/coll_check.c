@@ -1,5 +1,5 @@
 static const char help[] = "Checks of the collision operator on a synthetic random BTE (or a model with -bte_model):\n"
-                           "conservation, agreement of baseline/tgt/fused, Jacobian vs finite differences, shell vs\n"
+                           "conservation, agreement of baseline/tgt/fused/pair, Jacobian vs finite differences, shell vs\n"
                            "assembled Jacobian, diagonal, column sums, shift/scale, and rank-count independence\n"
                            "(-write FILE / -compare FILE).\n";
 
@@ -47,14 +47,15 @@ int main(int argc, char **argv)
 {
   MPI_Comm         comm;
   BTE              bte;
-  BTECollision     coll[4];
-  const char      *types[4] = {BTECOLLISIONBASELINE, BTECOLLISIONTGT, BTECOLLISIONFUSED, BTECOLLISIONFUSED};
-  Vec              f, x, Iv[4], y[4], fp, fm, Ip, Im, fd, e, col, d, d2, ones, z, G;
+  BTECollision     coll[6];
+  const char      *types[6] = {BTECOLLISIONBASELINE, BTECOLLISIONTGT, BTECOLLISIONFUSED, BTECOLLISIONFUSED, BTECOLLISIONPAIR, BTECOLLISIONPAIR};
+  const PetscBool  mixed[6] = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE};
+  Vec              f, x, Iv[6], y[6], fp, fm, Ip, Im, fd, e, col, d, d2, ones, z, G;
   Mat              Js, Ja;
   char             model[64] = "", wfile[PETSC_MAX_PATH_LEN] = "", cfile[PETSC_MAX_PATH_LEN] = "";
   PetscBool        hasmodel, haswrite, hascompare, view = PETSC_FALSE;
   PetscReal        r, h = 1e-3;
-  PetscInt         N, nt = 4;
+  PetscInt         N, nt = 6;
   PetscInt64       nglob;
   char             buf[128];
 
@@ -87,14 +88,14 @@ int main(int argc, char **argv)
     PetscCall(BTECollisionSetType(coll[k], types[k]));
     PetscCall(BTECollisionSetFromOptions(coll[k]));
     PetscCall(BTECollisionSetType(coll[k], types[k]));
-    if (k == 3) coll[k]->precision = BTE_COLLISION_PRECISION_MIXED;
+    if (mixed[k]) coll[k]->precision = BTE_COLLISION_PRECISION_MIXED;
     PetscCall(BTECollisionSetUp(coll[k]));
     if (view) PetscCall(BTECollisionView(coll[k], PETSC_VIEWER_STDOUT_(comm)));
     PetscCall(VecDuplicate(f, &Iv[k]));
     PetscCall(VecDuplicate(f, &y[k]));
     PetscCall(BTECollisionApply(coll[k], f, Iv[k]));
     PetscCall(SumRatio(Iv[k], &r));
-    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%s: |sum I| / sum |I|", types[k], k == 3 ? " (mixed)" : ""));
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%s: |sum I| / sum |I|", types[k], mixed[k] ? " (mixed)" : ""));
     PetscCall(Check(comm, buf, r, 1e-13));
   }
   PetscCall(RelDiff(Iv[0], Iv[2], &r));
@@ -103,6 +104,10 @@ int main(int argc, char **argv)
   PetscCall(Check(comm, "tgt vs fused: max|dI| / max|I|", r, 1e-12));
   PetscCall(RelDiff(Iv[3], Iv[2], &r));
   PetscCall(Check(comm, "fused mixed precision vs double: max|dI| / max|I|", r, 1e-5));
+  PetscCall(RelDiff(Iv[4], Iv[2], &r));
+  PetscCall(Check(comm, "pair vs fused: max|dI| / max|I|", r, 1e-12));
+  PetscCall(RelDiff(Iv[5], Iv[2], &r));
+  PetscCall(Check(comm, "pair mixed precision vs double: max|dI| / max|I|", r, 1e-5));
 
   /* Jacobian: directional derivative vs central differences (I is quadratic: exact up to rounding) */
   PetscCall(PetscPrintf(comm, "Jacobian:\n"));
@@ -120,16 +125,18 @@ int main(int argc, char **argv)
   for (PetscInt k = 0; k < nt; k++) {
     PetscCall(BTECollisionJacobianApply(coll[k], f, x, y[k]));
     PetscCall(RelDiff(y[k], fd, &r));
-    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%s: J x vs central difference (h = %g)", types[k], k == 3 ? " (mixed)" : "", (double)h));
-    PetscCall(Check(comm, buf, r, k == 3 ? 1e-5 : 1e-9));
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%s: J x vs central difference (h = %g)", types[k], mixed[k] ? " (mixed)" : "", (double)h));
+    PetscCall(Check(comm, buf, r, mixed[k] ? 1e-5 : 1e-9));
     PetscCall(SumRatio(y[k], &r));
-    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%s: column sums, |1^T J x| / sum |J x|", types[k], k == 3 ? " (mixed)" : ""));
+    PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s%s: column sums, |1^T J x| / sum |J x|", types[k], mixed[k] ? " (mixed)" : ""));
     PetscCall(Check(comm, buf, r, 1e-13));
   }
   PetscCall(RelDiff(y[0], y[2], &r));
   PetscCall(Check(comm, "baseline vs fused J x", r, 1e-12));
   PetscCall(RelDiff(y[1], y[2], &r));
   PetscCall(Check(comm, "tgt vs fused J x", r, 1e-12));
+  PetscCall(RelDiff(y[4], y[2], &r));
+  PetscCall(Check(comm, "pair vs fused J x", r, 1e-12));
 
   /* MATSHELL vs assembled AIJ */
   PetscCall(BTECollisionCreateJacobian(coll[2], &Js));
@@ -150,8 +157,9 @@ int main(int argc, char **argv)
   PetscCall(MatGetDiagonal(Ja, d2));
   PetscCall(RelDiff(d2, d, &r));
   PetscCall(Check(comm, "assembled vs shell diagonal", r, 1e-12));
-  /* the diagonal of baseline and tgt, natively */
-  for (PetscInt k = 0; k < 2; k++) {
+  /* the diagonal of baseline, tgt and pair, natively */
+  for (PetscInt k = 0; k < 5; k++) {
+    if (k == 2 || k == 3) continue;
     Mat Jk;
     PetscCall(BTECollisionCreateJacobian(coll[k], &Jk));
     PetscCall(BTECollisionComputeJacobian(coll[k], f, Jk));
@@ -251,7 +259,8 @@ int main(int argc, char **argv)
     PetscCall(VecLoad(ref, v));
     PetscCall(VecLoad(refy, v));
     PetscCall(PetscViewerDestroy(&v));
-    for (PetscInt k = 0; k < 3; k++) {
+    for (PetscInt k = 0; k < 5; k++) {
+      if (k == 3) continue;
       PetscCall(RelDiff(Iv[k], ref, &r));
       PetscCall(PetscSNPrintf(buf, sizeof(buf), "%s: I vs the reference run", types[k]));
       PetscCall(Check(comm, buf, r, 1e-12));

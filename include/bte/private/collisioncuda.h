@@ -15,6 +15,7 @@
 
 #include <petscvec.h>
 #include <stdint.h>
+#include <bte/private/pairlayout.h>
 
 /* PETSC_TRUE when v is a CUDA Vec (its arrays for the collision kernels live on the device). */
 static inline PetscErrorCode BTECollisionVecIsCUDA(Vec v, PetscBool *iscuda)
@@ -43,6 +44,14 @@ PETSC_INTERN PetscErrorCode BTEFusedCUDAJacobianApply(BTEFusedCUDA, Vec fl, Vec 
 /* d = diag J(f) */
 PETSC_INTERN PetscErrorCode BTEFusedCUDAJacobianDiagonal(BTEFusedCUDA, Vec fl, Vec d);
 PETSC_INTERN PetscErrorCode BTEFusedCUDAGetBytes(BTEFusedCUDA, PetscLogDouble *);
+
+/* ---- pair: one entry per pair of states, tile-private column sums (pairlayout.h) ----
+   The host layout is copied to the device once; mode 0: Y = I[f]; 1: Y = J(f) x; 2: Y = diag J(f). */
+typedef struct _n_BTEPairCUDA *BTEPairCUDA;
+PETSC_INTERN PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *, BTEPairCUDA *);
+PETSC_INTERN PetscErrorCode BTEPairCUDADestroy(BTEPairCUDA *);
+PETSC_INTERN PetscErrorCode BTEPairCUDARun(BTEPairCUDA, int mode, Vec fl, Vec xl, Vec Y);
+PETSC_INTERN PetscErrorCode BTEPairCUDAGetBytes(BTEPairCUDA, PetscLogDouble *);
 
 /* ---- tgt: Perturbo v3's layout, two passes (pass 1 per channel into sc_col, pass 2 per target) ----
    Host arrays as src/collision/impls/tgt/tgt.c builds them (see there for the meaning). */

@@ -1,0 +1,485 @@
+/* pair: every unordered pair of states stored once, both ends updated from tile-private sums.
+
+   fused stores each channel at both of its ends (40 B per channel in double), so an apply must
+   stream every rate twice. Here the channels of a pair {a, b} are merged into one entry
+   (uint16 column, P, Q: 18 B in double, 10 B in mixed precision) that updates both ends; the
+   layout (include/bte/private/pairlayout.h) groups entries by tile pair so that the column
+   end's sums fit in a small private array per warp (CUDA) or per thread (OpenMP). Orientation
+   a -> b (a < b in layout index); with p = P (1 - f_b), q = Q f_b:
+
+     I:      row a  += -f_a p + (1 - f_a) q          column b += f_a p - (1 - f_a) q
+     J x:    row a  += -(p + q) x_a + (P f_a + Q (1 - f_a)) x_b        column b: the negative
+     diag J: row a  += -(p + q)                      column b += -(P f_a + Q (1 - f_a))
+
+   (physics.md eqs. 2-4: x_c updates I_i by +x_c and I_j by -x_c). */
+#include <bte/private/collisionimpl.h>
+#include <bte/private/pairlayout.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(BTE_HAVE_CUDA)
+  #include <bte/private/collisioncuda.h>
+#endif
+
+typedef struct {
+  BTEPairLayout L;
+  PetscInt      tile, chunk; /* options; chunk 0: chosen from the size */
+  double       *partial;     /* host partial buffer (L.npartial) */
+#if defined(BTE_HAVE_CUDA)
+  BTEPairCUDA cuda;
+#endif
+} BTECollision_Pair;
+
+#if defined(BTE_HAVE_CUDA)
+  #define PAIR_CUDA_DISPATCH(coll, fl, call) \
+    do { \
+      BTECollision_Pair *pa_ = (BTECollision_Pair *)(coll)->data; \
+      PetscBool          dev_; \
+      PetscCall(BTECollisionVecIsCUDA(fl, &dev_)); \
+      if (dev_) { \
+        if (!pa_->cuda) PetscCall(BTEPairCUDACreate(&pa_->L, &pa_->cuda)); \
+        PetscCall(call); \
+        PetscFunctionReturn(0); \
+      } \
+    } while (0)
+#else
+  #define PAIR_CUDA_DISPATCH(coll, fl, call) \
+    do { \
+    } while (0)
+#endif
+
+/* One chunk on the CPU: rows into partial[slot..], column sums (acc, tile entries) after them.
+   MODE 0: I[f]; 1: J(f) x; 2: diag J(f). */
+#define PAIR_CHUNK_KERNEL(NAME, WT) \
+  static inline void NAME(const BTEPairLayout *L, const BTEPairChunk *ch, int mode, const WT *w, const PetscScalar *f, const PetscScalar *x, double *acc, double *partial) \
+  { \
+    const int32_t *pI = L->perm + (size_t)ch->tile_i * L->tile, *pJ = L->perm + (size_t)ch->tile_j * L->tile; \
+    for (int32_t t = 0; t < L->tile; t++) acc[t] = 0; \
+    for (int32_t r = 0; r < ch->nrows; r++) { \
+      const int64_t e0 = L->rowptr[ch->rp + r], e1 = L->rowptr[ch->rp + r + 1]; \
+      const int32_t a  = pI[ch->row0 + r]; \
+      double        ro = 0, ri = 0, so = 0, si = 0, fa, xa = 0; \
+      if (e0 == e1) { \
+        partial[ch->slot + r] = 0; \
+        continue; \
+      } \
+      fa = f[a]; \
+      if (mode == 1) xa = x[a]; \
+      for (int64_t e = e0; e < e1; e++) { \
+        const int32_t jj = L->col[e], b = pJ[jj]; \
+        const double  P = (double)w[2 * e], Q = (double)w[2 * e + 1], fb = f[b]; \
+        const double  p = P * (1.0 - fb), q = Q * fb; \
+        if (mode == 0) { \
+          ro += p; \
+          ri += q; \
+          acc[jj] += fa * p - (1.0 - fa) * q; \
+        } else if (mode == 1) { \
+          const double xb = x[b]; \
+          ro += p + q; \
+          so += P * xb; \
+          si += Q * xb; \
+          acc[jj] += (p + q) * xa - (P * fa + Q * (1.0 - fa)) * xb; \
+        } else { \
+          ro += p + q; \
+          acc[jj] -= P * fa + Q * (1.0 - fa); \
+        } \
+      } \
+      partial[ch->slot + r] = mode == 0 ? -fa * ro + (1.0 - fa) * ri : (mode == 1 ? -ro * xa + fa * so + (1.0 - fa) * si : -ro); \
+    } \
+    for (int32_t t = 0; t < L->tile; t++) partial[ch->slot + ch->nrows + t] = acc[t]; \
+  }
+PAIR_CHUNK_KERNEL(PairChunkDouble, double)
+PAIR_CHUNK_KERNEL(PairChunkFloat, float)
+
+static PetscErrorCode PairRun(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y)
+{
+  BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
+  const BTEPairLayout *L  = &pa->L;
+  const PetscScalar   *f, *x = NULL;
+  PetscScalar         *y;
+  double              *partial = pa->partial;
+  PetscErrorCode       ierr    = 0;
+  const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(fl, &f));
+  if (xl) PetscCall(VecGetArrayRead(xl, &x));
+  PetscCall(VecGetArrayWrite(Y, &y));
+#pragma omp parallel reduction(| : ierr)
+  {
+    double *acc = (double *)malloc((size_t)L->tile * sizeof(double));
+    if (!acc) ierr = PETSC_ERR_MEM;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t c = 0; c < L->nchunk; c++) {
+      if (!acc) continue;
+      if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, f, x, acc, partial);
+      else PairChunkDouble(L, &L->chunks[c], mode, L->w, f, x, acc, partial);
+    }
+    free(acc);
+  }
+  if (!ierr) {
+#pragma omp parallel for schedule(static)
+    for (int32_t s = 0; s < L->nlocal; s++) {
+      double v = 0;
+      for (int64_t k = L->sptr[s]; k < L->sptr[s + 1]; k++) v += partial[L->slots[k]];
+      y[s] = v;
+    }
+  }
+  PetscCall(VecRestoreArrayWrite(Y, &y));
+  if (xl) PetscCall(VecRestoreArrayRead(xl, &x));
+  PetscCall(VecRestoreArrayRead(fl, &f));
+  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the per-thread tile sums of the pair layout");
+  PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionApply_Pair(BTECollision coll, Vec fl, Vec Iv)
+{
+  PetscFunctionBegin;
+  PAIR_CUDA_DISPATCH(coll, fl, BTEPairCUDARun(pa_->cuda, 0, fl, NULL, Iv));
+  PetscCall(PairRun(coll, 0, fl, NULL, Iv));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionJacobianApply_Pair(BTECollision coll, Vec fl, Vec xl, Vec Y)
+{
+  PetscFunctionBegin;
+  PAIR_CUDA_DISPATCH(coll, fl, BTEPairCUDARun(pa_->cuda, 1, fl, xl, Y));
+  PetscCall(PairRun(coll, 1, fl, xl, Y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionJacobianDiagonal_Pair(BTECollision coll, Vec fl, Vec D)
+{
+  PetscFunctionBegin;
+  PAIR_CUDA_DISPATCH(coll, fl, BTEPairCUDARun(pa_->cuda, 2, fl, NULL, D));
+  PetscCall(PairRun(coll, 2, fl, NULL, D));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Layout construction. Memory beyond the table and ci/cj: 16 B per channel (P, Q) while the
+   entries are placed, then the layout itself (2 B row + 2 B column + weights per channel until
+   the pairs are merged and the arrays shrunk). */
+
+typedef struct {
+  uint32_t key; /* row * tile + column */
+  double   p, q;
+} PairEntry;
+
+static int PairEntryCmp(const void *a, const void *b)
+{
+  const PairEntry *x = (const PairEntry *)a, *y = (const PairEntry *)b;
+  if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+  if (x->p != y->p) return (x->p > y->p) - (x->p < y->p); /* duplicates (several modes): a fixed */
+  return (x->q > y->q) - (x->q < y->q);                   /* summation order */
+}
+
+/* Sorts the entries of every block by (row, column) and merges repeated pairs; mcount[blk]
+   receives the merged count (entries stay at the start of the block's range). */
+static PetscErrorCode PairSortMerge(BTEPairLayout *L, int64_t nblk, const int64_t *boff, uint16_t *row, int64_t *mcount)
+{
+  int64_t        maxlen = 0;
+  PetscErrorCode ierr   = 0;
+  const int64_t  tile   = L->tile;
+
+  PetscFunctionBegin;
+  for (int64_t k = 0; k < nblk; k++) maxlen = PetscMax(maxlen, boff[k + 1] - boff[k]);
+#pragma omp parallel reduction(| : ierr)
+  {
+    PairEntry *tmp = (PairEntry *)malloc((size_t)PetscMax(maxlen, 1) * sizeof(PairEntry));
+    if (!tmp) ierr = PETSC_ERR_MEM;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t k = 0; k < nblk; k++) {
+      const int64_t o = boff[k], len = boff[k + 1] - o;
+      int64_t       m = 0;
+      if (!tmp || !len) {
+        mcount[k] = 0;
+        continue;
+      }
+      for (int64_t e = 0; e < len; e++) {
+        tmp[e].key = (uint32_t)(row[o + e] * tile + L->col[o + e]);
+        tmp[e].p   = L->ws ? (double)L->ws[2 * (o + e)] : L->w[2 * (o + e)];
+        tmp[e].q   = L->ws ? (double)L->ws[2 * (o + e) + 1] : L->w[2 * (o + e) + 1];
+      }
+      qsort(tmp, (size_t)len, sizeof(PairEntry), PairEntryCmp);
+      for (int64_t e = 0; e < len; e++) {
+        if (m > 0 && tmp[m - 1].key == tmp[e].key) {
+          tmp[m - 1].p += tmp[e].p;
+          tmp[m - 1].q += tmp[e].q;
+        } else tmp[m++] = tmp[e];
+      }
+      for (int64_t e = 0; e < m; e++) {
+        row[o + e]   = (uint16_t)(tmp[e].key / tile);
+        L->col[o + e] = (uint16_t)(tmp[e].key % tile);
+        if (L->ws) {
+          L->ws[2 * (o + e)]     = (float)tmp[e].p;
+          L->ws[2 * (o + e) + 1] = (float)tmp[e].q;
+        } else {
+          L->w[2 * (o + e)]     = tmp[e].p;
+          L->w[2 * (o + e) + 1] = tmp[e].q;
+        }
+      }
+      mcount[k] = m;
+    }
+    free(tmp);
+  }
+  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the per-thread block buffers of the pair layout (%" PetscInt64_FMT " entries per block)", (PetscInt64)maxlen);
+  PetscFunctionReturn(0);
+}
+
+/* Cuts the merged, compacted blocks into chunks of whole rows (at most `chunk` entries unless
+   one row is longer). With fill = PETSC_FALSE only counts chunks and row pointers. */
+static void PairChunks(BTEPairLayout *L, int64_t nblk, const int64_t *moff, const uint16_t *row, int64_t chunk, PetscBool fill)
+{
+  int64_t nc = 0, nrp = 0, slot = 0;
+
+  for (int64_t k = 0; k < nblk; k++) {
+    const int64_t o = moff[k], len = moff[k + 1] - o;
+    int64_t       e = 0;
+    if (!len) continue;
+    while (e < len) {
+      /* rows row[o+e] .. : take whole rows while the chunk stays within `chunk` entries */
+      const int32_t r0 = row[o + e];
+      int64_t       s  = e, e2 = e;
+      int32_t       rl = r0;
+      while (e2 < len) {
+        int64_t re = e2;
+        while (re < len && row[o + re] == row[o + e2]) re++;
+        if (e2 > s && re - s > chunk) break;
+        rl = row[o + e2];
+        e2 = re;
+      }
+      if (fill) {
+        BTEPairChunk *c = &L->chunks[nc];
+        int64_t       p = s;
+        c->tile_i       = (int32_t)(k / L->ntile);
+        c->tile_j       = (int32_t)(k % L->ntile);
+        c->row0         = r0;
+        c->nrows        = rl - r0 + 1;
+        c->rp           = nrp;
+        c->slot         = slot;
+        for (int32_t r = 0; r <= c->nrows; r++) {
+          while (p < e2 && row[o + p] < r0 + r) p++;
+          L->rowptr[nrp + r] = o + p;
+        }
+        slot += c->nrows + L->tile;
+      }
+      nrp += (rl - r0 + 1) + 1;
+      nc++;
+      e = e2;
+    }
+  }
+  if (!fill) {
+    L->nchunk  = nc;
+    L->nrowptr = nrp;
+  } else L->npartial = slot;
+}
+
+/* Slots of every owned state, in chunk order (so that the sums have a fixed order): the rows
+   of a chunk that have entries, then its columns that have entries. */
+static PetscErrorCode PairSlots(BTEPairLayout *L)
+{
+  int64_t *cnt;
+  uint8_t *touched;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(L->nlocal + 1, &L->sptr));
+  PetscCall(PetscMalloc1(L->tile, &touched));
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      for (int32_t s = 0; s < L->nlocal; s++) L->sptr[s + 1] += L->sptr[s];
+      PetscCheck(L->sptr[L->nlocal] < INT32_MAX && L->npartial < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "pair layout: partial buffer too large for 32-bit slots; use a larger -bte_pair_chunk");
+      PetscCall(PetscMalloc1(L->sptr[L->nlocal], &L->slots));
+      PetscCall(PetscMalloc1(L->nlocal, &cnt));
+      for (int32_t s = 0; s < L->nlocal; s++) cnt[s] = L->sptr[s];
+    }
+    for (int64_t c = 0; c < L->nchunk; c++) {
+      const BTEPairChunk *ch = &L->chunks[c];
+      const int32_t      *pI = L->perm + (size_t)ch->tile_i * L->tile, *pJ = L->perm + (size_t)ch->tile_j * L->tile;
+      PetscCall(PetscArrayzero(touched, L->tile));
+      for (int32_t r = 0; r < ch->nrows; r++) {
+        const int64_t e0 = L->rowptr[ch->rp + r], e1 = L->rowptr[ch->rp + r + 1];
+        const int32_t a  = pI[ch->row0 + r];
+        for (int64_t e = e0; e < e1; e++) touched[L->col[e]] = 1;
+        if (e1 > e0 && a < L->nlocal) {
+          if (pass == 0) L->sptr[a + 1]++;
+          else L->slots[cnt[a]++] = (int32_t)(ch->slot + r);
+        }
+      }
+      for (int32_t t = 0; t < L->tile; t++) {
+        const int32_t b = pJ[t];
+        if (!touched[t] || b < 0 || b >= L->nlocal) continue;
+        if (pass == 0) L->sptr[b + 1]++;
+        else L->slots[cnt[b]++] = (int32_t)(ch->slot + ch->nrows + t);
+      }
+    }
+  }
+  PetscCall(PetscFree(cnt));
+  PetscCall(PetscFree(touched));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  BTEPairLayout     *L  = &pa->L;
+  const PetscInt    *ci = coll->ci, *cj = coll->cj;
+  PetscCount         nch = coll->nch;
+  PetscInt           n = coll->nlocal + coll->nghost, *order, *inv;
+  int64_t            nblk, *boff, *pos, *mcount, *moff, tile = pa->tile, chunk = pa->chunk;
+  PetscReal         *P, *Q, *en;
+  uint16_t          *row;
+  PetscBool          mixed = coll->precision == BTE_COLLISION_PRECISION_MIXED ? PETSC_TRUE : PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCheck(tile >= 32 && tile <= 65536, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile must be in [32, 65536], got %" PetscInt64_FMT, (PetscInt64)tile);
+  L->tile   = (int32_t)tile;
+  L->nlocal = (int32_t)coll->nlocal;
+  L->n      = (int32_t)n;
+  L->ntile  = (int32_t)((n + tile - 1) / tile);
+  nblk      = (int64_t)L->ntile * L->ntile;
+  PetscCheck(nblk <= ((int64_t)1 << 28), PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "pair layout: %" PetscInt_FMT " states make %" PetscInt64_FMT " tile pairs with -bte_pair_tile %" PetscInt64_FMT "; use a larger tile", n, (PetscInt64)nblk, (PetscInt64)tile);
+  /* layout index: states by energy, so that a tile's partners sit in few tiles */
+  PetscCall(PetscMalloc3(n, &order, n, &inv, n, &en));
+  for (PetscInt s = 0; s < n; s++) {
+    order[s] = s;
+    en[s]    = coll->energy[s];
+  }
+  PetscCall(PetscSortRealWithArrayInt(n, en, order));
+  PetscCall(PetscMalloc1((size_t)L->ntile * tile, &L->perm));
+  for (int64_t l = 0; l < (int64_t)L->ntile * tile; l++) L->perm[l] = l < n ? (int32_t)order[l] : -1;
+  for (PetscInt l = 0; l < n; l++) inv[order[l]] = l;
+  /* entries placed into their tile-pair blocks, oriented a -> b with a < b */
+  PetscCall(PetscCalloc1(nblk + 1, &boff));
+  for (PetscCount c = 0; c < nch; c++) {
+    PetscInt a = inv[ci[c]], b = inv[cj[c]], t;
+    if (a > b) t = a, a = b, b = t;
+    boff[(a / tile) * L->ntile + b / tile + 1]++;
+  }
+  for (int64_t k = 0; k < nblk; k++) boff[k + 1] += boff[k];
+  PetscCall(PetscMalloc2(nch, &P, nch, &Q));
+  PetscCall(BTECollisionComputeChannelPQ_Private(coll, ci, cj, P, Q));
+  PetscCall(PetscMalloc2(nch, &row, nch, &L->col));
+  if (mixed) PetscCall(PetscMalloc1(2 * nch, &L->ws));
+  else PetscCall(PetscMalloc1(2 * nch, &L->w));
+  PetscCall(PetscMalloc1(nblk, &pos));
+  for (int64_t k = 0; k < nblk; k++) pos[k] = boff[k];
+  for (PetscCount c = 0; c < nch; c++) {
+    PetscInt  a = inv[ci[c]], b = inv[cj[c]], t;
+    PetscReal p = P[c], q = Q[c], u;
+    int64_t   e;
+    if (a > b) t = a, a = b, b = t, u = p, p = q, q = u; /* the pair's a -> b rate is Q */
+    e         = pos[(a / tile) * L->ntile + b / tile]++;
+    row[e]    = (uint16_t)(a % tile);
+    L->col[e] = (uint16_t)(b % tile);
+    if (mixed) L->ws[2 * e] = (float)p, L->ws[2 * e + 1] = (float)q;
+    else L->w[2 * e] = p, L->w[2 * e + 1] = q;
+  }
+  PetscCall(PetscFree(pos));
+  PetscCall(PetscFree2(P, Q));
+  PetscCall(PetscFree3(order, inv, en));
+  /* merge repeated pairs, then close the gaps between blocks */
+  PetscCall(PetscMalloc2(nblk, &mcount, nblk + 1, &moff));
+  PetscCall(PairSortMerge(L, nblk, boff, row, mcount));
+  moff[0] = 0;
+  for (int64_t k = 0; k < nblk; k++) {
+    moff[k + 1] = moff[k] + mcount[k];
+    if (moff[k] != boff[k] && mcount[k]) {
+      memmove(row + moff[k], row + boff[k], (size_t)mcount[k] * sizeof(uint16_t));
+      memmove(L->col + moff[k], L->col + boff[k], (size_t)mcount[k] * sizeof(uint16_t));
+      if (mixed) memmove(L->ws + 2 * moff[k], L->ws + 2 * boff[k], (size_t)mcount[k] * 2 * sizeof(float));
+      else memmove(L->w + 2 * moff[k], L->w + 2 * boff[k], (size_t)mcount[k] * 2 * sizeof(double));
+    }
+  }
+  L->nnz = moff[nblk];
+  /* chunks: about 2048 of them unless that makes them tiny or huge */
+  if (chunk <= 0) chunk = PetscMin(PetscMax(L->nnz / 2048, 2048), 65536);
+  PairChunks(L, nblk, moff, row, chunk, PETSC_FALSE);
+  PetscCall(PetscMalloc1(L->nchunk, &L->chunks));
+  PetscCall(PetscMalloc1(L->nrowptr, &L->rowptr));
+  PairChunks(L, nblk, moff, row, chunk, PETSC_TRUE);
+  PetscCall(PetscFree2(mcount, moff));
+  PetscCall(PetscFree(boff));
+  {
+    /* shrink to the merged size: col (uint16) shares a PetscMalloc2 with row, so copy it out */
+    uint16_t *col;
+    PetscCall(PetscMalloc1(PetscMax(L->nnz, 1), &col));
+    PetscCall(PetscArraycpy(col, L->col, L->nnz));
+    PetscCall(PetscFree2(row, L->col));
+    L->col = col;
+    if (mixed) PetscCall(PetscRealloc((size_t)PetscMax(L->nnz, 1) * 2 * sizeof(float), &L->ws));
+    else PetscCall(PetscRealloc((size_t)PetscMax(L->nnz, 1) * 2 * sizeof(double), &L->w));
+  }
+  PetscCall(PairSlots(L));
+  PetscCall(PetscMalloc1(PetscMax(L->npartial, 1), &pa->partial));
+  coll->nentries = L->nnz;
+  coll->bytes    = (PetscLogDouble)L->nnz * (sizeof(uint16_t) + 2 * (mixed ? sizeof(float) : sizeof(double))) + (PetscLogDouble)L->nrowptr * sizeof(int64_t) + (PetscLogDouble)L->nchunk * sizeof(BTEPairChunk) + (PetscLogDouble)L->ntile * L->tile * sizeof(int32_t) + (PetscLogDouble)(L->nlocal + 1) * sizeof(int64_t) + (PetscLogDouble)L->sptr[L->nlocal] * sizeof(int32_t) + (PetscLogDouble)L->npartial * sizeof(double);
+  PetscCall(PetscInfo(coll, "pair layout: %" PetscCount_FMT " channels -> %" PetscInt64_FMT " pairs, %d tiles of %d, %" PetscInt64_FMT " chunks, %" PetscInt64_FMT " partial sums\n", nch, (PetscInt64)L->nnz, (int)L->ntile, (int)L->tile, (PetscInt64)L->nchunk, (PetscInt64)L->npartial));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+
+  PetscFunctionBegin;
+  PetscObjectOptionsBegin((PetscObject)coll);
+  PetscCall(PetscOptionsInt("-bte_pair_tile", "States per tile (column sums of a tile pair are kept in a private array of this length)", "BTECollision", pa->tile, &pa->tile, NULL));
+  PetscCall(PetscOptionsInt("-bte_pair_chunk", "Entries per unit of work (0: about 1/2048 of the pairs, within [2048, 65536])", "BTECollision", pa->chunk, &pa->chunk, NULL));
+  PetscOptionsEnd();
+  PetscCheck(pa->tile >= 32 && pa->tile <= 65536, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile must be in [32, 65536], got %" PetscInt_FMT, pa->tile);
+  PetscCheck(pa->chunk >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_chunk must be >= 0, got %" PetscInt_FMT, pa->chunk);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewer)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "pair layout: one entry per pair of states = (uint16 column, P, Q) in %s: %d bytes per pair; tiles of %d states, %" PetscInt64_FMT " chunks\n", pa->L.ws ? "float (mixed precision)" : "double", (int)(sizeof(uint16_t) + 2 * (pa->L.ws ? sizeof(float) : sizeof(double))), (int)pa->L.tile, (PetscInt64)pa->L.nchunk));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  BTEPairLayout     *L;
+
+  PetscFunctionBegin;
+  if (!pa) PetscFunctionReturn(0);
+  L = &pa->L;
+#if defined(BTE_HAVE_CUDA)
+  PetscCall(BTEPairCUDADestroy(&pa->cuda));
+#endif
+  PetscCall(PetscFree(L->perm));
+  PetscCall(PetscFree(L->chunks));
+  PetscCall(PetscFree(L->rowptr));
+  PetscCall(PetscFree(L->col));
+  PetscCall(PetscFree(L->w));
+  PetscCall(PetscFree(L->ws));
+  PetscCall(PetscFree(L->sptr));
+  PetscCall(PetscFree(L->slots));
+  PetscCall(PetscFree(pa->partial));
+  PetscCall(PetscFree(coll->data));
+  PetscFunctionReturn(0);
+}
+
+PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
+{
+  BTECollision_Pair *pa;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&pa));
+  pa->tile                     = 512;
+  pa->chunk                    = 0;
+  coll->data                   = pa;
+  coll->ops->setfromoptions    = BTECollisionSetFromOptions_Pair;
+  coll->ops->setup             = BTECollisionSetUp_Pair;
+  coll->ops->apply             = BTECollisionApply_Pair;
+  coll->ops->jacobian_apply    = BTECollisionJacobianApply_Pair;
+  coll->ops->jacobian_diagonal = BTECollisionJacobianDiagonal_Pair;
+  coll->ops->view              = BTECollisionView_Pair;
+  coll->ops->destroy           = BTECollisionDestroy_Pair;
+  PetscFunctionReturn(0);
+}

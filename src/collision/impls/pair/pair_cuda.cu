@@ -1,0 +1,268 @@
+/* pair on CUDA: one thread block per chunk of pairlayout.h, then one thread per owned state.
+
+   Block: the f (and x) values of the chunk's two tiles are gathered into shared memory; each warp
+   takes whole rows (rows w, w+8, ...), its lanes stride over the row's entries (uint16 column,
+   (P, Q) as double2 or float2: coalesced, four entries per lane in flight), the row sum ends in a
+   shuffle reduction and the column-end contributions go to the warp's own tile array in shared
+   memory. The columns of one row are distinct (repeated pairs were merged at setup), so the lanes
+   of a warp never touch the same address: plain read-add-write, no atomics. The warps' arrays are
+   added in a fixed order into the chunk's partial sums; a second kernel adds the partial sums of
+   every owned state in the order of its slot list. The result does not depend on timing.
+
+   Bytes per apply: nnz * (2 + 16) (or 2 + 8) plus per chunk the tile gathers, row pointers and
+   (rows + tile) partial sums written and read back. */
+#include <bte/private/collisioncuda_device.h>
+
+#define BTE_PAIR_WARPS  8
+#define BTE_PAIR_UNROLL 4
+
+struct _n_BTEPairCUDA {
+  int32_t        tile, ntile, nlocal, n;
+  int64_t        nchunk, nnz, nslots, npartial;
+  int32_t       *perm;
+  BTEPairChunk  *chunks;
+  long long     *rowptr;
+  uint16_t      *col;
+  double2       *w;
+  float2        *ws;
+  long long     *sptr;
+  int32_t       *slots;
+  double        *partial;
+  PetscLogDouble bytes;
+};
+
+__device__ __forceinline__ void bte_pair_w(const double2 *w, long long e, double *P, double *Q)
+{
+  const double2 v = w[e];
+  *P              = v.x;
+  *Q              = v.y;
+}
+__device__ __forceinline__ void bte_pair_w(const float2 *w, long long e, double *P, double *Q)
+{
+  const float2 v = w[e];
+  *P             = (double)v.x;
+  *Q             = (double)v.y;
+}
+
+__device__ __forceinline__ double bte_pair_warp_sum(double v)
+{
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  return v;
+}
+
+/* MODE 0: I[f]; 1: J(f) x; 2: diag J(f). Formulas as pair.c. */
+template <typename W2, int MODE>
+__global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile, const BTEPairChunk *__restrict__ chunks, const long long *__restrict__ rowptr, const uint16_t *__restrict__ col, const W2 *__restrict__ w, const int32_t *__restrict__ perm, const double *__restrict__ f, const double *__restrict__ x, double *__restrict__ partial)
+{
+  extern __shared__ double sm[];
+  const BTEPairChunk ch   = chunks[blockIdx.x];
+  const int          lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  double *fI = sm, *fJ = sm + tile, *xI = sm + 2 * tile, *xJ = sm + 3 * tile;
+  double *acc = sm + (MODE == 1 ? 4 : 2) * tile, *mine = acc + (size_t)warp * tile;
+  const int32_t *pI = perm + (size_t)ch.tile_i * tile, *pJ = perm + (size_t)ch.tile_j * tile;
+
+  for (int t = threadIdx.x; t < tile; t += blockDim.x) {
+    const int32_t a = pI[t], b = pJ[t];
+    fI[t] = a >= 0 ? f[a] : 0.0;
+    fJ[t] = b >= 0 ? f[b] : 0.0;
+    if (MODE == 1) {
+      xI[t] = a >= 0 ? x[a] : 0.0;
+      xJ[t] = b >= 0 ? x[b] : 0.0;
+    }
+  }
+  for (int t = threadIdx.x; t < BTE_PAIR_WARPS * tile; t += blockDim.x) acc[t] = 0.0;
+  __syncthreads();
+  for (int r = warp; r < ch.nrows; r += BTE_PAIR_WARPS) {
+    const long long e0 = rowptr[ch.rp + r], e1 = rowptr[ch.rp + r + 1];
+    const double    fa = fI[ch.row0 + r], xa = MODE == 1 ? xI[ch.row0 + r] : 0.0;
+    double          ro = 0.0, ri = 0.0, so = 0.0, si = 0.0;
+    for (long long base = e0; base < e1; base += 32 * BTE_PAIR_UNROLL) {
+      int    jj[BTE_PAIR_UNROLL];
+      double P[BTE_PAIR_UNROLL], Q[BTE_PAIR_UNROLL];
+#pragma unroll
+      for (int u = 0; u < BTE_PAIR_UNROLL; u++) {
+        const long long e = base + u * 32 + lane;
+        jj[u]             = -1;
+        if (e < e1) {
+          jj[u] = col[e];
+          bte_pair_w(w, e, &P[u], &Q[u]);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < BTE_PAIR_UNROLL; u++) {
+        if (jj[u] < 0) continue;
+        const double fb = fJ[jj[u]], p = P[u] * (1.0 - fb), q = Q[u] * fb;
+        if (MODE == 0) {
+          ro += p;
+          ri += q;
+          mine[jj[u]] += fa * p - (1.0 - fa) * q;
+        } else if (MODE == 1) {
+          const double xb = xJ[jj[u]];
+          ro += p + q;
+          so += P[u] * xb;
+          si += Q[u] * xb;
+          mine[jj[u]] += (p + q) * xa - (P[u] * fa + Q[u] * (1.0 - fa)) * xb;
+        } else {
+          ro += p + q;
+          mine[jj[u]] -= P[u] * fa + Q[u] * (1.0 - fa);
+        }
+      }
+    }
+    ro = bte_pair_warp_sum(ro);
+    if (MODE == 0) ri = bte_pair_warp_sum(ri);
+    if (MODE == 1) {
+      so = bte_pair_warp_sum(so);
+      si = bte_pair_warp_sum(si);
+    }
+    if (lane == 0) partial[ch.slot + r] = MODE == 0 ? -fa * ro + (1.0 - fa) * ri : (MODE == 1 ? -ro * xa + fa * so + (1.0 - fa) * si : -ro);
+    __syncwarp(); /* the next row's lanes read what this row's lanes wrote into `mine` */
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < tile; t += blockDim.x) {
+    double s = 0.0;
+#pragma unroll
+    for (int v = 0; v < BTE_PAIR_WARPS; v++) s += acc[v * tile + t];
+    partial[ch.slot + ch.nrows + t] = s;
+  }
+}
+
+__global__ void bte_pair_reduce(int nlocal, const long long *__restrict__ sptr, const int32_t *__restrict__ slots, const double *__restrict__ partial, double *__restrict__ y)
+{
+  for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < nlocal; s += gridDim.x * blockDim.x) {
+    double v = 0.0;
+    for (long long k = sptr[s]; k < sptr[s + 1]; k++) v += partial[slots[k]];
+    y[s] = v;
+  }
+}
+
+static size_t BTEPairShared(int tile, int mode)
+{
+  return (size_t)((mode == 1 ? 4 : 2) + BTE_PAIR_WARPS) * tile * sizeof(double);
+}
+
+PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
+{
+  BTEPairCUDA d;
+  long long  *tmp;
+  int         devid, maxsm;
+
+  PetscFunctionBegin;
+  PetscCall(BTECollCUDARegisterEvents());
+  PetscCallCUDA(cudaGetDevice(&devid));
+  PetscCallCUDA(cudaDeviceGetAttribute(&maxsm, cudaDevAttrMaxSharedMemoryPerBlockOptin, devid));
+  PetscCheck(BTEPairShared(L->tile, 1) <= (size_t)maxsm, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile %d needs %zu bytes of shared memory per block, the device allows %d: use a smaller tile", (int)L->tile, BTEPairShared(L->tile, 1), maxsm);
+  PetscCall(PetscLogEventBegin(BTECOLL_CUDAUpload, 0, 0, 0, 0));
+  PetscCall(PetscNew(&d));
+  d->tile     = L->tile;
+  d->ntile    = L->ntile;
+  d->nlocal   = L->nlocal;
+  d->n        = L->n;
+  d->nchunk   = L->nchunk;
+  d->nnz      = L->nnz;
+  d->nslots   = L->sptr[L->nlocal];
+  d->npartial = L->npartial;
+  PetscCall(BTECollCUDAUpload(L->perm, (size_t)L->ntile * L->tile, &d->perm, &d->bytes));
+  PetscCall(BTECollCUDAUpload(L->chunks, (size_t)L->nchunk, &d->chunks, &d->bytes));
+  static_assert(sizeof(long long) == sizeof(int64_t), "64-bit offsets");
+  PetscCall(BTECollCUDAUpload((const long long *)L->rowptr, (size_t)L->nrowptr, &d->rowptr, &d->bytes));
+  PetscCall(BTECollCUDAUpload(L->col, (size_t)L->nnz, &d->col, &d->bytes));
+  if (L->w) PetscCall(BTECollCUDAUpload((const double2 *)L->w, (size_t)L->nnz, &d->w, &d->bytes));
+  if (L->ws) PetscCall(BTECollCUDAUpload((const float2 *)L->ws, (size_t)L->nnz, &d->ws, &d->bytes));
+  tmp = (long long *)L->sptr;
+  PetscCall(BTECollCUDAUpload(tmp, (size_t)L->nlocal + 1, &d->sptr, &d->bytes));
+  PetscCall(BTECollCUDAUpload(L->slots, (size_t)d->nslots, &d->slots, &d->bytes));
+  if (d->npartial) {
+    PetscCallCUDA(cudaMalloc((void **)&d->partial, (size_t)d->npartial * sizeof(double)));
+    d->bytes += (PetscLogDouble)d->npartial * sizeof(double);
+  }
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<double2, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 0)));
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<double2, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 1)));
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<double2, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 2)));
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<float2, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 0)));
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<float2, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 1)));
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<float2, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 2)));
+  PetscCall(PetscLogEventEnd(BTECOLL_CUDAUpload, 0, 0, 0, 0));
+  *dev = d;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEPairCUDADestroy(BTEPairCUDA *dev)
+{
+  BTEPairCUDA d = *dev;
+
+  PetscFunctionBegin;
+  if (!d) PetscFunctionReturn(0);
+  PetscCallCUDA(cudaFree(d->perm));
+  PetscCallCUDA(cudaFree(d->chunks));
+  PetscCallCUDA(cudaFree(d->rowptr));
+  PetscCallCUDA(cudaFree(d->col));
+  PetscCallCUDA(cudaFree(d->w));
+  PetscCallCUDA(cudaFree(d->ws));
+  PetscCallCUDA(cudaFree(d->sptr));
+  PetscCallCUDA(cudaFree(d->slots));
+  PetscCallCUDA(cudaFree(d->partial));
+  PetscCall(PetscFree(*dev));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEPairCUDAGetBytes(BTEPairCUDA d, PetscLogDouble *bytes)
+{
+  PetscFunctionBegin;
+  *bytes = d ? d->bytes : 0;
+  PetscFunctionReturn(0);
+}
+
+template <typename W2, int MODE>
+static void BTEPairLaunch(BTEPairCUDA d, const W2 *w, const double *f, const double *x, cudaStream_t s)
+{
+  bte_pair_kernel<W2, MODE><<<(unsigned)d->nchunk, 32 * BTE_PAIR_WARPS, BTEPairShared(d->tile, MODE), s>>>(d->tile, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
+}
+
+template <int MODE>
+static void BTEPairLaunchW(BTEPairCUDA d, const double *f, const double *x, cudaStream_t s)
+{
+  if (d->ws) BTEPairLaunch<float2, MODE>(d, d->ws, f, x, s);
+  else BTEPairLaunch<double2, MODE>(d, d->w, f, x, s);
+}
+
+PetscErrorCode BTEPairCUDARun(BTEPairCUDA d, int mode, Vec fl, Vec xl, Vec Y)
+{
+  const PetscScalar   *f, *x = NULL;
+  PetscScalar         *y;
+  cudaStream_t         s;
+  PetscInt             n;
+  const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry, as pair.c */
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(fl, &n));
+  PetscCheck(n == d->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Local vector has %" PetscInt_FMT " entries, expected owned + ghosts = %d", n, (int)d->n);
+  if (xl) {
+    PetscCall(VecGetLocalSize(xl, &n));
+    PetscCheck(n == d->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Local vector has %" PetscInt_FMT " entries, expected owned + ghosts = %d", n, (int)d->n);
+  }
+  PetscCall(VecGetLocalSize(Y, &n));
+  PetscCheck(n == d->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Output Vec has %" PetscInt_FMT " local entries, expected %d", n, (int)d->nlocal);
+  PetscCall(VecCUDAGetArrayRead(fl, &f));
+  if (xl) PetscCall(VecCUDAGetArrayRead(xl, &x));
+  PetscCall(VecCUDAGetArrayWrite(Y, &y));
+  PetscCall(BTECollCUDAGetStream(&s));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (d->nchunk > 0) {
+    if (mode == 0) BTEPairLaunchW<0>(d, f, x, s);
+    else if (mode == 1) BTEPairLaunchW<1>(d, f, x, s);
+    else BTEPairLaunchW<2>(d, f, x, s);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  if (d->nlocal > 0) {
+    const int block = 256, grid = (int)PetscMin(((long long)d->nlocal + block - 1) / block, 65535LL * 8);
+    bte_pair_reduce<<<grid, block, 0, s>>>(d->nlocal, d->sptr, d->slots, d->partial, y);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(VecCUDARestoreArrayWrite(Y, &y));
+  if (xl) PetscCall(VecCUDARestoreArrayRead(xl, &x));
+  PetscCall(VecCUDARestoreArrayRead(fl, &f));
+  PetscCall(PetscLogGpuFlops(flops[mode] * (PetscLogDouble)d->nnz + (PetscLogDouble)d->nslots));
+  PetscFunctionReturn(0);
+}
