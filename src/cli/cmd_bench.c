@@ -158,10 +158,10 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscOptionsBegin(comm, NULL, "bte bench: time the collision operator implementations", "BTE");
-  PetscCall(PetscOptionsStringArray("-bte_bench_types", "Implementations to time (comma-separated; fused-mixed = fused with single-precision weights)", "BTECollisionSetType", types, &ntypes, &flg));
+  PetscCall(PetscOptionsStringArray("-bte_bench_types", "Implementations to time (comma-separated; <type>-mixed = that type with single-precision weights, for fused and pair)", "BTECollisionSetType", types, &ntypes, &flg));
   if (!flg) {
-    const char *def[] = {"baseline", "tgt", "fused", "fused-mixed"};
-    ntypes            = 4;
+    const char *def[] = {"baseline", "tgt", "fused", "fused-mixed", "pair", "pair-mixed"};
+    ntypes            = 6;
     for (PetscInt k = 0; k < ntypes; k++) PetscCall(PetscStrallocpy(def[k], &types[k]));
   }
   PetscCall(PetscOptionsInt("-bte_bench_reps", "Timed repetitions (median taken) after 3 warm-up applies", "", reps, &reps, NULL));
@@ -203,9 +203,13 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
     {
       PetscBool mixed;
       char      type[32];
+      size_t    len;
 
-      PetscCall(PetscStrcmp(types[k], "fused-mixed", &mixed));
-      PetscCall(PetscStrncpy(type, mixed ? "fused" : types[k], sizeof(type)));
+      /* "<type>-mixed": that implementation with single-precision weights */
+      PetscCall(PetscStrncpy(type, types[k], sizeof(type)));
+      PetscCall(PetscStrlen(type, &len));
+      PetscCall(PetscStrendswith(type, "-mixed", &mixed));
+      if (mixed) type[len - 6] = 0;
       PetscCall(BTECollisionCreate(bte, &c));
       PetscCall(BTECollisionSetType(c, type));
       PetscCall(BTECollisionSetFromOptions(c));

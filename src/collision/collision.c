@@ -189,6 +189,11 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   bte = coll->bte;
   PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "Set up the BTE (BTESetUp()) before its collision operator");
   if (!((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, BTECOLLISIONFUSED));
+  if (coll->precision == BTE_COLLISION_PRECISION_MIXED) {
+    PetscBool ok;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)coll, &ok, BTECOLLISIONFUSED, BTECOLLISIONPAIR, ""));
+    PetscCheck(ok, PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "Mixed precision (-bte_collision_precision mixed) is implemented by the fused and pair types, not by %s", ((PetscObject)coll)->type_name);
+  }
   PetscCall(PetscLogEventBegin(BTECOLL_SetUp, coll, 0, 0, 0));
   /* constants of physics.md section 2 */
   PetscCheck(bte->temperature > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive, got %g K", (double)bte->temperature);

@@ -1,4 +1,4 @@
-/* Error of the mixed-precision fused operator (float weights, double sums) against double,
+/* Error of the mixed-precision fused or pair operator (-type) (float weights, double sums) against double,
    on a built-in model: max-norm relative difference of Iv[f] and of J(f)x, for random f and for
    a hot Fermi-Dirac f. The requirement is <= 1e-6; float weights alone should give ~1e-7 or less. */
 #include <bte.h>
@@ -25,14 +25,16 @@ int main(int argc, char **argv)
   Vec          f, x, Iv[2], Jv[2];
   PetscRandom  rnd;
   PetscReal    worst = 0, tol = 1e-6;
+  char         type[32] = BTECOLLISIONFUSED;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-type", type, sizeof(type), NULL));
   PetscCall(BTECreate(PETSC_COMM_WORLD, &bte));
   PetscCall(BTESetFromOptions(bte));
   PetscCall(BTESetUp(bte));
   for (int k = 0; k < 2; k++) {
     PetscCall(BTECollisionCreate(bte, &c[k]));
-    PetscCall(BTECollisionSetType(c[k], BTECOLLISIONFUSED));
+    PetscCall(BTECollisionSetType(c[k], type));
     PetscCall(BTECollisionSetMixedPrecision(c[k], k ? PETSC_TRUE : PETSC_FALSE));
     PetscCall(BTECollisionSetUp(c[k]));
   }
@@ -56,7 +58,7 @@ int main(int argc, char **argv)
     }
     PetscCall(RelDiff(Iv[1], Iv[0], &rI));
     PetscCall(RelDiff(Jv[1], Jv[0], &rJ));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s f: mixed vs double, max-norm relative: I[f] %.3e, J(f)x %.3e\n", trial ? "hot Fermi-Dirac" : "random", (double)rI, (double)rJ));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s, %s f: mixed vs double, max-norm relative: I[f] %.3e, J(f)x %.3e\n", type, trial ? "hot Fermi-Dirac" : "random", (double)rI, (double)rJ));
     worst = PetscMax(worst, PetscMax(rI, rJ));
   }
   PetscCheck(worst <= tol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "mixed precision error %.3e exceeds %.1e", (double)worst, (double)tol);

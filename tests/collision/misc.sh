@@ -13,6 +13,12 @@ done
 grep -qE "ghost states: [1-9]" <<<"$out" || { echo "no ghosts on 2 ranks"; echo "$out"; exit 1; }
 out=$($m -bte_collision_view -bte_collision_precision mixed)
 grep -qF "float (mixed precision)" <<<"$out" || { echo "$out"; exit 1; }
+out=$($m -bte_collision_view -bte_collision_type pair -bte_collision_precision mixed)
+for pat in "type: pair" "layout bytes per channel" "10 bytes per pair"; do
+  grep -qF "$pat" <<<"$out" || { echo "missing '$pat' in:"; echo "$out"; exit 1; }
+done
+expect_fail "Mixed precision (-bte_collision_precision mixed) is implemented by the fused and pair types, not by tgt" $m -bte_collision_type tgt -bte_collision_precision mixed
+expect_fail "bte_pair_tile must be in .32, 65536., got 8" $m -bte_collision_type pair -bte_pair_tile 8
 expect_fail "Set up the BTE (BTESetUp()) before its collision operator" $m -case nosetup
 expect_fail "create it with BTECreateStateVec()" $m -case badvec
 expect_fail "was not created by BTECollisionCreateJacobian()" $m -case foreign
