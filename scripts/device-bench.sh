@@ -1,7 +1,7 @@
 #!/bin/bash
 # The benchmark of docs/benchmarks.md, on a GPU machine (through scripts/device-run.sh):
-# for each case "model:grid", `bte bench` on all CPU cores (baseline, tgt, fused, fused-mixed; OpenMP)
-# and on the GPU (tgt, fused, fused-mixed; -vec_type cuda), JSON per run into $BENCH_OUT.
+# for each case "model:grid", `bte bench` on all CPU cores (baseline, tgt, fused, fused-mixed, pair, pair-mixed; OpenMP)
+# and on the GPU (the same less baseline; -vec_type cuda), JSON per run into $BENCH_OUT.
 #   scripts/device-run.sh scripts/device-bench.sh "gaas:41 gaas:60 gaas:90"
 # Env: BENCH_OUT (default out), BENCH_CPU=0 to skip the CPU runs, BENCH_GPU=0 the GPU runs,
 # BENCH_REPS (10), BENCH_TIMEOUT per run in s (300), BENCH_GPU_TYPES, BENCH_CPU_TYPES.
@@ -10,8 +10,8 @@ set -u
 cases=${1:-"gaas:41 gaas:60 gaas:90"}
 out=${BENCH_OUT:-out}; mkdir -p "$out"
 reps=${BENCH_REPS:-10}; tmo=${BENCH_TIMEOUT:-300}
-cpu_types=${BENCH_CPU_TYPES:-baseline,tgt,fused,fused-mixed}
-gpu_types=${BENCH_GPU_TYPES:-tgt,fused,fused-mixed}
+cpu_types=${BENCH_CPU_TYPES:-baseline,tgt,fused,fused-mixed,pair,pair-mixed}
+gpu_types=${BENCH_GPU_TYPES:-tgt,fused,fused-mixed,pair,pair-mixed}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 lscpu | grep -E "Model name|^CPU\(s\)" | tr -s ' '
 for c in $cases; do

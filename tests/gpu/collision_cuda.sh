@@ -1,5 +1,5 @@
 #!/bin/bash
-# CPU vs CUDA collision operator (tgt, fused, fused mixed): I[f], J(f)x and diag J agree to 1e-12
+# CPU vs CUDA collision operator (tgt, fused, pair; fused and pair also mixed): I[f], J(f)x and diag J agree to 1e-12
 # (max-norm relative), the CUDA kernels run, and on one rank no host<->device copy happens in an
 # apply. Skips (exit 77) without a CUDA build of bte or without a GPU.
 source "$TESTDIR/common.sh"
@@ -17,3 +17,5 @@ gpuopts="-use_gpu_aware_mpi 0"
 # one rank: the synthetic BTE, 3 bands, 4 modes; then 2 ranks (ghosts through the device scatter)
 run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 $gpuopts || fail $? "1 rank"
 run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 $gpuopts || fail $? "2 ranks"
+# pair with small tiles and chunks: many blocks, rows cut between chunks, padded last tile
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_pair_tile 48 -bte_pair_chunk 60 $gpuopts || fail $? "1 rank, small pair tiles"

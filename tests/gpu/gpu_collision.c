@@ -1,5 +1,5 @@
 static const char help[] = "CPU vs CUDA collision operator on a synthetic random BTE (tests/collision/synth.h) or a model\n"
-                           "(-bte_model): I[f], J(f) x and diag J for tgt, fused and fused with mixed precision, each\n"
+                           "(-bte_model): I[f], J(f) x and diag J for tgt, fused, pair (both also with mixed precision), each\n"
                            "on standard and on CUDA Vecs through the same BTECollision. Asserts agreement to -tol\n"
                            "(1e-12, max-norm relative), that the CUDA kernels ran (GPU flops logged) and, on one rank,\n"
                            "that no host<->device copy happened in the applies. -reps N times N applies of each.\n";
@@ -79,9 +79,9 @@ int main(int argc, char **argv)
   PetscMPIInt    size;
   PetscReal      tol = 1e-12;
   Vec            fh, xh, fd, xd, Ih, Id, yh, yd, Gh, Gd, Iref = NULL;
-  const char    *names[3] = {"tgt", "fused", "fused-mixed"};
-  const char    *types[3] = {BTECOLLISIONTGT, BTECOLLISIONFUSED, BTECOLLISIONFUSED};
-  PetscBool      mixed[3] = {PETSC_FALSE, PETSC_FALSE, PETSC_TRUE};
+  const char    *names[5] = {"tgt", "fused", "fused-mixed", "pair", "pair-mixed"};
+  const char    *types[5] = {BTECOLLISIONTGT, BTECOLLISIONFUSED, BTECOLLISIONFUSED, BTECOLLISIONPAIR, BTECOLLISIONPAIR};
+  PetscBool      mixed[5] = {PETSC_FALSE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE};
   VecType        vt;
   PetscBool      iscuda;
 
@@ -124,7 +124,7 @@ int main(int argc, char **argv)
   PetscCall(CopyValues(fh, fd));
   PetscCall(CopyValues(xh, xd));
 
-  for (PetscInt k = 0; k < 3; k++) {
+  for (PetscInt k = 0; k < 5; k++) {
     BTECollision   coll;
     PetscLogDouble gf0, gf1, g2c0, g2c1, c2g0, c2g1, t0, t1;
     PetscReal      r;

@@ -45,7 +45,7 @@ int main(int argc, char **argv)
   Vec              f0, fc, fg, d;
   PetscInt         nsteps = 50;
   PetscReal        dt = 1.0, worst = 0, tol = 1e-12;
-  BTECollisionType types[] = {BTECOLLISIONTGT, BTECOLLISIONFUSED};
+  BTECollisionType types[] = {BTECOLLISIONTGT, BTECOLLISIONFUSED, BTECOLLISIONPAIR};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-steps", &nsteps, NULL));
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
   PetscCall(BTESetUp(bte));
   PetscCall(BTECreateStateVec(bte, &f0));
   PetscCall(BTEFermiDirac(bte, 2000.0, 0.15, f0)); /* hot carriers relaxing toward the lattice */
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 3; k++) {
     PetscReal nd, nf, r;
     PetscCall(Run(bte, types[k], VECSTANDARD, f0, nsteps, dt, &fc));
     PetscCall(Run(bte, types[k], VECCUDA, f0, nsteps, dt, &fg));

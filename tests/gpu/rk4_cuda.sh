@@ -1,5 +1,5 @@
 #!/bin/bash
-# CPU vs GPU RK4 trajectories (tgt and fused, 50 steps of 1 fs on the gaas model from a hot
+# CPU vs GPU RK4 trajectories (tgt, fused and pair, 50 steps of 1 fs on the gaas model from a hot
 # Fermi-Dirac state): final occupations agree to 1e-12. Skips without a CUDA build or a GPU.
 source "$TESTDIR/common.sh"
 if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
