@@ -2,7 +2,7 @@
 
    Block: the f (and x) values of the chunk's two tiles are gathered into shared memory; each warp
    takes whole rows (rows w, w+8, ...), its lanes stride over the row's entries (uint16 column,
-   (P, Q) as double2 or float2: coalesced, four entries per lane in flight), the row sum ends in a
+   (P, Q) as double2 or float2: coalesced, -bte_pair_unroll entries per lane in flight), the row sum ends in a
    shuffle reduction and the column-end contributions go to the warp's own tile array in shared
    memory. The columns of one row are distinct (repeated pairs were merged at setup), so the lanes
    of a warp never touch the same address: plain read-add-write, no atomics. The warps' arrays are
@@ -13,11 +13,10 @@
    (rows + tile) partial sums written and read back. */
 #include <bte/private/collisioncuda_device.h>
 
-#define BTE_PAIR_WARPS  8
-#define BTE_PAIR_UNROLL 4
+#define BTE_PAIR_WARPS 8
 
 struct _n_BTEPairCUDA {
-  int32_t        tile, ntile, nlocal, n;
+  int32_t        tile, ntile, nlocal, n, unroll;
   int64_t        nchunk, nnz, nslots, npartial;
   int32_t       *perm;
   BTEPairChunk  *chunks;
@@ -52,7 +51,7 @@ __device__ __forceinline__ double bte_pair_warp_sum(double v)
 }
 
 /* MODE 0: I[f]; 1: J(f) x; 2: diag J(f). Formulas as pair.c. */
-template <typename W2, int MODE>
+template <typename W2, int MODE, int UNROLL>
 __global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile, const BTEPairChunk *__restrict__ chunks, const long long *__restrict__ rowptr, const uint16_t *__restrict__ col, const W2 *__restrict__ w, const int32_t *__restrict__ perm, const double *__restrict__ f, const double *__restrict__ x, double *__restrict__ partial)
 {
   extern __shared__ double sm[];
@@ -77,11 +76,11 @@ __global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile,
     const long long e0 = rowptr[ch.rp + r], e1 = rowptr[ch.rp + r + 1];
     const double    fa = fI[ch.row0 + r], xa = MODE == 1 ? xI[ch.row0 + r] : 0.0;
     double          ro = 0.0, ri = 0.0, so = 0.0, si = 0.0;
-    for (long long base = e0; base < e1; base += 32 * BTE_PAIR_UNROLL) {
-      int    jj[BTE_PAIR_UNROLL];
-      double P[BTE_PAIR_UNROLL], Q[BTE_PAIR_UNROLL];
+    for (long long base = e0; base < e1; base += 32 * UNROLL) {
+      int    jj[UNROLL];
+      double P[UNROLL], Q[UNROLL];
 #pragma unroll
-      for (int u = 0; u < BTE_PAIR_UNROLL; u++) {
+      for (int u = 0; u < UNROLL; u++) {
         const long long e = base + u * 32 + lane;
         jj[u]             = -1;
         if (e < e1) {
@@ -90,7 +89,7 @@ __global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile,
         }
       }
 #pragma unroll
-      for (int u = 0; u < BTE_PAIR_UNROLL; u++) {
+      for (int u = 0; u < UNROLL; u++) {
         if (jj[u] < 0) continue;
         const double fb = fJ[jj[u]], p = P[u] * (1.0 - fb), q = Q[u] * fb;
         if (MODE == 0) {
@@ -141,6 +140,26 @@ static size_t BTEPairShared(int tile, int mode)
   return (size_t)((mode == 1 ? 4 : 2) + BTE_PAIR_WARPS) * tile * sizeof(double);
 }
 
+template <typename W2, int UNROLL>
+static PetscErrorCode BTEPairSetSharedU(int tile)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<W2, 0, UNROLL>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(tile, 0)));
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<W2, 1, UNROLL>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(tile, 1)));
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<W2, 2, UNROLL>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(tile, 2)));
+  PetscFunctionReturn(0);
+}
+
+template <typename W2>
+static PetscErrorCode BTEPairSetShared(int tile)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEPairSetSharedU<W2, 2>(tile));
+  PetscCall(BTEPairSetSharedU<W2, 4>(tile));
+  PetscCall(BTEPairSetSharedU<W2, 8>(tile));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
 {
   BTEPairCUDA d;
@@ -162,6 +181,8 @@ PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
   d->nnz      = L->nnz;
   d->nslots   = L->sptr[L->nlocal];
   d->npartial = L->npartial;
+  d->unroll   = L->unroll;
+  PetscCheck(d->unroll == 2 || d->unroll == 4 || d->unroll == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_unroll must be 2, 4 or 8, got %d", (int)d->unroll);
   PetscCall(BTECollCUDAUpload(L->perm, (size_t)L->ntile * L->tile, &d->perm, &d->bytes));
   PetscCall(BTECollCUDAUpload(L->chunks, (size_t)L->nchunk, &d->chunks, &d->bytes));
   static_assert(sizeof(long long) == sizeof(int64_t), "64-bit offsets");
@@ -176,12 +197,8 @@ PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
     PetscCallCUDA(cudaMalloc((void **)&d->partial, (size_t)d->npartial * sizeof(double)));
     d->bytes += (PetscLogDouble)d->npartial * sizeof(double);
   }
-  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<double2, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 0)));
-  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<double2, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 1)));
-  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<double2, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 2)));
-  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<float2, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 0)));
-  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<float2, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 1)));
-  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<float2, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(d->tile, 2)));
+  PetscCall(BTEPairSetShared<double2>(d->tile));
+  PetscCall(BTEPairSetShared<float2>(d->tile));
   PetscCall(PetscLogEventEnd(BTECOLL_CUDAUpload, 0, 0, 0, 0));
   *dev = d;
   PetscFunctionReturn(0);
@@ -216,7 +233,11 @@ PetscErrorCode BTEPairCUDAGetBytes(BTEPairCUDA d, PetscLogDouble *bytes)
 template <typename W2, int MODE>
 static void BTEPairLaunch(BTEPairCUDA d, const W2 *w, const double *f, const double *x, cudaStream_t s)
 {
-  bte_pair_kernel<W2, MODE><<<(unsigned)d->nchunk, 32 * BTE_PAIR_WARPS, BTEPairShared(d->tile, MODE), s>>>(d->tile, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
+  const dim3   grid((unsigned)d->nchunk), block(32 * BTE_PAIR_WARPS);
+  const size_t sh = BTEPairShared(d->tile, MODE);
+  if (d->unroll == 2) bte_pair_kernel<W2, MODE, 2><<<grid, block, sh, s>>>(d->tile, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
+  else if (d->unroll == 4) bte_pair_kernel<W2, MODE, 4><<<grid, block, sh, s>>>(d->tile, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
+  else bte_pair_kernel<W2, MODE, 8><<<grid, block, sh, s>>>(d->tile, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
 }
 
 template <int MODE>
