@@ -32,6 +32,14 @@ typedef enum {
 } BTETransportMethod;
 PETSC_EXTERN const char *const BTETransportMethods[];
 
+/* Preconditioner of the ksp method (-bte_transport_pc). */
+typedef enum {
+  BTE_TRANSPORT_PC_JACOBI,  /* the KSP's own PC: PCJACOBI, the Gamma (RTA) diagonal, or any -bte_transport_pc_type */
+  BTE_TRANSPORT_PC_TWOLEVEL /* "bte two-level": Gamma diagonal + a coarse space of velocity x cubic harmonics x energy
+                               bins per valley, coarse matrix from one pass over the channels (docs/transport.md) */
+} BTETransportPCType;
+PETSC_EXTERN const char *const BTETransportPCTypes[];
+
 /* Results of one configuration */
 typedef struct {
   PetscReal  temperature;        /* K */
@@ -56,7 +64,11 @@ PETSC_EXTERN PetscErrorCode BTETransportSetCarrierDensities(BTETransport, PetscI
 PETSC_EXTERN PetscErrorCode BTETransportSetChemicalPotentials(BTETransport, PetscInt, const PetscReal[]);
 /* ITA stopping tolerance on the relative change of the conductivity (2e-3) and iteration cap. */
 PETSC_EXTERN PetscErrorCode BTETransportSetITATolerance(BTETransport, PetscReal, PetscInt);
-/* Options: -bte_transport_method, -bte_temperatures, -bte_carrier_densities,
+/* The preconditioner of the ksp method (default BTE_TRANSPORT_PC_TWOLEVEL). */
+PETSC_EXTERN PetscErrorCode BTETransportSetPCType(BTETransport, BTETransportPCType);
+PETSC_EXTERN PetscErrorCode BTETransportGetPCType(BTETransport, BTETransportPCType *);
+/* Options: -bte_transport_method, -bte_transport_pc (jacobi, twolevel) and its -bte_transport_pc_bins,
+   -bte_transport_pc_angular, -bte_transport_pc_split, -bte_transport_pc_form, -bte_temperatures, -bte_carrier_densities,
    -bte_chemical_potentials, -bte_ita_tol, -bte_ita_max_it, and the KSP's with
    prefix -bte_transport_ (e.g. -bte_transport_ksp_type bcgs). */
 PETSC_EXTERN PetscErrorCode BTETransportSetFromOptions(BTETransport);

@@ -27,6 +27,7 @@ PetscErrorCode BTETransportInitializePackage(void)
   PetscCall(PetscClassIdRegister("BTEHighField", &BTEHIGHFIELD_CLASSID));
   PetscCall(PetscLogEventRegister("BTETransportSolve", BTETRANSPORT_CLASSID, &BTE_TransportSolve));
   PetscCall(PetscLogEventRegister("BTETransportIO", BTETRANSPORT_CLASSID, &BTE_TransportIO));
+  PetscCall(PetscLogEventRegister("BTETwoLevelSetUp", BTETRANSPORT_CLASSID, &BTE_TwoLevelSetUp));
   PetscCall(PetscLogEventRegister("BTEHighFieldSolve", BTEHIGHFIELD_CLASSID, &BTE_HighFieldSolve));
   PetscCall(PetscRegisterFinalize(BTETransportFinalizePackage));
   PetscFunctionReturn(0);
@@ -47,6 +48,8 @@ PetscErrorCode BTETransportCreate(BTE bte, BTETransport *tr)
   t->ita_tol    = 2e-3;
   t->ita_max_it = 1000;
   t->symmetric  = -1;
+  t->pctype     = BTE_TRANSPORT_PC_TWOLEVEL;
+  PetscCall(BTETwoLevelCreate(&t->tl));
   PetscCall(PetscObjectChangeTypeName((PetscObject)t, BTETransportMethods[t->method]));
   PetscCall(KSPCreate(PetscObjectComm((PetscObject)bte), &t->ksp));
   PetscCall(PetscObjectIncrementTabLevel((PetscObject)t->ksp, (PetscObject)t, 1));
@@ -72,6 +75,7 @@ PetscErrorCode BTETransportDestroy(BTETransport *tr)
     PetscFunctionReturn(0);
   }
   PetscCall(KSPDestroy(&(*tr)->ksp));
+  PetscCall(BTETwoLevelDestroy(&(*tr)->tl));
   PetscCall(BTEDestroy(&(*tr)->bte));
   PetscCall(PetscFree((*tr)->T));
   PetscCall(PetscFree((*tr)->conc));
@@ -95,6 +99,45 @@ PetscErrorCode BTETransportGetMethod(BTETransport tr, BTETransportMethod *m)
 {
   PetscFunctionBegin;
   *m = tr->method;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportSetPCType(BTETransport tr, BTETransportPCType t)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  PetscCheck(t >= BTE_TRANSPORT_PC_JACOBI && t <= BTE_TRANSPORT_PC_TWOLEVEL, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Unknown transport preconditioner %d", (int)t);
+  tr->pctype = t;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTETransportGetPCType(BTETransport tr, BTETransportPCType *t)
+{
+  PetscFunctionBegin;
+  *t = tr->pctype;
+  PetscFunctionReturn(0);
+}
+
+/* The KSP's PC for the chosen preconditioner: the two-level shell, or back to the KSP's own
+   (PCJACOBI unless the options said otherwise) if it was the shell. */
+static PetscErrorCode BTETransportSetUpPC(BTETransport tr)
+{
+  PC        pc;
+  PetscBool shell;
+
+  PetscFunctionBegin;
+  PetscCall(KSPGetPC(tr->ksp, &pc));
+  if (tr->pctype == BTE_TRANSPORT_PC_TWOLEVEL) PetscCall(BTETwoLevelSetPC(tr->tl, pc));
+  else {
+    PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCSHELL, &shell));
+    if (shell) {
+      const char *name = NULL;
+      PetscBool   ours = PETSC_FALSE;
+      PetscCall(PCShellGetName(pc, &name));
+      if (name) PetscCall(PetscStrcmp(name, "bte two-level", &ours));
+      if (ours) PetscCall(PCSetType(pc, PCJACOBI));
+    }
+  }
   PetscFunctionReturn(0);
 }
 
@@ -233,9 +276,36 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
   PetscCall(PetscOptionsBool("-bte_transport_symmetric", "Solve the symmetric form S F = D v, S = -J D (default: with symmetric Krylov methods such as cg)", "BTETransportSolve", sym, &sym, &flg));
   if (flg) tr->symmetric = sym ? 1 : 0;
   PetscCall(PetscOptionsBool("-bte_transport_monitor", "Print each configuration as it is solved", "BTETransportSolve", tr->verbose, &tr->verbose, NULL));
+  {
+    BTETransportPCType t = tr->pctype;
+    PetscInt           nbins, ang;
+    BTETwoLevelSplit   split;
+    BTETwoLevelForm    form;
+    PetscBool          flgpc, flgtype;
+    char               opt[256];
+    const char        *prefix;
+
+    PetscCall(PetscOptionsEnum("-bte_transport_pc", "Preconditioner of the ksp method: twolevel (Gamma diagonal + coarse space of velocity x cubic harmonics x energy bins per valley; its setup is one pass over the channels, counted as one apply) or jacobi (the KSP's own PC: the Gamma diagonal, or -bte_transport_pc_type)", "BTETransportSetPCType", BTETransportPCTypes, (PetscEnum)t, (PetscEnum *)&t, &flgpc));
+    PetscCall(KSPGetOptionsPrefix(tr->ksp, &prefix));
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%spc_type", prefix ? prefix : ""));
+    PetscCall(PetscOptionsHasName(((PetscObject)tr)->options, NULL, opt, &flgtype));
+    PetscCheck(!(flgpc && flgtype && t == BTE_TRANSPORT_PC_TWOLEVEL), comm, PETSC_ERR_USER_INPUT, "Give either -bte_transport_pc twolevel or %s, not both", opt);
+    /* an explicit KSP PC type means the KSP's own preconditioner */
+    if (flgtype && !flgpc) t = BTE_TRANSPORT_PC_JACOBI;
+    PetscCall(BTETransportSetPCType(tr, t));
+    PetscCall(BTETwoLevelGetParameters(tr->tl, &nbins, &ang, &split, &form));
+    PetscCall(PetscOptionsInt("-bte_transport_pc_bins", "twolevel: energy bins per valley (or band) in the coarse space", "BTETransportSetPCType", nbins, &nbins, NULL));
+    PetscCheck(nbins >= 1 && nbins <= 10000, comm, PETSC_ERR_USER_INPUT, "-bte_transport_pc_bins must be in [1, 10000], got %" PetscInt_FMT, nbins);
+    PetscCall(PetscOptionsInt("-bte_transport_pc_angular", "twolevel: angular functions per direction: 0 (v_d), 1 (+ v_d u_d^2), 2 (+ v_d u_d^4, v_d u_e^2 u_f^2)", "BTETransportSetPCType", ang, &ang, NULL));
+    PetscCheck(ang >= 0 && ang <= 2, comm, PETSC_ERR_USER_INPUT, "-bte_transport_pc_angular must be 0, 1 or 2, got %" PetscInt_FMT, ang);
+    PetscCall(PetscOptionsEnum("-bte_transport_pc_split", "twolevel: energy bins per valley (basin of a band minimum), per band, or for all states together", "BTETransportSetPCType", BTETwoLevelSplits, (PetscEnum)split, (PetscEnum *)&split, NULL));
+    PetscCall(PetscOptionsEnum("-bte_transport_pc_form", "twolevel: multiplicative (coarse correction, then the Gamma diagonal on the new residual) or additive", "BTETransportSetPCType", BTETwoLevelForms, (PetscEnum)form, (PetscEnum *)&form, NULL));
+    PetscCall(BTETwoLevelSetParameters(tr->tl, nbins, ang, split, form));
+  }
   PetscOptionsEnd();
 
   PetscCall(KSPSetFromOptions(tr->ksp));
+  PetscCall(BTETransportSetUpPC(tr));
   {
     /* Right preconditioning with the true residual norm where the method allows it, so
        the KSP tolerance is on ||v - A F|| / ||v||; CG-like methods precondition on the left. */
@@ -457,6 +527,7 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
   nc   = tr->nc ? tr->nc : 1;
   cs   = tr->nc ? tr->conc : &defc;
   if (tr->method == BTE_TRANSPORT_KSP) {
+    PetscCall(BTETransportSetUpPC(tr));
     if (tr->symmetric < 0) PetscCall(BTETransportKSPIsSymmetric(tr->ksp, &sym));
     else sym = tr->symmetric ? PETSC_TRUE : PETSC_FALSE;
     {
@@ -509,6 +580,7 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
       if (ctx.ninactive) PetscCall(PetscInfo(tr, "%" PetscInt_FMT " states have no scattering (Gamma = 0) or no weight (D = 0): left out\n", ctx.ninactive));
       PetscCall(BTELinearCreateOperator(bte, &ctx, PETSC_FALSE, &A));
       if (sym) PetscCall(BTELinearCreateOperator(bte, &ctx, PETSC_TRUE, &S));
+      if (tr->method == BTE_TRANSPORT_KSP && tr->pctype == BTE_TRANSPORT_PC_TWOLEVEL) PetscCall(BTETwoLevelSetUp(tr->tl, bte, col, f0, &ctx, sym));
       r->converged = PETSC_TRUE;
       for (PetscInt b = 0; b < 3; b++) {
         PetscBool conv;
@@ -577,6 +649,24 @@ PetscErrorCode BTETransportView(BTETransport tr, PetscViewer v)
   case BTE_TRANSPORT_KSP:
     PetscCall(PetscViewerASCIIPrintf(v, "method: ksp (Krylov solve of A F = v, A = Gamma - P, physics.md eq. 5)\n"));
     if (tr->nres) PetscCall(PetscViewerASCIIPrintf(v, "ksp type: %s\n", tr->ksp_type));
+    if (tr->pctype == BTE_TRANSPORT_PC_TWOLEVEL) {
+      PetscInt         nbins, ang, nc, setups;
+      BTETwoLevelSplit split;
+      BTETwoLevelForm  form;
+      PetscLogDouble   t;
+      PetscCall(BTETwoLevelGetParameters(tr->tl, &nbins, &ang, &split, &form));
+      PetscCall(BTETwoLevelGetInfo(tr->tl, &nc, &setups, &t));
+      char             line[512], more[256] = "";
+      if (setups) PetscCall(PetscSNPrintf(more, sizeof(more), "; %" PetscInt_FMT " coarse vectors; %" PetscInt_FMT " setups, %.3g s, counted as one apply each", nc, setups, (double)t));
+      PetscCall(PetscSNPrintf(line, sizeof(line), "preconditioner: bte two-level (%s; %" PetscInt_FMT " energy bins per %s, angular level %" PetscInt_FMT "%s)\n", BTETwoLevelForms[form], nbins, BTETwoLevelSplits[split], ang, more));
+      PetscCall(PetscViewerASCIIPrintf(v, "%s", line));
+    } else {
+      PC     pc;
+      PCType pt;
+      PetscCall(KSPGetPC(tr->ksp, &pc));
+      PetscCall(PCGetType(pc, &pt));
+      PetscCall(PetscViewerASCIIPrintf(v, "preconditioner: %s%s\n", pt ? pt : "none", pt && !strcmp(pt, PCJACOBI) ? " (the Gamma diagonal: RTA)" : ""));
+    }
     break;
   case BTE_TRANSPORT_RTA:
     PetscCall(PetscViewerASCIIPrintf(v, "method: rta (F = v / Gamma)\n"));

@@ -32,6 +32,32 @@ PETSC_INTERN PetscErrorCode BTELinearCtxReset(BTELinearCtx *);
 /* Shells on a BTELinearCtx: the nonsymmetric A (diagonal Gamma) and the symmetric S (diagonal D Gamma). */
 PETSC_INTERN PetscErrorCode BTELinearCreateOperator(BTE, BTELinearCtx *, PetscBool symmetric, Mat *);
 
+/* The two-level preconditioner of the ksp method (twolevel.c): the Gamma diagonal plus a coarse
+   space u(i) = phi_{d,m}(v_i) chi_{group,bin}(i) (velocity x cubic harmonics x energy bins, per
+   valley or band), Galerkin matrix U^T D A U from one pass over the channels. */
+typedef enum {
+  BTE_TWOLEVEL_SPLIT_NONE,
+  BTE_TWOLEVEL_SPLIT_BAND,
+  BTE_TWOLEVEL_SPLIT_VALLEY
+} BTETwoLevelSplit;
+PETSC_INTERN const char *const BTETwoLevelSplits[];
+typedef enum {
+  BTE_TWOLEVEL_MULTIPLICATIVE, /* coarse correction, then the Gamma diagonal on the remaining residual */
+  BTE_TWOLEVEL_ADDITIVE
+} BTETwoLevelForm;
+PETSC_INTERN const char *const BTETwoLevelForms[];
+typedef struct _n_BTETwoLevel *BTETwoLevel;
+PETSC_INTERN PetscErrorCode BTETwoLevelCreate(BTETwoLevel *);
+PETSC_INTERN PetscErrorCode BTETwoLevelDestroy(BTETwoLevel *);
+PETSC_INTERN PetscErrorCode BTETwoLevelSetParameters(BTETwoLevel, PetscInt nbins, PetscInt angular, BTETwoLevelSplit, BTETwoLevelForm);
+PETSC_INTERN PetscErrorCode BTETwoLevelGetParameters(BTETwoLevel, PetscInt *, PetscInt *, BTETwoLevelSplit *, BTETwoLevelForm *);
+/* Builds the coarse space and matrix at f0 for the operator of ctx (A, or S = D A when sym);
+   counts one apply in ctx->applies (the channel pass). */
+PETSC_INTERN PetscErrorCode BTETwoLevelSetUp(BTETwoLevel, BTE, BTECollision, Vec f0, BTELinearCtx *ctx, PetscBool sym);
+PETSC_INTERN PetscErrorCode BTETwoLevelSetPC(BTETwoLevel, PC);
+PETSC_INTERN PetscErrorCode BTETwoLevelGetInfo(BTETwoLevel, PetscInt *nc, PetscInt *setups, PetscLogDouble *time);
+PETSC_EXTERN PetscLogEvent  BTE_TwoLevelSetUp;
+
 /* Velocity component a of the local states into a Vec (Angstrom/fs). */
 PETSC_INTERN PetscErrorCode BTEVelocityVec(BTE, PetscInt, Vec);
 /* Equilibrium f0 and D = -df0/de at (T, mu). */
@@ -63,6 +89,8 @@ struct _p_BTETransport {
   PetscInt            symmetric; /* -1 decide from the KSP type, 0 no, 1 yes */
   PetscBool           verbose;
   KSP                 ksp;
+  BTETransportPCType  pctype;
+  BTETwoLevel         tl;
   PetscInt            nres;
   BTETransportResult *res;
   Vec                 F[3];

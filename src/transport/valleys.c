@@ -202,10 +202,11 @@ PetscErrorCode BTEValleysCreate(BTE bte, PetscInt nsteps, const PetscInt steps[]
   }
   /* 3. nearest minimum of each local state */
   PetscCall(PetscMalloc1(nl + 1, &v->state_kind));
+  PetscCall(PetscMalloc1(nl + 1, &v->state_min));
   v->nlocal = nl;
   for (PetscInt i = 0; i < nl; i++) {
     PetscReal red[3], k[3], best = PETSC_MAX_REAL;
-    PetscInt  bk = -1;
+    PetscInt  bk = -1, bm = -1;
     KCart(nk, rec, kidx[i], red, k);
     for (PetscInt m = 0; m < v->nmin; m++) {
       if (v->min_band[m] != band[i]) continue;
@@ -217,10 +218,12 @@ PetscErrorCode BTEValleysCreate(BTE bte, PetscInt nsteps, const PetscInt steps[]
             if (d2 < best) {
               best = d2;
               bk   = v->min_kind[m];
+              bm   = m;
             }
           }
     }
     v->state_kind[i] = bk;
+    v->state_min[i]  = bm;
   }
   PetscCall(PetscFree(mall));
   *vout = v;
@@ -255,6 +258,7 @@ PetscErrorCode BTEValleysDestroy(BTEValleys *v)
   if (!*v) PetscFunctionReturn(0);
   PetscCall(PetscFree3((*v)->min_kind, (*v)->min_k, (*v)->min_band));
   PetscCall(PetscFree((*v)->state_kind));
+  PetscCall(PetscFree((*v)->state_min));
   PetscCall(PetscFree((*v)->edge));
   PetscCall(PetscFree(*v));
   PetscFunctionReturn(0);

@@ -19,6 +19,7 @@ struct _n_BTEValleys {
   PetscReal *min_k;                                /* Cartesian k of each minimum, 1/Angstrom */
   PetscInt   nlocal;
   PetscInt  *state_kind;                           /* valley kind of each local state */
+  PetscInt  *state_min;                            /* nearest minimum (valley, 0..nmin-1) of each local state */
   PetscBool *edge;                                 /* local state has a grid neighbour outside the window */
 };
 
