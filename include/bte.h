@@ -80,8 +80,8 @@ PETSC_EXTERN PetscErrorCode BTEFermiDirac(BTE, PetscReal, PetscReal, Vec);
    (eq. 4) on the states of a BTE. Implementations (-bte_collision_type):
    baseline (Perturbo v2.2, per (k,q) pair records, atomics), tgt (Perturbo v3's
    target layer, two passes), fused (precomputed P/Q, one pass over a
-   target-sorted layout; the default), pair (each pair of states stored once and
-   updating both ends: half the bytes of fused). Vectors come from BTECreateStateVec().  */
+   target-sorted layout), pair (each pair of states stored once and updating both
+   ends: half the bytes of fused; the default). Vectors come from BTECreateStateVec().  */
 typedef struct _p_BTECollision *BTECollision;
 typedef const char             *BTECollisionType;
 #define BTECOLLISIONBASELINE "baseline"

@@ -161,7 +161,7 @@ PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision coll, PetscBool *fl
 PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
 {
   char        type[256];
-  const char *deft = ((PetscObject)coll)->type_name ? ((PetscObject)coll)->type_name : BTECOLLISIONFUSED;
+  const char *deft = ((PetscObject)coll)->type_name ? ((PetscObject)coll)->type_name : BTECOLLISIONPAIR;
   PetscBool   flg;
   PetscEnum   prec = (PetscEnum)coll->precision;
 
@@ -188,7 +188,7 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   if (coll->setupcalled) PetscFunctionReturn(0);
   bte = coll->bte;
   PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "Set up the BTE (BTESetUp()) before its collision operator");
-  if (!((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, BTECOLLISIONFUSED));
+  if (!((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, BTECOLLISIONPAIR));
   if (coll->precision == BTE_COLLISION_PRECISION_MIXED) {
     PetscBool ok;
     PetscCall(PetscObjectTypeCompareAny((PetscObject)coll, &ok, BTECOLLISIONFUSED, BTECOLLISIONPAIR, ""));
@@ -332,7 +332,7 @@ PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "temperature %g K, smearing eta %g eV, Nq %" PetscInt64_FMT "\n", (double)coll->temperature, (double)coll->eta, coll->nq));
   PetscCall(PetscViewerASCIIPrintf(viewer, "states: %" PetscInt_FMT " on %d rank(s)\n", coll->N, size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "channels: %" PetscInt64_FMT " distinct; held %.0f in all (largest rank %.0f)\n", coll->bte->ch.nglobal, sum[0], mx[0]));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "entries (owned channel ends): %.0f (largest rank %.0f)\n", sum[1], mx[1]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "layout entries (channel ends, or pairs for pair): %.0f (largest rank %.0f)\n", sum[1], mx[1]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "ghost states: %.0f in all (largest rank %.0f)\n", sum[2], mx[2]));
   if (coll->bte->ch.nglobal > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "layout bytes per channel: %.1f\n", sum[3] / (double)coll->bte->ch.nglobal));
   PetscCall(BTECollisionViewBytes(viewer, "layout memory, all ranks", sum[3]));

@@ -3,7 +3,7 @@
 set -e
 m="$BUILD/tests/coll_misc -synth_nk 4"
 out=$($m -bte_collision_view)
-for pat in "type: fused" "layout bytes per channel: 40" "entries (owned channel ends)" "ghost states: 0" "MATSHELL"; do
+for pat in "type: pair" "18 bytes per pair" "layout entries" "ghost states: 0" "MATSHELL"; do
   grep -qF "$pat" <<<"$out" || { echo "missing '$pat' in:"; echo "$out"; exit 1; }
 done
 out=$(run_np 2 $m -bte_collision_view -bte_collision_type baseline -bte_jacobian_assembled)
@@ -11,7 +11,11 @@ for pat in "type: baseline" "pair records" "assembled AIJ" "type: mpiaij"; do
   grep -qF "$pat" <<<"$out" || { echo "missing '$pat' in:"; echo "$out"; exit 1; }
 done
 grep -qE "ghost states: [1-9]" <<<"$out" || { echo "no ghosts on 2 ranks"; echo "$out"; exit 1; }
-out=$($m -bte_collision_view -bte_collision_precision mixed)
+out=$($m -bte_collision_view -bte_collision_type fused)
+for pat in "type: fused" "layout bytes per channel: 40" "layout entries"; do
+  grep -qF "$pat" <<<"$out" || { echo "missing '$pat' in:"; echo "$out"; exit 1; }
+done
+out=$($m -bte_collision_view -bte_collision_type fused -bte_collision_precision mixed)
 grep -qF "float (mixed precision)" <<<"$out" || { echo "$out"; exit 1; }
 out=$($m -bte_collision_view -bte_collision_type pair -bte_collision_precision mixed)
 for pat in "type: pair" "layout bytes per channel" "10 bytes per pair"; do

@@ -25,6 +25,7 @@ typedef struct {
   PetscInt      tile, chunk; /* options; chunk 0: chosen from the size */
   PetscInt      unroll;      /* CUDA kernel: entries per lane in flight; 0: by precision */
   double       *partial;     /* host partial buffer (L.npartial) */
+  double       *fp, *xp;     /* f and x in layout order (ntile*tile each) */
 #if defined(BTE_HAVE_CUDA)
   BTEPairCUDA cuda;
 #endif
@@ -49,32 +50,28 @@ typedef struct {
 #endif
 
 /* One chunk on the CPU: rows into partial[slot..], column sums (acc, tile entries) after them.
-   MODE 0: I[f]; 1: J(f) x; 2: diag J(f). */
+   f and x come in layout order (fp[l] = f[perm[l]], made once per apply), so that the inner loop
+   reads them without the permutation. MODE 0: I[f]; 1: J(f) x; 2: diag J(f). */
 #define PAIR_CHUNK_KERNEL(NAME, WT) \
-  static inline void NAME(const BTEPairLayout *L, const BTEPairChunk *ch, int mode, const WT *w, const PetscScalar *f, const PetscScalar *x, double *acc, double *partial) \
+  static inline void NAME(const BTEPairLayout *L, const BTEPairChunk *ch, int mode, const WT *w, const double *fp, const double *xp, double *acc, double *partial) \
   { \
-    const int32_t *pI = L->perm + (size_t)ch->tile_i * L->tile, *pJ = L->perm + (size_t)ch->tile_j * L->tile; \
+    const double *fI = fp + (size_t)ch->tile_i * L->tile, *fJ = fp + (size_t)ch->tile_j * L->tile; \
+    const double *xI = xp ? xp + (size_t)ch->tile_i * L->tile : NULL, *xJ = xp ? xp + (size_t)ch->tile_j * L->tile : NULL; \
     for (int32_t t = 0; t < L->tile; t++) acc[t] = 0; \
     for (int32_t r = 0; r < ch->nrows; r++) { \
       const int64_t e0 = L->rowptr[ch->rp + r], e1 = L->rowptr[ch->rp + r + 1]; \
-      const int32_t a  = pI[ch->row0 + r]; \
-      double        ro = 0, ri = 0, so = 0, si = 0, fa, xa = 0; \
-      if (e0 == e1) { \
-        partial[ch->slot + r] = 0; \
-        continue; \
-      } \
-      fa = f[a]; \
-      if (mode == 1) xa = x[a]; \
+      const double  fa = fI[ch->row0 + r], xa = mode == 1 ? xI[ch->row0 + r] : 0.0; \
+      double        ro = 0, ri = 0, so = 0, si = 0; \
       for (int64_t e = e0; e < e1; e++) { \
-        const int32_t jj = L->col[e], b = pJ[jj]; \
-        const double  P = (double)w[2 * e], Q = (double)w[2 * e + 1], fb = f[b]; \
+        const int32_t jj = L->col[e]; \
+        const double  P = (double)w[2 * e], Q = (double)w[2 * e + 1], fb = fJ[jj]; \
         const double  p = P * (1.0 - fb), q = Q * fb; \
         if (mode == 0) { \
           ro += p; \
           ri += q; \
           acc[jj] += fa * p - (1.0 - fa) * q; \
         } else if (mode == 1) { \
-          const double xb = x[b]; \
+          const double xb = xJ[jj]; \
           ro += p + q; \
           so += P * xb; \
           si += Q * xb; \
@@ -105,6 +102,12 @@ static PetscErrorCode PairRun(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y
   PetscCall(VecGetArrayRead(fl, &f));
   if (xl) PetscCall(VecGetArrayRead(xl, &x));
   PetscCall(VecGetArrayWrite(Y, &y));
+#pragma omp parallel for schedule(static)
+  for (int64_t l = 0; l < (int64_t)L->ntile * L->tile; l++) {
+    const int32_t s = L->perm[l];
+    pa->fp[l]       = s >= 0 ? f[s] : 0.0;
+    if (x) pa->xp[l] = s >= 0 ? x[s] : 0.0;
+  }
 #pragma omp parallel reduction(| : ierr)
   {
     double *acc = (double *)malloc((size_t)L->tile * sizeof(double));
@@ -112,8 +115,8 @@ static PetscErrorCode PairRun(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y
 #pragma omp for schedule(dynamic, 1)
     for (int64_t c = 0; c < L->nchunk; c++) {
       if (!acc) continue;
-      if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, f, x, acc, partial);
-      else PairChunkDouble(L, &L->chunks[c], mode, L->w, f, x, acc, partial);
+      if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, pa->fp, x ? pa->xp : NULL, acc, partial);
+      else PairChunkDouble(L, &L->chunks[c], mode, L->w, pa->fp, x ? pa->xp : NULL, acc, partial);
     }
     free(acc);
   }
@@ -414,6 +417,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   }
   PetscCall(PairSlots(L));
   PetscCall(PetscMalloc1(PetscMax(L->npartial, 1), &pa->partial));
+  PetscCall(PetscMalloc2((size_t)L->ntile * L->tile, &pa->fp, (size_t)L->ntile * L->tile, &pa->xp));
   coll->nentries = L->nnz;
   coll->bytes    = (PetscLogDouble)L->nnz * (sizeof(uint16_t) + 2 * (mixed ? sizeof(float) : sizeof(double))) + (PetscLogDouble)L->nrowptr * sizeof(int64_t) + (PetscLogDouble)L->nchunk * sizeof(BTEPairChunk) + (PetscLogDouble)L->ntile * L->tile * sizeof(int32_t) + (PetscLogDouble)(L->nlocal + 1) * sizeof(int64_t) + (PetscLogDouble)L->sptr[L->nlocal] * sizeof(int32_t) + (PetscLogDouble)L->npartial * sizeof(double);
   PetscCall(PetscInfo(coll, "pair layout: %" PetscCount_FMT " channels -> %" PetscInt64_FMT " pairs, %d tiles of %d, %" PetscInt64_FMT " chunks, %" PetscInt64_FMT " partial sums\n", nch, (PetscInt64)L->nnz, (int)L->ntile, (int)L->tile, (PetscInt64)L->nchunk, (PetscInt64)L->npartial));
@@ -465,6 +469,7 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   PetscCall(PetscFree(L->sptr));
   PetscCall(PetscFree(L->slots));
   PetscCall(PetscFree(pa->partial));
+  PetscCall(PetscFree2(pa->fp, pa->xp));
   PetscCall(PetscFree(coll->data));
   PetscFunctionReturn(0);
 }
