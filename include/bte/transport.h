@@ -64,7 +64,7 @@ PETSC_EXTERN PetscErrorCode BTETransportSetCarrierDensities(BTETransport, PetscI
 PETSC_EXTERN PetscErrorCode BTETransportSetChemicalPotentials(BTETransport, PetscInt, const PetscReal[]);
 /* ITA stopping tolerance on the relative change of the conductivity (2e-3) and iteration cap. */
 PETSC_EXTERN PetscErrorCode BTETransportSetITATolerance(BTETransport, PetscReal, PetscInt);
-/* The preconditioner of the ksp method (default BTE_TRANSPORT_PC_TWOLEVEL). */
+/* The preconditioner of the ksp method (default BTE_TRANSPORT_PC_JACOBI). */
 PETSC_EXTERN PetscErrorCode BTETransportSetPCType(BTETransport, BTETransportPCType);
 PETSC_EXTERN PetscErrorCode BTETransportGetPCType(BTETransport, BTETransportPCType *);
 /* Options: -bte_transport_method, -bte_transport_pc (jacobi, twolevel) and its -bte_transport_pc_bins,

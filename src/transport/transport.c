@@ -48,7 +48,7 @@ PetscErrorCode BTETransportCreate(BTE bte, BTETransport *tr)
   t->ita_tol    = 2e-3;
   t->ita_max_it = 1000;
   t->symmetric  = -1;
-  t->pctype     = BTE_TRANSPORT_PC_TWOLEVEL;
+  t->pctype     = BTE_TRANSPORT_PC_JACOBI;
   PetscCall(BTETwoLevelCreate(&t->tl));
   PetscCall(PetscObjectChangeTypeName((PetscObject)t, BTETransportMethods[t->method]));
   PetscCall(KSPCreate(PetscObjectComm((PetscObject)bte), &t->ksp));

@@ -76,6 +76,14 @@ struct _n_BTETwoLevel {
   PetscBLASInt *piv;
   PetscScalar  *g, *y;
   PetscBool     ready;
+  /* channel ends of the owned states in row order, with the rates oriented from the row's
+     state t to the other end o (Pt = rate t -> o, Qt = rate o -> t): built once per collision
+     operator (temperature), reused by every configuration (chemical potential) */
+  PetscInt64    cache_id;
+  PetscInt      cache_nl;
+  PetscCount   *endptr;
+  PetscInt     *eo;
+  PetscReal    *ePt, *eQt;
   /* statistics */
   PetscInt       setups;
   PetscLogDouble time; /* seconds in setups */
@@ -115,6 +123,8 @@ PetscErrorCode BTETwoLevelDestroy(BTETwoLevel *tl)
   if (!*tl) PetscFunctionReturn(0);
   PetscCall(BTETwoLevelResetConfiguration(*tl));
   PetscCall(PetscFree((*tl)->group));
+  PetscCall(PetscFree((*tl)->endptr));
+  PetscCall(PetscFree3((*tl)->eo, (*tl)->ePt, (*tl)->eQt));
   PetscCall(PetscFree(*tl));
   PetscFunctionReturn(0);
 }
@@ -220,8 +230,7 @@ PetscErrorCode BTETwoLevelSetUp(BTETwoLevel tl, BTE bte, BTECollision col, Vec f
   const PetscScalar *d, *act;
   PetscReal         *lo, *hi, *gram, *fl, *Dl, *vl[3], *bl, *utl;
   PetscInt          *blkl, *ci, *cj;
-  PetscCount         nch = bte->ch.n, *rowptr;
-  int64_t           *src;
+  PetscCount         nch = bte->ch.n, *rowptr, *pos;
   PetscReal         *P, *Q;
   Vec                xl, tmp;
   PetscLogDouble     t0, t1;
@@ -385,13 +394,48 @@ PetscErrorCode BTETwoLevelSetUp(BTETwoLevel tl, BTE bte, BTECollision col, Vec f
   /* 4. the channel pass: rows of S U for the owned states */
   PetscLogDouble tt[6];
   PetscCall(PetscTime(&tt[0]));
-  PetscCall(BTECollisionComputeLocalEnds(col, &ci, &cj));
-  PetscCall(PetscTime(&tt[1]));
-  PetscCall(PetscMalloc2(nch + 1, &P, nch + 1, &Q));
-  PetscCall(BTECollisionComputeChannelPQ_Private(col, ci, cj, P, Q));
-  PetscCall(PetscTime(&tt[2]));
-  PetscCall(BTECollisionBuildTargets(nl, nch, ci, cj, &rowptr, &src));
-  PetscCall(PetscTime(&tt[3]));
+  tt[1] = tt[2] = tt[3] = tt[0];
+  if (tl->cache_id != ((PetscObject)col)->id || tl->cache_nl != nl) {
+    PetscCall(PetscFree(tl->endptr));
+    PetscCall(PetscFree3(tl->eo, tl->ePt, tl->eQt));
+    PetscCall(BTECollisionComputeLocalEnds(col, &ci, &cj));
+    PetscCall(PetscTime(&tt[1]));
+    PetscCall(PetscMalloc2(nch + 1, &P, nch + 1, &Q));
+    PetscCall(BTECollisionComputeChannelPQ_Private(col, ci, cj, P, Q));
+    PetscCall(PetscTime(&tt[2]));
+    /* counting sort of the channel ends by owned state, channels read in order */
+    PetscCall(PetscCalloc1(nl + 1, &rowptr));
+    for (PetscCount c = 0; c < nch; c++) {
+      if (ci[c] < nl) rowptr[ci[c] + 1]++;
+      if (cj[c] < nl) rowptr[cj[c] + 1]++;
+    }
+    for (PetscInt t = 0; t < nl; t++) rowptr[t + 1] += rowptr[t];
+    PetscCall(PetscMalloc3(rowptr[nl] + 1, &tl->eo, rowptr[nl] + 1, &tl->ePt, rowptr[nl] + 1, &tl->eQt));
+    PetscCall(PetscMalloc1(nl + 1, &pos));
+    PetscCall(PetscArraycpy(pos, rowptr, nl + 1));
+    for (PetscCount c = 0; c < nch; c++) {
+      PetscInt i = ci[c], j = cj[c];
+      if (i < nl) {
+        PetscCount s = pos[i]++;
+        tl->eo[s]    = j;
+        tl->ePt[s]   = P[c];
+        tl->eQt[s]   = Q[c];
+      }
+      if (j < nl) {
+        PetscCount s = pos[j]++;
+        tl->eo[s]    = i;
+        tl->ePt[s]   = Q[c];
+        tl->eQt[s]   = P[c];
+      }
+    }
+    PetscCall(PetscFree(pos));
+    tl->endptr   = rowptr;
+    tl->cache_id = ((PetscObject)col)->id;
+    tl->cache_nl = nl;
+    PetscCall(PetscFree2(P, Q));
+    PetscCall(PetscFree2(ci, cj));
+    PetscCall(PetscTime(&tt[3]));
+  }
   {
     PetscReal  *scr;
     PetscInt   *mark, *touched, nt;
@@ -408,32 +452,22 @@ PetscErrorCode BTETwoLevelSetUp(BTETwoLevel tl, BTE bte, BTECollision col, Vec f
       if (tl->blk[t] >= 0) {
         PetscReal own = 0; /* the row's own end: a scalar times its basis values */
         PetscInt  bt  = blkl[t];
-        for (PetscCount s = rowptr[t]; s < rowptr[t + 1]; s++) {
-          int64_t    sc = src[s];
-          PetscCount c  = (PetscCount)(sc > 0 ? sc - 1 : -sc - 1);
-          PetscInt   i = ci[c], j = cj[c], o;
-          PetscReal  fi = fl[i], fj = fl[j];
-          PetscReal  dxi = -(P[c] * (1.0 - fj) + Q[c] * fj), dxj = P[c] * fi + Q[c] * (1.0 - fi), a;
-          if (sc > 0) { /* t = i: (S U)_t += -(dxi w_i + dxj w_j) */
-            own -= dxi;
-            a = -dxj;
-            o = j;
-          } else { /* t = j: (S U)_t += dxi w_i + dxj w_j */
-            own += dxj;
-            a = dxi;
-            o = i;
-          }
-          {
-            PetscInt bo = blkl[o];
-            if (bo >= 0) {
-              const PetscReal *w = utl + (size_t)o * M;
-              PetscReal       *q = scr + tl->off[bo];
-              if (mark[bo] != t) {
-                mark[bo]      = t;
-                touched[nt++] = bo;
-              }
-              for (PetscInt k = 0; k < tl->rank[bo]; k++) q[k] += a * w[k];
+        PetscReal ft  = fl[t];
+        /* with Pt, Qt the rates t -> o and o -> t: d x/d f_t = -(Pt (1 - f_o) + Qt f_o) and
+           d x/d f_o = Pt f_t + Qt (1 - f_t) (x counted positive into t), and
+           (S U)_t += -(d x/d f_t w_t + d x/d f_o w_o) */
+        for (PetscCount s = tl->endptr[t]; s < tl->endptr[t + 1]; s++) {
+          PetscInt  o  = tl->eo[s], bo = blkl[o];
+          PetscReal fo = fl[o], Pt = tl->ePt[s], Qt = tl->eQt[s];
+          own += Pt * (1.0 - fo) + Qt * fo;
+          if (bo >= 0) {
+            const PetscReal *w = utl + (size_t)o * M;
+            PetscReal       *q = scr + tl->off[bo], a = -(Pt * ft + Qt * (1.0 - ft));
+            if (mark[bo] != t) {
+              mark[bo]      = t;
+              touched[nt++] = bo;
             }
+            for (PetscInt k = 0; k < tl->rank[bo]; k++) q[k] += a * w[k];
           }
         }
         {
@@ -482,12 +516,8 @@ PetscErrorCode BTETwoLevelSetUp(BTETwoLevel tl, BTE bte, BTECollision col, Vec f
     PetscCall(PetscFree3(scr, mark, touched));
   }
   PetscCall(PetscTime(&tt[4]));
-  PetscCall(PetscInfo(bte, "two-level setup times (s): groups and basis %g, channel ends %g, P and Q %g, target lists %g, rows of S U %g\n", tt[0] - t0, tt[1] - tt[0], tt[2] - tt[1], tt[3] - tt[2], tt[4] - tt[3]));
-  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)M * (PetscLogDouble)(rowptr[nl])));
-  PetscCall(PetscFree(rowptr));
-  PetscCall(PetscFree(src));
-  PetscCall(PetscFree2(P, Q));
-  PetscCall(PetscFree2(ci, cj));
+  PetscCall(PetscInfo(bte, "two-level setup times (s): groups and basis %g; per temperature: channel ends %g, P and Q %g, end lists %g; rows of S U %g\n", tt[0] - t0, tt[1] - tt[0], tt[2] - tt[1], tt[3] - tt[2], tt[4] - tt[3]));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)M * (PetscLogDouble)(tl->endptr[nl])));
   PetscCall(PetscFree5(fl, Dl, bl, blkl, utl));
 
   /* 5. A_c = U^T S U, replicated, LU */

@@ -1,4 +1,4 @@
-# The two-level preconditioner of bte transport (-bte_transport_pc twolevel, the default):
+# The two-level preconditioner of bte transport (-bte_transport_pc twolevel):
 #  (a) the same mobility as GMRES with the Gamma diagonal (jacobi) at rtol 1e-8 (to 1e-7) and as
 #      ITA to its tolerance, on 1 and 2 ranks; every variant (additive form, split none/band,
 #      angular 0, CG on the symmetric form) agrees too;
@@ -14,15 +14,15 @@ gaas="-bte_model gaas -bte_grid 40 -bte_view 0"
 np=${TEST_NP:-2}
 for p in para gaas; do
   o=${!p}
-  "$BTE" transport $o -bte_transport_pc jacobi -bte_output $p-jacobi.h5 > /dev/null
+  "$BTE" transport $o -bte_output $p-jacobi.h5 > /dev/null
   "$BTE" transport $o -bte_transport_pc twolevel -bte_output $p-tl1.h5 > /dev/null
-  $MPIEXEC -n $np "$BTE" transport $o -bte_output $p-tl2.h5 > /dev/null
+  $MPIEXEC -n $np "$BTE" transport $o -bte_transport_pc twolevel -bte_output $p-tl2.h5 > /dev/null
   $MPIEXEC -n $np "$BTE" transport $o -bte_transport_pc jacobi -bte_output $p-jacobi2.h5 > /dev/null
   "$BTE" transport $o -bte_transport_method ita -bte_output $p-ita.h5 > /dev/null
-  "$BTE" transport $o -bte_transport_pc_form additive -bte_output $p-add.h5 > /dev/null
-  "$BTE" transport $o -bte_transport_pc_split none -bte_transport_pc_angular 0 -bte_transport_pc_bins 7 -bte_output $p-none.h5 > /dev/null
-  $MPIEXEC -n $np "$BTE" transport $o -bte_transport_pc_split band -bte_transport_pc_angular 1 -bte_output $p-band.h5 > /dev/null
-  "$BTE" transport $o -bte_transport_ksp_type cg -bte_output $p-cg.h5 > /dev/null
+  "$BTE" transport $o -bte_transport_pc twolevel -bte_transport_pc_form additive -bte_output $p-add.h5 > /dev/null
+  "$BTE" transport $o -bte_transport_pc twolevel -bte_transport_pc_split none -bte_transport_pc_angular 0 -bte_transport_pc_bins 7 -bte_output $p-none.h5 > /dev/null
+  $MPIEXEC -n $np "$BTE" transport $o -bte_transport_pc twolevel -bte_transport_pc_split band -bte_transport_pc_angular 1 -bte_output $p-band.h5 > /dev/null
+  "$BTE" transport $o -bte_transport_pc twolevel -bte_transport_ksp_type cg -bte_output $p-cg.h5 > /dev/null
 done
 $PYTHON - <<'PY'
 import h5py, numpy as np
@@ -59,7 +59,7 @@ PY
 # (c) bad values
 m="-bte_model parabolic -bte_parabolic_a 40 -bte_grid 8 -bte_view 0"
 expect_fail 'Unknown option "\?foo"\? for -bte_transport_pc' "$BTE" transport $m -bte_transport_pc foo
-expect_fail "bte_transport_pc_bins must be in" "$BTE" transport $m -bte_transport_pc_bins 0
+expect_fail "bte_transport_pc_bins must be in" "$BTE" transport $m -bte_transport_pc twolevel -bte_transport_pc_bins 0
 expect_fail "bte_transport_pc_angular must be 0, 1 or 2" "$BTE" transport $m -bte_transport_pc_angular 3
 expect_fail 'Unknown option "\?diag"\? for -bte_transport_pc_split' "$BTE" transport $m -bte_transport_pc_split diag
 expect_fail 'Unknown option "\?both"\? for -bte_transport_pc_form' "$BTE" transport $m -bte_transport_pc_form both
