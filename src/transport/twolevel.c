@@ -21,8 +21,8 @@
 
    Coarse matrix. S = D A = -J(f0) D is nearly symmetric, so the Galerkin matrix is
    A_c = U^T D A U = U^T S U. It is NOT built by applying A to each coarse vector: one pass over
-   the channels (the rows of the owned states, through the target lists of the collision
-   module) accumulates the rows of S U from the four Jacobian entries of each channel,
+   the channel ends of the owned states (sorted by state and with their rates P, Q once per
+   collision operator, i.e. per temperature) accumulates the rows of S U from the four Jacobian entries of each channel,
 
        (S U)_{t,:} += -s_t [ dx_c/df_i  D_i U_{i,:} + dx_c/df_j  D_j U_{j,:} ],
        s_t = +1 for the i end, -1 for the j end,
