@@ -71,6 +71,9 @@ int main(int argc, char **argv)
       else fprintf(stderr, "bte %s: error: %s\n", cmd->name, specific && specific[0] ? specific : (text ? text : "unknown error"));
       fflush(stderr);
       if (size > 1) MPI_Abort(PETSC_COMM_WORLD, 1);
+      /* options the failed run never reached are not the user's mistake: no "unused option" warning
+         after the one-line error (PETSc >= 3.19 prints it by default) */
+      PetscOptionsSetValue(NULL, "-options_left", "0");
       PetscFinalize();
       return 1;
     }
