@@ -163,7 +163,6 @@ static PetscErrorCode BTEPairSetShared(int tile)
 PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
 {
   BTEPairCUDA d;
-  long long  *tmp;
   int         devid, maxsm;
 
   PetscFunctionBegin;
@@ -190,8 +189,7 @@ PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
   PetscCall(BTECollCUDAUpload(L->col, (size_t)L->nnz, &d->col, &d->bytes));
   if (L->w) PetscCall(BTECollCUDAUpload((const double2 *)L->w, (size_t)L->nnz, &d->w, &d->bytes));
   if (L->ws) PetscCall(BTECollCUDAUpload((const float2 *)L->ws, (size_t)L->nnz, &d->ws, &d->bytes));
-  tmp = (long long *)L->sptr;
-  PetscCall(BTECollCUDAUpload(tmp, (size_t)L->nlocal + 1, &d->sptr, &d->bytes));
+  PetscCall(BTECollCUDAUpload((const long long *)L->sptr, (size_t)L->nlocal + 1, &d->sptr, &d->bytes));
   PetscCall(BTECollCUDAUpload(L->slots, (size_t)d->nslots, &d->slots, &d->bytes));
   if (d->npartial) {
     PetscCallCUDA(cudaMalloc((void **)&d->partial, (size_t)d->npartial * sizeof(double)));
