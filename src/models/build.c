@@ -44,8 +44,6 @@
 #define BTE_BYTES_PER_STATE_OWN (2 * sizeof(PetscInt) + 4 * sizeof(PetscReal))
 /* Bytes per channel held: i, j, mode, hw, g2 */
 #define BTE_BYTES_PER_CHANNEL (3 * sizeof(PetscInt) + 2 * sizeof(PetscReal))
-#define BTE_MAX_BANDS 64
-#define BTE_MAX_MODES 64
 
 typedef struct {
   PetscInt  dim, nk[3];
@@ -342,8 +340,17 @@ static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscBool lower, Petsc
     lo = PetscMin(i, j);
     hi = PetscMax(i, j);
     for (PetscInt c = 0; c < 3; c++) d[c] = s->ijk[3 * hi + c] - s->ijk[3 * lo + c];
-    BTEZoneReduce(p->z, d, q);
-    if (p->spec->coupling(p->spec->ctx, s->band[lo], &s->k[3 * lo], s->band[hi], &s->k[3 * hi], q, hw, g2)) return 1;
+    if (p->spec->coupling_grid) {
+      PetscInt iq[3];
+      for (PetscInt c = 0; c < 3; c++) {
+        iq[c] = d[c] % p->z->nk[c];
+        if (iq[c] < 0) iq[c] += p->z->nk[c];
+      }
+      if (p->spec->coupling_grid(p->spec->ctx, s->band[lo], &s->ijk[3 * lo], s->e[lo], s->band[hi], &s->ijk[3 * hi], s->e[hi], iq, hw, g2)) return 1;
+    } else {
+      BTEZoneReduce(p->z, d, q);
+      if (p->spec->coupling(p->spec->ctx, s->band[lo], &s->k[3 * lo], s->band[hi], &s->k[3 * hi], q, hw, g2)) return 1;
+    }
     for (PetscInt nu = 0; nu < nmodes; nu++) {
       if (!(g2[nu] > 0) || !(g2[nu] > p->g2min) || !(hw[nu] >= p->hwmin) || !(PetscAbsReal(de - hw[nu]) < p->tol)) continue;
       if (out_i && n >= skip && (take < 0 || n < skip + take)) {
@@ -668,19 +675,24 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   for (PetscInt a = 0; a < 9; a++) bte->grid.lattice[a] = spec->lattice[a];
   bte->grid.nk[0] = bte->grid.nk[1] = bte->ngrid;
   bte->grid.nk[2]                   = spec->dim == 3 ? bte->ngrid : 1;
+  if (spec->nk[0] > 0) {
+    for (PetscInt a = 0; a < 3; a++) bte->grid.nk[a] = spec->nk[a];
+    PetscCheck(spec->nk[1] > 0 && spec->nk[2] > 0 && (spec->dim == 3 || spec->nk[2] == 1), comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: k grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " must be positive (1 along a3 in 2D)", spec->name, spec->nk[0], spec->nk[1], spec->nk[2]);
+  }
   PetscCall(BTEGridSetReciprocal(&bte->grid));
   bte->nbands  = spec->nbands;
   bte->nmodes  = spec->nmodes;
   bte->spin    = spec->spin;
   bte->carrier = spec->carrier;
   bte->emin    = spec->eedge;
-  bte->emax    = spec->eedge + bte->window;
+  bte->emax    = spec->eedge + (spec->window > 0 ? spec->window : bte->window);
   {
     char extra[128] = "";
     if (bte->tol_eta != 3.0) PetscCall(PetscSNPrintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_energy_tolerance %g", (double)bte->tol_eta));
     if (bte->phonon_min != 0.001) PetscCall(PetscSNPrintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_phonon_min %g", (double)bte->phonon_min));
     if (bte->g2_cutoff != 0) PetscCall(PetscSNPrintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_g2_cutoff %g", (double)bte->g2_cutoff));
-    PetscCall(PetscSNPrintf(bte->source, sizeof(bte->source), "bte generate -bte_model %s -bte_grid %" PetscInt_FMT " -bte_window %g -bte_smearing %g%s", spec->name, bte->ngrid, (double)bte->window, (double)bte->smearing, extra));
+    if (spec->source) PetscCall(PetscStrncpy(bte->source, spec->source, sizeof(bte->source)));
+    else PetscCall(PetscSNPrintf(bte->source, sizeof(bte->source), "bte generate -bte_model %s -bte_grid %" PetscInt_FMT " -bte_window %g -bte_smearing %g%s", spec->name, bte->ngrid, (double)bte->window, (double)bte->smearing, extra));
   }
 
   /* Refuse a grid whose states could not be held, before enumerating it (worst case: every
@@ -707,7 +719,7 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
     bte->energy[il]   = s.e[g];
     for (PetscInt c = 0; c < 3; c++) bte->velocity[3 * il + c] = s.v[3 * g + c];
   }
-  if (spec->coupling) PetscCall(BTEModelChannels(bte, spec, &z, &s, monitor, batch));
+  if (spec->coupling || spec->coupling_grid) PetscCall(BTEModelChannels(bte, spec, &z, &s, monitor, batch));
   else { /* a model without scattering (coupling == NULL) */
     PetscCall(BTEAllocateChannels(bte, 0));
     if (bte->streamfile[0]) {

@@ -5,6 +5,7 @@ PETSC_INTERN PetscErrorCode BTEModelGenerate_Parabolic(BTE);
 PETSC_INTERN PetscErrorCode BTEModelGenerate_GaAs(BTE);
 PETSC_INTERN PetscErrorCode BTEModelGenerate_Graphene(BTE);
 PETSC_INTERN PetscErrorCode BTEModelGenerate_SiHoles(BTE);
+PETSC_INTERN PetscErrorCode BTEModelGenerate_Perturbo(BTE);
 
 PetscErrorCode BTEModelRegisterAll(void)
 {
@@ -13,5 +14,6 @@ PetscErrorCode BTEModelRegisterAll(void)
   PetscCall(BTEModelRegister("gaas", BTEModelGenerate_GaAs));
   PetscCall(BTEModelRegister("graphene", BTEModelGenerate_Graphene));
   PetscCall(BTEModelRegister("si-holes", BTEModelGenerate_SiHoles));
+  PetscCall(BTEModelRegister("perturbo", BTEModelGenerate_Perturbo));
   PetscFunctionReturn(0);
 }

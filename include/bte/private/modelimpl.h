@@ -20,6 +20,18 @@ typedef struct {
      reduced to the first Brillouin zone (Cartesian, 1/Angstrom). Must be symmetric under
      exchanging the two ends (q -> -q). g2 = 0 means no channel. */
   PetscErrorCode (*coupling)(void *ctx, PetscInt n, const PetscReal k[3], PetscInt m, const PetscReal kp[3], const PetscReal q[3], PetscReal hw[], PetscReal g2[]);
+  /* Optional, used instead of coupling when set (an interpolated material caches by grid point):
+     the same, given the grid indices of k, kp and q = kp - k (each component in [0, nk)) and the
+     two band energies (eV), so that modes that cannot pass the energy selection can be skipped
+     (g2 = 0). */
+  PetscErrorCode (*coupling_grid)(void *ctx, PetscInt n, const PetscInt ik[3], PetscReal en, PetscInt m, const PetscInt ikp[3], PetscReal em, const PetscInt iq[3], PetscReal hw[], PetscReal g2[]);
+  PetscInt nk[3];         /* k points per direction; 0: bte->ngrid (1 along a3 in 2D) */
+  PetscReal window;       /* window width, eV; 0: bte->window */
+  const char *source;     /* provenance written to the table; NULL: the bte generate command line */
 } BTEModelSpec;
+
+/* Largest band and mode counts a model may have */
+#define BTE_MAX_BANDS 64
+#define BTE_MAX_MODES 768
 
 PETSC_INTERN PetscErrorCode BTEModelBuild(BTE, const BTEModelSpec *);

@@ -1,0 +1,434 @@
+/* Wannier interpolation of a Perturbo epr file (the formulas of Perturbo's band_structure.f90,
+   phonon_dispersion.f90, polar_correction.f90 and elphon_coupling_matrix.f90; docs/import.md):
+     H(k)      = sum_R e^{i 2 pi k.R} H(R)                   (upper triangle stored, Hermitian)
+     v_n(k)    = <n| dH/dk |n>, dH/dk = sum_R i R e^{i2pi k.R} H(R); bands closer than 0.1 meV
+                 get the eigenvalues of dH/dk_a restricted to their subspace (Wannier90's
+                 degenerate perturbation theory, as Perturbo)
+     D(q)      = [sum_R e^{i2pi q.R} C(R) + D_LR(q)] / sqrt(M_a M_b), omega = sign(w2) sqrt|w2|,
+                 displacement patterns u = e / sqrt(M)
+     g^W(k,q)  = sum_Rp e^{i2pi q.Rp} sum_Re e^{i2pi k.Re} g(Re, Rp)   (+ g_LR(q) on iw == jw)
+   All in Rydberg atomic units; k, q in crystal coordinates. The functions that run inside
+   OpenMP regions use a per-thread work space and return nonzero on failure. */
+#include <bte/private/epr.h>
+#include <math.h>
+
+#define E2 2.0 /* e^2 in Rydberg atomic units */
+
+/* LAPACK (Fortran) Hermitian eigensolver */
+extern void zheev_(const char *, const char *, const int *, double *, const int *, double *, double *, const int *, double *, int *, size_t, size_t);
+/* BLAS Hermitian rank-k update */
+extern void zherk_(const char *, const char *, const int *, const int *, const double *, const double *, const int *, const double *, double *, const int *, size_t, size_t);
+
+struct _n_BTEEprWork {
+  PetscInt   nmax;                /* largest matrix (max(nw, 3 nat)) */
+  PetscReal *ph_h, *ph_e, *ph_p, *ph_f; /* phases (re, im) of the vector sets */
+  PetscReal *A, *w, *work, *rwork;  /* eigensolver */
+  int        lwork;
+  PetscReal *dmat;                  /* 3x3 blocks of the short-range D (complex) */
+  PetscReal *D, *V;                 /* dipole-dipole matrix, its factor (3nat x G vectors) */
+  PetscReal *dH, *tmp, *sub, *subw; /* velocities */
+};
+
+/* Perturbo's Z_ij of atom a (i: field, j: displacement) from the stored array */
+static inline PetscReal Z(const BTEEpr e, PetscInt a, int i, int j)
+{
+  return e->zstar[9 * a + 3 * j + i];
+}
+
+static void GRange(const BTEEpr e, PetscReal alpha, PetscInt nrx[3])
+{
+  PetscReal ggmax = 14.0 * 4.0 * alpha;
+  for (int i = 0; i < 3; i++) {
+    const PetscReal *b  = e->bg + 3 * i;
+    PetscReal        be = 0;
+    for (int x = 0; x < 3; x++)
+      for (int y = 0; y < 3; y++) be += b[x] * e->epsil[3 * x + y] * b[y];
+    nrx[i] = (PetscInt)PetscCeilReal(PetscSqrtReal(ggmax / be));
+    if (e->qc[i] < 2) nrx[i] = 0;
+  }
+}
+
+PetscErrorCode BTEEprWorkCreate(BTEEpr e, BTEEprWork *wk)
+{
+  BTEEprWork w;
+  PetscInt   nm = 3 * e->nat, n = PetscMax(e->nw, nm), nf = e->nat * (e->nat + 1) / 2;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&w));
+  w->nmax  = n;
+  w->lwork = (int)(4 * n);
+  PetscCall(PetscMalloc4(2 * e->hR.nr, &w->ph_h, 2 * e->eR.nr, &w->ph_e, 2 * e->pR.nr, &w->ph_p, 2 * e->fR.nr, &w->ph_f));
+  PetscCall(PetscMalloc4(2 * n * n, &w->A, n, &w->w, 2 * (size_t)w->lwork, &w->work, 3 * n, &w->rwork));
+  PetscCall(PetscMalloc1(18 * nf, &w->dmat));
+  {
+    PetscInt nrx[3], ng;
+    GRange(e, e->loto_alpha, nrx);
+    ng = (2 * nrx[0] + 1) * (2 * nrx[1] + 1) * (2 * nrx[2] + 1);
+    PetscCall(PetscMalloc2(2 * nm * nm, &w->D, 2 * nm * ng, &w->V));
+  }
+  PetscCall(PetscMalloc4(6 * e->nw * e->nw, &w->dH, 2 * e->nw * e->nw, &w->tmp, 2 * e->nw * e->nw, &w->sub, e->nw, &w->subw));
+  *wk = w;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprWorkDestroy(BTEEprWork *wk)
+{
+  BTEEprWork w = *wk;
+
+  PetscFunctionBegin;
+  if (!w) PetscFunctionReturn(0);
+  PetscCall(PetscFree4(w->ph_h, w->ph_e, w->ph_p, w->ph_f));
+  PetscCall(PetscFree4(w->A, w->w, w->work, w->rwork));
+  PetscCall(PetscFree(w->dmat));
+  PetscCall(PetscFree2(w->D, w->V));
+  PetscCall(PetscFree4(w->dH, w->tmp, w->sub, w->subw));
+  PetscCall(PetscFree(w));
+  *wk = NULL;
+  PetscFunctionReturn(0);
+}
+
+static void Phases(const BTEEprRSet *s, const PetscReal k[3], PetscReal ph[])
+{
+  for (PetscInt r = 0; r < s->nr; r++) {
+    PetscReal a = 2 * PETSC_PI * (k[0] * s->R[3 * r] + k[1] * s->R[3 * r + 1] + k[2] * s->R[3 * r + 2]);
+    ph[2 * r]     = cos(a);
+    ph[2 * r + 1] = sin(a);
+  }
+}
+
+/* Eigen-decomposition of the n x n Hermitian matrix in w->A (column-major, upper triangle
+   used): eigenvalues ascending in ev, eigenvectors overwrite A. */
+static int Heev(BTEEprWork w, int n, PetscReal ev[])
+{
+  int info = 0;
+  zheev_("V", "U", &n, w->A, &n, ev, w->work, &w->lwork, w->rwork, &info, 1, 1);
+  return info != 0;
+}
+
+int BTEEprBands(BTEEpr e, BTEEprWork w, const PetscReal k[3], PetscReal en[], PetscReal U[], PetscReal v[])
+{
+  const PetscInt nw = e->nw;
+  PetscReal     *A  = w->A;
+  PetscInt       m  = 0;
+
+  Phases(&e->hR, k, w->ph_h);
+  for (PetscInt jw = 0; jw < nw; jw++)
+    for (PetscInt iw = 0; iw <= jw; iw++, m++) {
+      PetscReal hr = 0, hi = 0, dr[3] = {0, 0, 0}, di[3] = {0, 0, 0};
+      for (PetscInt t = e->hoff[m]; t < e->hoff[m + 1]; t++) {
+        PetscInt  r  = e->hidx[t];
+        PetscReal c  = w->ph_h[2 * r], s = w->ph_h[2 * r + 1];
+        PetscReal vr = e->hval_re[t] * c - e->hval_im[t] * s, vi = e->hval_re[t] * s + e->hval_im[t] * c;
+        hr += vr;
+        hi += vi;
+        if (v) {
+          /* i R_cart (bohr) times the term */
+          for (int a = 0; a < 3; a++) {
+            PetscReal Rc = (e->hR.R[3 * r] * e->at[a] + e->hR.R[3 * r + 1] * e->at[3 + a] + e->hR.R[3 * r + 2] * e->at[6 + a]) * e->alat;
+            dr[a] -= Rc * vi;
+            di[a] += Rc * vr;
+          }
+        }
+      }
+      A[2 * (iw + jw * nw)]     = hr;
+      A[2 * (iw + jw * nw) + 1] = iw == jw ? 0 : hi;
+      if (v)
+        for (int a = 0; a < 3; a++) {
+          PetscReal *D = w->dH + 2 * nw * nw * a;
+          D[2 * (iw + jw * nw)]     = dr[a];
+          D[2 * (iw + jw * nw) + 1] = iw == jw ? 0 : di[a];
+          D[2 * (jw + iw * nw)]     = dr[a];
+          D[2 * (jw + iw * nw) + 1] = iw == jw ? 0 : -di[a];
+        }
+    }
+  if (Heev(w, (int)nw, en)) return 1;
+  if (U)
+    for (PetscInt t = 0; t < 2 * nw * nw; t++) U[t] = A[t];
+  if (v) {
+    const PetscReal thr = 0.1e-3 / BTE_RY_EV; /* 0.1 meV in Ry */
+    for (int a = 0; a < 3; a++) {
+      const PetscReal *D = w->dH + 2 * nw * nw * a;
+      PetscReal       *T = w->tmp;
+      /* T = D U; Vbar(n,m) = sum_w conj(U(w,n)) T(w,m) */
+      for (PetscInt c = 0; c < nw; c++)
+        for (PetscInt r = 0; r < nw; r++) {
+          PetscReal sr = 0, si = 0;
+          for (PetscInt l = 0; l < nw; l++) {
+            PetscReal ar = D[2 * (r + l * nw)], ai = D[2 * (r + l * nw) + 1], br = A[2 * (l + c * nw)], bi = A[2 * (l + c * nw) + 1];
+            sr += ar * br - ai * bi;
+            si += ar * bi + ai * br;
+          }
+          T[2 * (r + c * nw)]     = sr;
+          T[2 * (r + c * nw) + 1] = si;
+        }
+      for (PetscInt n = 0; n < nw;) {
+        PetscInt n1 = n + 1;
+        while (n1 < nw && en[n1] - en[n1 - 1] < thr) n1++;
+        if (n1 == n + 1) {
+          PetscReal sr = 0;
+          for (PetscInt l = 0; l < nw; l++) sr += A[2 * (l + n * nw)] * T[2 * (l + n * nw)] + A[2 * (l + n * nw) + 1] * T[2 * (l + n * nw) + 1];
+          v[3 * n + a] = sr;
+        } else {
+          /* the degenerate block: eigenvalues of Vbar restricted to bands [n, n1) */
+          int       d = (int)(n1 - n), info = 0;
+          PetscReal sub[2 * BTE_MAX_BANDS * BTE_MAX_BANDS], sw[BTE_MAX_BANDS], rw[3 * BTE_MAX_BANDS], wk[2 * 4 * BTE_MAX_BANDS];
+          int       lw = 4 * BTE_MAX_BANDS;
+          for (PetscInt c = n; c < n1; c++)
+            for (PetscInt r = n; r < n1; r++) {
+              PetscReal sr = 0, si = 0;
+              for (PetscInt l = 0; l < nw; l++) {
+                PetscReal ar = A[2 * (l + r * nw)], ai = -A[2 * (l + r * nw) + 1], br = T[2 * (l + c * nw)], bi = T[2 * (l + c * nw) + 1];
+                sr += ar * br - ai * bi;
+                si += ar * bi + ai * br;
+              }
+              sub[2 * ((r - n) + (c - n) * d)]     = sr;
+              sub[2 * ((r - n) + (c - n) * d) + 1] = si;
+            }
+          zheev_("N", "U", &d, sub, &d, sw, wk, &lw, rw, &info, 1, 1);
+          if (info) return 1;
+          for (PetscInt r = n; r < n1; r++) v[3 * r + a] = sw[r - n];
+        }
+        n = n1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Long-range terms (3D, Perturbo's polar_correction.f90) */
+
+/* The 3D dipole-dipole term as a full Hermitian (3 nat)^2 matrix D (column-major, complex),
+   without the on-site correction. With V[(3a + j), K] = sqrt(f_K) (K.Z_a)_j e^{i 2 pi K.tau_a}
+   (f_K = exp(-K.eps.K / 4 alpha) / K.eps.K), D = (4 pi e^2 / V) V V^dagger: one zherk. */
+static int DynLR3D(const BTEEpr e, BTEEprWork w, const PetscReal q[3], PetscReal D[])
+{
+  const PetscInt  na = e->nat;
+  const int       nm = (int)(3 * na);
+  const PetscReal falph = 4.0 * e->loto_alpha, ggmax = 14.0 * falph, fac = 4 * PETSC_PI * E2 / e->volume, zero = 0;
+  PetscInt        nrx[3];
+  int             ncol = 0;
+  PetscReal      *V = w->V;
+
+  GRange(e, e->loto_alpha, nrx);
+  for (PetscInt m1 = -nrx[0]; m1 <= nrx[0]; m1++)
+    for (PetscInt m2 = -nrx[1]; m2 <= nrx[1]; m2++)
+      for (PetscInt m3 = -nrx[2]; m3 <= nrx[2]; m3++) {
+        PetscReal x[3] = {q[0] + m1, q[1] + m2, q[2] + m3}, xc[3], qeq = 0, sf;
+        PetscReal *col = V + 2 * (size_t)nm * ncol;
+        for (int c = 0; c < 3; c++) xc[c] = x[0] * e->bg[c] + x[1] * e->bg[3 + c] + x[2] * e->bg[6 + c];
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j < 3; j++) qeq += xc[i] * e->epsil[3 * i + j] * xc[j];
+        if (qeq < 1e-14 || qeq > ggmax) continue;
+        sf = PetscSqrtReal(exp(-qeq / falph) / qeq);
+        for (PetscInt a = 0; a < na; a++) {
+          PetscReal arg = 2 * PETSC_PI * (xc[0] * e->tau[3 * a] + xc[1] * e->tau[3 * a + 1] + xc[2] * e->tau[3 * a + 2]);
+          PetscReal c = cos(arg) * sf, s = sin(arg) * sf;
+          for (int j = 0; j < 3; j++) {
+            PetscReal kz = xc[0] * Z(e, a, 0, j) + xc[1] * Z(e, a, 1, j) + xc[2] * Z(e, a, 2, j);
+            col[2 * (3 * a + j)]     = kz * c;
+            col[2 * (3 * a + j) + 1] = kz * s;
+          }
+        }
+        ncol++;
+      }
+  if (!ncol) {
+    for (PetscInt t = 0; t < 2 * nm * nm; t++) D[t] = 0;
+    return 0;
+  }
+  zherk_("U", "N", &nm, &ncol, &fac, V, &nm, &zero, D, &nm, 1, 1);
+  /* lower triangle from the upper */
+  for (int c = 0; c < nm; c++)
+    for (int r = c + 1; r < nm; r++) {
+      D[2 * (r + c * nm)]     = D[2 * (c + r * nm)];
+      D[2 * (r + c * nm) + 1] = -D[2 * (c + r * nm) + 1];
+    }
+  return 0;
+}
+
+/* The on-site correction (acoustic sum rule of the dipole-dipole term), 9 per atom:
+   onsite(ia) = - sum_ja Re D_LR(q = 0)(ia, ja) */
+static PetscErrorCode OnsiteCorrection(BTEEpr e, PetscReal **corr)
+{
+  const PetscInt  na = e->nat, nm = 3 * na;
+  PetscReal      *D, *c;
+  const PetscReal q0[3] = {0, 0, 0};
+  BTEEprWork      w;
+
+  PetscFunctionBegin;
+  PetscCall(BTEEprWorkCreate(e, &w));
+  PetscCall(PetscMalloc1(2 * nm * nm, &D));
+  PetscCall(PetscCalloc1(9 * na, &c));
+  PetscCheck(!DynLR3D(e, w, q0, D), PETSC_COMM_SELF, PETSC_ERR_LIB, "dipole-dipole term failed");
+  for (PetscInt ia = 0; ia < na; ia++)
+    for (PetscInt ja = 0; ja < na; ja++)
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) c[9 * ia + 3 * i + j] -= D[2 * ((3 * ia + i) + (3 * ja + j) * nm)];
+  PetscCall(PetscFree(D));
+  PetscCall(BTEEprWorkDestroy(&w));
+  *corr = c;
+  PetscFunctionReturn(0);
+}
+
+int BTEEprCouplingLR(BTEEpr e, const PetscReal q[3], PetscReal gl[])
+{
+  const PetscInt  na = e->nat;
+  const PetscReal falph = 4.0 * e->polar_alpha, ggmax = 14.0 * falph, tpiba = 2 * PETSC_PI / e->alat;
+  PetscInt        nrx[3];
+
+  for (PetscInt t = 0; t < 6 * na; t++) gl[t] = 0;
+  if (!e->lr_eph) return 0;
+  if (PetscSqrtReal(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]) < 1e-8) return 0;
+  GRange(e, e->polar_alpha, nrx);
+  for (PetscInt m1 = -nrx[0]; m1 <= nrx[0]; m1++)
+    for (PetscInt m2 = -nrx[1]; m2 <= nrx[1]; m2++)
+      for (PetscInt m3 = -nrx[2]; m3 <= nrx[2]; m3++) {
+        PetscReal x[3] = {q[0] + m1, q[1] + m2, q[2] + m3}, xc[3], qeq = 0, qfac;
+        for (int c = 0; c < 3; c++) xc[c] = x[0] * e->bg[c] + x[1] * e->bg[3 + c] + x[2] * e->bg[6 + c];
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j < 3; j++) qeq += xc[i] * e->epsil[3 * i + j] * xc[j];
+        if (qeq < 1e-14 || qeq > ggmax) continue;
+        qfac = exp(-qeq / falph) / qeq;
+        for (PetscInt a = 0; a < na; a++) {
+          PetscReal arg = -2 * PETSC_PI * (xc[0] * e->tau[3 * a] + xc[1] * e->tau[3 * a + 1] + xc[2] * e->tau[3 * a + 2]);
+          PetscReal c = cos(arg) * qfac, s = sin(arg) * qfac;
+          for (int j = 0; j < 3; j++) {
+            PetscReal qz = xc[0] * Z(e, a, 0, j) + xc[1] * Z(e, a, 1, j) + xc[2] * Z(e, a, 2, j);
+            gl[2 * (3 * a + j)] += qz * c;
+            gl[2 * (3 * a + j) + 1] += qz * s;
+          }
+        }
+      }
+  {
+    /* prefactor i 4 pi e^2 / (V tpiba) */
+    PetscReal p = 4 * PETSC_PI * E2 / (e->volume * tpiba);
+    for (PetscInt t = 0; t < 3 * na; t++) {
+      PetscReal re = gl[2 * t], im = gl[2 * t + 1];
+      gl[2 * t]     = -p * im;
+      gl[2 * t + 1] = p * re;
+    }
+  }
+  return 0;
+}
+
+PetscErrorCode BTEEprSetUpLR(BTEEpr e)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(e->onsite));
+  if (e->lr_ph) PetscCall(OnsiteCorrection(e, &e->onsite));
+  PetscFunctionReturn(0);
+}
+
+int BTEEprPhonons(BTEEpr e, BTEEprWork w, const PetscReal q[3], PetscReal om[], PetscReal u[])
+{
+  const PetscInt na = e->nat, nm = 3 * na, nf = na * (na + 1) / 2;
+  PetscReal     *dm = w->dmat, *A = w->A;
+
+  Phases(&e->fR, q, w->ph_f);
+  for (PetscInt m = 0; m < nf; m++) {
+    PetscReal *b = dm + 18 * m;
+    for (int t = 0; t < 18; t++) b[t] = 0;
+    for (PetscInt t = e->foff[m]; t < e->foff[m + 1]; t++) {
+      PetscInt         r = e->fidx[t];
+      PetscReal        c = w->ph_f[2 * r], s = w->ph_f[2 * r + 1];
+      const PetscReal *f = e->fval + 9 * t;
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+          PetscReal x = f[3 * j + i]; /* Perturbo's ifc(i,j) */
+          b[2 * (3 * i + j)] += c * x;
+          b[2 * (3 * i + j) + 1] += s * x;
+        }
+    }
+  }
+  if (e->lr_ph && DynLR3D(e, w, q, w->D)) return 1;
+  for (PetscInt jj = 0; jj < nm; jj++)
+    for (PetscInt ii = 0; ii <= jj; ii++) {
+      PetscInt  ia = ii / 3, ja = jj / 3, i = ii % 3, j = jj % 3, m = ja * (ja + 1) / 2 + ia;
+      PetscReal mf = 1.0 / PetscSqrtReal(e->mass[ia] * e->mass[ja]), re, im;
+      if (ia != ja) {
+        re = dm[18 * m + 2 * (3 * i + j)];
+        im = dm[18 * m + 2 * (3 * i + j) + 1];
+      } else { /* hermitised diagonal blocks, as Perturbo */
+        re = 0.5 * (dm[18 * m + 2 * (3 * i + j)] + dm[18 * m + 2 * (3 * j + i)]);
+        im = 0.5 * (dm[18 * m + 2 * (3 * i + j) + 1] - dm[18 * m + 2 * (3 * j + i) + 1]);
+      }
+      if (e->lr_ph) {
+        re += w->D[2 * (ii + jj * nm)];
+        im += w->D[2 * (ii + jj * nm) + 1];
+        if (ia == ja) re += 0.5 * (e->onsite[9 * ia + 3 * i + j] + e->onsite[9 * ia + 3 * j + i]);
+      }
+      A[2 * (ii + jj * nm)]     = re * mf;
+      A[2 * (ii + jj * nm) + 1] = ii == jj ? 0 : im * mf;
+    }
+  if (Heev(w, (int)nm, w->w)) return 1;
+  for (PetscInt n = 0; n < nm; n++) om[n] = w->w[n] >= 0 ? PetscSqrtReal(w->w[n]) : -PetscSqrtReal(-w->w[n]);
+  if (u)
+    for (PetscInt n = 0; n < nm; n++)
+      for (PetscInt r = 0; r < nm; r++) {
+        PetscReal s = 1.0 / PetscSqrtReal(e->mass[r / 3]);
+        u[2 * (r + n * nm)]     = A[2 * (r + n * nm)] * s;
+        u[2 * (r + n * nm) + 1] = A[2 * (r + n * nm) + 1] * s;
+      }
+  return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Couplings */
+
+PetscInt BTEEprCouplingKSize(BTEEpr e)
+{
+  return 6 * e->poff[e->nat * e->nw * e->nw];
+}
+
+int BTEEprCouplingK(BTEEpr e, BTEEprWork w, const PetscReal k[3], PetscReal gk[])
+{
+  const PetscInt ne = e->nat * e->nw * e->nw;
+
+  Phases(&e->eR, k, w->ph_e);
+  for (PetscInt el = 0; el < ne; el++) {
+    PetscInt         nre = e->eoff[el + 1] - e->eoff[el], nrp = e->poff[el + 1] - e->poff[el];
+    const PetscInt  *ei = e->eidx + e->eoff[el];
+    const PetscReal *dr = e->ep_re + e->doff[el], *di = e->ep_im + e->doff[el];
+    PetscReal       *o  = gk + 6 * e->poff[el];
+    for (PetscInt p = 0; p < nrp; p++)
+      for (int a = 0; a < 3; a++) {
+        PetscReal sr = 0, si = 0;
+        for (PetscInt r = 0; r < nre; r++) {
+          PetscReal c = w->ph_e[2 * ei[r]], s = w->ph_e[2 * ei[r] + 1], xr = dr[3 * (p * nre + r) + a], xi = di[3 * (p * nre + r) + a];
+          sr += xr * c - xi * s;
+          si += xr * s + xi * c;
+        }
+        o[2 * (3 * p + a)]     = sr;
+        o[2 * (3 * p + a) + 1] = si;
+      }
+  }
+  return 0;
+}
+
+int BTEEprCouplingKQ(BTEEpr e, BTEEprWork w, const PetscReal gk[], const PetscReal q[3], PetscReal gw[])
+{
+  const PetscInt nw = e->nw, nm = 3 * e->nat;
+
+  Phases(&e->pR, q, w->ph_p);
+  for (PetscInt a = 0; a < e->nat; a++)
+    for (PetscInt jw = 0; jw < nw; jw++)
+      for (PetscInt iw = 0; iw < nw; iw++) {
+        PetscInt         el = (a * nw + jw) * nw + iw, nrp = e->poff[el + 1] - e->poff[el];
+        const PetscInt  *pi = e->pidx + e->poff[el];
+        const PetscReal *g  = gk + 6 * e->poff[el];
+        PetscReal        sr[3] = {0, 0, 0}, si[3] = {0, 0, 0};
+        for (PetscInt p = 0; p < nrp; p++) {
+          PetscReal c = w->ph_p[2 * pi[p]], s = w->ph_p[2 * pi[p] + 1];
+          for (int x = 0; x < 3; x++) {
+            PetscReal gr = g[2 * (3 * p + x)], gi = g[2 * (3 * p + x) + 1];
+            sr[x] += gr * c - gi * s;
+            si[x] += gr * s + gi * c;
+          }
+        }
+        for (int x = 0; x < 3; x++) {
+          gw[2 * ((iw * nw + jw) * nm + 3 * a + x)]     = sr[x];
+          gw[2 * ((iw * nw + jw) * nm + 3 * a + x) + 1] = si[x];
+        }
+      }
+  return 0;
+}

@@ -1,0 +1,537 @@
+/* Reading Perturbo's prefix_epr.h5 (written by qe2pert.x) and regenerating the real-space
+   vectors its arrays are stored on (docs/import.md).
+
+   The file stores values only; the lattice vectors of each array are those Perturbo's
+   wigner_seitz_cell.f90 makes, in the same order:
+   - images: for a grid (n1,n2,n3), every point (i,j,k) (i fastest) and every translate
+     (i + m1 n1, j + m2 n2, k + m3 n3), m in [-3,3] (m1 fastest), shorter than the cutoff
+     max over the 8 corners of |at^T ((n/2+1)(+-1,+-1,+-1))| (lengths in alat);
+   - a pair of centres (ta, tb) (crystal coordinates) keeps, per grid point, the images R with
+     |R + tb - ta| minimal (ties within 1e-6 alat all kept), in image order;
+   - H(R) of Wannier pair (iw <= jw): grid kc_dim, ta = centre iw, tb = centre jw;
+     force constants of atoms (ia <= ja): grid qc_dim, ta = atom ia, tb = atom ja;
+     e-ph (iw, jw, ia): electron side grid kc_dim with (centre iw, centre jw), phonon side grid
+     qc_dim with (centre iw, atom ia).
+   The degeneracy weights 1/ndeg are folded into the stored values.
+
+   Every rank reads the (small) file itself; problems are collected in a status and raised
+   collectively with one message that names the file and the dataset. */
+#include <bte/private/epr.h>
+#include <bte/private/h5util.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WS_RANGE 3
+#define WS_EPS   1e-6
+
+/* Length of x (crystal) in alat: |sum_i x_i at_i| */
+static PetscReal CrystLength(const PetscReal at[9], const PetscReal x[3])
+{
+  PetscReal c[3];
+  for (int d = 0; d < 3; d++) c[d] = x[0] * at[d] + x[1] * at[3 + d] + x[2] * at[6 + d];
+  return PetscSqrtReal(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+}
+
+/* All images of a grid, in Perturbo's order */
+typedef struct {
+  PetscInt  ngrid, nvec;
+  PetscInt *idx, *nim; /* per grid point: first image, number of images */
+  PetscInt *vec;       /* 3 per image */
+} Images;
+
+static PetscErrorCode ImagesCreate(const PetscReal at[9], const PetscInt n[3], Images *im)
+{
+  PetscReal cutoff = 0;
+  PetscInt  tot    = 0;
+
+  PetscFunctionBegin;
+  for (int s0 = -1; s0 <= 1; s0 += 2)
+    for (int s1 = -1; s1 <= 1; s1 += 2)
+      for (int s2 = -1; s2 <= 1; s2 += 2) {
+        PetscReal x[3] = {(PetscReal)(s0 * (n[0] / 2 + 1)), (PetscReal)(s1 * (n[1] / 2 + 1)), (PetscReal)(s2 * (n[2] / 2 + 1))};
+        cutoff         = PetscMax(cutoff, CrystLength(at, x));
+      }
+  im->ngrid = n[0] * n[1] * n[2];
+  PetscCall(PetscMalloc2(im->ngrid, &im->idx, im->ngrid, &im->nim));
+  for (int pass = 0; pass < 2; pass++) {
+    PetscInt ir = 0;
+    tot         = 0;
+    for (PetscInt k = 0; k < n[2]; k++)
+      for (PetscInt j = 0; j < n[1]; j++)
+        for (PetscInt i = 0; i < n[0]; i++, ir++) {
+          PetscInt nim = 0;
+          for (int mk = -WS_RANGE; mk <= WS_RANGE; mk++)
+            for (int mj = -WS_RANGE; mj <= WS_RANGE; mj++)
+              for (int mi = -WS_RANGE; mi <= WS_RANGE; mi++) {
+                PetscInt  r[3] = {mi * n[0] + i, mj * n[1] + j, mk * n[2] + k};
+                PetscReal x[3] = {(PetscReal)r[0], (PetscReal)r[1], (PetscReal)r[2]};
+                if (CrystLength(at, x) < cutoff) {
+                  if (pass) {
+                    for (int d = 0; d < 3; d++) im->vec[3 * (tot + nim) + d] = r[d];
+                  }
+                  nim++;
+                }
+              }
+          PetscCheck(nim >= 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Wigner-Seitz search: grid point (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ") has no image", i, j, k);
+          im->idx[ir] = tot;
+          im->nim[ir] = nim;
+          tot += nim;
+        }
+    if (!pass) {
+      im->nvec = tot;
+      PetscCall(PetscMalloc1(3 * tot, &im->vec));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ImagesDestroy(Images *im)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(im->idx, im->nim));
+  PetscCall(PetscFree(im->vec));
+  PetscFunctionReturn(0);
+}
+
+/* The images kept for (ta, tb): sel[] = image indices (ascending), ndeg[] their degeneracies. */
+static PetscErrorCode WSSelect(const PetscReal at[9], const Images *im, const PetscReal ta[3], const PetscReal tb[3], PetscInt *nr, PetscInt **sel, PetscInt **ndeg)
+{
+  PetscInt  *deg, tot = 0, maxim = 0;
+  PetscReal *dist;
+
+  PetscFunctionBegin;
+  for (PetscInt ir = 0; ir < im->ngrid; ir++) maxim = PetscMax(maxim, im->nim[ir]);
+  PetscCall(PetscCalloc1(im->nvec, &deg));
+  PetscCall(PetscMalloc1(maxim, &dist));
+  for (PetscInt ir = 0; ir < im->ngrid; ir++) {
+    PetscInt  i0 = im->idx[ir], nim = im->nim[ir], nd = 0;
+    PetscReal dmin = PETSC_MAX_REAL;
+    for (PetscInt n = 0; n < nim; n++) {
+      PetscReal x[3];
+      for (int d = 0; d < 3; d++) x[d] = im->vec[3 * (i0 + n) + d] + tb[d] - ta[d];
+      dist[n] = CrystLength(at, x);
+      dmin    = PetscMin(dmin, dist[n]);
+    }
+    for (PetscInt n = 0; n < nim; n++)
+      if (dist[n] - dmin < WS_EPS) nd++;
+    for (PetscInt n = 0; n < nim; n++)
+      if (dist[n] - dmin < WS_EPS) deg[i0 + n] = nd;
+    tot += nd;
+  }
+  PetscCall(PetscMalloc1(tot, sel));
+  if (ndeg) PetscCall(PetscMalloc1(tot, ndeg));
+  *nr = 0;
+  for (PetscInt n = 0; n < im->nvec; n++)
+    if (deg[n]) {
+      (*sel)[*nr] = n;
+      if (ndeg) (*ndeg)[*nr] = deg[n];
+      (*nr)++;
+    }
+  PetscCall(PetscFree(deg));
+  PetscCall(PetscFree(dist));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprWignerSeitz(const PetscReal at[9], const PetscInt n[3], const PetscReal ta[3], const PetscReal tb[3], PetscInt *nr, PetscInt **R, PetscInt **ndeg)
+{
+  Images    im;
+  PetscInt *sel;
+
+  PetscFunctionBegin;
+  PetscCall(ImagesCreate(at, n, &im));
+  PetscCall(WSSelect(at, &im, ta, tb, nr, &sel, ndeg));
+  PetscCall(PetscMalloc1(3 * (*nr), R));
+  for (PetscInt r = 0; r < *nr; r++)
+    for (int d = 0; d < 3; d++) (*R)[3 * r + d] = im.vec[3 * sel[r] + d];
+  PetscCall(PetscFree(sel));
+  PetscCall(ImagesDestroy(&im));
+  PetscFunctionReturn(0);
+}
+
+/* Builds the union set of several selections (relabelled in image order) and maps each
+   selection's entries into it. sel[e] has n[e] image indices; out: set->R, idx[e][r]. */
+static PetscErrorCode UnionSet(const Images *im, PetscInt ne, PetscInt *const *sel, const PetscInt *n, BTEEprRSet *set, PetscInt *idx)
+{
+  PetscInt *label, nr = 0, pos = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(im->nvec, &label));
+  for (PetscInt e = 0; e < ne; e++)
+    for (PetscInt r = 0; r < n[e]; r++) label[sel[e][r]] = 1;
+  for (PetscInt v = 0; v < im->nvec; v++)
+    if (label[v]) label[v] = ++nr; /* 1-based */
+  set->nr = nr;
+  PetscCall(PetscMalloc1(3 * nr, &set->R));
+  for (PetscInt v = 0; v < im->nvec; v++)
+    if (label[v])
+      for (int d = 0; d < 3; d++) set->R[3 * (label[v] - 1) + d] = im->vec[3 * v + d];
+  for (PetscInt e = 0; e < ne; e++)
+    for (PetscInt r = 0; r < n[e]; r++) idx[pos++] = label[sel[e][r]] - 1;
+  PetscCall(PetscFree(label));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* HDF5 reading with messages that name the file and the dataset */
+
+typedef struct {
+  hid_t       f;
+  const char *file;
+  BTEH5Status st;
+} Reader;
+
+/* Reads dataset path (class cls: H5T_FLOAT or H5T_INTEGER) of exactly n elements, shaped as
+   described by shape (for the message), into buf (double or long long). rank < 0: any rank
+   with n elements total. */
+static int ReadData(Reader *r, const char path[], H5T_class_t cls, int rank, const hsize_t *dims, const char shape[], void *buf)
+{
+  hid_t       d, t, sp;
+  H5T_class_t c;
+  int         nd, ret = 0;
+  hsize_t     dd[H5S_MAX_RANK], tot = 1, want = 1;
+
+  if (r->st.bad) return -1;
+  if (!BTEH5Exists(r->f, path)) return BTEH5Fail(&r->st, "%s: dataset %s is missing; is this a Perturbo epr file (qe2pert.x output)?", r->file, path);
+  d = H5Dopen2(r->f, path, H5P_DEFAULT);
+  if (d < 0) return BTEH5Fail(&r->st, "%s: %s is not a readable dataset; the file is damaged", r->file, path);
+  t = H5Dget_type(d);
+  c = H5Tget_class(t);
+  if (c != cls) {
+    H5Tclose(t);
+    H5Dclose(d);
+    return BTEH5Fail(&r->st, "%s: dataset %s is not of %s type", r->file, path, cls == H5T_FLOAT ? "floating-point" : "integer");
+  }
+  if (cls == H5T_FLOAT) {
+    /* only IEEE binary32/64: a damaged type descriptor must not read as zeros */
+    size_t sz = H5Tget_size(t);
+    if (sz != 4 && sz != 8) ret = BTEH5Fail(&r->st, "%s: dataset %s has a %zu-byte float type; expected IEEE single or double", r->file, path, sz);
+  }
+  H5Tclose(t);
+  sp = H5Dget_space(d);
+  nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+  if (!ret && nd < 0) ret = BTEH5Fail(&r->st, "%s: cannot read the shape of %s; the file is damaged", r->file, path);
+  if (!ret) {
+    H5Sget_simple_extent_dims(sp, dd, NULL);
+    for (int k = 0; k < nd; k++) tot *= dd[k];
+    if (rank >= 0) {
+      int ok = (nd == rank) || (rank == 0 && nd == 1 && tot == 1);
+      for (int k = 0; ok && k < rank; k++) ok = dd[k] == dims[k];
+      if (!ok) {
+        char got[128] = "(";
+        for (int k = 0; k < nd; k++) snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%llu", k ? "," : "", (unsigned long long)dd[k]);
+        strncat(got, ")", sizeof(got) - strlen(got) - 1);
+        ret = BTEH5Fail(&r->st, "%s: dataset %s has shape %s; expected %s", r->file, path, got, shape);
+      }
+      for (int k = 0; k < rank; k++) want *= dims[k];
+    } else want = dims[0];
+    if (!ret && tot != want) ret = BTEH5Fail(&r->st, "%s: dataset %s has %llu elements; expected %s", r->file, path, (unsigned long long)tot, shape);
+  }
+  if (!ret && H5Dread(d, cls == H5T_FLOAT ? H5T_NATIVE_DOUBLE : H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) ret = BTEH5Fail(&r->st, "%s: reading %s failed; the file is damaged", r->file, path);
+  if (sp >= 0) H5Sclose(sp);
+  H5Dclose(d);
+  if (!ret && cls == H5T_FLOAT) {
+    const double *v = (const double *)buf;
+    for (hsize_t k = 0; k < want; k++)
+      if (!isfinite(v[k])) return BTEH5Fail(&r->st, "%s: dataset %s has a non-finite entry (%g) at position %llu", r->file, path, v[k], (unsigned long long)k);
+  }
+  return ret ? -1 : 0;
+}
+
+static int ReadScalarReal(Reader *r, const char path[], double *v)
+{
+  return ReadData(r, path, H5T_FLOAT, 0, NULL, "a scalar", v);
+}
+
+static int ReadScalarInt(Reader *r, const char path[], long long *v)
+{
+  return ReadData(r, path, H5T_INTEGER, 0, NULL, "a scalar", v);
+}
+
+/* Real and imaginary parts of one array of n entries: buffers of doubles */
+static int ReadComplexPair(Reader *r, const char pre_r[], const char pre_i[], const char suffix[], int rank, const hsize_t *dims, const char shape[], double *re, double *im)
+{
+  char p[256];
+  snprintf(p, sizeof(p), "%s%s", pre_r, suffix);
+  if (ReadData(r, p, H5T_FLOAT, rank, dims, shape, re)) return -1;
+  snprintf(p, sizeof(p), "%s%s", pre_i, suffix);
+  return ReadData(r, p, H5T_FLOAT, rank, dims, shape, im);
+}
+
+static PetscErrorCode Raise(MPI_Comm comm, Reader *r)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEH5SyncStatus(comm, &r->st));
+  if (r->st.bad) {
+    if (r->f >= 0) H5Fclose(r->f);
+    r->f = -1;
+    SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "%s", r->st.msg);
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
+{
+  BTEEpr      e;
+  Reader      rd = {-1, file, {0, ""}};
+  BTEH5Auto   save;
+  struct stat sb;
+  double      x, buf[9];
+  long long   iv, i3[3];
+  hsize_t     d1[1], d2[2], d3[3];
+  Images      imk, imq;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&e));
+  PetscCall(PetscStrncpy(e->file, file, sizeof(e->file)));
+  BTEH5Silence(&save);
+  if (stat(file, &sb)) BTEH5Fail(&rd.st, "%s: cannot open it: %s. Check the path given to -bte_perturbo_epr", file, strerror(errno));
+  else if (S_ISDIR(sb.st_mode)) BTEH5Fail(&rd.st, "%s is a directory; -bte_perturbo_epr expects Perturbo's prefix_epr.h5 file", file);
+  else if (access(file, R_OK)) BTEH5Fail(&rd.st, "%s: cannot read it: %s", file, strerror(errno));
+  else {
+    rd.f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (rd.f < 0) {
+      char m[256];
+      BTEH5StackMessage(m, sizeof(m));
+      BTEH5Fail(&rd.st, "%s is not a readable HDF5 file (HDF5: %s); -bte_perturbo_epr expects Perturbo's prefix_epr.h5", file, m);
+    } else if (!BTEH5Exists(rd.f, "basic_data") || !BTEH5Exists(rd.f, "electron_wannier") || !BTEH5Exists(rd.f, "force_constant") || !BTEH5Exists(rd.f, "eph_matrix_wannier"))
+      BTEH5Fail(&rd.st, "%s is not a Perturbo epr file: it lacks one of the groups basic_data, electron_wannier, force_constant, eph_matrix_wannier (qe2pert.x writes all four)", file);
+  }
+  BTEH5Restore(&save);
+  PetscCall(Raise(comm, &rd));
+  BTEH5Silence(&save);
+
+  /* /basic_data */
+  ReadScalarReal(&rd, "basic_data/alat", &x);
+  e->alat = x;
+  ReadScalarReal(&rd, "basic_data/volume", &x);
+  e->volume = x;
+  ReadScalarInt(&rd, "basic_data/nat", &iv);
+  e->nat = (PetscInt)iv;
+  ReadScalarInt(&rd, "basic_data/num_wann", &iv);
+  e->nw = (PetscInt)iv;
+  d2[0] = d2[1] = 3;
+  if (!ReadData(&rd, "basic_data/at", H5T_FLOAT, 2, d2, "(3,3)", buf))
+    for (int k = 0; k < 9; k++) e->at[k] = buf[k];
+  if (!ReadData(&rd, "basic_data/bg", H5T_FLOAT, 2, d2, "(3,3)", buf))
+    for (int k = 0; k < 9; k++) e->bg[k] = buf[k];
+  if (!ReadData(&rd, "basic_data/epsil", H5T_FLOAT, 2, d2, "(3,3)", buf))
+    for (int k = 0; k < 9; k++) e->epsil[k] = buf[k];
+  d1[0] = 3;
+  if (!ReadData(&rd, "basic_data/kc_dim", H5T_INTEGER, 1, d1, "(3)", i3))
+    for (int k = 0; k < 3; k++) e->kc[k] = (PetscInt)i3[k];
+  if (!ReadData(&rd, "basic_data/qc_dim", H5T_INTEGER, 1, d1, "(3)", i3))
+    for (int k = 0; k < 3; k++) e->qc[k] = (PetscInt)i3[k];
+  if (!rd.st.bad) {
+    if (!(e->alat > 0)) BTEH5Fail(&rd.st, "%s: basic_data/alat = %g must be positive", file, (double)e->alat);
+    if (!(e->volume > 0)) BTEH5Fail(&rd.st, "%s: basic_data/volume = %g must be positive", file, (double)e->volume);
+    if (e->nat < 1 || 3 * e->nat > BTE_MAX_MODES) BTEH5Fail(&rd.st, "%s: basic_data/nat = %" PetscInt_FMT "; bte supports 1..%d atoms", file, e->nat, BTE_MAX_MODES / 3);
+    if (e->nw < 1 || e->nw > BTE_MAX_BANDS) BTEH5Fail(&rd.st, "%s: basic_data/num_wann = %" PetscInt_FMT "; bte supports 1..%d Wannier functions", file, e->nw, BTE_MAX_BANDS);
+    for (int k = 0; k < 3; k++)
+      if (e->kc[k] < 1 || e->qc[k] < 1 || e->kc[k] > 1000 || e->qc[k] > 1000) BTEH5Fail(&rd.st, "%s: kc_dim (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ") and qc_dim (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ") must be positive grids", file, e->kc[0], e->kc[1], e->kc[2], e->qc[0], e->qc[1], e->qc[2]);
+  }
+  if (!rd.st.bad) {
+    /* at and volume must agree: catches a transposed or damaged lattice */
+    const PetscReal *a = e->at;
+    PetscReal        det = a[0] * (a[4] * a[8] - a[5] * a[7]) - a[1] * (a[3] * a[8] - a[5] * a[6]) + a[2] * (a[3] * a[7] - a[4] * a[6]);
+    PetscReal        V   = PetscAbsReal(det) * e->alat * e->alat * e->alat;
+    if (!(PetscAbsReal(V - e->volume) <= 1e-4 * e->volume)) BTEH5Fail(&rd.st, "%s: basic_data/volume = %g bohr^3 disagrees with |det(at)| alat^3 = %g bohr^3", file, (double)e->volume, (double)V);
+    /* bg . at^T = identity */
+    for (int i = 0; i < 3 && !rd.st.bad; i++)
+      for (int j = 0; j < 3; j++) {
+        PetscReal s = e->bg[3 * i] * a[3 * j] + e->bg[3 * i + 1] * a[3 * j + 1] + e->bg[3 * i + 2] * a[3 * j + 2];
+        if (PetscAbsReal(s - (i == j)) > 1e-5) {
+          BTEH5Fail(&rd.st, "%s: basic_data/bg is not the reciprocal of basic_data/at (b_%d . a_%d = %g)", file, i + 1, j + 1, (double)s);
+          break;
+        }
+      }
+  }
+  PetscCall(Raise(comm, &rd));
+  PetscCall(PetscMalloc5(3 * e->nat, &e->tau, e->nat, &e->mass, 3 * e->nw, &e->wc, 9 * e->nat, &e->zstar, 3 * e->nw, &e->wcc));
+  {
+    double *t;
+    PetscCall(PetscMalloc1(9 * e->nat + 3 * e->nw + 3, &t));
+    d2[0] = e->nat;
+    d2[1] = 3;
+    if (!ReadData(&rd, "basic_data/tau", H5T_FLOAT, 2, d2, "(nat,3)", t))
+      for (PetscInt k = 0; k < 3 * e->nat; k++) e->tau[k] = t[k];
+    d1[0] = e->nat;
+    if (!ReadData(&rd, "basic_data/mass", H5T_FLOAT, 1, d1, "(nat)", t))
+      for (PetscInt k = 0; k < e->nat; k++) e->mass[k] = t[k];
+    d2[0] = e->nw;
+    if (!ReadData(&rd, "basic_data/wannier_center_cryst", H5T_FLOAT, 2, d2, "(num_wann,3)", t))
+      for (PetscInt k = 0; k < 3 * e->nw; k++) e->wcc[k] = t[k];
+    if (BTEH5Exists(rd.f, "basic_data/wannier_center")) {
+      if (!ReadData(&rd, "basic_data/wannier_center", H5T_FLOAT, 2, d2, "(num_wann,3)", t))
+        for (PetscInt k = 0; k < 3 * e->nw; k++) e->wc[k] = t[k];
+    } else {
+      for (PetscInt w = 0; w < e->nw; w++)
+        for (int c = 0; c < 3; c++) e->wc[3 * w + c] = e->wcc[3 * w] * e->at[c] + e->wcc[3 * w + 1] * e->at[3 + c] + e->wcc[3 * w + 2] * e->at[6 + c];
+    }
+    d3[0] = e->nat;
+    d3[1] = d3[2] = 3;
+    if (!ReadData(&rd, "basic_data/zstar", H5T_FLOAT, 3, d3, "(nat,3,3)", t))
+      for (PetscInt k = 0; k < 9 * e->nat; k++) e->zstar[k] = t[k];
+    PetscCall(PetscFree(t));
+  }
+  for (PetscInt a = 0; a < e->nat && !rd.st.bad; a++)
+    if (!(e->mass[a] > 0)) BTEH5Fail(&rd.st, "%s: basic_data/mass of atom %" PetscInt_FMT " is %g; masses must be positive", file, a + 1, (double)e->mass[a]);
+  /* flags and polar parameters: optional in older files */
+  e->spinor = PETSC_FALSE;
+  if (BTEH5Exists(rd.f, "basic_data/spinor") && !ReadScalarInt(&rd, "basic_data/spinor", &iv)) e->spinor = iv ? PETSC_TRUE : PETSC_FALSE;
+  e->sys2d = PETSC_FALSE;
+  if (BTEH5Exists(rd.f, "basic_data/system_2d") && !ReadScalarInt(&rd, "basic_data/system_2d", &iv)) e->sys2d = iv ? PETSC_TRUE : PETSC_FALSE;
+  e->thickness2d = -1;
+  if (e->sys2d && BTEH5Exists(rd.f, "basic_data/thickness_2d") && !ReadScalarReal(&rd, "basic_data/thickness_2d", &x)) e->thickness2d = x;
+  e->polar_alpha = 1.0;
+  if (BTEH5Exists(rd.f, "basic_data/polar_alpha") && !ReadScalarReal(&rd, "basic_data/polar_alpha", &x)) e->polar_alpha = x;
+  e->loto_alpha = 1.0;
+  if (BTEH5Exists(rd.f, "basic_data/loto_alpha") && !ReadScalarReal(&rd, "basic_data/loto_alpha", &x)) e->loto_alpha = x;
+  if (BTEH5Exists(rd.f, "basic_data/lpolar")) {
+    if (!ReadScalarInt(&rd, "basic_data/lpolar", &iv)) e->polar = iv > 0 ? PETSC_TRUE : PETSC_FALSE;
+  } else {
+    PetscReal s = 0;
+    for (PetscInt k = 0; k < 9 * e->nat; k++) s += PetscAbsReal(e->zstar[k]);
+    e->polar = s > 0.1 ? PETSC_TRUE : PETSC_FALSE; /* Perturbo's rule for files without lpolar */
+  }
+  if (!rd.st.bad && e->polar && !(e->polar_alpha > 1e-12 && e->loto_alpha > 1e-12)) BTEH5Fail(&rd.st, "%s: polar_alpha (%g) and loto_alpha (%g) must be positive", file, (double)e->polar_alpha, (double)e->loto_alpha);
+  PetscCall(Raise(comm, &rd));
+  e->lr_eph = e->polar;
+  e->lr_ph  = e->polar;
+  PetscCall(BTEEprSetUpLR(e));
+
+  /* Images of the two coarse grids; crystal coordinates of the atoms */
+  PetscCall(ImagesCreate(e->at, e->kc, &imk));
+  PetscCall(ImagesCreate(e->at, e->qc, &imq));
+  {
+    PetscReal *ct;
+    PetscInt   nw = e->nw, na = e->nat, nh = nw * (nw + 1) / 2, nf = na * (na + 1) / 2, ne = na * nw * nw;
+    PetscInt **sel, *n, tot;
+    PetscCall(PetscMalloc1(3 * na, &ct));
+    /* crystal = bg . cart (b_i . a_j = delta_ij) */
+    for (PetscInt a = 0; a < na; a++)
+      for (int i = 0; i < 3; i++) ct[3 * a + i] = e->bg[3 * i] * e->tau[3 * a] + e->bg[3 * i + 1] * e->tau[3 * a + 1] + e->bg[3 * i + 2] * e->tau[3 * a + 2];
+    e->ctau = ct;
+
+    /* H(R): pairs iw <= jw, jw outer */
+    PetscCall(PetscMalloc2(nh, &sel, nh + 1, &n));
+    {
+      PetscInt m = 0;
+      for (PetscInt jw = 0; jw < nw; jw++)
+        for (PetscInt iw = 0; iw <= jw; iw++, m++) PetscCall(WSSelect(e->at, &imk, &e->wcc[3 * iw], &e->wcc[3 * jw], &n[m], &sel[m], NULL));
+    }
+    PetscCall(PetscMalloc1(nh + 1, &e->hoff));
+    e->hoff[0] = 0;
+    for (PetscInt m = 0; m < nh; m++) e->hoff[m + 1] = e->hoff[m] + n[m];
+    tot = e->hoff[nh];
+    PetscCall(PetscMalloc3(tot, &e->hidx, tot, &e->hval_re, tot, &e->hval_im));
+    PetscCall(UnionSet(&imk, nh, sel, n, &e->hR, e->hidx));
+    for (PetscInt m = 0; m < nh; m++) {
+      char suf[32];
+      d1[0] = (hsize_t)n[m];
+      snprintf(suf, sizeof(suf), "%" PetscInt_FMT, m + 1);
+      ReadComplexPair(&rd, "electron_wannier/hopping_r", "electron_wannier/hopping_i", suf, 1, d1, "(the Wigner-Seitz vectors of this Wannier pair; a different count means kc_dim or wannier_center_cryst do not match the data)", e->hval_re + e->hoff[m], e->hval_im + e->hoff[m]);
+      PetscCall(PetscFree(sel[m]));
+    }
+    PetscCall(PetscFree2(sel, n));
+    PetscCall(Raise(comm, &rd));
+
+    /* force constants: atom pairs ia <= ja, ja outer; ifc{m} (nr,3,3) */
+    PetscCall(PetscMalloc2(nf, &sel, nf + 1, &n));
+    {
+      PetscInt m = 0;
+      for (PetscInt ja = 0; ja < na; ja++)
+        for (PetscInt ia = 0; ia <= ja; ia++, m++) PetscCall(WSSelect(e->at, &imq, &ct[3 * ia], &ct[3 * ja], &n[m], &sel[m], NULL));
+    }
+    PetscCall(PetscMalloc1(nf + 1, &e->foff));
+    e->foff[0] = 0;
+    for (PetscInt m = 0; m < nf; m++) e->foff[m + 1] = e->foff[m] + n[m];
+    tot = e->foff[nf];
+    PetscCall(PetscMalloc2(tot, &e->fidx, 9 * tot, &e->fval));
+    PetscCall(UnionSet(&imq, nf, sel, n, &e->fR, e->fidx));
+    for (PetscInt m = 0; m < nf; m++) {
+      char p[64];
+      d3[0] = (hsize_t)n[m];
+      d3[1] = d3[2] = 3;
+      snprintf(p, sizeof(p), "force_constant/ifc%" PetscInt_FMT, m + 1);
+      ReadData(&rd, p, H5T_FLOAT, 3, d3, "(nr,3,3) with nr the Wigner-Seitz vectors of this atom pair on qc_dim", e->fval + 9 * e->foff[m]);
+      PetscCall(PetscFree(sel[m]));
+    }
+    PetscCall(PetscFree2(sel, n));
+    PetscCall(Raise(comm, &rd));
+
+    /* e-ph: element (ia, jw, iw), iw fastest; electron side on kc_dim, phonon side on qc_dim */
+    {
+      PetscInt **sele, **selp, *ne_, *np_, tote = 0, totp = 0, totd = 0;
+      PetscCall(PetscMalloc4(ne, &sele, ne, &selp, ne, &ne_, ne, &np_));
+      for (PetscInt a = 0; a < na; a++)
+        for (PetscInt jw = 0; jw < nw; jw++)
+          for (PetscInt iw = 0; iw < nw; iw++) {
+            PetscInt el = (a * nw + jw) * nw + iw;
+            PetscCall(WSSelect(e->at, &imk, &e->wcc[3 * iw], &e->wcc[3 * jw], &ne_[el], &sele[el], NULL));
+            PetscCall(WSSelect(e->at, &imq, &e->wcc[3 * iw], &ct[3 * a], &np_[el], &selp[el], NULL));
+          }
+      PetscCall(PetscMalloc3(ne + 1, &e->eoff, ne + 1, &e->poff, ne + 1, &e->doff));
+      e->eoff[0] = e->poff[0] = e->doff[0] = 0;
+      for (PetscInt el = 0; el < ne; el++) {
+        e->eoff[el + 1] = e->eoff[el] + ne_[el];
+        e->poff[el + 1] = e->poff[el] + np_[el];
+        e->doff[el + 1] = e->doff[el] + 3 * ne_[el] * np_[el];
+      }
+      tote = e->eoff[ne];
+      totp = e->poff[ne];
+      totd = e->doff[ne];
+      PetscCall(PetscMalloc4(tote, &e->eidx, totp, &e->pidx, totd, &e->ep_re, totd, &e->ep_im));
+      PetscCall(UnionSet(&imk, ne, sele, ne_, &e->eR, e->eidx));
+      PetscCall(UnionSet(&imq, ne, selp, np_, &e->pR, e->pidx));
+      for (PetscInt a = 0; a < na && !rd.st.bad; a++)
+        for (PetscInt jw = 0; jw < nw; jw++)
+          for (PetscInt iw = 0; iw < nw; iw++) {
+            PetscInt el = (a * nw + jw) * nw + iw;
+            char     suf[64];
+            d3[0] = (hsize_t)np_[el];
+            d3[1] = (hsize_t)ne_[el];
+            d3[2] = 3;
+            snprintf(suf, sizeof(suf), "%" PetscInt_FMT "_%" PetscInt_FMT "_%" PetscInt_FMT, a + 1, jw + 1, iw + 1);
+            ReadComplexPair(&rd, "eph_matrix_wannier/ep_hop_r_", "eph_matrix_wannier/ep_hop_i_", suf, 3, d3, "(nrp,nre,3) with the Wigner-Seitz vectors of (centre iw, atom ia) on qc_dim and (centre iw, centre jw) on kc_dim", e->ep_re + e->doff[el], e->ep_im + e->doff[el]);
+          }
+      for (PetscInt el = 0; el < ne; el++) {
+        PetscCall(PetscFree(sele[el]));
+        PetscCall(PetscFree(selp[el]));
+      }
+      PetscCall(PetscFree4(sele, selp, ne_, np_));
+    }
+    PetscCall(Raise(comm, &rd));
+  }
+  PetscCall(ImagesDestroy(&imk));
+  PetscCall(ImagesDestroy(&imq));
+  H5Fclose(rd.f);
+  BTEH5Restore(&save);
+  *out = e;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprDestroy(BTEEpr *ep)
+{
+  BTEEpr e = *ep;
+
+  PetscFunctionBegin;
+  if (!e) PetscFunctionReturn(0);
+  PetscCall(PetscFree5(e->tau, e->mass, e->wc, e->zstar, e->wcc));
+  PetscCall(PetscFree(e->ctau));
+  PetscCall(PetscFree(e->onsite));
+  PetscCall(PetscFree(e->hoff));
+  PetscCall(PetscFree3(e->hidx, e->hval_re, e->hval_im));
+  PetscCall(PetscFree(e->hR.R));
+  PetscCall(PetscFree(e->foff));
+  PetscCall(PetscFree2(e->fidx, e->fval));
+  PetscCall(PetscFree(e->fR.R));
+  PetscCall(PetscFree3(e->eoff, e->poff, e->doff));
+  PetscCall(PetscFree4(e->eidx, e->pidx, e->ep_re, e->ep_im));
+  PetscCall(PetscFree(e->eR.R));
+  PetscCall(PetscFree(e->pR.R));
+  PetscCall(PetscFree(e));
+  *ep = NULL;
+  PetscFunctionReturn(0);
+}

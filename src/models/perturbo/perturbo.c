@@ -1,0 +1,409 @@
+/* Model "perturbo": a real material from Perturbo's prefix_epr.h5 (docs/import.md).
+
+   The epr file holds H(R), the force constants and the e-ph couplings in a Wannier basis
+   (epr_read.c); this generator interpolates them (epr_interp.c) onto the fine k grid and hands
+   bands and couplings to the generic builder (build.c), which applies Perturbo's selection rules
+   (physics.md section 2) and makes the states and channels, in memory or streamed to a table.
+
+   Steps (every rank does the same; the caches are replicated):
+   1. bands at every point of the k grid -> band edge and the window; the k points with a state
+      in the window;
+   2. for those k points: the eigenvectors U_k and the electron-side Fourier sum of the couplings
+      (sum over Re of e^{ik.Re} g(Re, Rp), one array per k);
+   3. for every point of the q grid: phonon frequencies, displacement patterns and the
+      long-range (Frohlich) vertex;
+   4. per pair of states (the builder's search): the phonon-side sum over Rp, the long-range
+      term, the rotation to the Bloch bands (m at k+q, n at k) and the mode projection, for the
+      modes that pass the energy test only; |g|^2 = |g_nu|^2 / (2 omega_nu), Perturbo's eph_g2.
+   Units: the file's Rydberg atomic units, converted to eV, Angstrom and fs on the way out. */
+#include <bte/private/modelimpl.h>
+#include <bte/private/epr.h>
+#include <unistd.h>
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
+
+#define BOHR_A 0.529177210903 /* Angstrom */
+
+typedef struct {
+  BTEEpr      epr;
+  PetscInt    dim, nk[3], nq[3], qs[3]; /* k grid, q grid, nk/nq */
+  PetscInt    bmin, nb, carrier;
+  PetscReal   lat[9];                   /* Angstrom, rows (2D: a3 = unit normal) */
+  PetscReal   vconv;                    /* Ry bohr -> Angstrom/fs */
+  PetscReal   tol, hwmin, g2fac;        /* eV, eV, Ry^2 -> eV^2 times Nk/Nq */
+  PetscInt    nm, nw;
+  /* k cache */
+  PetscInt   *kslot; /* per k point of the grid: slot, or -1 */
+  PetscInt    nslot, gksize;
+  PetscReal  *U, *gk;
+  /* q cache (q grid) */
+  PetscReal  *om, *u, *glr;
+  /* per thread */
+  PetscInt    nthr;
+  BTEEprWork *work;
+  PetscReal  *gw, *gmn, *ev, *vv;
+} Perturbo;
+
+static inline int ThreadId(void)
+{
+#if defined(_OPENMP)
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+static inline PetscInt Flat(const Perturbo *p, const PetscInt i[3])
+{
+  return (i[0] * p->nk[1] + i[1]) * p->nk[2] + i[2];
+}
+
+/* Grid indices of a Cartesian k of the grid (1/Angstrom; any zone) */
+static inline void GridIndex(const Perturbo *p, const PetscReal k[3], PetscInt i[3])
+{
+  for (int a = 0; a < 3; a++) {
+    PetscReal f = (k[0] * p->lat[3 * a] + k[1] * p->lat[3 * a + 1] + k[2] * p->lat[3 * a + 2]) * p->nk[a] / (2 * PETSC_PI);
+    PetscInt  n = (PetscInt)PetscFloorReal(f + 0.5) % p->nk[a];
+    i[a]        = n < 0 ? n + p->nk[a] : n;
+  }
+}
+
+/* Energies (eV, table convention) and velocities (Angstrom/fs) of the selected bands at grid point i */
+static int BandsAt(const Perturbo *p, BTEEprWork w, const PetscInt i[3], PetscReal e[], PetscReal v[], PetscReal *evb, PetscReal *vvb)
+{
+  PetscReal k[3];
+  for (int a = 0; a < 3; a++) k[a] = (PetscReal)i[a] / p->nk[a];
+  if (BTEEprBands(p->epr, w, k, evb, NULL, v ? vvb : NULL)) return 1;
+  for (PetscInt n = 0; n < p->nb; n++) {
+    PetscReal s = p->carrier > 0 ? -1.0 : 1.0;
+    e[n]        = s * evb[p->bmin + n] * BTE_RY_EV;
+    if (v)
+      for (int a = 0; a < 3; a++) v[3 * n + a] = s * vvb[3 * (p->bmin + n) + a] * p->vconv;
+  }
+  return 0;
+}
+
+static PetscErrorCode PerturboBands(void *ctx, const PetscReal k[3], PetscReal e[], PetscReal v[])
+{
+  const Perturbo *p = (const Perturbo *)ctx;
+  int             t = ThreadId();
+  PetscInt        i[3];
+
+  GridIndex(p, k, i);
+  return BandsAt(p, p->work[t], i, e, v, p->ev + t * p->nw, p->vv + 3 * t * p->nw);
+}
+
+static PetscErrorCode PerturboCoupling(void *ctx, PetscInt n, const PetscInt ik[3], PetscReal en, PetscInt m, const PetscInt ikp[3], PetscReal em, const PetscInt iq[3], PetscReal hw[], PetscReal g2[])
+{
+  const Perturbo  *p  = (const Perturbo *)ctx;
+  const PetscInt   nm = p->nm, nw = p->nw;
+  int              t = ThreadId(), any = 0;
+  PetscInt         qi = 0, sk, skq;
+  PetscReal        q[3], de = PetscAbsReal(en - em);
+  const PetscReal *om, *u, *gl, *Uk, *Ukq;
+  PetscReal       *gw = p->gw + (size_t)t * 2 * nw * nw * nm, *gmn = p->gmn + (size_t)t * 2 * nm;
+  PetscInt         nn = n + p->bmin, mm = m + p->bmin;
+
+  for (PetscInt nu = 0; nu < nm; nu++) hw[nu] = g2[nu] = 0;
+  for (int a = 0; a < 3; a++) {
+    if (iq[a] % p->qs[a]) return 0; /* q not on the q grid */
+    qi = qi * p->nq[a] + iq[a] / p->qs[a];
+    q[a] = (PetscReal)iq[a] / p->nk[a];
+  }
+  om = p->om + (size_t)qi * nm;
+  for (PetscInt nu = 0; nu < nm; nu++) {
+    hw[nu] = om[nu] * BTE_RY_EV;
+    if (hw[nu] >= p->hwmin && PetscAbsReal(de - hw[nu]) < p->tol) any = 1;
+  }
+  if (!any) return 0;
+  sk  = p->kslot[Flat(p, ik)];
+  skq = p->kslot[Flat(p, ikp)];
+  if (sk < 0 || skq < 0) return 1; /* cannot happen: both states are in the window */
+  if (BTEEprCouplingKQ(p->epr, p->work[t], p->gk + (size_t)sk * p->gksize, q, gw)) return 1;
+  gl  = p->glr + (size_t)qi * 2 * nm;
+  u   = p->u + (size_t)qi * 2 * nm * nm;
+  Uk  = p->U + (size_t)sk * 2 * nw * nw;
+  Ukq = p->U + (size_t)skq * 2 * nw * nw;
+  /* g_mn(mu) = sum_{iw,jw} conj(Ukq(iw,m)) Uk(jw,n) [gw(iw,jw,mu) + delta_{iw,jw} gl(mu)] */
+  for (PetscInt mu = 0; mu < nm; mu++) gmn[2 * mu] = gmn[2 * mu + 1] = 0;
+  for (PetscInt iw = 0; iw < nw; iw++)
+    for (PetscInt jw = 0; jw < nw; jw++) {
+      PetscReal ar = Ukq[2 * (iw + mm * nw)], ai = -Ukq[2 * (iw + mm * nw) + 1], br = Uk[2 * (jw + nn * nw)], bi = Uk[2 * (jw + nn * nw) + 1];
+      PetscReal cr = ar * br - ai * bi, ci = ar * bi + ai * br;
+      const PetscReal *g = gw + 2 * (iw * nw + jw) * nm;
+      if (iw == jw)
+        for (PetscInt mu = 0; mu < nm; mu++) {
+          PetscReal xr = g[2 * mu] + gl[2 * mu], xi = g[2 * mu + 1] + gl[2 * mu + 1];
+          gmn[2 * mu] += cr * xr - ci * xi;
+          gmn[2 * mu + 1] += cr * xi + ci * xr;
+        }
+      else
+        for (PetscInt mu = 0; mu < nm; mu++) {
+          PetscReal xr = g[2 * mu], xi = g[2 * mu + 1];
+          gmn[2 * mu] += cr * xr - ci * xi;
+          gmn[2 * mu + 1] += cr * xi + ci * xr;
+        }
+    }
+  for (PetscInt nu = 0; nu < nm; nu++) {
+    PetscReal        sr = 0, si = 0;
+    const PetscReal *un = u + 2 * nu * nm;
+    if (!(hw[nu] >= p->hwmin && PetscAbsReal(de - hw[nu]) < p->tol)) continue;
+    for (PetscInt mu = 0; mu < nm; mu++) {
+      sr += gmn[2 * mu] * un[2 * mu] - gmn[2 * mu + 1] * un[2 * mu + 1];
+      si += gmn[2 * mu] * un[2 * mu + 1] + gmn[2 * mu + 1] * un[2 * mu];
+    }
+    g2[nu] = (sr * sr + si * si) / (2 * om[nu]) * p->g2fac;
+  }
+  return 0;
+}
+
+/* Physical memory of the machine, bytes (0: unknown) */
+static PetscLogDouble PhysMemory(void)
+{
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  return pages > 0 && psize > 0 ? (PetscLogDouble)pages * psize : 0;
+}
+
+PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
+{
+  MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
+  Perturbo       p;
+  BTEModelSpec   spec;
+  char           file[PETSC_MAX_PATH_LEN] = "", src[256];
+  PetscInt       kdim[3] = {0, 0, 0}, qdim[3] = {0, 0, 0}, bands[2] = {0, 0}, nkd = 3, nqd = 3, nbd = 2;
+  PetscBool      flg, kset, qset, bset, emin_set, emax_set, holes = PETSC_FALSE, monitor = PETSC_FALSE, lr = PETSC_TRUE, lrset;
+  PetscReal      emin = 0, emax = 0, eedge, width, hwmax = 0, wneg = 0;
+  PetscInt       nktot, nqtot, nneg = 0;
+  PetscLogDouble t0, t1, bytes;
+  PetscReal     *eall;
+  const char    *carriers[] = {"electrons", "holes", "BTEPerturboCarrier", "", NULL};
+  PetscEnum      carrier    = (PetscEnum)0;
+  int            err        = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscMemzero(&p, sizeof(p)));
+  PetscOptionsBegin(comm, ((PetscObject)bte)->prefix, "Model perturbo: a material from Perturbo's prefix_epr.h5 (docs/import.md)", "BTE");
+  PetscCall(PetscOptionsString("-bte_perturbo_epr", "Perturbo's epr file (qe2pert.x output, prefix_epr.h5)", "BTESetModel", file, file, sizeof(file), &flg));
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_kdim", "Fine k grid n1,n2,n3 (Perturbo's boltz_kdim; default -bte_grid in every direction, 1 along a3 in 2D)", "BTESetModel", kdim, &nkd, &kset));
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_qdim", "q grid n1,n2,n3 (Perturbo's boltz_qdim; default the k grid; must divide it)", "BTESetModel", qdim, &nqd, &qset));
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_bands", "First,last band of the Wannier bands, counted from 1 (Perturbo's band_min,band_max; default all)", "BTESetModel", bands, &nbd, &bset));
+  PetscCall(PetscOptionsEnum("-bte_perturbo_carrier", "Carriers (Perturbo's hole = .true. for holes)", "BTESetModel", carriers, carrier, &carrier, NULL));
+  PetscCall(PetscOptionsReal("-bte_perturbo_emin", "Window bottom, eV on the file's energy scale (Perturbo's boltz_emin); with -bte_perturbo_emax replaces the window above the band edge", "BTESetModel", emin, &emin, &emin_set));
+  PetscCall(PetscOptionsReal("-bte_perturbo_emax", "Window top, eV on the file's energy scale (Perturbo's boltz_emax)", "BTESetModel", emax, &emax, &emax_set));
+  PetscCall(PetscOptionsBool("-bte_perturbo_polar", "Add the long-range terms of a polar material (dipole-dipole phonons, Frohlich coupling); default: the file's lpolar", "BTESetModel", lr, &lr, &lrset));
+  PetscCall(PetscOptionsBool("-bte_generate_monitor", "Print progress", "BTESetUp", monitor, &monitor, NULL));
+  PetscOptionsEnd();
+  holes = carrier == 1 ? PETSC_TRUE : PETSC_FALSE;
+  PetscCheck(flg && file[0], comm, PETSC_ERR_USER_INPUT, "Model perturbo needs the epr file: -bte_perturbo_epr prefix_epr.h5 (docs/import.md)");
+  PetscCheck(emin_set == emax_set, comm, PETSC_ERR_USER_INPUT, "Give both -bte_perturbo_emin and -bte_perturbo_emax (an absolute window), or neither (the window is -bte_window above the band edge)");
+  PetscCheck(!emin_set || emax > emin, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_perturbo_emin %g must be below -bte_perturbo_emax %g", (double)emin, (double)emax);
+
+  PetscCall(BTEEprRead(comm, file, &p.epr));
+  if (lrset) {
+    PetscCheck(!lr || p.epr->polar, comm, PETSC_ERR_USER_INPUT, "-bte_perturbo_polar 1: %s is not a polar material (lpolar = 0, or no Born charges)", file);
+    p.epr->lr_eph = p.epr->lr_ph = lr;
+    PetscCall(BTEEprSetUpLR(p.epr));
+  }
+  p.nw  = p.epr->nw;
+  p.nm  = 3 * p.epr->nat;
+  p.dim = p.epr->sys2d ? 2 : 3;
+  PetscCheck(!(p.dim == 2 && (p.epr->lr_eph || p.epr->lr_ph)), comm, PETSC_ERR_SUP, "%s is a polar 2D material; bte implements the long-range terms in 3D only. -bte_perturbo_polar 0 runs with the short-range part only (the long-range Frohlich coupling and LO-TO splitting are then missing)", file);
+
+  /* grids */
+  if (!kset) {
+    kdim[0] = kdim[1] = kdim[2] = bte->ngrid;
+    nkd                         = 3;
+  }
+  if (p.dim == 2 && nkd == 2) kdim[2] = 1, nkd = 3;
+  if (p.dim == 2 && !kset) kdim[2] = 1;
+  PetscCheck(nkd == 3, comm, PETSC_ERR_USER_INPUT, "-bte_perturbo_kdim takes three integers n1,n2,n3 (two in 2D)");
+  if (!qset)
+    for (int a = 0; a < 3; a++) qdim[a] = kdim[a];
+  else {
+    if (p.dim == 2 && nqd == 2) qdim[2] = 1, nqd = 3;
+    PetscCheck(nqd == 3, comm, PETSC_ERR_USER_INPUT, "-bte_perturbo_qdim takes three integers n1,n2,n3 (two in 2D)");
+  }
+  for (int a = 0; a < 3; a++) {
+    PetscCheck(kdim[a] >= 1 && qdim[a] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "k grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " and q grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " must be positive", kdim[0], kdim[1], kdim[2], qdim[0], qdim[1], qdim[2]);
+    PetscCheck(kdim[a] % qdim[a] == 0, comm, PETSC_ERR_ARG_INCOMP, "The q grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " is not commensurate with the k grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT ": each q dimension must divide the k dimension (Perturbo's rule for boltz_qdim)", qdim[0], qdim[1], qdim[2], kdim[0], kdim[1], kdim[2]);
+    p.nk[a] = kdim[a];
+    p.nq[a] = qdim[a];
+    p.qs[a] = kdim[a] / qdim[a];
+  }
+  PetscCheck(p.dim == 3 || (p.nk[2] == 1 && p.nq[2] == 1), comm, PETSC_ERR_ARG_OUTOFRANGE, "%s is a 2D material: the k and q grids must have 1 point along a3", file);
+  nktot = p.nk[0] * p.nk[1] * p.nk[2];
+  nqtot = p.nq[0] * p.nq[1] * p.nq[2];
+
+  /* bands */
+  if (!bset) {
+    bands[0] = 1;
+    bands[1] = p.nw;
+  } else {
+    PetscCheck(nbd == 2, comm, PETSC_ERR_USER_INPUT, "-bte_perturbo_bands takes two integers first,last (from 1)");
+    PetscCheck(bands[0] >= 1 && bands[1] >= bands[0] && bands[1] <= p.nw, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_perturbo_bands %" PetscInt_FMT ",%" PetscInt_FMT ": the file has %" PetscInt_FMT " Wannier bands (give first <= last in 1..%" PetscInt_FMT ")", bands[0], bands[1], p.nw, p.nw);
+  }
+  p.bmin    = bands[0] - 1;
+  p.nb      = bands[1] - bands[0] + 1;
+  p.carrier = holes ? 1 : -1;
+
+  /* lattice in Angstrom; 2D: a3 = the unit normal */
+  for (int c = 0; c < 9; c++) p.lat[c] = p.epr->at[c] * p.epr->alat * BOHR_A;
+  if (p.dim == 2) {
+    PetscReal *a = p.lat, n[3] = {a[1] * a[5] - a[2] * a[4], a[2] * a[3] - a[0] * a[5], a[0] * a[4] - a[1] * a[3]};
+    PetscReal  l = PetscSqrtReal(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    for (int c = 0; c < 3; c++) a[6 + c] = n[c] / l;
+  }
+  p.vconv = BTE_RY_EV * BOHR_A / BTE_HBAR;
+  p.tol   = bte->tol_eta * bte->smearing;
+  p.hwmin = bte->phonon_min;
+  p.g2fac = BTE_RY_EV * BTE_RY_EV * (PetscReal)nktot / (PetscReal)nqtot;
+
+  /* per-thread work */
+#if defined(_OPENMP)
+  p.nthr = omp_get_max_threads();
+#else
+  p.nthr = 1;
+#endif
+  PetscCall(PetscMalloc1(p.nthr, &p.work));
+  for (PetscInt t = 0; t < p.nthr; t++) PetscCall(BTEEprWorkCreate(p.epr, &p.work[t]));
+  PetscCall(PetscMalloc4((size_t)p.nthr * 2 * p.nw * p.nw * p.nm, &p.gw, (size_t)p.nthr * 2 * p.nm, &p.gmn, (size_t)p.nthr * p.nw, &p.ev, (size_t)p.nthr * 3 * p.nw, &p.vv));
+
+  /* the caches must fit: refuse with the figures rather than run out of memory */
+  p.gksize = BTEEprCouplingKSize(p.epr);
+  bytes    = (PetscLogDouble)nktot * (p.nb * sizeof(PetscReal) + sizeof(PetscInt) + (2 * p.nw * p.nw + p.gksize) * sizeof(PetscReal)) + (PetscLogDouble)nqtot * (p.nm + 2 * p.nm * p.nm + 2 * p.nm) * sizeof(PetscReal);
+  {
+    PetscLogDouble avail = bte->mem_limit > 0 ? bte->mem_limit : PhysMemory();
+    PetscMPIInt    nnode = 1;
+    MPI_Comm       node;
+    PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    PetscCallMPI(MPI_Comm_size(node, &nnode));
+    PetscCallMPI(MPI_Comm_free(&node));
+    if (!(bte->mem_limit > 0)) avail /= nnode;
+    PetscCheck(avail <= 0 || bytes <= 0.8 * avail, comm, PETSC_ERR_MEM, "Interpolating %s on the %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " k grid needs up to %.3g GB per rank (k and q caches: %" PetscInt_FMT " modes, %" PetscInt_FMT " Wannier functions), more than the %.3g GB a rank may use; use a coarser -bte_perturbo_kdim / -bte_perturbo_qdim or fewer ranks per node", file, p.nk[0], p.nk[1], p.nk[2], bytes / 1e9, p.nm, p.nw, avail / 1e9);
+  }
+
+  /* 1. bands on the whole grid: edge and window */
+  PetscCall(PetscMalloc1((size_t)nktot * p.nb, &eall));
+#pragma omp parallel for schedule(dynamic, 64) reduction(| : err)
+  for (PetscInt ik = 0; ik < nktot; ik++) {
+    int      t = ThreadId();
+    PetscInt i[3] = {ik / (p.nk[1] * p.nk[2]), (ik / p.nk[2]) % p.nk[1], ik % p.nk[2]};
+    if (err) continue;
+    err |= BandsAt(&p, p.work[t], i, eall + (size_t)ik * p.nb, NULL, p.ev + t * p.nw, NULL);
+  }
+  PetscCheck(!err, comm, PETSC_ERR_LIB, "%s: diagonalising H(k) failed (LAPACK zheev)", file);
+  eedge = PETSC_MAX_REAL;
+  for (size_t s = 0; s < (size_t)nktot * p.nb; s++) eedge = PetscMin(eedge, eall[s]); /* electrons: CBM; holes: -VBM */
+  if (emin_set) {
+    /* absolute window on the file's (electron) energy scale; for holes it is flipped */
+    PetscReal lo = holes ? -emax : emin, hi = holes ? -emin : emax;
+    eedge        = lo;
+    width        = hi - lo;
+  } else width = bte->window;
+  PetscCall(PetscMalloc1(nktot, &p.kslot));
+  for (PetscInt ik = 0; ik < nktot; ik++) {
+    PetscBool in = PETSC_FALSE;
+    for (PetscInt n = 0; n < p.nb; n++) {
+      PetscReal x = eall[(size_t)ik * p.nb + n];
+      if (x >= eedge && x <= eedge + width) in = PETSC_TRUE;
+    }
+    p.kslot[ik] = in ? p.nslot++ : -1;
+  }
+  PetscCall(PetscFree(eall));
+  PetscCheck(p.nslot > 0, comm, PETSC_ERR_USER_INPUT, "%s: no states of bands %" PetscInt_FMT "..%" PetscInt_FMT " in the window [%g, %g] eV (%s energies) on the %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " grid; widen the window (-bte_window, or -bte_perturbo_emin/-bte_perturbo_emax) or check -bte_perturbo_bands and -bte_perturbo_carrier", file, bands[0], bands[1], (double)eedge, (double)(eedge + width), holes ? "hole" : "electron", p.nk[0], p.nk[1], p.nk[2]);
+  PetscCall(PetscTime(&t1));
+  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: bands on %" PetscInt_FMT " k points, %" PetscInt_FMT " with states in [%g, %g] eV, %.1f s\n", nktot, p.nslot, (double)eedge, (double)(eedge + width), t1 - t0));
+
+  /* 2. k cache: U_k and the electron-side sums */
+  PetscCall(PetscMalloc2((size_t)p.nslot * 2 * p.nw * p.nw, &p.U, (size_t)p.nslot * p.gksize, &p.gk));
+#pragma omp parallel for schedule(dynamic, 4) reduction(| : err)
+  for (PetscInt ik = 0; ik < nktot; ik++) {
+    int       t = ThreadId();
+    PetscInt  s = p.kslot[ik];
+    PetscReal k[3];
+    if (s < 0 || err) continue;
+    k[0] = (PetscReal)(ik / (p.nk[1] * p.nk[2])) / p.nk[0];
+    k[1] = (PetscReal)((ik / p.nk[2]) % p.nk[1]) / p.nk[1];
+    k[2] = (PetscReal)(ik % p.nk[2]) / p.nk[2];
+    err |= BTEEprBands(p.epr, p.work[t], k, p.ev + t * p.nw, p.U + (size_t)s * 2 * p.nw * p.nw, NULL);
+    err |= BTEEprCouplingK(p.epr, p.work[t], k, p.gk + (size_t)s * p.gksize);
+  }
+  PetscCheck(!err, comm, PETSC_ERR_LIB, "%s: interpolating at the k points failed (LAPACK zheev)", file);
+  PetscCall(PetscTime(&t1));
+  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: couplings' electron side at %" PetscInt_FMT " k points, %.1f s\n", p.nslot, t1 - t0));
+
+  /* 3. q cache: phonons and the long-range vertex */
+  PetscCall(PetscMalloc3((size_t)nqtot * p.nm, &p.om, (size_t)nqtot * 2 * p.nm * p.nm, &p.u, (size_t)nqtot * 2 * p.nm, &p.glr));
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : err)
+  for (PetscInt iq = 0; iq < nqtot; iq++) {
+    int       t = ThreadId();
+    PetscReal q[3];
+    if (err) continue;
+    q[0] = (PetscReal)(iq / (p.nq[1] * p.nq[2])) / p.nq[0];
+    q[1] = (PetscReal)((iq / p.nq[2]) % p.nq[1]) / p.nq[1];
+    q[2] = (PetscReal)(iq % p.nq[2]) / p.nq[2];
+    err |= BTEEprPhonons(p.epr, p.work[t], q, p.om + (size_t)iq * p.nm, p.u + (size_t)iq * 2 * p.nm * p.nm);
+    err |= BTEEprCouplingLR(p.epr, q, p.glr + (size_t)iq * 2 * p.nm);
+  }
+  PetscCheck(!err, comm, PETSC_ERR_LIB, "%s: diagonalising D(q) failed (LAPACK zheev)", file);
+  for (size_t s = 0; s < (size_t)nqtot * p.nm; s++) {
+    PetscReal w = p.om[s] * BTE_RY_EV;
+    hwmax       = PetscMax(hwmax, w);
+    if (w < -1e-4) { /* imaginary beyond 0.1 meV (acoustic modes at Gamma are zero up to rounding) */
+      nneg++;
+      wneg = PetscMin(wneg, w);
+    }
+  }
+  PetscCall(PetscTime(&t1));
+  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: phonons at %" PetscInt_FMT " q points (%" PetscInt_FMT " modes), %.1f s\n", nqtot, p.nm, t1 - t0));
+  if (nneg) PetscCall(PetscPrintf(comm, "WARNING perturbo: %" PetscInt_FMT " of %" PetscInt_FMT " phonon frequencies on the q grid are imaginary (lowest %.3g meV); their channels are dropped (below -bte_phonon_min), as Perturbo does\n", nneg, nqtot * p.nm, (double)(wneg * 1e3)));
+
+  /* the builder */
+  PetscCall(PetscMemzero(&spec, sizeof(spec)));
+  PetscCall(PetscSNPrintf(src, sizeof(src), "perturbo %s kdim %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " qdim %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " bands %" PetscInt_FMT "-%" PetscInt_FMT " %s window [%g, %g] eV smearing %g eV", file, p.nk[0], p.nk[1], p.nk[2], p.nq[0], p.nq[1], p.nq[2], bands[0], bands[1], holes ? "holes" : "electrons", (double)eedge, (double)(eedge + width), (double)bte->smearing));
+  spec.name          = "perturbo";
+  spec.dim           = p.dim;
+  spec.nbands        = p.nb;
+  spec.nmodes        = p.nm;
+  spec.spin          = p.epr->spinor ? 1 : 2;
+  spec.carrier       = p.carrier;
+  for (int c = 0; c < 9; c++) spec.lattice[c] = p.lat[c];
+  spec.eedge         = eedge;
+  spec.window        = width;
+  spec.hwmax         = PetscMax(hwmax, 0);
+  spec.ctx           = &p;
+  spec.bands         = PerturboBands;
+  spec.coupling_grid = PerturboCoupling;
+  spec.coupling      = NULL;
+  for (int a = 0; a < 3; a++) spec.nk[a] = p.nk[a];
+  spec.source = src;
+  PetscCall(BTEParamsAdd(bte, "alat", p.epr->alat * BOHR_A, "Angstrom"));
+  PetscCall(BTEParamsAdd(bte, "atoms", (PetscReal)p.epr->nat, ""));
+  PetscCall(BTEParamsAdd(bte, "wannier_functions", (PetscReal)p.nw, ""));
+  PetscCall(BTEParamsAdd(bte, "band_min", (PetscReal)bands[0], ""));
+  PetscCall(BTEParamsAdd(bte, "band_max", (PetscReal)bands[1], ""));
+  PetscCall(BTEParamsAdd(bte, "qdim_1", (PetscReal)p.nq[0], ""));
+  PetscCall(BTEParamsAdd(bte, "qdim_2", (PetscReal)p.nq[1], ""));
+  PetscCall(BTEParamsAdd(bte, "qdim_3", (PetscReal)p.nq[2], ""));
+  PetscCall(BTEParamsAdd(bte, "coarse_kdim_1", (PetscReal)p.epr->kc[0], ""));
+  PetscCall(BTEParamsAdd(bte, "coarse_kdim_2", (PetscReal)p.epr->kc[1], ""));
+  PetscCall(BTEParamsAdd(bte, "coarse_kdim_3", (PetscReal)p.epr->kc[2], ""));
+  PetscCall(BTEParamsAdd(bte, "polar_long_range", p.epr->lr_eph ? 1.0 : 0.0, ""));
+  PetscCall(BTEParamsAdd(bte, "spinor", p.epr->spinor ? 1.0 : 0.0, ""));
+  PetscCall(BTEParamsAdd(bte, "phonon_max", hwmax, "eV"));
+  PetscCall(PetscInfo(bte, "perturbo %s: %" PetscInt_FMT " atoms, %" PetscInt_FMT " Wannier functions, k grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT ", q grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT ", caches %.3g GB\n", file, p.epr->nat, p.nw, p.nk[0], p.nk[1], p.nk[2], p.nq[0], p.nq[1], p.nq[2], bytes / 1e9));
+  PetscCall(BTEModelBuild(bte, &spec));
+  PetscCall(PetscTime(&t1));
+  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: done in %.1f s\n", t1 - t0));
+
+  for (PetscInt t = 0; t < p.nthr; t++) PetscCall(BTEEprWorkDestroy(&p.work[t]));
+  PetscCall(PetscFree(p.work));
+  PetscCall(PetscFree4(p.gw, p.gmn, p.ev, p.vv));
+  PetscCall(PetscFree(p.kslot));
+  PetscCall(PetscFree2(p.U, p.gk));
+  PetscCall(PetscFree3(p.om, p.u, p.glr));
+  PetscCall(BTEEprDestroy(&p.epr));
+  PetscFunctionReturn(0);
+}
