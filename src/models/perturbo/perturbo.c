@@ -43,6 +43,7 @@ typedef struct {
   PetscInt    nthr;
   BTEEprWork *work;
   PetscReal  *gw, *gmn, *ev, *vv;
+  PetscInt64 *neval; /* per thread (stride 8, no false sharing): pairs whose coupling was computed */
 } Perturbo;
 
 static inline int ThreadId(void)
@@ -117,6 +118,7 @@ static PetscErrorCode PerturboCoupling(void *ctx, PetscInt n, const PetscInt ik[
     if (hw[nu] >= p->hwmin && PetscAbsReal(de - hw[nu]) < p->tol) any = 1;
   }
   if (!any) return 0;
+  p->neval[8 * t]++;
   sk  = p->kslot[Flat(p, ik)];
   skq = p->kslot[Flat(p, ikp)];
   if (sk < 0 || skq < 0) return 1; /* cannot happen: both states are in the window */
@@ -158,6 +160,24 @@ static PetscErrorCode PerturboCoupling(void *ctx, PetscInt n, const PetscInt ik[
   return 0;
 }
 
+/* Rows [n r/P, n (r+1)/P) of buf (rows of len reals) were computed on rank r: give every rank all
+   of them (a broadcast per rank, in pieces that fit an int count). */
+static PetscErrorCode ShareRows(MPI_Comm comm, PetscInt n, size_t len, PetscReal buf[])
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  for (PetscMPIInt r = 0; r < size; r++) {
+    size_t a = (size_t)(((PetscInt64)n * r) / size) * len, b = (size_t)(((PetscInt64)n * (r + 1)) / size) * len;
+    for (size_t c = a; c < b; c += (size_t)1 << 28) {
+      PetscMPIInt cnt = (PetscMPIInt)PetscMin(b - c, (size_t)1 << 28);
+      PetscCallMPI(MPI_Bcast(buf + c, cnt, MPIU_REAL, r, comm));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Physical memory of the machine, bytes (0: unknown) */
 static PetscLogDouble PhysMemory(void)
 {
@@ -172,7 +192,7 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   BTEModelSpec   spec;
   char           file[PETSC_MAX_PATH_LEN] = "", src[256];
   PetscInt       kdim[3] = {0, 0, 0}, qdim[3] = {0, 0, 0}, bands[2] = {0, 0}, nkd = 3, nqd = 3, nbd = 2;
-  PetscBool      flg, kset, qset, bset, emin_set, emax_set, holes = PETSC_FALSE, monitor = PETSC_FALSE, lr = PETSC_TRUE, lrset;
+  PetscBool      flg, kset, qset, bset, emin_set, emax_set, holes = PETSC_FALSE, monitor = PETSC_TRUE, lr = PETSC_TRUE, lrset;
   PetscReal      emin = 0, emax = 0, eedge, width, hwmax = 0, wneg = 0;
   PetscInt       nktot, nqtot, nneg = 0;
   PetscLogDouble t0, t1, bytes;
@@ -180,6 +200,9 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   const char    *carriers[] = {"electrons", "holes", "BTEPerturboCarrier", "", NULL};
   PetscEnum      carrier    = (PetscEnum)0;
   int            err        = 0;
+  PetscMPIInt    rank, size;
+  PetscInt       s0, s1;
+  PetscLogDouble tk = 0, tq = 0, tc = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -193,7 +216,7 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscOptionsReal("-bte_perturbo_emin", "Window bottom, eV on the file's energy scale (Perturbo's boltz_emin); with -bte_perturbo_emax replaces the window above the band edge", "BTESetModel", emin, &emin, &emin_set));
   PetscCall(PetscOptionsReal("-bte_perturbo_emax", "Window top, eV on the file's energy scale (Perturbo's boltz_emax)", "BTESetModel", emax, &emax, &emax_set));
   PetscCall(PetscOptionsBool("-bte_perturbo_polar", "Add the long-range terms of a polar material (dipole-dipole phonons, Frohlich coupling); default: the file's lpolar", "BTESetModel", lr, &lr, &lrset));
-  PetscCall(PetscOptionsBool("-bte_generate_monitor", "Print progress", "BTESetUp", monitor, &monitor, NULL));
+  PetscCall(PetscOptionsBool("-bte_perturbo_monitor", "Print the import's steps and timings", "BTESetModel", monitor, &monitor, NULL));
   PetscOptionsEnd();
   holes = carrier == 1 ? PETSC_TRUE : PETSC_FALSE;
   PetscCheck(flg && file[0], comm, PETSC_ERR_USER_INPUT, "Model perturbo needs the epr file: -bte_perturbo_epr prefix_epr.h5 (docs/import.md)");
@@ -269,6 +292,7 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscMalloc1(p.nthr, &p.work));
   for (PetscInt t = 0; t < p.nthr; t++) PetscCall(BTEEprWorkCreate(p.epr, &p.work[t]));
   PetscCall(PetscMalloc4((size_t)p.nthr * 2 * p.nw * p.nw * p.nm, &p.gw, (size_t)p.nthr * 2 * p.nm, &p.gmn, (size_t)p.nthr * p.nw, &p.ev, (size_t)p.nthr * 3 * p.nw, &p.vv));
+  PetscCall(PetscCalloc1(8 * p.nthr, &p.neval));
 
   /* the caches must fit: refuse with the figures rather than run out of memory */
   p.gksize = BTEEprCouplingKSize(p.epr);
@@ -317,27 +341,38 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: bands on %" PetscInt_FMT " k points, %" PetscInt_FMT " with states in [%g, %g] eV, %.1f s\n", nktot, p.nslot, (double)eedge, (double)(eedge + width), t1 - t0));
 
   /* 2. k cache: U_k and the electron-side sums */
+  /* each rank computes a block of the slots and shares it */
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(PetscMalloc2((size_t)p.nslot * 2 * p.nw * p.nw, &p.U, (size_t)p.nslot * p.gksize, &p.gk));
+  s0 = (PetscInt)(((PetscInt64)p.nslot * rank) / size);
+  s1 = (PetscInt)(((PetscInt64)p.nslot * (rank + 1)) / size);
 #pragma omp parallel for schedule(dynamic, 4) reduction(| : err)
   for (PetscInt ik = 0; ik < nktot; ik++) {
     int       t = ThreadId();
     PetscInt  s = p.kslot[ik];
     PetscReal k[3];
-    if (s < 0 || err) continue;
+    if (s < s0 || s >= s1 || err) continue;
     k[0] = (PetscReal)(ik / (p.nk[1] * p.nk[2])) / p.nk[0];
     k[1] = (PetscReal)((ik / p.nk[2]) % p.nk[1]) / p.nk[1];
     k[2] = (PetscReal)(ik % p.nk[2]) / p.nk[2];
     err |= BTEEprBands(p.epr, p.work[t], k, p.ev + t * p.nw, p.U + (size_t)s * 2 * p.nw * p.nw, NULL);
     err |= BTEEprCouplingK(p.epr, p.work[t], k, p.gk + (size_t)s * p.gksize);
   }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
   PetscCheck(!err, comm, PETSC_ERR_LIB, "%s: interpolating at the k points failed (LAPACK zheev)", file);
+  PetscCall(ShareRows(comm, p.nslot, 2 * p.nw * p.nw, p.U));
+  PetscCall(ShareRows(comm, p.nslot, p.gksize, p.gk));
   PetscCall(PetscTime(&t1));
+  tk = t1 - t0;
   if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: couplings' electron side at %" PetscInt_FMT " k points, %.1f s\n", p.nslot, t1 - t0));
 
   /* 3. q cache: phonons and the long-range vertex */
   PetscCall(PetscMalloc3((size_t)nqtot * p.nm, &p.om, (size_t)nqtot * 2 * p.nm * p.nm, &p.u, (size_t)nqtot * 2 * p.nm, &p.glr));
+  s0 = (PetscInt)(((PetscInt64)nqtot * rank) / size);
+  s1 = (PetscInt)(((PetscInt64)nqtot * (rank + 1)) / size);
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : err)
-  for (PetscInt iq = 0; iq < nqtot; iq++) {
+  for (PetscInt iq = s0; iq < s1; iq++) {
     int       t = ThreadId();
     PetscReal q[3];
     if (err) continue;
@@ -347,7 +382,11 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     err |= BTEEprPhonons(p.epr, p.work[t], q, p.om + (size_t)iq * p.nm, p.u + (size_t)iq * 2 * p.nm * p.nm);
     err |= BTEEprCouplingLR(p.epr, q, p.glr + (size_t)iq * 2 * p.nm);
   }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
   PetscCheck(!err, comm, PETSC_ERR_LIB, "%s: diagonalising D(q) failed (LAPACK zheev)", file);
+  PetscCall(ShareRows(comm, nqtot, p.nm, p.om));
+  PetscCall(ShareRows(comm, nqtot, 2 * p.nm * p.nm, p.u));
+  PetscCall(ShareRows(comm, nqtot, 2 * p.nm, p.glr));
   for (size_t s = 0; s < (size_t)nqtot * p.nm; s++) {
     PetscReal w = p.om[s] * BTE_RY_EV;
     hwmax       = PetscMax(hwmax, w);
@@ -357,6 +396,7 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     }
   }
   PetscCall(PetscTime(&t1));
+  tq = t1 - t0 - tk;
   if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: phonons at %" PetscInt_FMT " q points (%" PetscInt_FMT " modes), %.1f s\n", nqtot, p.nm, t1 - t0));
   if (nneg) PetscCall(PetscPrintf(comm, "WARNING perturbo: %" PetscInt_FMT " of %" PetscInt_FMT " phonon frequencies on the q grid are imaginary (lowest %.3g meV); their channels are dropped (below -bte_phonon_min), as Perturbo does\n", nneg, nqtot * p.nm, (double)(wneg * 1e3)));
 
@@ -396,11 +436,20 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscInfo(bte, "perturbo %s: %" PetscInt_FMT " atoms, %" PetscInt_FMT " Wannier functions, k grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT ", q grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT ", caches %.3g GB\n", file, p.epr->nat, p.nw, p.nk[0], p.nk[1], p.nk[2], p.nq[0], p.nq[1], p.nq[2], bytes / 1e9));
   PetscCall(BTEModelBuild(bte, &spec));
   PetscCall(PetscTime(&t1));
-  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: done in %.1f s\n", t1 - t0));
+  {
+    PetscInt64 nev = 0;
+    for (PetscInt t = 0; t < p.nthr; t++) nev += p.neval[8 * t];
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &nev, 1, MPIU_INT64, MPI_SUM, comm));
+    tc = t1 - t0 - tk - tq;
+    if (monitor)
+      PetscCall(PetscPrintf(comm, "  perturbo: import %.1f s on %d rank(s) x %" PetscInt_FMT " thread(s): bands and k side %.1f s, phonons %.1f s (%" PetscInt_FMT " q points, %.3g per s), couplings and channels %.1f s (%" PetscInt64_FMT " state pairs evaluated, %.3g per s)\n", t1 - t0, size, p.nthr, tk, tq, nqtot, tq > 0 ? nqtot / tq : 0.0, tc, nev, tc > 0 ? nev / tc : 0.0));
+    PetscCall(PetscInfo(bte, "perturbo import %.2f s: k side %.2f s, phonons %.2f s, couplings %.2f s (%" PetscInt64_FMT " pairs)\n", t1 - t0, tk, tq, tc, nev));
+  }
 
   for (PetscInt t = 0; t < p.nthr; t++) PetscCall(BTEEprWorkDestroy(&p.work[t]));
   PetscCall(PetscFree(p.work));
   PetscCall(PetscFree4(p.gw, p.gmn, p.ev, p.vv));
+  PetscCall(PetscFree(p.neval));
   PetscCall(PetscFree(p.kslot));
   PetscCall(PetscFree2(p.U, p.gk));
   PetscCall(PetscFree3(p.om, p.u, p.glr));
