@@ -11,7 +11,7 @@
    2. for those k points: the eigenvectors U_k and the electron-side Fourier sum of the couplings
       (sum over Re of e^{ik.Re} g(Re, Rp), one array per k);
    3. for every point of the q grid: phonon frequencies, displacement patterns and the
-      long-range (Frohlich) vertex;
+      long-range (Frohlich) vertex (computed for one of q and -q, the other by conjugation);
    4. per pair of states (the builder's search): the phonon-side sum over Rp, the long-range
       term, the rotation to the Bloch bands (m at k+q, n at k) and the mode projection, for the
       modes that pass the energy test only; |g|^2 = |g_nu|^2 / (2 omega_nu), Perturbo's eph_g2.
@@ -44,6 +44,8 @@ typedef struct {
   BTEEprWork *work;
   PetscReal  *gw, *gmn, *ev, *vv;
   PetscInt64 *neval; /* per thread (stride 8, no false sharing): pairs whose coupling was computed */
+  PetscInt64 *key;   /* per thread (stride 8): (k slot, k+q slot) whose vertex gw holds; the search
+                        meets the bands of one k point one after the other */
 } Perturbo;
 
 static inline int ThreadId(void)
@@ -122,30 +124,30 @@ static PetscErrorCode PerturboCoupling(void *ctx, PetscInt n, const PetscInt ik[
   sk  = p->kslot[Flat(p, ik)];
   skq = p->kslot[Flat(p, ikp)];
   if (sk < 0 || skq < 0) return 1; /* cannot happen: both states are in the window */
-  if (BTEEprCouplingKQ(p->epr, p->work[t], p->gk + (size_t)sk * p->gksize, q, gw)) return 1;
-  gl  = p->glr + (size_t)qi * 2 * nm;
+  gl = p->glr + (size_t)qi * 2 * nm;
+  if (p->key[8 * t] != sk || p->key[8 * t + 1] != skq) {
+    /* the Wannier-gauge vertex of (k, q), long-range part on the diagonal */
+    if (BTEEprCouplingKQ(p->epr, p->work[t], p->gk + (size_t)sk * p->gksize, q, gw)) return 1;
+    for (PetscInt iw = 0; iw < nw; iw++)
+      for (PetscInt mu = 0; mu < 2 * nm; mu++) gw[2 * (iw * nw + iw) * nm + mu] += gl[mu];
+    p->key[8 * t]     = sk;
+    p->key[8 * t + 1] = skq;
+  }
   u   = p->u + (size_t)qi * 2 * nm * nm;
   Uk  = p->U + (size_t)sk * 2 * nw * nw;
   Ukq = p->U + (size_t)skq * 2 * nw * nw;
-  /* g_mn(mu) = sum_{iw,jw} conj(Ukq(iw,m)) Uk(jw,n) [gw(iw,jw,mu) + delta_{iw,jw} gl(mu)] */
+  /* g_mn(mu) = sum_{iw,jw} conj(Ukq(iw,m)) Uk(jw,n) gw(iw,jw,mu) */
   for (PetscInt mu = 0; mu < nm; mu++) gmn[2 * mu] = gmn[2 * mu + 1] = 0;
   for (PetscInt iw = 0; iw < nw; iw++)
     for (PetscInt jw = 0; jw < nw; jw++) {
       PetscReal ar = Ukq[2 * (iw + mm * nw)], ai = -Ukq[2 * (iw + mm * nw) + 1], br = Uk[2 * (jw + nn * nw)], bi = Uk[2 * (jw + nn * nw) + 1];
       PetscReal cr = ar * br - ai * bi, ci = ar * bi + ai * br;
       const PetscReal *g = gw + 2 * (iw * nw + jw) * nm;
-      if (iw == jw)
-        for (PetscInt mu = 0; mu < nm; mu++) {
-          PetscReal xr = g[2 * mu] + gl[2 * mu], xi = g[2 * mu + 1] + gl[2 * mu + 1];
-          gmn[2 * mu] += cr * xr - ci * xi;
-          gmn[2 * mu + 1] += cr * xi + ci * xr;
-        }
-      else
-        for (PetscInt mu = 0; mu < nm; mu++) {
-          PetscReal xr = g[2 * mu], xi = g[2 * mu + 1];
-          gmn[2 * mu] += cr * xr - ci * xi;
-          gmn[2 * mu + 1] += cr * xi + ci * xr;
-        }
+      for (PetscInt mu = 0; mu < nm; mu++) {
+        PetscReal xr = g[2 * mu], xi = g[2 * mu + 1];
+        gmn[2 * mu] += cr * xr - ci * xi;
+        gmn[2 * mu + 1] += cr * xi + ci * xr;
+      }
     }
   for (PetscInt nu = 0; nu < nm; nu++) {
     PetscReal        sr = 0, si = 0;
@@ -158,6 +160,14 @@ static PetscErrorCode PerturboCoupling(void *ctx, PetscInt n, const PetscInt ik[
     g2[nu] = (sr * sr + si * si) / (2 * om[nu]) * p->g2fac;
   }
   return 0;
+}
+
+/* Index of -q on the q grid */
+static inline PetscInt MinusQ(const Perturbo *p, PetscInt iq)
+{
+  PetscInt i[3] = {iq / (p->nq[1] * p->nq[2]), (iq / p->nq[2]) % p->nq[1], iq % p->nq[2]};
+  for (int a = 0; a < 3; a++) i[a] = (p->nq[a] - i[a]) % p->nq[a];
+  return (i[0] * p->nq[1] + i[1]) * p->nq[2] + i[2];
 }
 
 /* Rows [n r/P, n (r+1)/P) of buf (rows of len reals) were computed on rank r: give every rank all
@@ -293,6 +303,8 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   for (PetscInt t = 0; t < p.nthr; t++) PetscCall(BTEEprWorkCreate(p.epr, &p.work[t]));
   PetscCall(PetscMalloc4((size_t)p.nthr * 2 * p.nw * p.nw * p.nm, &p.gw, (size_t)p.nthr * 2 * p.nm, &p.gmn, (size_t)p.nthr * p.nw, &p.ev, (size_t)p.nthr * 3 * p.nw, &p.vv));
   PetscCall(PetscCalloc1(8 * p.nthr, &p.neval));
+  PetscCall(PetscMalloc1(8 * p.nthr, &p.key));
+  for (PetscInt t = 0; t < 8 * p.nthr; t++) p.key[t] = -1;
 
   /* the caches must fit: refuse with the figures rather than run out of memory */
   p.gksize = BTEEprCouplingKSize(p.epr);
@@ -375,7 +387,7 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   for (PetscInt iq = s0; iq < s1; iq++) {
     int       t = ThreadId();
     PetscReal q[3];
-    if (err) continue;
+    if (err || MinusQ(&p, iq) < iq) continue; /* filled from -q below */
     q[0] = (PetscReal)(iq / (p.nq[1] * p.nq[2])) / p.nq[0];
     q[1] = (PetscReal)((iq / p.nq[2]) % p.nq[1]) / p.nq[1];
     q[2] = (PetscReal)(iq % p.nq[2]) / p.nq[2];
@@ -387,6 +399,22 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(ShareRows(comm, nqtot, p.nm, p.om));
   PetscCall(ShareRows(comm, nqtot, 2 * p.nm * p.nm, p.u));
   PetscCall(ShareRows(comm, nqtot, 2 * p.nm, p.glr));
+  /* D(-q) = conj D(q) and g_LR(-q) = conj g_LR(q): the same frequencies, conjugate patterns */
+  for (PetscInt iq = 0; iq < nqtot; iq++) {
+    PetscInt   mq = MinusQ(&p, iq);
+    size_t     nm2 = 2 * (size_t)p.nm * p.nm;
+    PetscReal *u = p.u + iq * nm2, *um = p.u + mq * nm2, *g = p.glr + (size_t)iq * 2 * p.nm, *gm = p.glr + (size_t)mq * 2 * p.nm;
+    if (mq >= iq) continue;
+    for (PetscInt nu = 0; nu < p.nm; nu++) p.om[(size_t)iq * p.nm + nu] = p.om[(size_t)mq * p.nm + nu];
+    for (size_t c = 0; c < nm2; c += 2) {
+      u[c]     = um[c];
+      u[c + 1] = -um[c + 1];
+    }
+    for (PetscInt c = 0; c < 2 * p.nm; c += 2) {
+      g[c]     = gm[c];
+      g[c + 1] = -gm[c + 1];
+    }
+  }
   for (size_t s = 0; s < (size_t)nqtot * p.nm; s++) {
     PetscReal w = p.om[s] * BTE_RY_EV;
     hwmax       = PetscMax(hwmax, w);
@@ -450,6 +478,7 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscFree(p.work));
   PetscCall(PetscFree4(p.gw, p.gmn, p.ev, p.vv));
   PetscCall(PetscFree(p.neval));
+  PetscCall(PetscFree(p.key));
   PetscCall(PetscFree(p.kslot));
   PetscCall(PetscFree2(p.U, p.gk));
   PetscCall(PetscFree3(p.om, p.u, p.glr));
