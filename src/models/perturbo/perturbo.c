@@ -19,6 +19,7 @@
 #include <bte/private/modelimpl.h>
 #include <bte/private/epr.h>
 #include <unistd.h>
+#include <dlfcn.h>
 #if defined(_OPENMP)
   #include <omp.h>
 #endif
@@ -162,6 +163,27 @@ static PetscErrorCode PerturboCoupling(void *ctx, PetscInt n, const PetscInt ik[
   return 0;
 }
 
+/* The caches call LAPACK/BLAS from many OpenMP threads at once, one small problem each. A threaded
+   BLAS (OpenBLAS) would start its own threads inside every call: oversubscription (16 threads ran no
+   faster than 2) and results that depend on the thread count. While the caches are built the BLAS
+   runs on one thread; *saved is the count to restore (0: nothing to restore). */
+static void BLASSingleThread(int *saved)
+{
+  int (*get)(void)  = (int (*)(void))dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+  void (*set)(int)  = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  *saved            = 0;
+  if (get && set) {
+    *saved = get();
+    set(1);
+  }
+}
+
+static void BLASRestoreThreads(int saved)
+{
+  void (*set)(int) = (void (*)(int))dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+  if (set && saved > 0) set(saved);
+}
+
 /* Index of -q on the q grid */
 static inline PetscInt MinusQ(const Perturbo *p, PetscInt iq)
 {
@@ -213,6 +235,7 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscMPIInt    rank, size;
   PetscInt       s0, s1;
   PetscLogDouble tk = 0, tq = 0, tc = 0;
+  int            blasthreads = 0;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -320,6 +343,7 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     PetscCheck(avail <= 0 || bytes <= 0.8 * avail, comm, PETSC_ERR_MEM, "Interpolating %s on the %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " k grid needs up to %.3g GB per rank (k and q caches: %" PetscInt_FMT " modes, %" PetscInt_FMT " Wannier functions), more than the %.3g GB a rank may use; use a coarser -bte_perturbo_kdim / -bte_perturbo_qdim or fewer ranks per node", file, p.nk[0], p.nk[1], p.nk[2], bytes / 1e9, p.nm, p.nw, avail / 1e9);
   }
 
+  BLASSingleThread(&blasthreads);
   /* 1. bands on the whole grid: edge and window */
   PetscCall(PetscMalloc1((size_t)nktot * p.nb, &eall));
 #pragma omp parallel for schedule(dynamic, 64) reduction(| : err)
@@ -428,7 +452,7 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: phonons at %" PetscInt_FMT " q points (%" PetscInt_FMT " modes), %.1f s\n", nqtot, p.nm, t1 - t0));
   if (nneg) PetscCall(PetscPrintf(comm, "WARNING perturbo: %" PetscInt_FMT " of %" PetscInt_FMT " phonon frequencies on the q grid are imaginary (lowest %.3g meV); their channels are dropped (below -bte_phonon_min), as Perturbo does\n", nneg, nqtot * p.nm, (double)(wneg * 1e3)));
 
-  /* the builder */
+  /* the builder (the coupling callbacks call no BLAS) */
   PetscCall(PetscMemzero(&spec, sizeof(spec)));
   PetscCall(PetscSNPrintf(src, sizeof(src), "perturbo %s kdim %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " qdim %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " bands %" PetscInt_FMT "-%" PetscInt_FMT " %s window [%g, %g] eV smearing %g eV", file, p.nk[0], p.nk[1], p.nk[2], p.nq[0], p.nq[1], p.nq[2], bands[0], bands[1], holes ? "holes" : "electrons", (double)eedge, (double)(eedge + width), (double)bte->smearing));
   spec.name          = "perturbo";
@@ -463,6 +487,7 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(BTEParamsAdd(bte, "phonon_max", hwmax, "eV"));
   PetscCall(PetscInfo(bte, "perturbo %s: %" PetscInt_FMT " atoms, %" PetscInt_FMT " Wannier functions, k grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT ", q grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT ", caches %.3g GB\n", file, p.epr->nat, p.nw, p.nk[0], p.nk[1], p.nk[2], p.nq[0], p.nq[1], p.nq[2], bytes / 1e9));
   PetscCall(BTEModelBuild(bte, &spec));
+  BLASRestoreThreads(blasthreads);
   PetscCall(PetscTime(&t1));
   {
     PetscInt64 nev = 0;
