@@ -222,7 +222,10 @@ static int ReadData(Reader *r, const char path[], H5T_class_t cls, int rank, con
         char got[128] = "(";
         for (int k = 0; k < nd; k++) snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%llu", k ? "," : "", (unsigned long long)dd[k]);
         strncat(got, ")", sizeof(got) - strlen(got) - 1);
-        ret = BTEH5Fail(&r->st, "%s: dataset %s has shape %s; expected %s", r->file, path, got, shape);
+        char want_s[128] = "(";
+        for (int k = 0; k < rank; k++) snprintf(want_s + strlen(want_s), sizeof(want_s) - strlen(want_s), "%s%llu", k ? "," : "", (unsigned long long)dims[k]);
+        strncat(want_s, ")", sizeof(want_s) - strlen(want_s) - 1);
+        ret = BTEH5Fail(&r->st, "%s: dataset %s has shape %s; expected %s, %s", r->file, path, got, rank ? want_s : "a scalar", shape);
       }
       for (int k = 0; k < rank; k++) want *= dims[k];
     } else want = dims[0];
@@ -312,16 +315,16 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
   ReadScalarInt(&rd, "basic_data/num_wann", &iv);
   e->nw = (PetscInt)iv;
   d2[0] = d2[1] = 3;
-  if (!ReadData(&rd, "basic_data/at", H5T_FLOAT, 2, d2, "(3,3)", buf))
+  if (!ReadData(&rd, "basic_data/at", H5T_FLOAT, 2, d2, "the lattice vectors", buf))
     for (int k = 0; k < 9; k++) e->at[k] = buf[k];
-  if (!ReadData(&rd, "basic_data/bg", H5T_FLOAT, 2, d2, "(3,3)", buf))
+  if (!ReadData(&rd, "basic_data/bg", H5T_FLOAT, 2, d2, "the reciprocal vectors", buf))
     for (int k = 0; k < 9; k++) e->bg[k] = buf[k];
-  if (!ReadData(&rd, "basic_data/epsil", H5T_FLOAT, 2, d2, "(3,3)", buf))
+  if (!ReadData(&rd, "basic_data/epsil", H5T_FLOAT, 2, d2, "the dielectric tensor", buf))
     for (int k = 0; k < 9; k++) e->epsil[k] = buf[k];
   d1[0] = 3;
-  if (!ReadData(&rd, "basic_data/kc_dim", H5T_INTEGER, 1, d1, "(3)", i3))
+  if (!ReadData(&rd, "basic_data/kc_dim", H5T_INTEGER, 1, d1, "the coarse k grid", i3))
     for (int k = 0; k < 3; k++) e->kc[k] = (PetscInt)i3[k];
-  if (!ReadData(&rd, "basic_data/qc_dim", H5T_INTEGER, 1, d1, "(3)", i3))
+  if (!ReadData(&rd, "basic_data/qc_dim", H5T_INTEGER, 1, d1, "the coarse q grid", i3))
     for (int k = 0; k < 3; k++) e->qc[k] = (PetscInt)i3[k];
   if (!rd.st.bad) {
     if (!(e->alat > 0)) BTEH5Fail(&rd.st, "%s: basic_data/alat = %g must be positive", file, (double)e->alat);
@@ -354,16 +357,16 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
     PetscCall(PetscMalloc1(9 * e->nat + 3 * e->nw + 3, &t));
     d2[0] = e->nat;
     d2[1] = 3;
-    if (!ReadData(&rd, "basic_data/tau", H5T_FLOAT, 2, d2, "(nat,3)", t))
+    if (!ReadData(&rd, "basic_data/tau", H5T_FLOAT, 2, d2, "one row per atom", t))
       for (PetscInt k = 0; k < 3 * e->nat; k++) e->tau[k] = t[k];
     d1[0] = e->nat;
-    if (!ReadData(&rd, "basic_data/mass", H5T_FLOAT, 1, d1, "(nat)", t))
+    if (!ReadData(&rd, "basic_data/mass", H5T_FLOAT, 1, d1, "one mass per atom", t))
       for (PetscInt k = 0; k < e->nat; k++) e->mass[k] = t[k];
     d2[0] = e->nw;
-    if (!ReadData(&rd, "basic_data/wannier_center_cryst", H5T_FLOAT, 2, d2, "(num_wann,3)", t))
+    if (!ReadData(&rd, "basic_data/wannier_center_cryst", H5T_FLOAT, 2, d2, "one row per Wannier function", t))
       for (PetscInt k = 0; k < 3 * e->nw; k++) e->wcc[k] = t[k];
     if (BTEH5Exists(rd.f, "basic_data/wannier_center")) {
-      if (!ReadData(&rd, "basic_data/wannier_center", H5T_FLOAT, 2, d2, "(num_wann,3)", t))
+      if (!ReadData(&rd, "basic_data/wannier_center", H5T_FLOAT, 2, d2, "one row per Wannier function", t))
         for (PetscInt k = 0; k < 3 * e->nw; k++) e->wc[k] = t[k];
     } else {
       for (PetscInt w = 0; w < e->nw; w++)
@@ -371,7 +374,7 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
     }
     d3[0] = e->nat;
     d3[1] = d3[2] = 3;
-    if (!ReadData(&rd, "basic_data/zstar", H5T_FLOAT, 3, d3, "(nat,3,3)", t))
+    if (!ReadData(&rd, "basic_data/zstar", H5T_FLOAT, 3, d3, "one tensor per atom", t))
       for (PetscInt k = 0; k < 9 * e->nat; k++) e->zstar[k] = t[k];
     PetscCall(PetscFree(t));
   }
@@ -431,7 +434,7 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
       char suf[32];
       d1[0] = (hsize_t)n[m];
       snprintf(suf, sizeof(suf), "%" PetscInt_FMT, m + 1);
-      ReadComplexPair(&rd, "electron_wannier/hopping_r", "electron_wannier/hopping_i", suf, 1, d1, "(the Wigner-Seitz vectors of this Wannier pair; a different count means kc_dim or wannier_center_cryst do not match the data)", e->hval_re + e->hoff[m], e->hval_im + e->hoff[m]);
+      ReadComplexPair(&rd, "electron_wannier/hopping_r", "electron_wannier/hopping_i", suf, 1, d1, "one entry per Wigner-Seitz vector of this Wannier pair on kc_dim (a different count means kc_dim or wannier_center_cryst do not match the data)", e->hval_re + e->hoff[m], e->hval_im + e->hoff[m]);
       PetscCall(PetscFree(sel[m]));
     }
     PetscCall(PetscFree2(sel, n));
@@ -455,7 +458,7 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
       d3[0] = (hsize_t)n[m];
       d3[1] = d3[2] = 3;
       snprintf(p, sizeof(p), "force_constant/ifc%" PetscInt_FMT, m + 1);
-      ReadData(&rd, p, H5T_FLOAT, 3, d3, "(nr,3,3) with nr the Wigner-Seitz vectors of this atom pair on qc_dim", e->fval + 9 * e->foff[m]);
+      ReadData(&rd, p, H5T_FLOAT, 3, d3, "(nr,3,3) with nr the Wigner-Seitz vectors of this atom pair on qc_dim (a different nr means qc_dim or tau do not match the data)", e->fval + 9 * e->foff[m]);
       PetscCall(PetscFree(sel[m]));
     }
     PetscCall(PetscFree2(sel, n));
@@ -494,7 +497,7 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
             d3[1] = (hsize_t)ne_[el];
             d3[2] = 3;
             snprintf(suf, sizeof(suf), "%" PetscInt_FMT "_%" PetscInt_FMT "_%" PetscInt_FMT, a + 1, jw + 1, iw + 1);
-            ReadComplexPair(&rd, "eph_matrix_wannier/ep_hop_r_", "eph_matrix_wannier/ep_hop_i_", suf, 3, d3, "(nrp,nre,3) with the Wigner-Seitz vectors of (centre iw, atom ia) on qc_dim and (centre iw, centre jw) on kc_dim", e->ep_re + e->doff[el], e->ep_im + e->doff[el]);
+            ReadComplexPair(&rd, "eph_matrix_wannier/ep_hop_r_", "eph_matrix_wannier/ep_hop_i_", suf, 3, d3, "(nrp,nre,3) with the Wigner-Seitz vectors of (centre iw, atom ia) on qc_dim and of (centre iw, centre jw) on kc_dim", e->ep_re + e->doff[el], e->ep_im + e->doff[el]);
           }
       for (PetscInt el = 0; el < ne; el++) {
         PetscCall(PetscFree(sele[el]));
