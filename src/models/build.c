@@ -389,7 +389,8 @@ static PetscInt BTEUpperBound(const PetscCount a[], PetscInt n, PetscCount v)
 static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char name[], int pass, PetscCount cnt[], PetscCount low[], PetscCount *nlowtot, PetscBool monitor, PetscLogDouble t0)
 {
   MPI_Comm       comm   = PetscObjectComm((PetscObject)bte);
-  const PetscInt nblock = 100, nl = bte->nlocal;
+  const PetscInt nl = bte->nlocal;
+  PetscInt       nblock, nthr = 1;
   PetscInt       lastpct = 0;
   int            err     = 0;
   PetscCount     nlowsum = 0;
@@ -398,9 +399,15 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
+#if defined(_OPENMP)
+  nthr = omp_get_max_threads();
+#endif
+  /* blocks (for the progress lines) of at least 4 states per thread: with few, expensive states
+     (an interpolated material) small blocks left most threads idle */
+  nblock = PetscMax(1, PetscMin(100, nl / (4 * nthr)));
   for (PetscInt blk = 0; blk < nblock; blk++) {
     PetscInt b0 = (PetscInt)(((PetscInt64)blk * nl) / nblock), b1 = (PetscInt)(((PetscInt64)(blk + 1) * nl) / nblock);
-#pragma omp parallel for schedule(dynamic, 4) reduction(| : err) reduction(+ : nlowsum)
+#pragma omp parallel for schedule(dynamic, 1) reduction(| : err) reduction(+ : nlowsum)
     for (PetscInt il = b0; il < b1; il++) {
       PetscCount c = 0, l = 0;
       if (err) continue;
