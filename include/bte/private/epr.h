@@ -52,6 +52,7 @@ struct _n_BTEEpr {
   PetscBool  lr_eph; /* add the long-range (Frohlich) e-ph term (default: when polar) */
   PetscBool  lr_ph;  /* add the dipole-dipole term to D(q) (default: when polar) */
   PetscReal *onsite; /* on-site correction of the dipole-dipole term, 9 per atom (BTEEprSetUpLR) */
+  PetscReal  reff_ph[4], reff_eph[4]; /* 2D: screening lengths of the long-range terms (BTEEprSetUpLR) */
 };
 
 PETSC_EXTERN PetscErrorCode BTEEprRead(MPI_Comm, const char[], BTEEpr *);

@@ -196,16 +196,41 @@ int BTEEprBands(BTEEpr e, BTEEprWork w, const PetscReal k[3], PetscReal en[], Pe
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Long-range terms (3D, Perturbo's polar_correction.f90) */
+/* Long-range terms (Perturbo's polar_correction.f90; 3D, and 2D for system_2d files) */
 
-/* The 3D dipole-dipole term as a full Hermitian (3 nat)^2 matrix D (column-major, complex),
-   without the on-site correction. With V[(3a + j), K] = sqrt(f_K) (K.Z_a)_j e^{i 2 pi K.tau_a}
-   (f_K = exp(-K.eps.K / 4 alpha) / K.eps.K), D = (4 pi e^2 / V) V V^dagger: one zherk. */
-static int DynLR3D(const BTEEpr e, BTEEprWork w, const PetscReal q[3], PetscReal D[])
+/* Weight of one reciprocal vector K = q + G (Cartesian, 2 pi/alat) in the long-range sums, 0 for a
+   vector left out (Perturbo's polar_correction.f90). 3D: Q = K.eps.K, w = e^{-Q/4a}/Q. 2D (system_2d):
+   Q = K.K, w = e^{-Q/4a}/(sqrt(Q) (1 + r sqrt(Q))) with r = K_par.reff.K_par/|K_par|^2, reff the
+   effective screening length of the phonon (ph) or the e-ph term. */
+static inline PetscReal LRWeight(const BTEEpr e, PetscBool ph, const PetscReal xc[3])
+{
+  const PetscReal alpha = ph ? e->loto_alpha : e->polar_alpha, falph = 4.0 * alpha, ggmax = 14.0 * falph;
+  PetscReal       qeq = 0;
+
+  if (!e->sys2d) {
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) qeq += xc[i] * e->epsil[3 * i + j] * xc[j];
+    if (qeq < 1e-14 || qeq > ggmax) return 0;
+    return exp(-qeq / falph) / qeq;
+  } else {
+    const PetscReal *reff = ph ? e->reff_ph : e->reff_eph;
+    PetscReal        gp2  = xc[0] * xc[0] + xc[1] * xc[1], r = 0, sq;
+    qeq                   = gp2 + xc[2] * xc[2];
+    if (gp2 > 1e-8) r = (xc[0] * (reff[0] * xc[0] + reff[1] * xc[1]) + xc[1] * (reff[2] * xc[0] + reff[3] * xc[1])) / gp2;
+    if (qeq < 1e-14 || qeq > ggmax) return 0;
+    sq = PetscSqrtReal(qeq);
+    return exp(-qeq / falph) / sq / (1 + r * sq);
+  }
+}
+
+/* The dipole-dipole term as a full Hermitian (3 nat)^2 matrix D (column-major, complex), without the
+   on-site correction. With V[(3a + j), K] = sqrt(w_K) (K.Z_a)_j e^{i 2 pi K.tau_a}, D = fac V V^dagger:
+   one zherk (fac = 4 pi e^2 / V; in 2D times alat / (2 b3_z)). */
+static int DynLR(const BTEEpr e, BTEEprWork w, const PetscReal q[3], PetscReal D[])
 {
   const PetscInt  na = e->nat;
   const int       nm = (int)(3 * na);
-  const PetscReal falph = 4.0 * e->loto_alpha, ggmax = 14.0 * falph, fac = 4 * PETSC_PI * E2 / e->volume, zero = 0;
+  const PetscReal fac = 4 * PETSC_PI * E2 / e->volume * (e->sys2d ? 0.5 * e->alat / e->bg[8] : 1.0), zero = 0;
   PetscInt        nrx[3];
   int             ncol = 0;
   PetscReal      *V = w->V;
@@ -214,13 +239,12 @@ static int DynLR3D(const BTEEpr e, BTEEprWork w, const PetscReal q[3], PetscReal
   for (PetscInt m1 = -nrx[0]; m1 <= nrx[0]; m1++)
     for (PetscInt m2 = -nrx[1]; m2 <= nrx[1]; m2++)
       for (PetscInt m3 = -nrx[2]; m3 <= nrx[2]; m3++) {
-        PetscReal x[3] = {q[0] + m1, q[1] + m2, q[2] + m3}, xc[3], qeq = 0, sf;
+        PetscReal x[3] = {q[0] + m1, q[1] + m2, q[2] + m3}, xc[3], wk, sf;
         PetscReal *col = V + 2 * (size_t)nm * ncol;
         for (int c = 0; c < 3; c++) xc[c] = x[0] * e->bg[c] + x[1] * e->bg[3 + c] + x[2] * e->bg[6 + c];
-        for (int i = 0; i < 3; i++)
-          for (int j = 0; j < 3; j++) qeq += xc[i] * e->epsil[3 * i + j] * xc[j];
-        if (qeq < 1e-14 || qeq > ggmax) continue;
-        sf = PetscSqrtReal(exp(-qeq / falph) / qeq);
+        wk = LRWeight(e, PETSC_TRUE, xc);
+        if (!(wk > 0)) continue;
+        sf = PetscSqrtReal(wk);
         for (PetscInt a = 0; a < na; a++) {
           PetscReal arg = 2 * PETSC_PI * (xc[0] * e->tau[3 * a] + xc[1] * e->tau[3 * a + 1] + xc[2] * e->tau[3 * a + 2]);
           PetscReal c = cos(arg) * sf, s = sin(arg) * sf;
@@ -259,7 +283,7 @@ static PetscErrorCode OnsiteCorrection(BTEEpr e, PetscReal **corr)
   PetscCall(BTEEprWorkCreate(e, &w));
   PetscCall(PetscMalloc1(2 * nm * nm, &D));
   PetscCall(PetscCalloc1(9 * na, &c));
-  PetscCheck(!DynLR3D(e, w, q0, D), PETSC_COMM_SELF, PETSC_ERR_LIB, "dipole-dipole term failed");
+  PetscCheck(!DynLR(e, w, q0, D), PETSC_COMM_SELF, PETSC_ERR_LIB, "dipole-dipole term failed");
   for (PetscInt ia = 0; ia < na; ia++)
     for (PetscInt ja = 0; ja < na; ja++)
       for (int i = 0; i < 3; i++)
@@ -272,9 +296,8 @@ static PetscErrorCode OnsiteCorrection(BTEEpr e, PetscReal **corr)
 
 int BTEEprCouplingLR(BTEEpr e, const PetscReal q[3], PetscReal gl[])
 {
-  const PetscInt  na = e->nat;
-  const PetscReal falph = 4.0 * e->polar_alpha, ggmax = 14.0 * falph, tpiba = 2 * PETSC_PI / e->alat;
-  PetscInt        nrx[3];
+  const PetscInt na = e->nat;
+  PetscInt       nrx[3];
 
   for (PetscInt t = 0; t < 6 * na; t++) gl[t] = 0;
   if (!e->lr_eph) return 0;
@@ -283,15 +306,13 @@ int BTEEprCouplingLR(BTEEpr e, const PetscReal q[3], PetscReal gl[])
   for (PetscInt m1 = -nrx[0]; m1 <= nrx[0]; m1++)
     for (PetscInt m2 = -nrx[1]; m2 <= nrx[1]; m2++)
       for (PetscInt m3 = -nrx[2]; m3 <= nrx[2]; m3++) {
-        PetscReal x[3] = {q[0] + m1, q[1] + m2, q[2] + m3}, xc[3], qeq = 0, qfac;
+        PetscReal x[3] = {q[0] + m1, q[1] + m2, q[2] + m3}, xc[3], wk;
         for (int c = 0; c < 3; c++) xc[c] = x[0] * e->bg[c] + x[1] * e->bg[3 + c] + x[2] * e->bg[6 + c];
-        for (int i = 0; i < 3; i++)
-          for (int j = 0; j < 3; j++) qeq += xc[i] * e->epsil[3 * i + j] * xc[j];
-        if (qeq < 1e-14 || qeq > ggmax) continue;
-        qfac = exp(-qeq / falph) / qeq;
+        wk = LRWeight(e, PETSC_FALSE, xc);
+        if (!(wk > 0)) continue;
         for (PetscInt a = 0; a < na; a++) {
           PetscReal arg = -2 * PETSC_PI * (xc[0] * e->tau[3 * a] + xc[1] * e->tau[3 * a + 1] + xc[2] * e->tau[3 * a + 2]);
-          PetscReal c = cos(arg) * qfac, s = sin(arg) * qfac;
+          PetscReal c = cos(arg) * wk, s = sin(arg) * wk;
           for (int j = 0; j < 3; j++) {
             PetscReal qz = xc[0] * Z(e, a, 0, j) + xc[1] * Z(e, a, 1, j) + xc[2] * Z(e, a, 2, j);
             gl[2 * (3 * a + j)] += qz * c;
@@ -300,8 +321,8 @@ int BTEEprCouplingLR(BTEEpr e, const PetscReal q[3], PetscReal gl[])
         }
       }
   {
-    /* prefactor i 4 pi e^2 / (V tpiba) */
-    PetscReal p = 4 * PETSC_PI * E2 / (e->volume * tpiba);
+    /* prefactor i 4 pi e^2 / (V tpiba) in 3D, i 2 pi e^2 alat / (V b3_z) in 2D */
+    PetscReal p = e->sys2d ? 2 * PETSC_PI * E2 / e->volume * e->alat / e->bg[8] : 4 * PETSC_PI * E2 / (e->volume * (2 * PETSC_PI / e->alat));
     for (PetscInt t = 0; t < 3 * na; t++) {
       PetscReal re = gl[2 * t], im = gl[2 * t + 1];
       gl[2 * t]     = -p * im;
@@ -314,6 +335,17 @@ int BTEEprCouplingLR(BTEEpr e, const PetscReal q[3], PetscReal gl[])
 PetscErrorCode BTEEprSetUpLR(BTEEpr e)
 {
   PetscFunctionBegin;
+  if (e->sys2d) {
+    /* Perturbo's 2D screening lengths (2 pi/alat units): the phonon term from eps_par and the cell
+       height c = 1/b3_z; the e-ph term from the layer thickness t (alat units) */
+    PetscReal c = 1.0 / e->bg[8], t = (e->thickness2d > 0 ? e->thickness2d : 6.0 / 0.52917721092) / e->alat;
+    for (int i = 0; i < 2; i++)
+      for (int j = 0; j < 2; j++) {
+        PetscReal eps = e->epsil[3 * i + j], d = i == j ? 1.0 : 0.0;
+        e->reff_ph[2 * i + j]  = (eps - d) * PETSC_PI * c;
+        e->reff_eph[2 * i + j] = (d + (eps - d) * c / t) * PETSC_PI * t;
+      }
+  }
   PetscCall(PetscFree(e->onsite));
   if (e->lr_ph) PetscCall(OnsiteCorrection(e, &e->onsite));
   PetscFunctionReturn(0);
@@ -340,7 +372,7 @@ int BTEEprPhonons(BTEEpr e, BTEEprWork w, const PetscReal q[3], PetscReal om[], 
         }
     }
   }
-  if (e->lr_ph && DynLR3D(e, w, q, w->D)) return 1;
+  if (e->lr_ph && DynLR(e, w, q, w->D)) return 1;
   for (PetscInt jj = 0; jj < nm; jj++)
     for (PetscInt ii = 0; ii <= jj; ii++) {
       PetscInt  ia = ii / 3, ja = jj / 3, i = ii % 3, j = jj % 3, m = ja * (ja + 1) / 2 + ia;

@@ -265,7 +265,6 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   p.nw  = p.epr->nw;
   p.nm  = 3 * p.epr->nat;
   p.dim = p.epr->sys2d ? 2 : 3;
-  PetscCheck(!(p.dim == 2 && (p.epr->lr_eph || p.epr->lr_ph)), comm, PETSC_ERR_SUP, "%s is a polar 2D material; bte implements the long-range terms in 3D only. -bte_perturbo_polar 0 runs with the short-range part only (the long-range Frohlich coupling and LO-TO splitting are then missing)", file);
 
   /* grids */
   if (!kset) {
