@@ -148,7 +148,7 @@ PetscErrorCode BTEDynamicsSetOutput(BTEDynamics dyn, const char file[], PetscRea
 {
   PetscFunctionBegin;
   PetscCheck(interval > 0 && !PetscIsInfOrNanReal(interval), PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_OUTOFRANGE, "The output interval must be positive (fs), got %g", (double)interval);
-  PetscCall(PetscStrncpy(dyn->output, file ? file : "", sizeof(dyn->output)));
+  if (file != dyn->output) PetscCall(PetscStrncpy(dyn->output, file ? file : "", sizeof(dyn->output))); /* SetFromOptions passes dyn->output itself: no overlapping copy */
   dyn->interval = interval;
   PetscFunctionReturn(0);
 }

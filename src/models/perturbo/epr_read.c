@@ -291,6 +291,7 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
   BTEH5Silence(&save);
   if (stat(file, &sb)) BTEH5Fail(&rd.st, "%s: cannot open it: %s. Check the path given to -bte_perturbo_epr", file, strerror(errno));
   else if (S_ISDIR(sb.st_mode)) BTEH5Fail(&rd.st, "%s is a directory; -bte_perturbo_epr expects Perturbo's prefix_epr.h5 file", file);
+  else if (!S_ISREG(sb.st_mode)) BTEH5Fail(&rd.st, "%s is not a regular file (a FIFO, socket or device); -bte_perturbo_epr expects Perturbo's prefix_epr.h5 file", file);
   else if (access(file, R_OK)) BTEH5Fail(&rd.st, "%s: cannot read it: %s", file, strerror(errno));
   else {
     rd.f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
