@@ -5,13 +5,16 @@ with `bte generate -bte_model perturbo` on the model's epr file.
 
     direct_table.py MODEL OUT.h5 -kdim n1,n2,n3 [-qdim m1,m2,m3] [-carrier electrons|holes]
                     [-bands first,last] [-polar 0|1] (-window W | -emin A -emax B) -smearing ETA
-                    -phonon_min HWMIN
+                    -phonon_min HWMIN [-qpoint grid|perturbo|bte]
 
 Models with closed forms (cubic, ortho, square2d: 1 band, 1 atom) use them; others (twoband) use
 lattice sums over the real-space model, diagonalised (Model.direct_* in vectorised form), and
 g_mn = U_{k+q}^+ g^W U_k for the selected bands (m at k+q, n at k). For a polar model (-polar,
 default the file's lpolar) the phonons include the dipole-dipole term and g^W the Frohlich vertex
-on its diagonal (Model.dlr, Model.glr: Perturbo's formulas, written from docs/import.md).
+on its diagonal (Model.dlr, Model.glr: Perturbo's formulas, written from docs/import.md; the 2D
+forms for system_2d models). -qpoint says at which of the equivalent points q + G these
+long-range terms are evaluated (qpoint() below; default grid: q in [0, 1)): it matters only where
+the sums are not periodic (they are, being complete: the choice must not matter, and table2d.sh checks it).
 
 - k grid: point (i0,i1,i2) at k = i/nk (crystal), kindex = (i0 nk1 + i1) nk2 + i2;
 - states: E_n(k) in eV (holes: -E) for the bands first..last, the band edge the lowest on the grid; in the window
@@ -90,6 +93,29 @@ def gw_direct(m, k, q):
     return g
 
 
+def qpoint(x, nk, nq, rep):
+    """The point at which the q-dependent long-range terms (phonons with D_LR, g_LR) of the k-grid
+    difference x (integers, on the q grid) are evaluated, and whether the result is conjugated:
+      grid:     x / nk in [0, 1) (crystal);
+      perturbo: Perturbo's num2kpt, the Gamma-centred zone: q-grid index i, i - nq where 2 i >= nq;
+      bte:      of the pair q, -q (q-grid points in [0, 1)) the one with the lower flat index
+                ((i0 nq1 + i1) nq2 + i2), conjugated for the other (D(-q) = D(q)^*, g_LR(-q) = g_LR(q)^*).
+    The three are the same point up to a reciprocal lattice vector: they differ only where a sum is
+    not periodic (the 2D long-range terms; see tests/perturbo/interp.sh)."""
+    qs = nk // nq
+    g = np.asarray(x) // qs
+    if rep == "grid":
+        return np.asarray(x) / nk, False
+    if rep == "perturbo":
+        return np.where(2 * g >= nq, g - nq, g) / nq, False
+    assert rep == "bte", rep
+    mg = np.mod(nq - g, nq)
+    flat = lambda i: (i[0] * nq[1] + i[1]) * nq[2] + i[2]
+    if flat(mg) < flat(g):
+        return mg / nq, True
+    return g / nq, False
+
+
 def main(argv):
     name, out = argv[0], argv[1]
     o = {}
@@ -98,6 +124,7 @@ def main(argv):
         o[a.lstrip("-")] = next(it)
     m = M.MODELS[name]()
     lr = int(o.get("polar", m.lpolar))
+    qrep = o.get("qpoint", "grid")
     nk = np.array([int(x) for x in o["kdim"].split(",")] + ([1] if m.system_2d and o["kdim"].count(",") == 1 else []))
     nq = np.array([int(x) for x in o["qdim"].split(",")] + ([1] if m.system_2d and o["qdim"].count(",") == 1 else [])) if "qdim" in o else nk.copy()
     assert np.all(nk % nq == 0)
@@ -151,9 +178,15 @@ def main(argv):
     else:
         uq, inv = np.unique(iq, axis=0, return_inverse=True)
         if lr:    # the dipole-dipole term and the Frohlich vertex (Model.dlr, Model.glr)
-            ph = [m.direct_phonons(x, lr=1) for x in uq / nk]
+            ph, glr = [], []
+            for x in uq:
+                xq, conj = qpoint(x, nk, nq, qrep)
+                w2x, ux = m.direct_phonons(xq, lr=1)
+                gx = m.glr(xq)
+                ph.append((w2x, ux.conj() if conj else ux))
+                glr.append(gx.conj() if conj else gx)
             w2u, uu = np.array([x[0] for x in ph]), np.array([x[1] for x in ph])
-            glr = np.array([m.glr(x) for x in uq / nk])[inv]
+            glr = np.array(glr)[inv]
         else:
             w2u, uu = phonons_direct(m, uq / nk)
         w2, u = w2u[inv], uu[inv]

@@ -13,7 +13,23 @@
 #  twoband (2 Wannier functions, couplings on all pairs): against the model's lattice sums (S_nu
 #    sums over all band pairs, so it does not see the rotations U_k: table.sh checks those);
 #  the reader's defaults: a file without lpolar is polar when it has Born charges, lpolar = 0 turns
-#    the long-range terms off, missing loto_alpha / polar_alpha mean 1.
+#    the long-range terms off, missing loto_alpha / polar_alpha mean 1;
+#  polar2d, polar2d_b (polar 2D crystals, system_2d = 1): the same quantities against Perturbo's 2D
+#    long-range forms evaluated in Python (make_epr.py: Q = K.K, the weights
+#    exp(-Q/4 alpha) / (sqrt(Q) (1 + r sqrt(Q))) with the screening lengths of the phonon term, from
+#    eps_par and the cell height, and of the e-ph term, from eps_par and thickness_2d; the 2D
+#    prefactors); thickness_2d: the file's (bohr), or 6 Angstrom without the dataset (polar2d_b, and
+#    polar2d with the dataset dropped: the same as the model with 6 Angstrom, also through ephmat
+#    with -polar 1), and it changes g_LR but not the phonons; the 2D LO-TO splitting: it vanishes at
+#    q -> 0 and grows linearly (Sohier et al., Nano Lett. 17, 3758 (2017)): omega_LO - omega_TO at
+#    s = 2e-5 and 2e-6 (q = s b1) in the ratio 10 (to 1e-3), and omega_LO^2 - omega_TO^2 ->
+#    fac Z^2 |K| e^{-K^2/4a} / (1 + r |K|) / mu, Perturbo's K = q term (fac = 4 pi e^2/V alat/(2 b3_z),
+#    K in 2 pi/alat; r = 0 below |K|^2 = 1e-8, as in Perturbo), to 1e-3 at s = 1e-3, converging (the
+#    error at 1e-3 below a fifth of that at 1e-2).
+#  The long-range sums are complete (every K = q + G under the Gaussian's cutoff), hence periodic in
+#    q: for the 2D polar models omega(q) = omega(q - b1) = omega(q - b2) is checked at random q (a
+#    box too small for the 2D cutoff Q = K.K, as Perturbo's ceil(sqrt(ggmax / b.eps.b)) is when
+#    eps_par > 1, breaks this by up to 12% and gives imaginary modes near q = b1).
 # Tolerances (round-off; the differences seen are ~1e-16 relative): E 1e-13 Ry, v 1e-13 Ry bohr,
 # omega^2 1e-13 of the largest omega^2, S 1e-12 of the largest S at the (k, q) (modes degenerate to
 # 1e-7 of the largest omega compared as group sums), g_LR 1e-13 of its largest entry. LO-TO: the
@@ -26,11 +42,12 @@ export EVAL="$BUILD/tests/epr_eval"
 [ -x "$EVAL" ] || { echo "skip: $EVAL not built"; exit 77; }
 export PYTHONDONTWRITEBYTECODE=1 MAKE_EPR_DIR="$TESTDIR/perturbo"
 "$PYTHON" "$TESTDIR/perturbo/make_epr.py" selftest
-for m in cubic ortho square2d polar polar_aniso twoband degen polar2w; do "$PYTHON" "$TESTDIR/perturbo/make_epr.py" $m $m.h5; done
+for m in cubic ortho square2d polar polar_aniso twoband degen polar2w polar2d polar2d_b; do "$PYTHON" "$TESTDIR/perturbo/make_epr.py" $m $m.h5; done
 # the reader's defaults for datasets older files lack, and lpolar = 0 with Born charges present
 "$PYTHON" "$TESTDIR/perturbo/make_epr.py" polar polar_nolpolar.h5 --drop basic_data/lpolar
 "$PYTHON" "$TESTDIR/perturbo/make_epr.py" polar_aniso polar_aniso_noalpha.h5 --drop basic_data/loto_alpha --drop basic_data/polar_alpha
 "$PYTHON" "$TESTDIR/perturbo/make_epr.py" polar polar_lpolar0.h5 --set lpolar=0
+"$PYTHON" "$TESTDIR/perturbo/make_epr.py" polar2d polar2d_nothick.h5 --drop basic_data/thickness_2d
 "$PYTHON" - <<'PY'
 import os, subprocess, sys
 import numpy as np
@@ -68,7 +85,7 @@ def s_diff(w, S, Sref):
     return d / max(Sref.max(), 1e-300)
 
 rng = np.random.default_rng(2024)
-for name in ("cubic", "ortho", "square2d", "polar", "polar_aniso", "twoband", "degen", "polar2w"):
+for name in ("cubic", "ortho", "square2d", "polar", "polar_aniso", "twoband", "degen", "polar2w", "polar2d", "polar2d_b"):
     m = M.MODELS[name]()
     nw, nm = m.nw, m.nm
     K = rng.uniform(-1, 1, (25, 3))
@@ -97,6 +114,12 @@ for name in ("cubic", "ortho", "square2d", "polar", "polar_aniso", "twoband", "d
     d = np.abs(w2 - w2r).max() / np.abs(w2r).max()
     check(d < 1e-13, "%s: phonons at %d random q: max |d omega^2| / max omega^2 = %.1e (hw up to %.1f meV)" % (name, len(Q), d, np.sqrt(np.abs(w2r).max()) * M.RY_EV * 1e3))
     check(w2r.min() > -1e-12 * w2r.max(), "%s: the model is stable (min omega^2 / max = %.1e)" % (name, w2r.min() / w2r.max()))
+    if m.lpolar:   # complete long-range sums: periodic in q
+        worstp = 0.0
+        for sh in ((1, 0, 0), (0, 1, 0)):
+            ps = run(name, "phonons", Q - np.array(sh, dtype=float))
+            worstp = max(worstp, np.abs(ps - p).max() / np.abs(p).max())
+        check(worstp < 1e-10, "%s: phonons periodic in q: max |omega(q) - omega(q - b)| / max omega = %.1e" % (name, worstp))
     # couplings
     Kc, Qc = K[:6], Q[:6]
     e = run(name, "ephmat", kpts=Kc, qpts=Qc)
@@ -191,5 +214,52 @@ check(np.abs(p[:, 4] - p[:, 3]).max() < 1e-9 * p[:, 4].max(), "polar: the two TO
 check(err[-1] < 1e-6 and err[-1] < 0.1 * err[-2], "polar: LO-TO splitting -> 4 pi e^2 Z^2 / (V eps mu) = %.4e Ry^2 (relative error %.1e at q = 1e-4, %.1e at 1e-3)" % (ref, err[-1], err[-2]))
 p0 = run("polar", "phonons", np.array([[1e-4, 0, 0]]), extra=["-polar", "0"])
 check(abs(p0[0, 5] - p0[0, 4]) < 1e-9 * p0[0, 5], "polar: no LO-TO splitting with -polar 0")
+
+# 2D: thickness_2d (bohr; 6 Angstrom without the dataset) enters g_LR only
+m = M.MODELS["polar2d"]()
+Q = rng.uniform(-1, 1, (8, 3))
+Q[:, 2] = 0
+g_file = run("polar2d", "lr", Q)
+g_none = run("polar2d_nothick", "lr", Q)
+m6 = M.MODELS["polar2d"]()
+m6.thickness_2d = None
+gr6 = np.array([m6.glr(q) for q in Q])
+d = np.abs(g_none[:, 0::2] + 1j * g_none[:, 1::2] - gr6).max() / np.abs(gr6).max()
+dt = np.abs(g_file - g_none).max() / np.abs(g_file).max()
+check(d < 1e-13 and dt > 1e-3, "polar2d without thickness_2d: g_LR with 6 Angstrom = %.6f bohr (diff %.1e); the file's %.1f bohr changes it by %.2f of its largest entry" % (m6.thickness_bohr(), d, m.thickness_2d, dt))
+p_file, p_none = run("polar2d", "phonons", Q), run("polar2d_nothick", "phonons", Q)
+check(np.array_equal(p_file, p_none), "polar2d: the phonons do not depend on thickness_2d (bit-identical)")
+# ephmat with -polar 1 given (the file's default), on the file without thickness_2d
+Kp = rng.uniform(-1, 1, (3, 3))
+Kp[:, 2] = 0
+e1 = run("polar2d_nothick", "ephmat", kpts=Kp, qpts=Q[:3], extra=["-polar", "1"])
+worst = 0.0
+for iq, q in enumerate(Q[:3]):
+    for ik, k in enumerate(Kp):
+        row = e1[iq * 3 + ik]
+        wr, Sr = m6.direct_S(k, q)
+        worst = max(worst, s_diff(row[:m6.nm], row[m6.nm:], Sr))
+check(worst < 1e-12, "polar2d without thickness_2d, -polar 1: S_nu at 3x3 (k, q), max diff %.1e" % worst)
+
+# 2D LO-TO: no splitting at q -> 0, linear in |q| (Perturbo's K = q term: fac Z^2 |K| / (1 + r |K|))
+m = M.MODELS["polar2d"]()
+mu = m.mass[0] * m.mass[1] / (m.mass[0] + m.mass[1])
+fac = 4 * np.pi * M.E2 / m.volume * 0.5 * m.alat / m.bg[2][2]
+r = m.reff(True)[0, 0]
+s = np.array([1e-2, 1e-3, 2e-5, 2e-6])
+p = run("polar2d", "phonons", np.vstack([np.stack([s, 0 * s, 0 * s], axis=1), np.zeros((1, 3))]))
+p, w0 = p[:-1], p[-1]
+K = s * np.linalg.norm(m.bg[0])
+ref = fac * 2.0 ** 2 * K * np.exp(-K ** 2 / (4 * m.loto_alpha)) / (1 + np.where(K ** 2 > 1e-8, r, 0.0) * K) / mu
+split = p[:, 5] ** 2 - p[:, 4] ** 2
+err = np.abs(split / ref - 1)
+dw = p[:, 5] - p[:, 4]
+print("     2D LO-TO: at Gamma TO %.4f, LO %.4f meV (degenerate); omega_LO - omega_TO at s = %s: %s meV; (omega_LO^2 - omega_TO^2) / (fac Z^2 |K| e^{-K^2/4a} / (1 + r|K|) / mu) - 1 = %s"
+      % (w0[4] * M.RY_EV * 1e3, w0[5] * M.RY_EV * 1e3, s, np.array2string(dw * M.RY_EV * 1e3, precision=6), np.array2string(split / ref - 1, precision=2)))
+check(abs(w0[5] - w0[4]) < 1e-9 * w0[5], "polar2d: no LO-TO splitting at q = 0 (%.1e meV)" % (abs(w0[5] - w0[4]) * M.RY_EV * 1e3))
+check(abs(dw[2] / dw[3] / 10 - 1) < 1e-3, "polar2d: omega_LO - omega_TO linear in |q|: ratio %.5f at s = 2e-5 and 2e-6 (10 for linear)" % (dw[2] / dw[3]))
+check(err[1] < 1e-3 and err[1] < 0.2 * err[0], "polar2d: omega_LO^2 - omega_TO^2 -> Perturbo's 2D K = q term (relative error %.1e at s = 1e-3, %.1e at 1e-2)" % (err[1], err[0]))
+check(np.abs(p[:, 4] - w0[4]).max() < 1e-4 * w0[4], "polar2d: the TO mode along x stays at its Gamma value (to %.1e)" % (np.abs(p[:, 4] - w0[4]).max() / w0[4]))
+
 sys.exit(0 if ok else 1)
 PY

@@ -62,6 +62,25 @@ polar_aniso: the same with a skewed cell, a non-symmetric Z*, an anisotropic eps
 polar2w: polar with a second Wannier function on atom 2 (e2 = 0.6, t2 = 0.015 Ry, complex H_12 on
   the 8 bonds, couplings on every Wannier pair as in twoband): the long-range vertex, added on the
   Wannier diagonal, is rotated by U_{k+q}^+ U_k.
+polar2d: a polar 2D crystal (system_2d = 1, lpolar = 1): square lattice in the xy plane, alat 7 bohr,
+  a3 = (0, 0, 3) alat (vacuum); atom 1 at 0 (30 amu, Z* = diag(2, 2, 0.8)), atom 2 at (1/2, 1/2, 0)
+  (50 amu, Z* = -diag(2, 2, 0.8)), eps = diag(4, 4, 1.8), thickness_2d = 8 bohr, polar_alpha =
+  loto_alpha = 1; kc = 5x4x1, qc = 4x4x1. Short range: the nearest-neighbour bonds of polar (a spring
+  along the bond, one along z, the non-symmetric J block) and second-neighbour springs on each
+  atom along +-a1, +-a2 (longitudinal, transverse and z); C_aa(0) from the acoustic sum rule; band
+  E = e0 - 2 t1 cos 2 pi k1 - 2 t2 cos 2 pi k2; e-ph on atom 1 ep(0, +-a_a) = +-(c e_a + cz e_z),
+  on atom 2 ep(0, 0) = c2 n, ep(0, (-1,-1,0)) = -c2 n.
+  The long-range terms are Perturbo's 2D forms (polar_correction.f90; dlr(), glr() below): Q = K.K
+  (no eps), weights exp(-Q/4 alpha) / (sqrt(Q) (1 + r sqrt(Q))), r = K_par.reff.K_par / |K_par|^2 with
+  reff_ph = (eps_par - 1) pi c (c = 1/b3_z, the cell height in alat) for the phonons and
+  reff_eph = eps_2d pi t, eps_2d = 1 + (eps_par - 1) c/t (t = thickness_2d / alat) for the e-ph
+  vertex; prefactors 4 pi e^2/V * alat/(2 b3_z) (phonons) and i 2 pi e^2/V * alat/b3_z (e-ph).
+  The LO-TO splitting vanishes at q = 0 and grows linearly: omega_LO^2 - omega_TO^2 ->
+  fac Z^2 |K| / mu (|K| in 2 pi/alat) along x.
+polar2d_b: the same on a skewed cell (a2 = (0.12, 1.06, 0), a3 = (0, 0, 2.6)), atom 2 buckled to
+  (1/2, 1/2, 0.03), a non-symmetric in-plane Z*, eps with eps_xy != 0, polar_alpha = 0.7,
+  loto_alpha = 1.4 and no thickness_2d (Perturbo's default, 6 Angstrom = 6/0.52917721092 bohr);
+  kc = qc = 4x5x1.
 twoband: two Wannier functions, w1 at 0 and w2 at (1/2,1/2,1/2), one atom at (0.1, 0.2, 0.3)
   (25 amu, the cubic model's springs), simple cubic, alat 9 bohr, kc = 4x5x4, qc = 5x4x4:
   H_11, H_22 nearest-neighbour (e1 = 0.2, e2 = 0.45, t1 = 0.02, t2 = -0.015 Ry), complex H_12 on the
@@ -78,7 +97,7 @@ degen: two Wannier functions at the same centre (the origin), H_11 = H_22 = eps(
 Bad files (--bad): missing (no ep_hop_i_1_1_1), nomass (no basic_data/mass), short (hopping_r1 one
 element short), nan (a NaN in ep_hop_r_1_1_1), plain (a plain HDF5 file), volume (volume
 inconsistent with at), kcdim (kc_dim says 6x6x6 but the data are for 5x6x4), intnat (nat stored as a
-float), polar2d (square2d made polar: Born charges, lpolar = 1).
+float).
 """
 import itertools
 import sys
@@ -265,18 +284,51 @@ class Model:
                 g[iw, jw, 3 * ia:3 * ia + 3] += np.asarray(v) * np.exp(1j * TPI * (np.dot(k, Re) + np.dot(q, Rp)))
         return g
 
-    # ---- long-range terms: Perturbo's polar_correction.f90 (3D), written from docs/import.md ----
-    def _gvecs(self, q, alpha):
-        """The reciprocal vectors K = q + G of the Ewald sums (rows, 2 pi/alat) and their weights
-        f = exp(-Q / 4 alpha) / Q, Q = K.eps.K, kept for 1e-14 <= Q <= 14 * 4 alpha"""
+    # ---- long-range terms: Perturbo's polar_correction.f90, 3D (written from docs/import.md) and 2D
+    #      (system_2d; written from the formulas in the module docstring) ----
+
+    def thickness_bohr(self):
+        """2D layer thickness (bohr): the file's thickness_2d, else Perturbo's default 6 Angstrom"""
+        return self.thickness_2d if getattr(self, "thickness_2d", None) is not None else 6.0 / 0.52917721092
+
+    def reff(self, ph):
+        """2D effective screening lengths (2x2, 2 pi/alat units): phonons (eps_par - 1) pi c with
+        c = 1/b3_z the cell height; e-ph eps_2d pi t with eps_2d = 1 + (eps_par - 1) c / t,
+        t the thickness (both in alat)"""
+        c = 1.0 / self.bg[2][2]
+        e = np.asarray(self.epsil, dtype=float)[:2, :2]
+        if ph:
+            return (e - np.eye(2)) * np.pi * c
+        t = self.thickness_bohr() / self.alat
+        return (np.eye(2) + (e - np.eye(2)) * c / t) * np.pi * t
+
+    def _gvecs(self, q, alpha, ph):
+        """The reciprocal vectors K = q + G of the Ewald sums (rows, 2 pi/alat) and their weights:
+        every K with 1e-14 <= Q <= ggmax = 14 * 4 alpha (G = 0 along directions with qc_i < 2).
+        3D: Q = K.eps.K, f = exp(-Q / 4 alpha) / Q. 2D (system_2d): Q = K.K,
+        f = exp(-Q / 4 alpha) / (sqrt(Q) (1 + r sqrt(Q))), r = K_par.reff.K_par / |K_par|^2 (0 when
+        |K_par|^2 <= 1e-8). The sum is complete, hence periodic in q: the box searched is generous
+        (twice the extent of the cutoff ellipsoid along each b_i, plus 2), the cutoff selects."""
         ggmax = 14.0 * 4.0 * alpha
-        nrx = [0 if self.qc[i] < 2 else int(np.ceil(np.sqrt(ggmax / (self.bg[i] @ self.epsil @ self.bg[i])))) for i in range(3)]
+        M = np.eye(3) if self.system_2d else np.asarray(self.epsil, dtype=float)
+        Mi = np.linalg.inv(M)
+        at = np.linalg.inv(self.bg).T          # rows a_i (alat), a_i . b_j = delta_ij
+        nrx = [0 if self.qc[i] < 2 else 2 * int(np.ceil(np.sqrt(ggmax * (at[i] @ Mi @ at[i])))) + 2 for i in range(3)]
         G = np.array(list(itertools.product(*[range(-r, r + 1) for r in nrx])), dtype=float)
         K = (np.asarray(q, dtype=float) + G) @ self.bg
-        Q = np.einsum("gi,ij,gj->g", K, self.epsil, K)
+        if not self.system_2d:
+            Q = np.einsum("gi,ij,gj->g", K, self.epsil, K)
+        else:
+            Q = np.einsum("gi,gi->g", K, K)
         keep = (Q >= 1e-14) & (Q <= ggmax)
-        K, Q = K[keep], Q[keep]
-        return K, np.exp(-Q / (4 * alpha)) / Q
+        if not self.system_2d:
+            K, Q = K[keep], Q[keep]
+            return K, np.exp(-Q / (4 * alpha)) / Q
+        gp2 = K[:, 0] ** 2 + K[:, 1] ** 2
+        rf = self.reff(ph)
+        r = np.where(gp2 > 1e-8, np.einsum("gi,ij,gj->g", K[:, :2], rf, K[:, :2]) / np.where(gp2 > 1e-8, gp2, 1.0), 0.0)
+        K, Q, r = K[keep], Q[keep], r[keep]
+        return K, np.exp(-Q / (4 * alpha)) / np.sqrt(Q) / (1 + r * np.sqrt(Q))
 
     def kz(self, K):
         """(K.Z_a)_b = sum_i K_i Z_ib with Z_ib = zstar[a][b][i] (i = field, b = displacement):
@@ -284,8 +336,12 @@ class Model:
         return np.concatenate([self.zstar[a] @ K.T for a in range(self.nat)])
 
     def dlr(self, q):
+        """D_LR (not mass-divided): fac sum_K f (K.Z_ia)(K.Z_ja) e^{i 2 pi K.(tau_ia - tau_ja)},
+        fac = 4 pi e^2 / V (3D), times alat / (2 b3_z) in 2D"""
         fac = 4 * np.pi * E2 / self.volume
-        K, f = self._gvecs(q, self.loto_alpha)
+        if self.system_2d:
+            fac *= 0.5 * self.alat / self.bg[2][2]
+        K, f = self._gvecs(q, self.loto_alpha, True)
         v = self.kz(K) * np.repeat(np.exp(1j * TPI * (self.tau @ K.T)), 3, axis=0)
         return fac * (v * f) @ v.conj().T
 
@@ -296,12 +352,15 @@ class Model:
         return self._onsite
 
     def glr(self, q):
+        """g_LR(q) (atom basis): P sum_K f (K.Z_a) e^{-i 2 pi K.tau_a}, P = i 4 pi e^2 / (V tpiba)
+        (3D), i 2 pi e^2 alat / (V b3_z) (2D); 0 for |q| < 1e-8"""
         if not self.lpolar or np.linalg.norm(q) < 1e-8:
             return np.zeros(self.nm, dtype=complex)
-        tpiba = TPI / self.alat
-        K, f = self._gvecs(q, self.polar_alpha)
+        K, f = self._gvecs(q, self.polar_alpha, False)
         g = (self.kz(K) * np.repeat(np.exp(-1j * TPI * (self.tau @ K.T)), 3, axis=0)) @ f
-        return 1j * 4 * np.pi * E2 / (self.volume * tpiba) * g
+        if self.system_2d:
+            return 1j * TPI * E2 / self.volume * self.alat / self.bg[2][2] * g
+        return 1j * 4 * np.pi * E2 / (self.volume * (TPI / self.alat)) * g
 
     def direct_S(self, k, q, lr=None, lr_eph=None):
         """omega (signed, Ry) and S_nu = sum_{mn} |g_mn,nu|^2 with g = U_{k+q}^+ [gW + delta g_LR] U_k, u"""
@@ -362,11 +421,6 @@ class Model:
                 f["x"] = np.arange(3.0)
                 f.create_group("basic_data")
             return
-        if bad == "polar2d":
-            assert self.system_2d
-            self.lpolar = 1
-            self.zstar = np.array([np.diag([1.5, 1.5, 0.5])] * self.nat)
-            self.epsil = np.diag([3.0, 3.0, 1.5])
         basic = {
             "alat": np.float64(self.alat), "at": self.at, "bg": self.bg, "volume": np.float64(self.volume),
             "nat": np.int32(self.nat), "num_wann": np.int32(self.nw),
@@ -378,6 +432,8 @@ class Model:
             "polar_alpha": np.float64(self.polar_alpha), "loto_alpha": np.float64(self.loto_alpha),
             "nsym": np.int32(1), "symop": np.eye(3, dtype=np.int32)[None],
         }
+        if self.system_2d and getattr(self, "thickness_2d", None) is not None:
+            basic["thickness_2d"] = np.float64(self.thickness_2d)
         arr = self.arrays()
         if bad == "volume":
             basic["volume"] = np.float64(self.volume * 1.1)
@@ -642,6 +698,86 @@ class Polar2W(Polar):
         self.eph.update({(1, 1, 1): e22, (0, 1, 0): e12, (1, 0, 0): e21})
 
 
+class Polar2D(Model):
+    """A polar 2D crystal: a checkerboard (two atoms, +-Z*) in the a1-a2 plane, a long a3 = (0, 0, c)
+    (vacuum), system_2d = 1, kc/qc with 1 along a3 (module docstring)."""
+    name = "polar2d"
+    system_2d = 1
+    lpolar = 1
+
+    def __init__(self, variant=0):
+        self.alat = 7.0
+        if variant == 0:
+            self.at = np.diag([1.0, 1.0, 3.0])
+            self.ctau = [[0.0, 0.0, 0.0], [0.5, 0.5, 0.0]]
+            Z = np.diag([2.0, 2.0, 0.8])                                            # Z_ij, i = field
+            self.epsil = np.diag([4.0, 4.0, 1.8])
+            self.thickness_2d = 8.0                                                 # bohr
+            self.kc, self.qc = (5, 4, 1), (4, 4, 1)
+        else:
+            self.at = np.array([[1.0, 0.0, 0.0], [0.12, 1.06, 0.0], [0.0, 0.0, 2.6]])
+            self.ctau = [[0.0, 0.0, 0.0], [0.5, 0.5, 0.03]]
+            Z = np.array([[2.0, 0.25, 0.0], [-0.15, 1.7, 0.0], [0.0, 0.0, 0.6]])
+            self.epsil = np.array([[4.0, 0.4, 0.0], [0.4, 3.2, 0.0], [0.0, 0.0, 1.6]])
+            self.thickness_2d = None                                                # Perturbo's default, 6 A
+            self.polar_alpha, self.loto_alpha = 0.7, 1.4
+            self.kc, self.qc = (4, 5, 1), (4, 5, 1)
+        self.zstar = np.array([Z.T, -Z.T])                                          # h5 zstar[a][j][i] = Z_ij
+        self.wcc = [[0.0, 0.0, 0.0]]
+        self.mass = [30.0 * AMU_RY, 50.0 * AMU_RY]
+        self.e0, self.t = 0.3, np.array([0.025, 0.02])
+        self.k, self.kz_, self.lam = 0.03, 0.008, 0.004
+        self.Cl, self.Ct, self.Cz = (0.012, 0.008), (0.005, 0.004), (0.002, 0.0015)   # second neighbours, per atom
+        self.c, self.cz, self.c2 = 0.004, 0.002, 0.003
+        self.setup()
+        E = np.eye(3, dtype=int)
+        ez = np.array([0.0, 0.0, 1.0])
+        h = {(0, 0, 0): self.e0 + 0j}
+        for a in range(2):
+            for s in (1, -1):
+                h[tuple(s * E[a])] = -self.t[a] + 0j
+        self.hop = {(0, 0): h}
+        # nearest neighbours (atom 1 - atom 2): a spring along the bond, one along z, and a
+        # non-symmetric in-plane block (as in polar)
+        J = np.array([[0, 1, 0], [-1, 0, 0], [0, 0, 0]], dtype=float)
+        c12 = {}
+        for R in itertools.product((0, -1), (0, -1), (0,)):
+            b = np.array(R) + self.ctau[1] - self.ctau[0]
+            d = b @ self.at / np.linalg.norm(b @ self.at)
+            c12[R] = -self.k * np.outer(d, d) - self.kz_ * np.outer(ez, ez) + self.lam * _sign(b[0] * b[1]) * J
+        # second neighbours (same atom, +-a1, +-a2): longitudinal, transverse in-plane and z springs
+        f = [{}, {}]
+        for ia in range(2):
+            for a in range(2):
+                u = self.at[a] / np.linalg.norm(self.at[a])
+                v = np.cross(ez, u)
+                C = -(self.Cl[ia] * np.outer(u, u) + self.Ct[ia] * np.outer(v, v) + self.Cz[ia] * np.outer(ez, ez))
+                for s in (1, -1):
+                    f[ia][tuple(s * E[a])] = C
+        S = sum(c12.values())
+        f[0][(0, 0, 0)] = -S - sum(f[0].values())
+        f[1][(0, 0, 0)] = -S.T - sum(f[1].values())
+        self.ifc = {(0, 0): f[0], (1, 1): f[1], (0, 1): c12}
+        e1 = {}
+        for a in range(2):
+            for s in (1, -1):
+                v = np.zeros(3)
+                v[a], v[2] = s * self.c, s * self.cz
+                e1[((0, 0, 0), tuple(s * E[a]))] = v
+        n = np.array([1.0, -0.6, 0.4])
+        e2 = {((0, 0, 0), (0, 0, 0)): self.c2 * n, ((0, 0, 0), (-1, -1, 0)): -self.c2 * n}
+        self.eph = {(0, 0, 0): e1, (0, 0, 1): e2}
+
+
+class Polar2DB(Polar2D):
+    """polar2d on a skewed cell, buckled, with non-symmetric Z*, anisotropic in-plane eps (eps_xy != 0),
+    polar_alpha != loto_alpha != 1 and no thickness_2d (Perturbo's default 6 Angstrom)"""
+    name = "polar2d_b"
+
+    def __init__(self):
+        Polar2D.__init__(self, variant=1)
+
+
 class TwoBand(Model):
     name = "twoband"
 
@@ -730,7 +866,7 @@ class Degen(Model):
         return np.stack([E, E], axis=1), np.stack([de - dh, de + dh], axis=1)
 
 
-MODELS = {"cubic": Cubic, "ortho": Ortho, "square2d": Square2D, "polar": Polar, "polar_aniso": PolarAniso, "twoband": TwoBand, "degen": Degen, "polar2w": Polar2W}
+MODELS = {"cubic": Cubic, "ortho": Ortho, "square2d": Square2D, "polar": Polar, "polar_aniso": PolarAniso, "twoband": TwoBand, "degen": Degen, "polar2w": Polar2W, "polar2d": Polar2D, "polar2d_b": Polar2DB}
 
 
 def cf_phonons(m, q):
@@ -753,11 +889,13 @@ def selftest():
             assert np.allclose(m.dyn(q), m.cf_dyn(q)[0], atol=1e-18), name
             assert np.allclose(m.direct_gw(k, q), m.cf_gw(k, q)[0], atol=1e-16), name
         m.arrays()   # the exactness assertions of the folding
-    for name in ("polar", "polar_aniso"):
+    for name in ("polar", "polar_aniso", "polar2d", "polar2d_b"):
         m = MODELS[name]()
         m.arrays()
         # the dipole-dipole matrix is Hermitian and the on-site term makes D_LR(0) + onsite obey the ASR
         q = rng.uniform(-1, 1, 3)
+        if m.system_2d:
+            q[2] = 0
         L = m.dlr(q)
         assert np.allclose(L, L.conj().T, atol=1e-14)
         w2, _ = m.direct_phonons(np.zeros(3))
@@ -766,7 +904,7 @@ def selftest():
 
 
 def main(argv):
-    usage = ("usage: make_epr.py {%s} OUT.h5 [--bad missing|nomass|short|nan|plain|volume|kcdim|intnat|polar2d]"
+    usage = ("usage: make_epr.py {%s} OUT.h5 [--bad missing|nomass|short|nan|plain|volume|kcdim|intnat]"
              " [--set NAME=VALUE (a /basic_data scalar: int if it looks like one)] [--drop DATASET]\n"
              "       make_epr.py selftest" % "|".join(MODELS))
     if argv[:1] == ["selftest"]:

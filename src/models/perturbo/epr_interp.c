@@ -35,15 +35,38 @@ static inline PetscReal Z(const BTEEpr e, PetscInt a, int i, int j)
   return e->zstar[9 * a + 3 * j + i];
 }
 
+/* The box of reciprocal vectors m of the long-range sums over K = q + m (crystal), |m_i| <= nrx[i]:
+   every K with Q = K.M.K below the Gaussian's cutoff 56 alpha, for any q in [0,1)^3 (M = eps in 3D,
+   the identity in 2D, where Q = K.K). The coefficient of b_i in K is a_i.K, and its largest value
+   under K.M.K <= g is sqrt(g a_i.M^-1.a_i); one more for q. Perturbo's box, ceil(sqrt(g / b_i.eps.b_i)),
+   is complete in usual 3D cells (the same vectors, e.g. DNTT), but in 2D, where its cutoff has no eps,
+   it drops vectors when eps_par > 1 and D(q) is then not periodic in q: bte sums the complete set.
+   Directions with fewer than 2 coarse q points have no sum (Perturbo's rule). */
 static void GRange(const BTEEpr e, PetscReal alpha, PetscInt nrx[3])
 {
-  PetscReal ggmax = 14.0 * 4.0 * alpha;
+  PetscReal ggmax = 14.0 * 4.0 * alpha, Mi[9];
+
+  if (e->sys2d) {
+    for (int t = 0; t < 9; t++) Mi[t] = (t % 4 == 0) ? 1.0 : 0.0;
+  } else { /* eps^-1 (symmetric, positive definite: checked on reading) */
+    const PetscReal *m = e->epsil;
+    PetscReal        det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
+    Mi[0] = (m[4] * m[8] - m[5] * m[7]) / det;
+    Mi[1] = (m[2] * m[7] - m[1] * m[8]) / det;
+    Mi[2] = (m[1] * m[5] - m[2] * m[4]) / det;
+    Mi[3] = (m[5] * m[6] - m[3] * m[8]) / det;
+    Mi[4] = (m[0] * m[8] - m[2] * m[6]) / det;
+    Mi[5] = (m[2] * m[3] - m[0] * m[5]) / det;
+    Mi[6] = (m[3] * m[7] - m[4] * m[6]) / det;
+    Mi[7] = (m[1] * m[6] - m[0] * m[7]) / det;
+    Mi[8] = (m[0] * m[4] - m[1] * m[3]) / det;
+  }
   for (int i = 0; i < 3; i++) {
-    const PetscReal *b  = e->bg + 3 * i;
-    PetscReal        be = 0;
+    const PetscReal *a  = e->at + 3 * i;
+    PetscReal        aa = 0;
     for (int x = 0; x < 3; x++)
-      for (int y = 0; y < 3; y++) be += b[x] * e->epsil[3 * x + y] * b[y];
-    nrx[i] = (PetscInt)PetscCeilReal(PetscSqrtReal(ggmax / be));
+      for (int y = 0; y < 3; y++) aa += a[x] * Mi[3 * x + y] * a[y];
+    nrx[i] = (PetscInt)PetscCeilReal(PetscSqrtReal(ggmax * PetscMax(aa, 0))) + 1;
     if (e->qc[i] < 2) nrx[i] = 0;
   }
 }

@@ -400,6 +400,20 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
     e->polar = s > 0.1 ? PETSC_TRUE : PETSC_FALSE; /* Perturbo's rule for files without lpolar */
   }
   if (!rd.st.bad && e->polar && !(e->polar_alpha > 1e-12 && e->loto_alpha > 1e-12)) BTEH5Fail(&rd.st, "%s: polar_alpha (%g) and loto_alpha (%g) must be positive", file, (double)e->polar_alpha, (double)e->loto_alpha);
+  if (!rd.st.bad && e->polar) {
+    /* the long-range terms need a symmetric, positive-definite epsilon */
+    const PetscReal *m = e->epsil;
+    PetscReal        d1 = m[0], d2 = m[0] * m[4] - m[1] * m[3], d3 = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
+    PetscReal        asym = PetscMax(PetscMax(PetscAbsReal(m[1] - m[3]), PetscAbsReal(m[2] - m[6])), PetscAbsReal(m[5] - m[7]));
+    if (asym > 1e-6 * PetscMax(PetscAbsReal(m[0]), 1.0) || !(d1 > 0 && d2 > 0 && d3 > 0)) BTEH5Fail(&rd.st, "%s: basic_data/epsil is not a symmetric positive-definite dielectric tensor, which the long-range terms of a polar material need", file);
+  }
+  if (!rd.st.bad && e->sys2d) {
+    /* Perturbo's 2D conventions: the layer in the xy plane, a3 along z; a positive thickness */
+    const PetscReal *a = e->at;
+    PetscReal        l3 = PetscSqrtReal(a[6] * a[6] + a[7] * a[7] + a[8] * a[8]);
+    if (PetscAbsReal(a[2]) > 1e-6 * l3 || PetscAbsReal(a[5]) > 1e-6 * l3 || PetscAbsReal(a[6]) > 1e-6 * l3 || PetscAbsReal(a[7]) > 1e-6 * l3) BTEH5Fail(&rd.st, "%s: a 2D material (system_2d) must have a1, a2 in the xy plane and a3 along z (Perturbo's convention); basic_data/at does not", file);
+    else if (BTEH5Exists(rd.f, "basic_data/thickness_2d") && !(e->thickness2d > 0)) BTEH5Fail(&rd.st, "%s: basic_data/thickness_2d = %g bohr must be positive", file, (double)e->thickness2d);
+  }
   PetscCall(Raise(comm, &rd));
   e->lr_eph = e->polar;
   e->lr_ph  = e->polar;
