@@ -288,6 +288,10 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     p.qs[a] = kdim[a] / qdim[a];
   }
   PetscCheck(p.dim == 3 || (p.nk[2] == 1 && p.nq[2] == 1), comm, PETSC_ERR_ARG_OUTOFRANGE, "%s is a 2D material: the k and q grids must have 1 point along a3", file);
+  {
+    PetscInt64 nk64 = (PetscInt64)p.nk[0] * p.nk[1] * p.nk[2];
+    PetscCheck(nk64 <= PETSC_MAX_INT, comm, PETSC_ERR_SUP, "The %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " k grid has %" PetscInt64_FMT " points; flattened k indices must fit a 32-bit PetscInt: use a smaller -bte_perturbo_kdim", p.nk[0], p.nk[1], p.nk[2], nk64);
+  }
   nktot = p.nk[0] * p.nk[1] * p.nk[2];
   nqtot = p.nq[0] * p.nq[1] * p.nq[2];
 
