@@ -63,6 +63,10 @@ PETSC_EXTERN PetscErrorCode BTEGetStateLayout(BTE, PetscLayout *);
 PETSC_EXTERN PetscErrorCode BTEGetNumStates(BTE, PetscInt *, PetscInt *);
 /* Channels held by this rank (0 when they were only counted) and distinct channels in all */
 PETSC_EXTERN PetscErrorCode BTEGetNumChannels(BTE, PetscCount *, PetscInt64 *);
+/* Connected pieces of the channel graph (states joined by channels), the number of states outside
+   the largest piece and the lowest energy among them (eV; PETSC_MAX_REAL if none). Collective; the
+   channels must be loaded. Several pieces: carriers cannot move between them. */
+PETSC_EXTERN PetscErrorCode BTEGetChannelGraph(BTE, PetscInt *, PetscInt *, PetscReal *);
 PETSC_EXTERN PetscErrorCode BTEGetLocalStates(BTE, const PetscReal *[], const PetscReal *[], const PetscInt *[], const PetscInt *[]);
 PETSC_EXTERN PetscErrorCode BTEGetGrid(BTE, PetscInt *, PetscInt[3], PetscReal[9], PetscReal[9], PetscReal *);
 PETSC_EXTERN PetscErrorCode BTEGetSpinDegeneracy(BTE, PetscInt *);

@@ -49,6 +49,7 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   b->carrier     = -1;
   b->mem_limit   = 0; /* 0: take the machine's memory */
   b->loadchannels = PETSC_BOOL3_TRUE;
+  b->gpieces      = -1;
   *bte           = b;
   PetscFunctionReturn(0);
 }

@@ -43,6 +43,7 @@ PetscErrorCode BTEFreeChannels(BTE bte)
   bte->ch.nglobal = 0;
   bte->chcounted  = PETSC_FALSE;
   bte->nheld      = 0;
+  bte->gpieces    = -1;
   PetscFunctionReturn(0);
 }
 

@@ -70,6 +70,18 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "bands: %" PetscInt_FMT ", phonon modes: %" PetscInt_FMT "\n", bte->nbands, bte->nmodes));
   PetscCall(PetscViewerASCIIPrintf(viewer, "states (n,k) in window: %" PetscInt_FMT " on %d rank(s)\n", bte->nstates, size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "scattering channels: %" PetscInt64_FMT "%s\n", bte->ch.nglobal, bte->chcounted ? " (counted; channel arrays not loaded)" : ""));
+  if (!bte->chcounted) {
+    PetscInt  np, nout;
+    PetscReal eout;
+    PetscCall(BTEGetChannelGraph(bte, &np, &nout, &eout));
+    if (np == 1) PetscCall(PetscViewerASCIIPrintf(viewer, "channel graph: connected (every state reaches every other through channels)\n"));
+    else {
+      char where[64];
+      if (eout - emin < 1e-12) PetscCall(PetscSNPrintf(where, sizeof(where), "the lowest state among them"));
+      else PetscCall(PetscSNPrintf(where, sizeof(where), "from %.4g eV above the lowest state", (double)(eout - emin)));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "channel graph: WARNING %" PetscInt_FMT " disconnected pieces; %" PetscInt_FMT " of %" PetscInt_FMT " states (%s) are not connected to the largest: carriers there cannot relax with the rest and no single Fermi-Dirac equilibrium is reached; refine the grid or widen the window or smearing\n", np, nout, bte->nstates, where));
+    }
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "smearing eta: %g eV, temperature: %g K\n", (double)bte->smearing, (double)bte->temperature));
   PetscCall(BTEGetMemoryEstimate(bte, &mtot, &mloc));
   PetscCall(MPIU_Allreduce(&mloc, &mmax, 1, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)bte)));

@@ -92,6 +92,9 @@ struct _p_BTE {
   PetscCount  nheld;
   /* BTEGenerateTable: the model builder writes the table to this file while generating ("" otherwise) */
   char        streamfile[PETSC_MAX_PATH_LEN];
+  /* BTEGetChannelGraph, computed on first use (gpieces < 0: not yet) */
+  PetscInt    gpieces, gout;
+  PetscReal   geout;
 };
 
 /* Internal helpers other parts of the library use */

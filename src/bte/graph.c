@@ -1,0 +1,93 @@
+/* The channel graph: states are its vertices and channels its edges. A graph in several pieces
+   cannot relax to one Fermi-Dirac distribution: carriers in a piece stay there (a coarse grid can
+   leave the bottom of a valley unreachable, for instance). BTEGetChannelGraph counts the pieces
+   and the states outside the largest one, so that views and runs can say so.
+
+   Each rank joins the ends of the channels it holds (union-find over all N states), rank 0 merges
+   the ranks' forests one after the other, and the piece of every state is broadcast; each rank then
+   counts its owned states outside the largest piece. Memory: N indices per rank, 2N on rank 0. */
+#include <bte/private/bteimpl.h>
+
+static inline PetscInt Find(PetscInt *par, PetscInt i)
+{
+  while (par[i] != i) {
+    par[i] = par[par[i]]; /* path halving */
+    i      = par[i];
+  }
+  return i;
+}
+
+static inline void Join(PetscInt *par, PetscInt a, PetscInt b)
+{
+  a = Find(par, a);
+  b = Find(par, b);
+  if (a == b) return;
+  if (a < b) par[b] = a; /* the smaller index is the root: the result does not depend on the order */
+  else par[a] = b;
+}
+
+PetscErrorCode BTEGetChannelGraph(BTE bte, PetscInt *npieces, PetscInt *nout, PetscReal *eout)
+{
+  MPI_Comm    comm;
+  PetscMPIInt rank, size;
+  PetscInt    N, *par, *buf = NULL, *cnt = NULL, big = 0, np = 0;
+  PetscInt    loc[1];
+  PetscReal   e = PETSC_MAX_REAL;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  comm = PetscObjectComm((PetscObject)bte);
+  PetscCheck(bte->setupcalled, comm, PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
+  PetscCheck(!bte->chcounted, comm, PETSC_ERR_ARG_WRONGSTATE, "The channel graph needs the channels: the BTE counted them without loading them");
+  if (bte->gpieces < 0) {
+    PetscLogDouble t0, t1;
+    PetscCall(PetscTime(&t0));
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    PetscCallMPI(MPI_Comm_size(comm, &size));
+    N = bte->nstates;
+    PetscCall(PetscMalloc1(N, &par));
+    for (PetscInt i = 0; i < N; i++) par[i] = i;
+    for (PetscCount c = 0; c < bte->ch.n; c++) Join(par, bte->ch.i[c], bte->ch.j[c]);
+    for (PetscInt i = 0; i < N; i++) par[i] = Find(par, i);
+    if (!rank) PetscCall(PetscMalloc2(N, &buf, N, &cnt));
+    for (PetscMPIInt r = 1; r < size; r++) {
+      if (!rank) {
+        PetscCallMPI(MPI_Recv(buf, (PetscMPIInt)N, MPIU_INT, r, 0, comm, MPI_STATUS_IGNORE));
+        for (PetscInt i = 0; i < N; i++)
+          if (buf[i] != i) Join(par, i, buf[i]);
+      } else if (rank == r) PetscCallMPI(MPI_Send(par, (PetscMPIInt)N, MPIU_INT, 0, 0, comm));
+    }
+    if (!rank) {
+      /* pieces and the largest (ties: the one with the lowest root) */
+      for (PetscInt i = 0; i < N; i++) cnt[i] = 0;
+      for (PetscInt i = 0; i < N; i++) cnt[par[i] = Find(par, i)]++;
+      for (PetscInt i = 0; i < N; i++)
+        if (cnt[i]) {
+          np++;
+          if (cnt[i] > cnt[big]) big = i;
+        }
+    }
+    PetscCallMPI(MPI_Bcast(par, (PetscMPIInt)N, MPIU_INT, 0, comm));
+    PetscCallMPI(MPI_Bcast(&np, 1, MPIU_INT, 0, comm));
+    PetscCallMPI(MPI_Bcast(&big, 1, MPIU_INT, 0, comm));
+    loc[0] = 0;
+    for (PetscInt il = 0; il < bte->nlocal; il++)
+      if (par[bte->rstart + il] != big) {
+        loc[0]++;
+        e = PetscMin(e, bte->energy[il]);
+      }
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, loc, 1, MPIU_INT, MPI_SUM, comm));
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &e, 1, MPIU_REAL, MPIU_MIN, comm));
+    bte->gpieces = np;
+    bte->gout    = loc[0];
+    bte->geout   = e;
+    PetscCall(PetscFree(par));
+    if (!rank) PetscCall(PetscFree2(buf, cnt));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscInfo(bte, "channel graph: %" PetscInt_FMT " piece(s), %" PetscInt_FMT " states outside the largest, %.3f s\n", np, loc[0], t1 - t0));
+  }
+  if (npieces) *npieces = bte->gpieces;
+  if (nout) *nout = bte->gout;
+  if (eout) *eout = bte->geout;
+  PetscFunctionReturn(0);
+}
