@@ -3,7 +3,7 @@
    with the selection rules of physics.md section 2.
 
    Outline (every rank does the same, deterministically):
-   1. grid: lattice from the spec, nk = bte->ngrid per direction (1 along a3 in 2D), point
+   1. grid: lattice from the spec, nk = spec->nk, or bte->ngrid per direction (1 along a3 in 2D), point
       (i0,i1,i2) at k = sum_a (i_a/nk_a) b_a, so Gamma (i = 0) is always on the grid.
    2. states: every rank enumerates the full grid (OpenMP over fixed chunks of k), reduces each
       k to the first Brillouin zone (minimal image among lattice translations), asks the model
@@ -171,7 +171,7 @@ static PetscErrorCode BTEModelMemoryAvailable(BTE bte, PetscLogDouble *bytes, Pe
 
 /* Collective: refuse when any rank needs more than slack times what it may use (slack > 1 for
    estimates, which an exact check follows). With fits, tell instead of refusing. */
-static PetscErrorCode BTEModelCheckMemory(BTE bte, PetscLogDouble need, PetscLogDouble slack, const char what[], const char advice[], PetscBool *fits)
+PetscErrorCode BTEModelCheckMemory(BTE bte, PetscLogDouble need, PetscLogDouble slack, const char what[], const char advice[], PetscBool *fits)
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
   PetscLogDouble avail = 0, in[2], out[2];
@@ -707,10 +707,10 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   nktot = (PetscInt64)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
   {
     char what[160];
-    PetscCall(PetscSNPrintf(what, sizeof(what), "The %" PetscInt_FMT "^%" PetscInt_FMT " k grid (%.4g k points x %" PetscInt_FMT " bands, worst case all in the window)", bte->ngrid, spec->dim, (double)nktot, spec->nbands));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "The %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " k grid (%.4g k points x %" PetscInt_FMT " bands, worst case all in the window)", bte->grid.nk[0], bte->grid.nk[1], bte->grid.nk[2], (double)nktot, spec->nbands));
     PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)nktot * spec->nbands * BTE_GEN_BYTES_PER_STATE, 1.0, what, "use a smaller -bte_grid", NULL));
   }
-  PetscCheck(nktot <= PETSC_MAX_INT, comm, PETSC_ERR_SUP, "The %" PetscInt_FMT "^%" PetscInt_FMT " k grid has %" PetscInt64_FMT " points; flattened k indices must fit a 32-bit PetscInt: use a smaller -bte_grid", bte->ngrid, spec->dim, nktot);
+  PetscCheck(nktot <= PETSC_MAX_INT, comm, PETSC_ERR_SUP, "The %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " k grid has %" PetscInt64_FMT " points; flattened k indices must fit a 32-bit PetscInt: use a smaller -bte_grid", bte->grid.nk[0], bte->grid.nk[1], bte->grid.nk[2], nktot);
 
   PetscCall(BTEZoneSetUp(&bte->grid, &z));
   PetscCall(BTEModelEnumerate(bte, spec, &z, &s));

@@ -18,7 +18,6 @@
    Units: the file's Rydberg atomic units, converted to eV, Angstrom and fs on the way out. */
 #include <bte/private/modelimpl.h>
 #include <bte/private/epr.h>
-#include <unistd.h>
 #include <dlfcn.h>
 #if defined(_OPENMP)
   #include <omp.h>
@@ -210,13 +209,6 @@ static PetscErrorCode ShareRows(MPI_Comm comm, PetscInt n, size_t len, PetscReal
   PetscFunctionReturn(0);
 }
 
-/* Physical memory of the machine, bytes (0: unknown) */
-static PetscLogDouble PhysMemory(void)
-{
-  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-  return pages > 0 && psize > 0 ? (PetscLogDouble)pages * psize : 0;
-}
-
 PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
@@ -336,15 +328,11 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   p.gksize = BTEEprCouplingKSize(p.epr);
   bytes    = (PetscLogDouble)nktot * (p.nb * sizeof(PetscReal) + sizeof(PetscInt) + (2 * p.nw * p.nw + p.gksize) * sizeof(PetscReal)) + (PetscLogDouble)nqtot * (p.nm + 2 * p.nm * p.nm + 2 * p.nm) * sizeof(PetscReal);
   {
-    PetscLogDouble avail = bte->mem_limit > 0 ? bte->mem_limit : PhysMemory();
-    PetscMPIInt    nnode = 1;
-    MPI_Comm       node;
-    PetscCallMPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    PetscCallMPI(MPI_Comm_size(node, &nnode));
-    PetscCallMPI(MPI_Comm_free(&node));
-    if (!(bte->mem_limit > 0)) avail /= nnode;
-    PetscCheck(avail <= 0 || bytes <= 0.8 * avail, comm, PETSC_ERR_MEM, "Interpolating %s on the %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " k grid needs up to %.3g GB per rank (k and q caches: %" PetscInt_FMT " modes, %" PetscInt_FMT " Wannier functions), more than the %.3g GB a rank may use; use a coarser -bte_perturbo_kdim / -bte_perturbo_qdim or fewer ranks per node", file, p.nk[0], p.nk[1], p.nk[2], bytes / 1e9, p.nm, p.nw, avail / 1e9);
+    char what[256];
+    PetscCall(PetscSNPrintf(what, sizeof(what), "Interpolating %s on the %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " k grid (k and q caches: %" PetscInt_FMT " modes, %" PetscInt_FMT " Wannier functions)", file, p.nk[0], p.nk[1], p.nk[2], p.nm, p.nw));
+    PetscCall(BTEModelCheckMemory(bte, bytes, 0.8, what, "use a coarser -bte_perturbo_kdim / -bte_perturbo_qdim, or fewer ranks per node", NULL));
   }
+
 
   BLASSingleThread(&blasthreads);
   /* 1. bands on the whole grid: edge and window */
