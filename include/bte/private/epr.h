@@ -57,9 +57,6 @@ struct _n_BTEEpr {
 
 PETSC_EXTERN PetscErrorCode BTEEprRead(MPI_Comm, const char[], BTEEpr *);
 PETSC_EXTERN PetscErrorCode BTEEprDestroy(BTEEpr *);
-/* Wigner-Seitz vectors of a grid for a pair of centres (Cartesian / alat): the images of each
-   grid point that minimise |R + tb - ta|, in Perturbo's order, with their degeneracies. */
-PETSC_EXTERN PetscErrorCode BTEEprWignerSeitz(const PetscReal at[9], const PetscInt n[3], const PetscReal ta[3], const PetscReal tb[3], PetscInt *nr, PetscInt **R, PetscInt **ndeg);
 
 /* Work space of one thread (the interpolation is thread safe with one per thread). */
 typedef struct _n_BTEEprWork *BTEEprWork;

@@ -26,7 +26,7 @@ struct _n_BTEEprWork {
   int        lwork;
   PetscReal *dmat;                  /* 3x3 blocks of the short-range D (complex) */
   PetscReal *D, *V;                 /* dipole-dipole matrix, its factor (3nat x G vectors) */
-  PetscReal *dH, *tmp, *sub, *subw; /* velocities */
+  PetscReal *dH, *tmp, *sub, *subw; /* velocities: dH/dk, its rotation, a degenerate block */
 };
 
 /* Perturbo's Z_ij of atom a (i: field, j: displacement) from the stored array */
@@ -193,9 +193,8 @@ int BTEEprBands(BTEEpr e, BTEEprWork w, const PetscReal k[3], PetscReal en[], Pe
           v[3 * n + a] = sr;
         } else {
           /* the degenerate block: eigenvalues of Vbar restricted to bands [n, n1) */
-          int       d = (int)(n1 - n), info = 0;
-          PetscReal sub[2 * BTE_MAX_BANDS * BTE_MAX_BANDS], sw[BTE_MAX_BANDS], rw[3 * BTE_MAX_BANDS], wk[2 * 4 * BTE_MAX_BANDS];
-          int       lw = 4 * BTE_MAX_BANDS;
+          int        d = (int)(n1 - n), info = 0;
+          PetscReal *sub = w->sub, *sw = w->subw;
           for (PetscInt c = n; c < n1; c++)
             for (PetscInt r = n; r < n1; r++) {
               PetscReal sr = 0, si = 0;
@@ -207,7 +206,7 @@ int BTEEprBands(BTEEpr e, BTEEprWork w, const PetscReal k[3], PetscReal en[], Pe
               sub[2 * ((r - n) + (c - n) * d)]     = sr;
               sub[2 * ((r - n) + (c - n) * d) + 1] = si;
             }
-          zheev_("N", "U", &d, sub, &d, sw, wk, &lw, rw, &info, 1, 1);
+          zheev_("N", "U", &d, sub, &d, sw, w->work, &w->lwork, w->rwork, &info, 1, 1);
           if (info) return 1;
           for (PetscInt r = n; r < n1; r++) v[3 * r + a] = sw[r - n];
         }

@@ -134,22 +134,6 @@ static PetscErrorCode WSSelect(const PetscReal at[9], const Images *im, const Pe
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEEprWignerSeitz(const PetscReal at[9], const PetscInt n[3], const PetscReal ta[3], const PetscReal tb[3], PetscInt *nr, PetscInt **R, PetscInt **ndeg)
-{
-  Images    im;
-  PetscInt *sel;
-
-  PetscFunctionBegin;
-  PetscCall(ImagesCreate(at, n, &im));
-  PetscCall(WSSelect(at, &im, ta, tb, nr, &sel, ndeg));
-  PetscCall(PetscMalloc1(3 * (*nr), R));
-  for (PetscInt r = 0; r < *nr; r++)
-    for (int d = 0; d < 3; d++) (*R)[3 * r + d] = im.vec[3 * sel[r] + d];
-  PetscCall(PetscFree(sel));
-  PetscCall(ImagesDestroy(&im));
-  PetscFunctionReturn(0);
-}
-
 /* Builds the union set of several selections (relabelled in image order) and maps each
    selection's entries into it. sel[e] has n[e] image indices; out: set->R, idx[e][r]. */
 static PetscErrorCode UnionSet(const Images *im, PetscInt ne, PetscInt *const *sel, const PetscInt *n, BTEEprRSet *set, PetscInt *idx)
