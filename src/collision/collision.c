@@ -6,6 +6,7 @@
 PetscClassId      BTECOLLISION_CLASSID;
 PetscFunctionList BTECollisionList = NULL;
 PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_JacAssemble;
+PetscLogEvent     BTECOLL_SetUpEnds, BTECOLL_LayoutPlace, BTECOLL_LayoutMerge, BTECOLL_LayoutIndex;
 const char *const BTECollisionPrecisions[] = {"double", "mixed", "BTECollisionPrecision", "BTE_COLLISION_PRECISION_", NULL};
 
 static PetscBool BTECollisionPackageInitialized = PETSC_FALSE;
@@ -30,6 +31,12 @@ PetscErrorCode BTECollisionInitializePackage(void)
   PetscCall(PetscLogEventRegister("BTECollSetUp", BTECOLLISION_CLASSID, &BTECOLL_SetUp));
   PetscCall(PetscLogEventRegister("BTECollGhost", BTECOLLISION_CLASSID, &BTECOLL_Ghost));
   PetscCall(PetscLogEventRegister("BTECollJacAsm", BTECOLLISION_CLASSID, &BTECOLL_JacAssemble));
+  /* the phases of BTECollSetUp: ghosts and local channel ends; a layout's placement of the
+     channels (rates and grouping), its merge/sort, and its index structures (chunks, slots) */
+  PetscCall(PetscLogEventRegister("BTECollSetUpEnds", BTECOLLISION_CLASSID, &BTECOLL_SetUpEnds));
+  PetscCall(PetscLogEventRegister("BTECollLayPlace", BTECOLLISION_CLASSID, &BTECOLL_LayoutPlace));
+  PetscCall(PetscLogEventRegister("BTECollLayMerge", BTECOLLISION_CLASSID, &BTECOLL_LayoutMerge));
+  PetscCall(PetscLogEventRegister("BTECollLayIndex", BTECOLLISION_CLASSID, &BTECOLL_LayoutIndex));
   PetscCall(BTECollisionRegisterAll());
   PetscCall(PetscRegisterFinalize(BTECollisionFinalizePackage));
   PetscFunctionReturn(0);
@@ -129,6 +136,7 @@ PetscErrorCode BTECollisionSetType(BTECollision coll, BTECollisionType type)
   }
   PetscCall(BTECollisionReset(coll));
   PetscCall(PetscMemzero(coll->ops, sizeof(struct _BTECollisionOps)));
+  coll->ownends = PETSC_FALSE;
   PetscCall((*create)(coll));
   PetscCall(PetscObjectChangeTypeName((PetscObject)coll, type));
   PetscFunctionReturn(0);
@@ -210,8 +218,10 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   coll->nmodes      = bte->nmodes;
   for (PetscInt a = 0; a < 3; a++) coll->nk[a] = bte->grid.nk[a];
   /* ghosts, local numbering, scatter; local ends of the held channels */
+  PetscCall(PetscLogEventBegin(BTECOLL_SetUpEnds, coll, 0, 0, 0));
   PetscCall(BTECollisionSetUpGhosts_Private(coll));
-  PetscCall(BTECollisionComputeLocalEnds(coll, &coll->ci, &coll->cj));
+  if (!coll->ownends) PetscCall(BTECollisionComputeLocalEnds(coll, &coll->ci, &coll->cj));
+  PetscCall(PetscLogEventEnd(BTECOLL_SetUpEnds, coll, 0, 0, 0));
   coll->nch = bte->ch.n;
   PetscCall((*coll->ops->setup)(coll));
   PetscCall(PetscFree2(coll->ci, coll->cj));

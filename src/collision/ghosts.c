@@ -56,16 +56,19 @@ PetscErrorCode BTECollisionGlobalToLocalIndex(BTECollision coll, PetscInt g, Pet
 
 PetscErrorCode BTECollisionComputeLocalEnds(BTECollision coll, PetscInt **ci, PetscInt **cj)
 {
-  const BTEChannels *ch = &coll->bte->ch;
+  const BTEChannels *ch  = &coll->bte->ch;
   PetscInt          *a, *b;
+  PetscCount         bad = -1;
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc2(ch->n, &a, ch->n, &b));
+#pragma omp parallel for schedule(static) reduction(max : bad)
   for (PetscCount c = 0; c < ch->n; c++) {
-    PetscCall(BTECollisionGlobalToLocalIndex(coll, ch->i[c], &a[c]));
-    PetscCall(BTECollisionGlobalToLocalIndex(coll, ch->j[c], &b[c]));
-    PetscCheck(a[c] >= 0 && b[c] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Channel %" PetscCount_FMT " has an end with no local index", c);
+    a[c] = BTECollLocalIndex(coll, ch->i[c]);
+    b[c] = BTECollLocalIndex(coll, ch->j[c]);
+    if (a[c] < 0 || b[c] < 0) bad = c;
   }
+  PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Channel %" PetscCount_FMT " has an end with no local index", bad);
   *ci = a;
   *cj = b;
   PetscFunctionReturn(0);
@@ -107,11 +110,21 @@ PetscErrorCode BTECollisionSetUpGhosts_Private(BTECollision coll)
   coll->nlocal = bte->nlocal;
   coll->rstart = bte->rstart;
   /* other ends of held channels that this rank does not own */
-  for (PetscCount c = 0; c < ch->n; c++) {
-    PetscBool oi = (PetscBool)(ch->i[c] >= rstart && ch->i[c] < rend), oj = (PetscBool)(ch->j[c] >= rstart && ch->j[c] < rend);
-    PetscCheck(oi || oj, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Channel %" PetscCount_FMT " {%" PetscInt_FMT ", %" PetscInt_FMT "} is held by a rank that owns neither end [%" PetscInt_FMT ", %" PetscInt_FMT ")", c, ch->i[c], ch->j[c], rstart, rend);
-    PetscCheck(ch->i[c] < ch->j[c] && ch->i[c] >= 0 && ch->j[c] < bte->nstates, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Channel %" PetscCount_FMT " {%" PetscInt_FMT ", %" PetscInt_FMT "} must have 0 <= i < j < %" PetscInt_FMT, c, ch->i[c], ch->j[c], bte->nstates);
-    if (!oi || !oj) nalloc++;
+  {
+    PetscCount bad = -1, cnt = 0; /* the first bad channel is reported: min over threads */
+#pragma omp parallel for schedule(static) reduction(+ : cnt) reduction(max : bad)
+    for (PetscCount c = 0; c < ch->n; c++) {
+      PetscBool oi = (PetscBool)(ch->i[c] >= rstart && ch->i[c] < rend), oj = (PetscBool)(ch->j[c] >= rstart && ch->j[c] < rend);
+      if (!(oi || oj) || !(ch->i[c] < ch->j[c] && ch->i[c] >= 0 && ch->j[c] < bte->nstates)) bad = PetscMax(bad, ch->n - c);
+      if (!oi || !oj) cnt++;
+    }
+    if (bad >= 0) {
+      PetscCount c  = ch->n - bad;
+      PetscBool  oi = (PetscBool)(ch->i[c] >= rstart && ch->i[c] < rend), oj = (PetscBool)(ch->j[c] >= rstart && ch->j[c] < rend);
+      PetscCheck(oi || oj, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Channel %" PetscCount_FMT " {%" PetscInt_FMT ", %" PetscInt_FMT "} is held by a rank that owns neither end [%" PetscInt_FMT ", %" PetscInt_FMT ")", c, ch->i[c], ch->j[c], rstart, rend);
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Channel %" PetscCount_FMT " {%" PetscInt_FMT ", %" PetscInt_FMT "} must have 0 <= i < j < %" PetscInt_FMT, c, ch->i[c], ch->j[c], bte->nstates);
+    }
+    nalloc = (PetscInt)cnt;
   }
   PetscCall(PetscMalloc1(nalloc, &g));
   for (PetscCount c = 0; c < ch->n; c++) {

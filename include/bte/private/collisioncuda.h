@@ -52,6 +52,25 @@ PETSC_INTERN PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *, BTEPairCUDA
 PETSC_INTERN PetscErrorCode BTEPairCUDADestroy(BTEPairCUDA *);
 PETSC_INTERN PetscErrorCode BTEPairCUDARun(BTEPairCUDA, int mode, Vec fl, Vec xl, Vec Y);
 PETSC_INTERN PetscErrorCode BTEPairCUDAGetBytes(BTEPairCUDA, PetscLogDouble *);
+/* host col and w/ws of a layout built on the device (L's host index arrays must be there) */
+PETSC_INTERN PetscErrorCode BTEPairCUDADownload(BTEPairCUDA, BTEPairLayout *);
+
+/* ---- pair layout built on the device (pair_build_cuda.cu) ----
+   Create (fits = PETSC_FALSE and no builder when the device lacks the memory); then, until all
+   channels are in: GetBatch (pinned host arrays of up to `batch` channels: layout indices a < b
+   and interleaved rates P, Q oriented a -> b), fill, PushBatch(n). Merge sorts and merges on the
+   device and returns the non-empty rows (row key = tile pair * tile + row, and entry count; host
+   arrays, PetscFree2). The host cuts chunks and row pointers from them (L->chunks, L->rowptr);
+   Touched returns each chunk's column bitmap ((tile+31)/32 words per chunk, PetscFree); the host
+   makes the slot lists; Finish creates the BTEPairCUDA and destroys the builder. */
+typedef struct _n_BTEPairCUDABuilder *BTEPairCUDABuilder;
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *, PetscCount nch, PetscBool mixed, PetscBool *fits, BTEPairCUDABuilder *);
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderGetBatch(BTEPairCUDABuilder, PetscInt64 *batch, int32_t **a, int32_t **b, double **pq);
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderPushBatch(BTEPairCUDABuilder, PetscInt64 n);
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder, PetscInt64 *nnz, PetscInt64 *nrows, uint64_t **rowkey, int32_t **rowcount);
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderTouched(BTEPairCUDABuilder, const BTEPairLayout *, uint32_t **bits);
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *, const BTEPairLayout *, BTEPairCUDA *);
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *);
 
 /* ---- tgt: Perturbo v3's layout, two passes (pass 1 per channel into sc_col, pass 2 per target) ----
    Host arrays as src/collision/impls/tgt/tgt.c builds them (see there for the meaning). */

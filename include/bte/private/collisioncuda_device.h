@@ -35,6 +35,10 @@ static inline PetscErrorCode BTECollCUDAUpload(const T *src, size_t n, T **dst, 
 
 PETSC_INTERN PetscErrorCode BTECollCUDARegisterEvents(void);
 
+/* pair: the device layout from L's host index arrays (perm, sptr, slots: uploaded) and device
+   arrays it takes over (chunks, rowptr, col, and exactly one of w, ws); pair_cuda.cu */
+PETSC_INTERN PetscErrorCode BTEPairCUDACreateWith(const BTEPairLayout *, BTEPairChunk *, long long *, uint16_t *, double2 *, float2 *, BTEPairCUDA *);
+
 /* identical formulas to collisionimpl.h's host versions (same operation order) */
 __device__ __forceinline__ double bte_gauss(double x, double inveta, double gnorm)
 {

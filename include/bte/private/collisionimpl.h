@@ -28,6 +28,7 @@
 
 PETSC_INTERN PetscFunctionList BTECollisionList;
 PETSC_EXTERN PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_JacAssemble;
+PETSC_EXTERN PetscLogEvent     BTECOLL_SetUpEnds, BTECOLL_LayoutPlace, BTECOLL_LayoutMerge, BTECOLL_LayoutIndex;
 
 PETSC_EXTERN PetscErrorCode BTECollisionInitializePackage(void);
 PETSC_INTERN PetscErrorCode BTECollisionRegisterAll(void);
@@ -99,9 +100,11 @@ struct _p_BTECollision {
   Vec        fl, xl;   /* work local vectors */
   Vec        gtemplate;/* a global state Vec (standard type), template for the scatter */
 
-  /* held channels (bte->ch order), local ends; valid during ops->setup only */
+  /* held channels (bte->ch order), local ends; valid during ops->setup only, and NULL there for a
+     type that sets ownends (its setup computes the ends it needs itself, with BTECollLocalIndex) */
   PetscCount nch;
   PetscInt  *ci, *cj;
+  PetscBool  ownends;
   PetscCount nentries; /* channel ends stored by the implementation (owned ends) */
   PetscLogDouble bytes; /* memory of the implementation's layout on this rank */
 
@@ -153,6 +156,18 @@ PETSC_INTERN PetscErrorCode BTECollisionGetLocalVec(BTECollision, Vec x, Vec *fl
 PETSC_INTERN PetscErrorCode BTECollisionGlobalToLocal(BTECollision, Vec x, Vec fl);
 /* local index of a global state (owned or ghost); -1 if neither */
 PETSC_INTERN PetscErrorCode BTECollisionGlobalToLocalIndex(BTECollision, PetscInt g, PetscInt *l);
+/* local index of a global state (owned or ghost), -1 if neither; usable in OpenMP loops */
+static inline PetscInt BTECollLocalIndex(BTECollision coll, PetscInt g)
+{
+  PetscInt lo = 0, hi = coll->nghost;
+  if (g >= coll->rstart && g < coll->rstart + coll->nlocal) return g - coll->rstart;
+  while (lo < hi) {
+    PetscInt mid = lo + (hi - lo) / 2;
+    if (coll->ghosts[mid] < g) lo = mid + 1;
+    else hi = mid;
+  }
+  return (lo < coll->nghost && coll->ghosts[lo] == g) ? coll->nlocal + lo : -1;
+}
 /* local ends (ci, cj) of the held channels, in bte->ch order (caller frees with PetscFree2) */
 PETSC_INTERN PetscErrorCode BTECollisionComputeLocalEnds(BTECollision, PetscInt **ci, PetscInt **cj);
 /* q index on the full grid of q = k_j - k_i, from two flattened k indices */

@@ -20,10 +20,14 @@
   #include <bte/private/collisioncuda.h>
 #endif
 
+static const char *const PairBuilds[] = {"auto", "host", "device", "BTEPairBuild", "", NULL};
+
 typedef struct {
   BTEPairLayout L;
   PetscInt      tile, chunk; /* options; chunk 0: chosen from the size */
   PetscInt      unroll;      /* CUDA kernel: entries per lane in flight; 0: by precision */
+  PetscInt      build;       /* where the layout is built: 0 auto, 1 host, 2 device */
+  PetscBool     ondevice;    /* built on the device: col and weights exist on the host only after a host apply */
   double       *partial;     /* host partial buffer (L.npartial) */
   double       *fp, *xp;     /* f and x in layout order (ntile*tile each) */
 #if defined(BTE_HAVE_CUDA)
@@ -99,6 +103,9 @@ static PetscErrorCode PairRun(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y
   const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
 
   PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (!L->col) PetscCall(BTEPairCUDADownload(pa->cuda, &pa->L)); /* built on the device, applied on the host */
+#endif
   PetscCall(VecGetArrayRead(fl, &f));
   if (xl) PetscCall(VecGetArrayRead(xl, &x));
   PetscCall(VecGetArrayWrite(Y, &y));
@@ -231,64 +238,57 @@ static PetscErrorCode PairSortMerge(BTEPairLayout *L, int64_t nblk, const int64_
   PetscFunctionReturn(0);
 }
 
-/* Cuts the merged, compacted blocks into chunks of whole rows (at most `chunk` entries unless
-   one row is longer). With fill = PETSC_FALSE only counts chunks and row pointers. */
-static void PairChunks(BTEPairLayout *L, int64_t nblk, const int64_t *moff, const uint16_t *row, int64_t chunk, PetscBool fill)
+/* The non-empty rows of the merged, compacted blocks (row key = block * tile + row, entry count). */
+static PetscErrorCode PairRowsHost(const BTEPairLayout *L, int64_t nblk, const int64_t *moff, const uint16_t *row, int64_t *nrows, uint64_t **rowkey, int32_t **rowcount)
 {
-  int64_t nc = 0, nrp = 0, slot = 0;
+  int64_t nr = 0;
 
-  for (int64_t k = 0; k < nblk; k++) {
-    const int64_t o = moff[k], len = moff[k + 1] - o;
-    int64_t       e = 0;
-    if (!len) continue;
-    while (e < len) {
-      /* rows row[o+e] .. : take whole rows while the chunk stays within `chunk` entries */
-      const int32_t r0 = row[o + e];
-      int64_t       s  = e, e2 = e;
-      int32_t       rl = r0;
-      while (e2 < len) {
-        int64_t re = e2;
-        while (re < len && row[o + re] == row[o + e2]) re++;
-        if (e2 > s && re - s > chunk) break;
-        rl = row[o + e2];
-        e2 = re;
+  PetscFunctionBegin;
+  for (int64_t k = 0; k < nblk; k++)
+    for (int64_t e = moff[k]; e < moff[k + 1]; e++) nr += (e == moff[k] || row[e] != row[e - 1]);
+  PetscCall(PetscMalloc2(PetscMax(nr, 1), rowkey, PetscMax(nr, 1), rowcount));
+  nr = 0;
+  for (int64_t k = 0; k < nblk; k++)
+    for (int64_t e = moff[k]; e < moff[k + 1]; e++) {
+      if (e == moff[k] || row[e] != row[e - 1]) {
+        (*rowkey)[nr]   = (uint64_t)k * (uint64_t)L->tile + row[e];
+        (*rowcount)[nr] = 0;
+        nr++;
       }
-      if (fill) {
-        BTEPairChunk *c = &L->chunks[nc];
-        int64_t       p = s;
-        c->tile_i       = (int32_t)(k / L->ntile);
-        c->tile_j       = (int32_t)(k % L->ntile);
-        c->row0         = r0;
-        c->nrows        = rl - r0 + 1;
-        c->rp           = nrp;
-        c->slot         = slot;
-        for (int32_t r = 0; r <= c->nrows; r++) {
-          while (p < e2 && row[o + p] < r0 + r) p++;
-          L->rowptr[nrp + r] = o + p;
-        }
-        slot += c->nrows + L->tile;
-      }
-      nrp += (rl - r0 + 1) + 1;
-      nc++;
-      e = e2;
+      (*rowcount)[nr - 1]++;
     }
+  *nrows = nr;
+  PetscFunctionReturn(0);
+}
+
+/* Column bitmap of every chunk ((tile+31)/32 words each): bit t is set when column t of the
+   chunk's column tile has an entry. */
+static PetscErrorCode PairTouchedHost(const BTEPairLayout *L, uint32_t **bits)
+{
+  const int32_t words = (L->tile + 31) / 32;
+  uint32_t     *b;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(PetscMax((size_t)L->nchunk * words, (size_t)1), &b));
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int64_t c = 0; c < L->nchunk; c++) {
+    const BTEPairChunk *ch = &L->chunks[c];
+    uint32_t           *w  = b + (size_t)c * words;
+    for (int64_t e = L->rowptr[ch->rp]; e < L->rowptr[ch->rp + ch->nrows]; e++) w[L->col[e] >> 5] |= 1u << (L->col[e] & 31);
   }
-  if (!fill) {
-    L->nchunk  = nc;
-    L->nrowptr = nrp;
-  } else L->npartial = slot;
+  *bits = b;
+  PetscFunctionReturn(0);
 }
 
 /* Slots of every owned state, in chunk order (so that the sums have a fixed order): the rows
-   of a chunk that have entries, then its columns that have entries. */
-static PetscErrorCode PairSlots(BTEPairLayout *L)
+   of a chunk that have entries, then its columns that have entries (bits: PairTouchedHost). */
+static PetscErrorCode PairSlots(BTEPairLayout *L, const uint32_t *bits)
 {
-  int64_t *cnt;
-  uint8_t *touched;
+  const int32_t words = (L->tile + 31) / 32;
+  int64_t      *cnt   = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscCalloc1(L->nlocal + 1, &L->sptr));
-  PetscCall(PetscMalloc1(L->tile, &touched));
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) {
       for (int32_t s = 0; s < L->nlocal; s++) L->sptr[s + 1] += L->sptr[s];
@@ -300,26 +300,178 @@ static PetscErrorCode PairSlots(BTEPairLayout *L)
     for (int64_t c = 0; c < L->nchunk; c++) {
       const BTEPairChunk *ch = &L->chunks[c];
       const int32_t      *pI = L->perm + (size_t)ch->tile_i * L->tile, *pJ = L->perm + (size_t)ch->tile_j * L->tile;
-      PetscCall(PetscArrayzero(touched, L->tile));
+      const uint32_t     *w  = bits + (size_t)c * words;
       for (int32_t r = 0; r < ch->nrows; r++) {
-        const int64_t e0 = L->rowptr[ch->rp + r], e1 = L->rowptr[ch->rp + r + 1];
-        const int32_t a  = pI[ch->row0 + r];
-        for (int64_t e = e0; e < e1; e++) touched[L->col[e]] = 1;
-        if (e1 > e0 && a < L->nlocal) {
+        const int32_t a = pI[ch->row0 + r];
+        if (L->rowptr[ch->rp + r + 1] > L->rowptr[ch->rp + r] && a < L->nlocal) {
           if (pass == 0) L->sptr[a + 1]++;
           else L->slots[cnt[a]++] = (int32_t)(ch->slot + r);
         }
       }
       for (int32_t t = 0; t < L->tile; t++) {
         const int32_t b = pJ[t];
-        if (!touched[t] || b < 0 || b >= L->nlocal) continue;
+        if (!(w[t >> 5] >> (t & 31) & 1u) || b < 0 || b >= L->nlocal) continue;
         if (pass == 0) L->sptr[b + 1]++;
         else L->slots[cnt[b]++] = (int32_t)(ch->slot + ch->nrows + t);
       }
     }
   }
   PetscCall(PetscFree(cnt));
-  PetscCall(PetscFree(touched));
+  PetscFunctionReturn(0);
+}
+
+/* Chunks and row pointers from the non-empty rows of the merged layout (row key = tile pair *
+   tile + row, ascending; cnt entries each), cut into chunks of whole rows of at most
+   `chunk` entries (unless one row is longer). */
+static PetscErrorCode PairChunksFromRows(BTEPairLayout *L, int64_t nrows, const uint64_t *rk, const int32_t *cnt, int64_t chunk)
+{
+  const uint64_t tile = (uint64_t)L->tile;
+
+  PetscFunctionBegin;
+  for (int fill = 0; fill < 2; fill++) {
+    int64_t nc = 0, nrp = 0, slot = 0, off = 0, r = 0;
+    if (fill) {
+      PetscCall(PetscMalloc1(PetscMax(L->nchunk, 1), &L->chunks));
+      PetscCall(PetscMalloc1(PetscMax(L->nrowptr, 1), &L->rowptr));
+    }
+    while (r < nrows) {
+      const uint64_t blk  = rk[r] / tile;
+      int64_t        rend = r, q = r;
+      while (rend < nrows && rk[rend] / tile == blk) rend++;
+      while (q < rend) {
+        const int32_t r0 = (int32_t)(rk[q] % tile);
+        int64_t       q2 = q, ne = 0, nr;
+        while (q2 < rend && !(q2 > q && ne + cnt[q2] > chunk)) ne += cnt[q2++];
+        nr = (int64_t)(rk[q2 - 1] % tile) - r0 + 1;
+        if (fill) {
+          BTEPairChunk *c   = &L->chunks[nc];
+          int64_t       e   = off, idx = q;
+          c->tile_i         = (int32_t)(blk / (uint64_t)L->ntile);
+          c->tile_j         = (int32_t)(blk % (uint64_t)L->ntile);
+          c->row0           = r0;
+          c->nrows          = (int32_t)nr;
+          c->rp             = nrp;
+          c->slot           = slot;
+          for (int64_t rr = 0; rr <= nr; rr++) {
+            while (idx < q2 && (int64_t)(rk[idx] % tile) < r0 + rr) e += cnt[idx++];
+            L->rowptr[nrp + rr] = e;
+          }
+          slot += nr + L->tile;
+        }
+        off += ne;
+        nrp += nr + 1;
+        nc++;
+        q = q2;
+      }
+      r = rend;
+    }
+    if (!fill) {
+      L->nchunk  = nc;
+      L->nrowptr = nrp;
+    } else L->npartial = slot;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Default chunk length: about 2048 chunks, but at least 8192 entries each: a chunk's fixed work
+   (tile gathers, zeroing and adding the per-warp column arrays, its partial sums) must stay small
+   against its entries (H200 sweep, gpu-notes run 16: gaas 60^3 0.085 ms with 8192 against 0.118
+   with 2048) */
+static int64_t PairDefaultChunk(int64_t nnz)
+{
+  return PetscMin(PetscMax(nnz / 2048, 8192), 65536);
+}
+
+#if defined(BTE_HAVE_CUDA)
+/* The layout built on the device (pair_build_cuda.cu): here the channels' oriented ends and rates
+   in pinned batches, the row structure's chunks and the slot lists. */
+static PetscErrorCode PairBuildDevice(BTECollision coll, const PetscInt *inv, BTEPairCUDABuilder B)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  BTEPairLayout     *L  = &pa->L;
+  const BTEChannels *ch = &coll->bte->ch;
+  const PetscReal   *en = coll->energy;
+  const PetscReal    pref = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT;
+  PetscInt64         nnz, nrows, chunk = pa->chunk;
+  uint64_t          *rowkey;
+  int32_t           *rowcount;
+  uint32_t          *bits;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
+  for (PetscCount s = 0; s < coll->nch;) {
+    PetscInt64 batch, n;
+    int32_t   *A, *Bb;
+    double    *pq;
+    PetscCount bad = -1;
+    PetscCall(BTEPairCUDABuilderGetBatch(B, &batch, &A, &Bb, &pq));
+    n = (PetscInt64)PetscMin((PetscCount)batch, coll->nch - s);
+#pragma omp parallel for schedule(static) reduction(max : bad)
+    for (PetscInt64 k = 0; k < n; k++) {
+      const PetscCount c = s + k;
+      const PetscInt   li = BTECollLocalIndex(coll, ch->i[c]), lj = BTECollLocalIndex(coll, ch->j[c]);
+      PetscReal        a, b, N, p, q;
+      PetscInt         la, lb;
+      if (li < 0 || lj < 0) {
+        bad = c;
+        continue;
+      }
+      /* as BTECollisionComputeChannelPQ_Private: bitwise the host build's rates */
+      N = BTECollBose(ch->hw[c], kT);
+      BTECollWeightsAB(pref, inveta, gnorm, en[li], en[lj], ch->hw[c], ch->g2[c], &a, &b);
+      BTECollWeightsPQ(a, b, N, &p, &q);
+      la = inv[li];
+      lb = inv[lj];
+      if (la > lb) {
+        PetscInt  t = la;
+        PetscReal u = p;
+        la = lb, lb = t, p = q, q = u; /* the pair's a -> b rate is Q */
+      }
+      A[k]          = (int32_t)la;
+      Bb[k]         = (int32_t)lb;
+      pq[2 * k]     = p;
+      pq[2 * k + 1] = q;
+    }
+    PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Channel %" PetscCount_FMT " has an end with no local index", bad);
+    PetscCall(BTEPairCUDABuilderPushBatch(B, n));
+    s += n;
+  }
+  PetscCall(PetscLogEventEnd(BTECOLL_LayoutPlace, coll, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(BTECOLL_LayoutMerge, coll, 0, 0, 0));
+  PetscCall(BTEPairCUDABuilderMerge(B, &nnz, &nrows, &rowkey, &rowcount));
+  PetscCall(PetscLogEventEnd(BTECOLL_LayoutMerge, coll, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(BTECOLL_LayoutIndex, coll, 0, 0, 0));
+  L->nnz = nnz;
+  if (chunk <= 0) chunk = PairDefaultChunk(L->nnz);
+  PetscCall(PairChunksFromRows(L, nrows, rowkey, rowcount, chunk));
+  PetscCall(PetscFree2(rowkey, rowcount));
+  PetscCall(BTEPairCUDABuilderTouched(B, L, &bits));
+  PetscCall(PairSlots(L, bits));
+  PetscCall(PetscFree(bits));
+  PetscCall(BTEPairCUDABuilderFinish(&B, L, &pa->cuda));
+  PetscCall(PetscLogEventEnd(BTECOLL_LayoutIndex, coll, 0, 0, 0));
+  pa->ondevice = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+#endif
+
+/* Where to build: -bte_pair_build, or (auto) on the device when the run's state Vecs are CUDA Vecs. */
+static PetscErrorCode PairBuildOnDevice(BTECollision coll, PetscBool *dev)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+
+  PetscFunctionBegin;
+  *dev = pa->build == 2 ? PETSC_TRUE : PETSC_FALSE;
+#if !defined(BTE_HAVE_CUDA)
+  PetscCheck(!*dev, PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "-bte_pair_build device needs bte built with a CUDA PETSc");
+#else
+  if (pa->build == 0) {
+    Vec v;
+    PetscCall(BTECreateStateVec(coll->bte, &v));
+    PetscCall(BTECollisionVecIsCUDA(v, dev));
+    PetscCall(VecDestroy(&v));
+  }
+#endif
   PetscFunctionReturn(0);
 }
 
@@ -327,13 +479,14 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
 {
   BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
   BTEPairLayout     *L  = &pa->L;
-  const PetscInt    *ci = coll->ci, *cj = coll->cj;
+  PetscInt          *ci, *cj;
   PetscCount         nch = coll->nch;
   PetscInt           n = coll->nlocal + coll->nghost, *order, *inv;
   int64_t            nblk, *boff, *pos, *mcount, *moff, tile = pa->tile, chunk = pa->chunk;
   PetscReal         *P, *Q, *en;
   uint16_t          *row;
-  PetscBool          mixed = coll->precision == BTE_COLLISION_PRECISION_MIXED ? PETSC_TRUE : PETSC_FALSE;
+  uint32_t          *bits = NULL;
+  PetscBool          mixed = coll->precision == BTE_COLLISION_PRECISION_MIXED ? PETSC_TRUE : PETSC_FALSE, dev;
 
   PetscFunctionBegin;
   PetscCheck(tile >= 32 && tile <= 65536, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile must be in [32, 65536], got %" PetscInt64_FMT, (PetscInt64)tile);
@@ -354,75 +507,99 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   PetscCall(PetscMalloc1((size_t)L->ntile * tile, &L->perm));
   for (int64_t l = 0; l < (int64_t)L->ntile * tile; l++) L->perm[l] = l < n ? (int32_t)order[l] : -1;
   for (PetscInt l = 0; l < n; l++) inv[order[l]] = l;
-  /* entries placed into their tile-pair blocks, oriented a -> b with a < b */
-  PetscCall(PetscCalloc1(nblk + 1, &boff));
-  for (PetscCount c = 0; c < nch; c++) {
-    PetscInt a = inv[ci[c]], b = inv[cj[c]], t;
-    if (a > b) t = a, a = b, b = t;
-    boff[(a / tile) * L->ntile + b / tile + 1]++;
+  PetscCall(PairBuildOnDevice(coll, &dev));
+#if defined(BTE_HAVE_CUDA)
+  if (dev) {
+    BTEPairCUDABuilder B;
+    PetscBool          fits;
+    PetscCall(BTEPairCUDABuilderCreate(L, nch, mixed, &fits, &B));
+    PetscCheck(fits || pa->build != 2, PETSC_COMM_SELF, PETSC_ERR_MEM, "-bte_pair_build device: the device lacks the memory to sort %" PetscCount_FMT " channels (48 B each); use -bte_pair_build host", nch);
+    if (fits) PetscCall(PairBuildDevice(coll, inv, B));
+    else PetscCall(PetscInfo(coll, "pair layout: not enough device memory to build it there, building on the host\n"));
   }
-  for (int64_t k = 0; k < nblk; k++) boff[k + 1] += boff[k];
-  PetscCall(PetscMalloc2(nch, &P, nch, &Q));
-  PetscCall(BTECollisionComputeChannelPQ_Private(coll, ci, cj, P, Q));
-  PetscCall(PetscMalloc2(nch, &row, nch, &L->col));
-  if (mixed) PetscCall(PetscMalloc1(2 * nch, &L->ws));
-  else PetscCall(PetscMalloc1(2 * nch, &L->w));
-  PetscCall(PetscMalloc1(nblk, &pos));
-  for (int64_t k = 0; k < nblk; k++) pos[k] = boff[k];
-  for (PetscCount c = 0; c < nch; c++) {
-    PetscInt  a = inv[ci[c]], b = inv[cj[c]], t;
-    PetscReal p = P[c], q = Q[c], u;
-    int64_t   e;
-    if (a > b) t = a, a = b, b = t, u = p, p = q, q = u; /* the pair's a -> b rate is Q */
-    e         = pos[(a / tile) * L->ntile + b / tile]++;
-    row[e]    = (uint16_t)(a % tile);
-    L->col[e] = (uint16_t)(b % tile);
-    if (mixed) L->ws[2 * e] = (float)p, L->ws[2 * e + 1] = (float)q;
-    else L->w[2 * e] = p, L->w[2 * e + 1] = q;
-  }
-  PetscCall(PetscFree(pos));
-  PetscCall(PetscFree2(P, Q));
-  PetscCall(PetscFree3(order, inv, en));
-  /* merge repeated pairs, then close the gaps between blocks */
-  PetscCall(PetscMalloc2(nblk, &mcount, nblk + 1, &moff));
-  PetscCall(PairSortMerge(L, nblk, boff, row, mcount));
-  moff[0] = 0;
-  for (int64_t k = 0; k < nblk; k++) {
-    moff[k + 1] = moff[k] + mcount[k];
-    if (moff[k] != boff[k] && mcount[k]) {
-      memmove(row + moff[k], row + boff[k], (size_t)mcount[k] * sizeof(uint16_t));
-      memmove(L->col + moff[k], L->col + boff[k], (size_t)mcount[k] * sizeof(uint16_t));
-      if (mixed) memmove(L->ws + 2 * moff[k], L->ws + 2 * boff[k], (size_t)mcount[k] * 2 * sizeof(float));
-      else memmove(L->w + 2 * moff[k], L->w + 2 * boff[k], (size_t)mcount[k] * 2 * sizeof(double));
+#endif
+  if (!pa->ondevice) {
+    PetscCall(BTECollisionComputeLocalEnds(coll, &ci, &cj));
+    /* entries placed into their tile-pair blocks, oriented a -> b with a < b */
+    PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
+    PetscCall(PetscCalloc1(nblk + 1, &boff));
+    for (PetscCount c = 0; c < nch; c++) {
+      PetscInt a = inv[ci[c]], b = inv[cj[c]], t;
+      if (a > b) t = a, a = b, b = t;
+      boff[(a / tile) * L->ntile + b / tile + 1]++;
     }
+    for (int64_t k = 0; k < nblk; k++) boff[k + 1] += boff[k];
+    PetscCall(PetscMalloc2(nch, &P, nch, &Q));
+    PetscCall(BTECollisionComputeChannelPQ_Private(coll, ci, cj, P, Q));
+    PetscCall(PetscMalloc2(nch, &row, nch, &L->col));
+    if (mixed) PetscCall(PetscMalloc1(2 * nch, &L->ws));
+    else PetscCall(PetscMalloc1(2 * nch, &L->w));
+    PetscCall(PetscMalloc1(nblk, &pos));
+    for (int64_t k = 0; k < nblk; k++) pos[k] = boff[k];
+    for (PetscCount c = 0; c < nch; c++) {
+      PetscInt  a = inv[ci[c]], b = inv[cj[c]], t;
+      PetscReal p = P[c], q = Q[c], u;
+      int64_t   e;
+      if (a > b) t = a, a = b, b = t, u = p, p = q, q = u; /* the pair's a -> b rate is Q */
+      e         = pos[(a / tile) * L->ntile + b / tile]++;
+      row[e]    = (uint16_t)(a % tile);
+      L->col[e] = (uint16_t)(b % tile);
+      if (mixed) L->ws[2 * e] = (float)p, L->ws[2 * e + 1] = (float)q;
+      else L->w[2 * e] = p, L->w[2 * e + 1] = q;
+    }
+    PetscCall(PetscFree(pos));
+    PetscCall(PetscFree2(P, Q));
+    PetscCall(PetscFree2(ci, cj));
+    PetscCall(PetscLogEventEnd(BTECOLL_LayoutPlace, coll, 0, 0, 0));
+    /* merge repeated pairs, then close the gaps between blocks */
+    PetscCall(PetscLogEventBegin(BTECOLL_LayoutMerge, coll, 0, 0, 0));
+    PetscCall(PetscMalloc2(nblk, &mcount, nblk + 1, &moff));
+    PetscCall(PairSortMerge(L, nblk, boff, row, mcount));
+    moff[0] = 0;
+    for (int64_t k = 0; k < nblk; k++) {
+      moff[k + 1] = moff[k] + mcount[k];
+      if (moff[k] != boff[k] && mcount[k]) {
+        memmove(row + moff[k], row + boff[k], (size_t)mcount[k] * sizeof(uint16_t));
+        memmove(L->col + moff[k], L->col + boff[k], (size_t)mcount[k] * sizeof(uint16_t));
+        if (mixed) memmove(L->ws + 2 * moff[k], L->ws + 2 * boff[k], (size_t)mcount[k] * 2 * sizeof(float));
+        else memmove(L->w + 2 * moff[k], L->w + 2 * boff[k], (size_t)mcount[k] * 2 * sizeof(double));
+      }
+    }
+    L->nnz = moff[nblk];
+    PetscCall(PetscLogEventEnd(BTECOLL_LayoutMerge, coll, 0, 0, 0));
+    PetscCall(PetscLogEventBegin(BTECOLL_LayoutIndex, coll, 0, 0, 0));
+    if (chunk <= 0) chunk = PairDefaultChunk(L->nnz);
+    {
+      int64_t   nrows;
+      uint64_t *rowkey;
+      int32_t  *rowcount;
+      PetscCall(PairRowsHost(L, nblk, moff, row, &nrows, &rowkey, &rowcount));
+      PetscCall(PairChunksFromRows(L, nrows, rowkey, rowcount, chunk));
+      PetscCall(PetscFree2(rowkey, rowcount));
+    }
+    PetscCall(PetscFree2(mcount, moff));
+    PetscCall(PetscFree(boff));
+    {
+      /* shrink to the merged size: col (uint16) shares a PetscMalloc2 with row, so copy it out */
+      uint16_t *col;
+      PetscCall(PetscMalloc1(PetscMax(L->nnz, 1), &col));
+      PetscCall(PetscArraycpy(col, L->col, L->nnz));
+      PetscCall(PetscFree2(row, L->col));
+      L->col = col;
+      if (mixed) PetscCall(PetscRealloc((size_t)PetscMax(L->nnz, 1) * 2 * sizeof(float), &L->ws));
+      else PetscCall(PetscRealloc((size_t)PetscMax(L->nnz, 1) * 2 * sizeof(double), &L->w));
+    }
+    PetscCall(PairTouchedHost(L, &bits));
+    PetscCall(PairSlots(L, bits));
+    PetscCall(PetscFree(bits));
+    PetscCall(PetscLogEventEnd(BTECOLL_LayoutIndex, coll, 0, 0, 0));
   }
-  L->nnz = moff[nblk];
-  /* chunks: about 2048 of them, but at least 8192 entries each: a chunk's fixed work (tile gathers,
-     zeroing and adding the per-warp column arrays, its partial sums) must stay small against its
-     entries (H200 sweep, gpu-notes run 16: gaas 60^3 0.085 ms with 8192 against 0.118 with 2048) */
-  if (chunk <= 0) chunk = PetscMin(PetscMax(L->nnz / 2048, 8192), 65536);
-  PairChunks(L, nblk, moff, row, chunk, PETSC_FALSE);
-  PetscCall(PetscMalloc1(L->nchunk, &L->chunks));
-  PetscCall(PetscMalloc1(L->nrowptr, &L->rowptr));
-  PairChunks(L, nblk, moff, row, chunk, PETSC_TRUE);
-  PetscCall(PetscFree2(mcount, moff));
-  PetscCall(PetscFree(boff));
-  {
-    /* shrink to the merged size: col (uint16) shares a PetscMalloc2 with row, so copy it out */
-    uint16_t *col;
-    PetscCall(PetscMalloc1(PetscMax(L->nnz, 1), &col));
-    PetscCall(PetscArraycpy(col, L->col, L->nnz));
-    PetscCall(PetscFree2(row, L->col));
-    L->col = col;
-    if (mixed) PetscCall(PetscRealloc((size_t)PetscMax(L->nnz, 1) * 2 * sizeof(float), &L->ws));
-    else PetscCall(PetscRealloc((size_t)PetscMax(L->nnz, 1) * 2 * sizeof(double), &L->w));
-  }
-  PetscCall(PairSlots(L));
+  PetscCall(PetscFree3(order, inv, en));
   PetscCall(PetscMalloc1(PetscMax(L->npartial, 1), &pa->partial));
   PetscCall(PetscMalloc2((size_t)L->ntile * L->tile, &pa->fp, (size_t)L->ntile * L->tile, &pa->xp));
   coll->nentries = L->nnz;
   coll->bytes    = (PetscLogDouble)L->nnz * (sizeof(uint16_t) + 2 * (mixed ? sizeof(float) : sizeof(double))) + (PetscLogDouble)L->nrowptr * sizeof(int64_t) + (PetscLogDouble)L->nchunk * sizeof(BTEPairChunk) + (PetscLogDouble)L->ntile * L->tile * sizeof(int32_t) + (PetscLogDouble)(L->nlocal + 1) * sizeof(int64_t) + (PetscLogDouble)L->sptr[L->nlocal] * sizeof(int32_t) + (PetscLogDouble)L->npartial * sizeof(double);
-  PetscCall(PetscInfo(coll, "pair layout: %" PetscCount_FMT " channels -> %" PetscInt64_FMT " pairs, %d tiles of %d, %" PetscInt64_FMT " chunks, %" PetscInt64_FMT " partial sums\n", nch, (PetscInt64)L->nnz, (int)L->ntile, (int)L->tile, (PetscInt64)L->nchunk, (PetscInt64)L->npartial));
+  PetscCall(PetscInfo(coll, "pair layout (built on the %s): %" PetscCount_FMT " channels -> %" PetscInt64_FMT " pairs, %d tiles of %d, %" PetscInt64_FMT " chunks, %" PetscInt64_FMT " partial sums\n", pa->ondevice ? "device" : "host", nch, (PetscInt64)L->nnz, (int)L->ntile, (int)L->tile, (PetscInt64)L->nchunk, (PetscInt64)L->npartial));
   PetscFunctionReturn(0);
 }
 
@@ -434,6 +611,7 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscObjectOptionsBegin((PetscObject)coll);
   PetscCall(PetscOptionsInt("-bte_pair_tile", "States per tile (column sums of a tile pair are kept in a private array of this length)", "BTECollision", pa->tile, &pa->tile, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_unroll", "CUDA: entries each lane loads before using them (2, 4 or 8; 0: 4, the fastest measured on an H200 in both precisions)", "BTECollision", pa->unroll, &pa->unroll, NULL));
+  PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_chunk", "Entries per unit of work (0: about 1/2048 of the pairs, within [8192, 65536])", "BTECollision", pa->chunk, &pa->chunk, NULL));
   PetscOptionsEnd();
   PetscCheck(pa->tile >= 32 && pa->tile <= 65536, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile must be in [32, 65536], got %" PetscInt_FMT, pa->tile);
@@ -444,10 +622,11 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
 
 static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewer)
 {
-  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  BTECollision_Pair *pa    = (BTECollision_Pair *)coll->data;
+  PetscBool          mixed = coll->precision == BTE_COLLISION_PRECISION_MIXED ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "pair layout: one entry per pair of states = (uint16 column, P, Q) in %s: %d bytes per pair; tiles of %d states, %" PetscInt64_FMT " chunks\n", pa->L.ws ? "float (mixed precision)" : "double", (int)(sizeof(uint16_t) + 2 * (pa->L.ws ? sizeof(float) : sizeof(double))), (int)pa->L.tile, (PetscInt64)pa->L.nchunk));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "pair layout: one entry per pair of states = (uint16 column, P, Q) in %s: %d bytes per pair; tiles of %d states, %" PetscInt64_FMT " chunks; built on the %s\n", mixed ? "float (mixed precision)" : "double", (int)(sizeof(uint16_t) + 2 * (mixed ? sizeof(float) : sizeof(double))), (int)pa->L.tile, (PetscInt64)pa->L.nchunk, pa->ondevice ? "device" : "host"));
   PetscFunctionReturn(0);
 }
 
@@ -487,6 +666,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   coll->data                   = pa;
   coll->ops->setfromoptions    = BTECollisionSetFromOptions_Pair;
   coll->ops->setup             = BTECollisionSetUp_Pair;
+  coll->ownends                = PETSC_TRUE; /* local ends computed by the host build only */
   coll->ops->apply             = BTECollisionApply_Pair;
   coll->ops->jacobian_apply    = BTECollisionJacobianApply_Pair;
   coll->ops->jacobian_diagonal = BTECollisionJacobianDiagonal_Pair;

@@ -160,7 +160,9 @@ static PetscErrorCode BTEPairSetShared(int tile)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
+/* The device layout from the host index arrays (perm, sptr, slots uploaded here) and device
+   arrays that it takes over: chunks, rowptr, col and the weights (exactly one of w, ws). */
+PetscErrorCode BTEPairCUDACreateWith(const BTEPairLayout *L, BTEPairChunk *dchunks, long long *drowptr, uint16_t *dcol, double2 *dw, float2 *dws, BTEPairCUDA *dev)
 {
   BTEPairCUDA d;
   int         devid, maxsm;
@@ -170,6 +172,7 @@ PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
   PetscCallCUDA(cudaGetDevice(&devid));
   PetscCallCUDA(cudaDeviceGetAttribute(&maxsm, cudaDevAttrMaxSharedMemoryPerBlockOptin, devid));
   PetscCheck(BTEPairShared(L->tile, 1) <= (size_t)maxsm, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile %d needs %zu bytes of shared memory per block, the device allows %d: use a smaller tile", (int)L->tile, BTEPairShared(L->tile, 1), maxsm);
+  PetscCheck(L->unroll == 2 || L->unroll == 4 || L->unroll == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_unroll must be 2, 4 or 8, got %d", (int)L->unroll);
   PetscCall(PetscLogEventBegin(BTECOLL_CUDAUpload, 0, 0, 0, 0));
   PetscCall(PetscNew(&d));
   d->tile     = L->tile;
@@ -181,14 +184,13 @@ PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
   d->nslots   = L->sptr[L->nlocal];
   d->npartial = L->npartial;
   d->unroll   = L->unroll;
-  PetscCheck(d->unroll == 2 || d->unroll == 4 || d->unroll == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_unroll must be 2, 4 or 8, got %d", (int)d->unroll);
+  d->chunks   = dchunks;
+  d->rowptr   = drowptr;
+  d->col      = dcol;
+  d->w        = dw;
+  d->ws       = dws;
+  d->bytes    = (PetscLogDouble)L->nchunk * sizeof(BTEPairChunk) + (PetscLogDouble)L->nrowptr * sizeof(long long) + (PetscLogDouble)L->nnz * (sizeof(uint16_t) + (dw ? sizeof(double2) : sizeof(float2)));
   PetscCall(BTECollCUDAUpload(L->perm, (size_t)L->ntile * L->tile, &d->perm, &d->bytes));
-  PetscCall(BTECollCUDAUpload(L->chunks, (size_t)L->nchunk, &d->chunks, &d->bytes));
-  static_assert(sizeof(long long) == sizeof(int64_t), "64-bit offsets");
-  PetscCall(BTECollCUDAUpload((const long long *)L->rowptr, (size_t)L->nrowptr, &d->rowptr, &d->bytes));
-  PetscCall(BTECollCUDAUpload(L->col, (size_t)L->nnz, &d->col, &d->bytes));
-  if (L->w) PetscCall(BTECollCUDAUpload((const double2 *)L->w, (size_t)L->nnz, &d->w, &d->bytes));
-  if (L->ws) PetscCall(BTECollCUDAUpload((const float2 *)L->ws, (size_t)L->nnz, &d->ws, &d->bytes));
   PetscCall(BTECollCUDAUpload((const long long *)L->sptr, (size_t)L->nlocal + 1, &d->sptr, &d->bytes));
   PetscCall(BTECollCUDAUpload(L->slots, (size_t)d->nslots, &d->slots, &d->bytes));
   if (d->npartial) {
@@ -199,6 +201,46 @@ PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
   PetscCall(BTEPairSetShared<float2>(d->tile));
   PetscCall(PetscLogEventEnd(BTECOLL_CUDAUpload, 0, 0, 0, 0));
   *dev = d;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
+{
+  BTEPairChunk *chunks;
+  long long    *rowptr;
+  uint16_t     *col;
+  double2      *w;
+  float2       *ws;
+
+  PetscFunctionBegin;
+  PetscCall(BTECollCUDARegisterEvents());
+  PetscCall(PetscLogEventBegin(BTECOLL_CUDAUpload, 0, 0, 0, 0));
+  PetscCall(BTECollCUDAUpload(L->chunks, (size_t)L->nchunk, &chunks, NULL));
+  static_assert(sizeof(long long) == sizeof(int64_t), "64-bit offsets");
+  PetscCall(BTECollCUDAUpload((const long long *)L->rowptr, (size_t)L->nrowptr, &rowptr, NULL));
+  PetscCall(BTECollCUDAUpload(L->col, (size_t)L->nnz, &col, NULL));
+  PetscCall(BTECollCUDAUpload((const double2 *)L->w, L->w ? (size_t)L->nnz : 0, &w, NULL));
+  PetscCall(BTECollCUDAUpload((const float2 *)L->ws, L->ws ? (size_t)L->nnz : 0, &ws, NULL));
+  PetscCall(PetscLogEventEnd(BTECOLL_CUDAUpload, 0, 0, 0, 0));
+  PetscCall(BTEPairCUDACreateWith(L, chunks, rowptr, col, w, ws, dev));
+  PetscFunctionReturn(0);
+}
+
+/* Host copies of the columns and weights of a layout built on the device (for an apply on
+   host vectors); the host index arrays are already there. */
+PetscErrorCode BTEPairCUDADownload(BTEPairCUDA d, BTEPairLayout *L)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(PetscMax(L->nnz, 1), &L->col));
+  PetscCallCUDA(cudaMemcpy(L->col, d->col, (size_t)L->nnz * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+  if (d->ws) {
+    PetscCall(PetscMalloc1(2 * PetscMax(L->nnz, 1), &L->ws));
+    PetscCallCUDA(cudaMemcpy(L->ws, d->ws, (size_t)L->nnz * sizeof(float2), cudaMemcpyDeviceToHost));
+  } else {
+    PetscCall(PetscMalloc1(2 * PetscMax(L->nnz, 1), &L->w));
+    PetscCallCUDA(cudaMemcpy(L->w, d->w, (size_t)L->nnz * sizeof(double2), cudaMemcpyDeviceToHost));
+  }
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)L->nnz * (sizeof(uint16_t) + (d->ws ? sizeof(float2) : sizeof(double2)))));
   PetscFunctionReturn(0);
 }
 
