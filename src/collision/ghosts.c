@@ -127,7 +127,7 @@ PetscErrorCode BTECollisionSetUpGhosts_Private(BTECollision coll)
     nalloc = (PetscInt)cnt;
   }
   PetscCall(PetscMalloc1(nalloc, &g));
-  for (PetscCount c = 0; c < ch->n; c++) {
+  for (PetscCount c = 0; nalloc && c < ch->n; c++) { /* one rank: no ghosts, no pass */
     if (ch->i[c] < rstart || ch->i[c] >= rend) g[ng++] = ch->i[c];
     else if (ch->j[c] < rstart || ch->j[c] >= rend) g[ng++] = ch->j[c];
   }

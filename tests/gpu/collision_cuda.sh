@@ -1,5 +1,6 @@
 #!/bin/bash
-# CPU vs CUDA collision operator (tgt, fused, pair; fused and pair also mixed): I[f], J(f)x and diag J agree to 1e-12
+# CPU vs CUDA collision operator (tgt, fused, pair; fused and pair also mixed; pair built on the host
+# and on the device): I[f], J(f)x and diag J agree to 1e-12
 # (max-norm relative), the CUDA kernels run, and on one rank no host<->device copy happens in an
 # apply. Skips (exit 77) without a CUDA build of bte or without a GPU.
 source "$TESTDIR/common.sh"
@@ -19,3 +20,15 @@ run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 $gpuopts || fail $?
 run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 $gpuopts || fail $? "2 ranks"
 # pair with small tiles and chunks: many blocks, rows cut between chunks, padded last tile
 run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_pair_tile 48 -bte_pair_chunk 60 $gpuopts || fail $? "1 rank, small pair tiles"
+# the pair layout built on the device (CUB sort and merge) instead of the host: the same checks,
+# including agreement with the host tgt (1e-11) and host applies from the downloaded layout
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_pair_build device $gpuopts || fail $? "1 rank, pair built on the device"
+run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -bte_pair_build device $gpuopts || fail $? "2 ranks, pair built on the device"
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_pair_tile 48 -bte_pair_chunk 60 -bte_pair_build device $gpuopts || fail $? "1 rank, small pair tiles, built on the device"
+# host and device builds make the same layout structure (pairs, tiles, chunks, partial sums)
+for b in host device; do
+  "$BTE" bench -bte_model gaas -bte_grid 32 -vec_type cuda -bte_bench_types pair -bte_bench_reps 1 -bte_pair_tile 64 -bte_pair_chunk 300 -bte_pair_build $b -info $gpuopts \
+    | grep -o "pair layout (built on the $b): .*" | sed "s/built on the $b/built/" > layout-$b.txt || fail $? "bench with -bte_pair_build $b"
+done
+cat layout-host.txt layout-device.txt
+[ -s layout-host.txt ] && cmp -s layout-host.txt layout-device.txt || fail 1 "host and device pair builds differ in structure"

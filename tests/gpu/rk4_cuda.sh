@@ -10,3 +10,5 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
 fi
 run_np 1 "$BUILD/tests/gpu_rk4" -bte_model gaas -bte_grid 30 -use_gpu_aware_mpi 0 || { echo "FAILED (exit $?): 1 rank"; exit 1; }
 run_np 2 "$BUILD/tests/gpu_rk4" -bte_model gaas -bte_grid 24 -use_gpu_aware_mpi 0 || { echo "FAILED (exit $?): 2 ranks"; exit 1; }
+# pair built on the device for both runs (the CPU run applies the downloaded layout)
+run_np 1 "$BUILD/tests/gpu_rk4" -bte_model gaas -bte_grid 30 -bte_pair_build device -use_gpu_aware_mpi 0 || { echo "FAILED (exit $?): 1 rank, pair built on the device"; exit 1; }

@@ -57,6 +57,10 @@ PETSC_INTERN int BTEH5WriteAttrReal(hid_t, const char name[], double, const char
 PETSC_INTERN int BTEH5DatasetShape(hid_t, const char path[], H5T_class_t cls, int rank, const char shape[], hsize_t dims[], BTEH5Status *);
 /* Creates dataset name in loc (chunk > 0: chunked along the first dimension), with a "units" attribute if units. */
 PETSC_INTERN int BTEH5CreateDataset(hid_t, const char name[], hid_t ftype, int rank, const hsize_t dims[], hsize_t chunk, const char units[], BTEH5Status *);
+/* All n values of the 1-D dataset at path, read with pread() from all OpenMP threads when its
+   bytes in the file are its values in memory (src/io/h5direct.c says when): 1 when read, 0 when
+   the dataset does not qualify (read it through HDF5), -1 on error (st set). file: its name. */
+PETSC_INTERN int BTEH5ReadDirect(hid_t, const char file[], const char path[], hid_t memtype, hsize_t n, void *buf, BTEH5Status *);
 /* Rows [start, start+count) of a 1D (ncols = 0) or 2D (ncols columns) dataset. */
 PETSC_INTERN int BTEH5WriteRows(hid_t, const char path[], hid_t memtype, hsize_t start, hsize_t count, hsize_t ncols, const void *, BTEH5Status *);
 PETSC_INTERN int BTEH5ReadRows(hid_t, const char path[], hid_t memtype, hsize_t start, hsize_t count, hsize_t ncols, void *, BTEH5Status *);

@@ -392,7 +392,7 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, const PetscInt *inv, BT
   const BTEChannels *ch = &coll->bte->ch;
   const PetscReal   *en = coll->energy;
   const PetscReal    pref = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT;
-  PetscInt64         nnz, nrows, chunk = pa->chunk;
+  PetscInt64         nnz = 0, nrows = 0, chunk = pa->chunk;
   uint64_t          *rowkey;
   int32_t           *rowcount;
   uint32_t          *bits;
@@ -570,7 +570,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(PetscLogEventBegin(BTECOLL_LayoutIndex, coll, 0, 0, 0));
     if (chunk <= 0) chunk = PairDefaultChunk(L->nnz);
     {
-      int64_t   nrows;
+      int64_t   nrows = 0;
       uint64_t *rowkey;
       int32_t  *rowcount;
       PetscCall(PairRowsHost(L, nblk, moff, row, &nrows, &rowkey, &rowcount));
