@@ -56,17 +56,23 @@ PETSC_INTERN PetscErrorCode BTEPairCUDAGetBytes(BTEPairCUDA, PetscLogDouble *);
 PETSC_INTERN PetscErrorCode BTEPairCUDADownload(BTEPairCUDA, BTEPairLayout *);
 
 /* ---- pair layout built on the device (pair_build_cuda.cu) ----
-   Create (fits = PETSC_FALSE and no builder when the device lacks the memory); then, until all
-   channels are in: GetBatch (pinned host arrays of up to `batch` channels: layout indices a < b
-   and interleaved rates P, Q oriented a -> b), fill, PushBatch(n). Merge sorts and merges on the
-   device and returns the non-empty rows (row key = tile pair * tile + row, and entry count; host
-   arrays, PetscFree2). The host cuts chunks and row pointers from them (L->chunks, L->rowptr);
-   Touched returns each chunk's column bitmap ((tile+31)/32 words per chunk, PetscFree); the host
-   makes the slot lists; Finish creates the BTEPairCUDA and destroys the builder. */
+   Create (fits = PETSC_FALSE and no builder when the device lacks the memory); Add the held
+   channels (the table's arrays, global ends; in any number of calls); Merge sorts and merges on
+   the device and returns the non-empty rows (row key = tile pair * tile + row, and entry count;
+   host arrays, PetscFree2). The host cuts chunks and row pointers from them (L->chunks,
+   L->rowptr); Touched returns each chunk's column bitmap ((tile+31)/32 words per chunk,
+   PetscFree); the host makes the slot lists; Finish creates the BTEPairCUDA and destroys the
+   builder. */
+typedef struct {
+  PetscInt         n, nlocal, rstart, nghost; /* local states: owned, then ghosts */
+  const PetscInt  *ghosts;                    /* nghost global indices, ascending */
+  const int32_t   *inv;                       /* n: layout index of each local state */
+  const PetscReal *energy;                    /* n: eV */
+  PetscReal        pref, inveta, gnorm, kT;   /* as BTECollision */
+} BTEPairCUDABuildInfo;
 typedef struct _n_BTEPairCUDABuilder *BTEPairCUDABuilder;
-PETSC_INTERN PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *, PetscCount nch, PetscBool mixed, PetscBool *fits, BTEPairCUDABuilder *);
-PETSC_INTERN PetscErrorCode BTEPairCUDABuilderGetBatch(BTEPairCUDABuilder, PetscInt64 *batch, int32_t **a, int32_t **b, double **pq);
-PETSC_INTERN PetscErrorCode BTEPairCUDABuilderPushBatch(BTEPairCUDABuilder, PetscInt64 n);
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *, const BTEPairCUDABuildInfo *, PetscCount nch, PetscBool mixed, PetscBool *fits, BTEPairCUDABuilder *);
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[]);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder, PetscInt64 *nnz, PetscInt64 *nrows, uint64_t **rowkey, int32_t **rowcount);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderTouched(BTEPairCUDABuilder, const BTEPairLayout *, uint32_t **bits);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *, const BTEPairLayout *, BTEPairCUDA *);

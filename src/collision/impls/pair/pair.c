@@ -16,6 +16,9 @@
 #include <bte/private/pairlayout.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
 #if defined(BTE_HAVE_CUDA)
   #include <bte/private/collisioncuda.h>
 #endif
@@ -383,15 +386,13 @@ static int64_t PairDefaultChunk(int64_t nnz)
 }
 
 #if defined(BTE_HAVE_CUDA)
-/* The layout built on the device (pair_build_cuda.cu): here the channels' oriented ends and rates
-   in pinned batches, the row structure's chunks and the slot lists. */
-static PetscErrorCode PairBuildDevice(BTECollision coll, const PetscInt *inv, BTEPairCUDABuilder B)
+/* The layout built on the device (pair_build_cuda.cu): the table's channel arrays go to the
+   device as they are; here only the row structure's chunks and the slot lists. */
+static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B)
 {
   BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
   BTEPairLayout     *L  = &pa->L;
   const BTEChannels *ch = &coll->bte->ch;
-  const PetscReal   *en = coll->energy;
-  const PetscReal    pref = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT;
   PetscInt64         nnz = 0, nrows = 0, chunk = pa->chunk;
   uint64_t          *rowkey;
   int32_t           *rowcount;
@@ -399,43 +400,7 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, const PetscInt *inv, BT
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
-  for (PetscCount s = 0; s < coll->nch;) {
-    PetscInt64 batch, n;
-    int32_t   *A, *Bb;
-    double    *pq;
-    PetscCount bad = -1;
-    PetscCall(BTEPairCUDABuilderGetBatch(B, &batch, &A, &Bb, &pq));
-    n = (PetscInt64)PetscMin((PetscCount)batch, coll->nch - s);
-#pragma omp parallel for schedule(static) reduction(max : bad)
-    for (PetscInt64 k = 0; k < n; k++) {
-      const PetscCount c = s + k;
-      const PetscInt   li = BTECollLocalIndex(coll, ch->i[c]), lj = BTECollLocalIndex(coll, ch->j[c]);
-      PetscReal        a, b, N, p, q;
-      PetscInt         la, lb;
-      if (li < 0 || lj < 0) {
-        bad = c;
-        continue;
-      }
-      /* as BTECollisionComputeChannelPQ_Private: bitwise the host build's rates */
-      N = BTECollBose(ch->hw[c], kT);
-      BTECollWeightsAB(pref, inveta, gnorm, en[li], en[lj], ch->hw[c], ch->g2[c], &a, &b);
-      BTECollWeightsPQ(a, b, N, &p, &q);
-      la = inv[li];
-      lb = inv[lj];
-      if (la > lb) {
-        PetscInt  t = la;
-        PetscReal u = p;
-        la = lb, lb = t, p = q, q = u; /* the pair's a -> b rate is Q */
-      }
-      A[k]          = (int32_t)la;
-      Bb[k]         = (int32_t)lb;
-      pq[2 * k]     = p;
-      pq[2 * k + 1] = q;
-    }
-    PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Channel %" PetscCount_FMT " has an end with no local index", bad);
-    PetscCall(BTEPairCUDABuilderPushBatch(B, n));
-    s += n;
-  }
+  PetscCall(BTEPairCUDABuilderAdd(B, ch->n, ch->i, ch->j, ch->hw, ch->g2));
   PetscCall(PetscLogEventEnd(BTECOLL_LayoutPlace, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_LayoutMerge, coll, 0, 0, 0));
   PetscCall(BTEPairCUDABuilderMerge(B, &nnz, &nrows, &rowkey, &rowcount));
@@ -510,11 +475,27 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   PetscCall(PairBuildOnDevice(coll, &dev));
 #if defined(BTE_HAVE_CUDA)
   if (dev) {
-    BTEPairCUDABuilder B;
-    PetscBool          fits;
-    PetscCall(BTEPairCUDABuilderCreate(L, nch, mixed, &fits, &B));
+    BTEPairCUDABuilder   B;
+    BTEPairCUDABuildInfo info;
+    PetscBool            fits;
+    int32_t             *inv32;
+    PetscCall(PetscMalloc1(PetscMax(n, 1), &inv32));
+    for (PetscInt l = 0; l < n; l++) inv32[l] = (int32_t)inv[l];
+    info.n      = n;
+    info.nlocal = coll->nlocal;
+    info.rstart = coll->rstart;
+    info.nghost = coll->nghost;
+    info.ghosts = coll->ghosts;
+    info.inv    = inv32;
+    info.energy = coll->energy;
+    info.pref   = coll->pref;
+    info.inveta = coll->inveta;
+    info.gnorm  = coll->gnorm;
+    info.kT     = coll->kT;
+    PetscCall(BTEPairCUDABuilderCreate(L, &info, nch, mixed, &fits, &B));
+    PetscCall(PetscFree(inv32));
     PetscCheck(fits || pa->build != 2, PETSC_COMM_SELF, PETSC_ERR_MEM, "-bte_pair_build device: the device lacks the memory to sort %" PetscCount_FMT " channels (48 B each); use -bte_pair_build host", nch);
-    if (fits) PetscCall(PairBuildDevice(coll, inv, B));
+    if (fits) PetscCall(PairBuildDevice(coll, B));
     else PetscCall(PetscInfo(coll, "pair layout: not enough device memory to build it there, building on the host\n"));
   }
 #endif
@@ -522,30 +503,61 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(BTECollisionComputeLocalEnds(coll, &ci, &cj));
     /* entries placed into their tile-pair blocks, oriented a -> b with a < b */
     PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
+    /* thread t takes the t-th share of the channels and places them after those of threads < t
+       in every block: the order within a block is channel order, whatever the thread count */
+    int nt = 1;
+#if defined(_OPENMP)
+    nt = omp_get_max_threads();
+#endif
     PetscCall(PetscCalloc1(nblk + 1, &boff));
-    for (PetscCount c = 0; c < nch; c++) {
-      PetscInt a = inv[ci[c]], b = inv[cj[c]], t;
-      if (a > b) t = a, a = b, b = t;
-      boff[(a / tile) * L->ntile + b / tile + 1]++;
+    PetscCall(PetscCalloc1((size_t)nt * nblk, &pos));
+#pragma omp parallel num_threads(nt)
+    {
+      int t = 0, m = 1;
+#if defined(_OPENMP)
+      t = omp_get_thread_num();
+      m = omp_get_num_threads();
+#endif
+      int64_t *cnt = pos + (size_t)t * nblk;
+      for (PetscCount c = (nch * t) / m; c < (nch * (t + 1)) / m; c++) {
+        PetscInt a = inv[ci[c]], b = inv[cj[c]], u;
+        if (a > b) u = a, a = b, b = u;
+        cnt[(a / tile) * L->ntile + b / tile]++;
+      }
     }
-    for (int64_t k = 0; k < nblk; k++) boff[k + 1] += boff[k];
+    for (int64_t k = 0; k < nblk; k++) { /* pos[t][k]: where thread t starts in block k */
+      int64_t o = boff[k];
+      for (int t = 0; t < nt; t++) {
+        int64_t m = pos[(size_t)t * nblk + k];
+        pos[(size_t)t * nblk + k] = o;
+        o += m;
+      }
+      boff[k + 1] = o;
+    }
     PetscCall(PetscMalloc2(nch, &P, nch, &Q));
     PetscCall(BTECollisionComputeChannelPQ_Private(coll, ci, cj, P, Q));
     PetscCall(PetscMalloc2(nch, &row, nch, &L->col));
     if (mixed) PetscCall(PetscMalloc1(2 * nch, &L->ws));
     else PetscCall(PetscMalloc1(2 * nch, &L->w));
-    PetscCall(PetscMalloc1(nblk, &pos));
-    for (int64_t k = 0; k < nblk; k++) pos[k] = boff[k];
-    for (PetscCount c = 0; c < nch; c++) {
-      PetscInt  a = inv[ci[c]], b = inv[cj[c]], t;
-      PetscReal p = P[c], q = Q[c], u;
-      int64_t   e;
-      if (a > b) t = a, a = b, b = t, u = p, p = q, q = u; /* the pair's a -> b rate is Q */
-      e         = pos[(a / tile) * L->ntile + b / tile]++;
-      row[e]    = (uint16_t)(a % tile);
-      L->col[e] = (uint16_t)(b % tile);
-      if (mixed) L->ws[2 * e] = (float)p, L->ws[2 * e + 1] = (float)q;
-      else L->w[2 * e] = p, L->w[2 * e + 1] = q;
+#pragma omp parallel num_threads(nt)
+    {
+      int t = 0, m = 1;
+#if defined(_OPENMP)
+      t = omp_get_thread_num();
+      m = omp_get_num_threads();
+#endif
+      int64_t *at = pos + (size_t)t * nblk;
+      for (PetscCount c = (nch * t) / m; c < (nch * (t + 1)) / m; c++) {
+        PetscInt  a = inv[ci[c]], b = inv[cj[c]], u;
+        PetscReal p = P[c], q = Q[c], v;
+        int64_t   e;
+        if (a > b) u = a, a = b, b = u, v = p, p = q, q = v; /* the pair's a -> b rate is Q */
+        e         = at[(a / tile) * L->ntile + b / tile]++;
+        row[e]    = (uint16_t)(a % tile);
+        L->col[e] = (uint16_t)(b % tile);
+        if (mixed) L->ws[2 * e] = (float)p, L->ws[2 * e + 1] = (float)q;
+        else L->w[2 * e] = p, L->w[2 * e + 1] = q;
+      }
     }
     PetscCall(PetscFree(pos));
     PetscCall(PetscFree2(P, Q));

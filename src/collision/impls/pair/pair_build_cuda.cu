@@ -2,19 +2,21 @@
 
    The host path (pair.c) places every channel into its tile-pair block, sorts each block with
    qsort and merges repeated pairs, on the host: at 1e8-1e9 channels that is most of a run's
-   setup and needs ~50 B per channel of host memory beside the table. Here the host only
-   computes each channel's oriented ends and rates (P, Q: the same inline formulas as every other
-   path, so the rates are bitwise those of the host build) into pinned batches; the device turns
-   them into 64-bit keys (tile pair, row, column), radix-sorts (key, (P, Q)), merges repeated
-   keys by summation and run-length encodes the rows. The host gets back only the row structure
+   setup and needs ~50 B per channel of host memory beside the table. Here the host only copies
+   the table's channel arrays (ends, phonon energy, |g|^2) to the device in batches; the device
+   computes each channel's local ends, rates P, Q (collisionimpl.h's formulas in the same order;
+   exp() of the device may differ from the host's in the last bit) and orientation, turns them
+   into 64-bit keys (tile pair, row, column), radix-sorts (key, (P, Q)), merges repeated keys by
+   summation and run-length encodes the rows. The host gets back only the row structure
    (one count per non-empty row) and, after cutting chunks, one column bitmap per chunk: it makes
    the chunks, row pointers and slot lists from those, exactly as the host build does from its
    arrays. The columns and rates never leave the device.
 
-   Against the host build: the same chunks, rows, columns and slots; merged rates may differ in
-   the last bits, because repeated pairs are summed in channel order (the radix sort is stable)
-   rather than in the host's (P, Q) order. Device memory while building: 48 B per channel
-   (keys and values, double-buffered), checked before anything is allocated. */
+   Against the host build: the same chunks, rows, columns and slots; rates may differ in the last
+   bits (device exp(), and repeated pairs summed in channel order, the radix sort being stable,
+   rather than in the host's (P, Q) order). Device memory while building: 48 B per channel
+   (keys and values, double-buffered) and a batch of 4M channels, checked before anything is
+   allocated. */
 #include <bte/private/collisioncuda_device.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -23,14 +25,15 @@
 struct _n_BTEPairCUDABuilder {
   int32_t       tile, ntile;
   int64_t       nch, pushed, batch;
-  int           mixed, cur;
+  int           mixed;
   cudaStream_t  stream;
-  cudaEvent_t   done[2];
-  int32_t      *ha[2], *hb[2]; /* pinned host batches */
-  double       *hpq[2];
-  int32_t      *da[2], *db[2]; /* device copies of a batch */
-  double2      *dpq[2];
-  uint64_t     *key[2];        /* nch each: sort double buffer */
+  BTEPairCUDABuildInfo info;  /* constants; its arrays point to the device copies below */
+  PetscInt     *dghosts;
+  int32_t      *dinv;
+  double       *denergy;
+  PetscInt     *di, *dj;      /* device copies of a batch of the table's arrays */
+  double       *dhw, *dg2;
+  uint64_t     *key[2];       /* nch each: sort double buffer */
   double2      *val[2];
   int           sel;           /* which of key/val holds the sorted, then merged data */
   int64_t       nnz;
@@ -42,14 +45,45 @@ struct BTEPairSum2 {
   __device__ __forceinline__ double2 operator()(const double2 &x, const double2 &y) const { return make_double2(x.x + y.x, x.y + y.y); }
 };
 
-/* key = ((tile pair) * tile + row) * tile + column, for the oriented pair a < b */
-__global__ void bte_pair_build_keys(int64_t n, int32_t tile, int32_t ntile, const int32_t *__restrict__ a, const int32_t *__restrict__ b, const double2 *__restrict__ pq, uint64_t *__restrict__ key, double2 *__restrict__ val)
+__device__ __forceinline__ PetscInt bte_pair_local(const BTEPairCUDABuildInfo &in, const PetscInt *__restrict__ ghosts, PetscInt g)
+{
+  PetscInt lo = 0, hi = in.nghost;
+  if (g >= in.rstart && g < in.rstart + in.nlocal) return g - in.rstart;
+  while (lo < hi) {
+    PetscInt mid = lo + (hi - lo) / 2;
+    if (ghosts[mid] < g) lo = mid + 1;
+    else hi = mid;
+  }
+  return (lo < in.nghost && ghosts[lo] == g) ? in.nlocal + lo : -1;
+}
+
+/* Each channel: its local ends, rates P, Q (collisionimpl.h's formulas, in the same order), the
+   orientation a < b in layout index and the key ((tile pair) * tile + row) * tile + column. A
+   channel with an end that is neither owned nor a ghost gets the key ~0 and sets *bad. */
+__global__ void bte_pair_build_keys(int64_t n, int32_t tile, int32_t ntile, BTEPairCUDABuildInfo in, const PetscInt *__restrict__ ghosts, const int32_t *__restrict__ inv, const double *__restrict__ e, const PetscInt *__restrict__ ci, const PetscInt *__restrict__ cj, const double *__restrict__ hw, const double *__restrict__ g2, uint64_t *__restrict__ key, double2 *__restrict__ val, int *bad)
 {
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) {
-    const int32_t  ia = a[k], ib = b[k];
-    const uint64_t blk = (uint64_t)(ia / tile) * (uint64_t)ntile + (uint64_t)(ib / tile);
-    key[k]             = (blk * (uint64_t)tile + (uint64_t)(ia % tile)) * (uint64_t)tile + (uint64_t)(ib % tile);
-    val[k]             = pq[k];
+    const PetscInt li = bte_pair_local(in, ghosts, ci[k]), lj = bte_pair_local(in, ghosts, cj[k]);
+    if (li < 0 || lj < 0) {
+      key[k] = ~(uint64_t)0;
+      val[k] = make_double2(0, 0);
+      *bad   = 1;
+      continue;
+    }
+    {
+      const double N = bte_bose(hw[k], in.kT), d = e[li] - e[lj], w = in.pref * g2[k];
+      const double a = w * bte_gauss(d + hw[k], in.inveta, in.gnorm), b = w * bte_gauss(d - hw[k], in.inveta, in.gnorm);
+      double       P = a * N + b * (N + 1.0), Q = a * (N + 1.0) + b * N;
+      int32_t      ia = inv[li], ib = inv[lj];
+      if (ia > ib) {
+        const int32_t t = ia;
+        const double  u = P;
+        ia = ib, ib = t, P = Q, Q = u; /* the pair's a -> b rate is Q */
+      }
+      const uint64_t blk = (uint64_t)(ia / tile) * (uint64_t)ntile + (uint64_t)(ib / tile);
+      key[k]             = (blk * (uint64_t)tile + (uint64_t)(ia % tile)) * (uint64_t)tile + (uint64_t)(ib % tile);
+      val[k]             = make_double2(P, Q);
+    }
   }
 }
 
@@ -92,7 +126,7 @@ static inline unsigned BTEPairGrid(int64_t n)
   return (unsigned)(g < 1 ? 1 : (g > 65535 * 16 ? 65535 * 16 : g));
 }
 
-PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, PetscCount nch, PetscBool mixed, PetscBool *fits, BTEPairCUDABuilder *builder)
+PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, const BTEPairCUDABuildInfo *info, PetscCount nch, PetscBool mixed, PetscBool *fits, BTEPairCUDABuilder *builder)
 {
   BTEPairCUDABuilder B;
   size_t             freeb, totalb, need, batch = (size_t)1 << 22;
@@ -101,9 +135,9 @@ PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, PetscCount nch, 
   *builder = NULL;
   PetscCall(BTECollCUDARegisterEvents());
   if ((size_t)nch < batch) batch = PetscMax((size_t)nch, (size_t)1);
-  /* keys + values, double-buffered, the batch copies, ~5% for CUB's temporaries */
-  need = (size_t)nch * 2 * (sizeof(uint64_t) + sizeof(double2)) + 2 * batch * (2 * sizeof(int32_t) + sizeof(double2));
-  need += need / 20 + ((size_t)64 << 20);
+  /* keys + values, double-buffered, a batch of the table, ~5% for CUB's temporaries */
+  need = (size_t)nch * 2 * (sizeof(uint64_t) + sizeof(double2)) + batch * (2 * sizeof(PetscInt) + 2 * sizeof(double));
+  need += need / 20 + ((size_t)64 << 20) + (size_t)info->n * (sizeof(int32_t) + sizeof(double)) + (size_t)info->nghost * sizeof(PetscInt);
   PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
   *fits = need <= freeb ? PETSC_TRUE : PETSC_FALSE;
   PetscCall(PetscInfo(NULL, "pair device build: %" PetscCount_FMT " channels need ~%.2f GB on the device, %.2f GB free\n", nch, (double)need / 1e9, (double)freeb / 1e9));
@@ -114,15 +148,16 @@ PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, PetscCount nch, 
   B->nch   = (int64_t)nch;
   B->batch = (int64_t)batch;
   B->mixed = mixed ? 1 : 0;
+  B->info  = *info;
   PetscCallCUDA(cudaStreamCreateWithFlags(&B->stream, cudaStreamNonBlocking));
+  PetscCall(BTECollCUDAUpload(info->ghosts, (size_t)info->nghost, &B->dghosts, NULL));
+  PetscCall(BTECollCUDAUpload(info->inv, (size_t)info->n, &B->dinv, NULL));
+  PetscCall(BTECollCUDAUpload(info->energy, (size_t)info->n, &B->denergy, NULL));
+  PetscCallCUDA(cudaMalloc((void **)&B->di, batch * sizeof(PetscInt)));
+  PetscCallCUDA(cudaMalloc((void **)&B->dj, batch * sizeof(PetscInt)));
+  PetscCallCUDA(cudaMalloc((void **)&B->dhw, batch * sizeof(double)));
+  PetscCallCUDA(cudaMalloc((void **)&B->dg2, batch * sizeof(double)));
   for (int i = 0; i < 2; i++) {
-    PetscCallCUDA(cudaEventCreateWithFlags(&B->done[i], cudaEventDisableTiming));
-    PetscCallCUDA(cudaHostAlloc((void **)&B->ha[i], batch * sizeof(int32_t), cudaHostAllocDefault));
-    PetscCallCUDA(cudaHostAlloc((void **)&B->hb[i], batch * sizeof(int32_t), cudaHostAllocDefault));
-    PetscCallCUDA(cudaHostAlloc((void **)&B->hpq[i], batch * sizeof(double2), cudaHostAllocDefault));
-    PetscCallCUDA(cudaMalloc((void **)&B->da[i], batch * sizeof(int32_t)));
-    PetscCallCUDA(cudaMalloc((void **)&B->db[i], batch * sizeof(int32_t)));
-    PetscCallCUDA(cudaMalloc((void **)&B->dpq[i], batch * sizeof(double2)));
     PetscCallCUDA(cudaMalloc((void **)&B->key[i], PetscMax((size_t)nch, (size_t)1) * sizeof(uint64_t)));
     PetscCallCUDA(cudaMalloc((void **)&B->val[i], PetscMax((size_t)nch, (size_t)1) * sizeof(double2)));
   }
@@ -130,34 +165,31 @@ PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, PetscCount nch, 
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEPairCUDABuilderGetBatch(BTEPairCUDABuilder B, PetscInt64 *batch, int32_t **a, int32_t **b, double **pq)
+PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[])
 {
-  PetscFunctionBegin;
-  PetscCallCUDA(cudaEventSynchronize(B->done[B->cur])); /* its previous upload has finished */
-  *batch = B->batch;
-  *a     = B->ha[B->cur];
-  *b     = B->hb[B->cur];
-  *pq    = B->hpq[B->cur];
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode BTEPairCUDABuilderPushBatch(BTEPairCUDABuilder B, PetscInt64 n)
-{
-  const int i = B->cur;
+  int *dbad, hbad = 0;
 
   PetscFunctionBegin;
-  PetscCheck(n >= 0 && n <= B->batch && B->pushed + n <= B->nch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: batch of %" PetscInt64_FMT " channels does not fit", (PetscInt64)n);
-  if (n > 0) {
-    PetscCallCUDA(cudaMemcpyAsync(B->da[i], B->ha[i], (size_t)n * sizeof(int32_t), cudaMemcpyHostToDevice, B->stream));
-    PetscCallCUDA(cudaMemcpyAsync(B->db[i], B->hb[i], (size_t)n * sizeof(int32_t), cudaMemcpyHostToDevice, B->stream));
-    PetscCallCUDA(cudaMemcpyAsync(B->dpq[i], B->hpq[i], (size_t)n * sizeof(double2), cudaMemcpyHostToDevice, B->stream));
-    bte_pair_build_keys<<<BTEPairGrid(n), 256, 0, B->stream>>>(n, B->tile, B->ntile, B->da[i], B->db[i], B->dpq[i], B->key[0] + B->pushed, B->val[0] + B->pushed);
+  static_assert(sizeof(PetscReal) == sizeof(double), "double rates");
+  PetscCheck(B->pushed + (int64_t)n <= B->nch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: more channels than announced");
+  PetscCallCUDA(cudaMalloc((void **)&dbad, sizeof(int)));
+  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), B->stream));
+  for (int64_t s = 0; s < (int64_t)n; s += B->batch) {
+    const int64_t m = PetscMin(B->batch, (int64_t)n - s);
+    /* pageable copies: each returns once its data are staged, so the table may change after */
+    PetscCallCUDA(cudaMemcpyAsync(B->di, ci + s, (size_t)m * sizeof(PetscInt), cudaMemcpyHostToDevice, B->stream));
+    PetscCallCUDA(cudaMemcpyAsync(B->dj, cj + s, (size_t)m * sizeof(PetscInt), cudaMemcpyHostToDevice, B->stream));
+    PetscCallCUDA(cudaMemcpyAsync(B->dhw, hw + s, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, B->stream));
+    PetscCallCUDA(cudaMemcpyAsync(B->dg2, g2 + s, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, B->stream));
+    bte_pair_build_keys<<<BTEPairGrid(m), 256, 0, B->stream>>>(m, B->tile, B->ntile, B->info, B->dghosts, B->dinv, B->denergy, B->di, B->dj, B->dhw, B->dg2, B->key[0] + B->pushed + s, B->val[0] + B->pushed + s, dbad);
     PetscCallCUDA(cudaGetLastError());
-    PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * (2 * sizeof(int32_t) + sizeof(double2))));
   }
-  PetscCallCUDA(cudaEventRecord(B->done[i], B->stream));
-  B->pushed += n;
-  B->cur = 1 - i;
+  PetscCallCUDA(cudaMemcpyAsync(&hbad, dbad, sizeof(int), cudaMemcpyDeviceToHost, B->stream));
+  PetscCallCUDA(cudaStreamSynchronize(B->stream));
+  PetscCallCUDA(cudaFree(dbad));
+  PetscCheck(!hbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: a channel has an end that is neither owned nor a ghost");
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * (2 * sizeof(PetscInt) + 2 * sizeof(double))));
+  B->pushed += (int64_t)n;
   PetscFunctionReturn(0);
 }
 
@@ -172,19 +204,19 @@ PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder B, PetscInt64 *nnz, Pe
 
   PetscFunctionBegin;
   PetscCheck(B->pushed == B->nch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: %" PetscInt64_FMT " of %" PetscInt64_FMT " channels pushed", (PetscInt64)B->pushed, (PetscInt64)B->nch);
-  /* pinned batches are no longer needed */
-  for (int i = 0; i < 2; i++) {
-    PetscCallCUDA(cudaFreeHost(B->ha[i]));
-    PetscCallCUDA(cudaFreeHost(B->hb[i]));
-    PetscCallCUDA(cudaFreeHost(B->hpq[i]));
-    PetscCallCUDA(cudaFree(B->da[i]));
-    PetscCallCUDA(cudaFree(B->db[i]));
-    PetscCallCUDA(cudaFree(B->dpq[i]));
-    B->ha[i] = B->hb[i] = NULL;
-    B->hpq[i]           = NULL;
-    B->da[i] = B->db[i] = NULL;
-    B->dpq[i]           = NULL;
-  }
+  /* the batch copies and the state arrays are no longer needed */
+  PetscCallCUDA(cudaFree(B->di));
+  PetscCallCUDA(cudaFree(B->dj));
+  PetscCallCUDA(cudaFree(B->dhw));
+  PetscCallCUDA(cudaFree(B->dg2));
+  PetscCallCUDA(cudaFree(B->dghosts));
+  PetscCallCUDA(cudaFree(B->dinv));
+  PetscCallCUDA(cudaFree(B->denergy));
+  B->di = B->dj = NULL;
+  B->dhw = B->dg2 = NULL;
+  B->dghosts      = NULL;
+  B->dinv         = NULL;
+  B->denergy      = NULL;
   maxkey = (uint64_t)B->ntile * (uint64_t)B->tile;
   maxkey = maxkey * maxkey;
   while (endbit < 64 && ((uint64_t)1 << endbit) < maxkey) endbit++;
@@ -302,16 +334,16 @@ PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *builder)
   if (!B) PetscFunctionReturn(0);
   PetscCallCUDA(cudaStreamSynchronize(B->stream));
   for (int i = 0; i < 2; i++) {
-    PetscCallCUDA(cudaFreeHost(B->ha[i]));
-    PetscCallCUDA(cudaFreeHost(B->hb[i]));
-    PetscCallCUDA(cudaFreeHost(B->hpq[i]));
-    PetscCallCUDA(cudaFree(B->da[i]));
-    PetscCallCUDA(cudaFree(B->db[i]));
-    PetscCallCUDA(cudaFree(B->dpq[i]));
     PetscCallCUDA(cudaFree(B->key[i]));
     PetscCallCUDA(cudaFree(B->val[i]));
-    PetscCallCUDA(cudaEventDestroy(B->done[i]));
   }
+  PetscCallCUDA(cudaFree(B->di));
+  PetscCallCUDA(cudaFree(B->dj));
+  PetscCallCUDA(cudaFree(B->dhw));
+  PetscCallCUDA(cudaFree(B->dg2));
+  PetscCallCUDA(cudaFree(B->dghosts));
+  PetscCallCUDA(cudaFree(B->dinv));
+  PetscCallCUDA(cudaFree(B->denergy));
   PetscCallCUDA(cudaFree(B->dchunks));
   PetscCallCUDA(cudaFree(B->drowptr));
   PetscCallCUDA(cudaStreamDestroy(B->stream));
