@@ -3,7 +3,8 @@
    The host path (pair.c) places every channel into its tile-pair block, sorts each block with
    qsort and merges repeated pairs, on the host: at 1e8-1e9 channels that is most of a run's
    setup and needs ~50 B per channel of host memory beside the table. Here the host only copies
-   the table's channel arrays (ends, phonon energy, |g|^2) to the device in batches; the device
+   the table's channel arrays (ends, phonon energy, |g|^2) to the device in batches (through
+   two pinned buffers that all threads fill); the device
    computes each channel's local ends, rates P, Q (collisionimpl.h's formulas in the same order;
    exp() of the device may differ from the host's in the last bit) and orientation, turns them
    into 64-bit keys (tile pair, row, column), radix-sorts (key, (P, Q)), merges repeated keys by
@@ -33,6 +34,8 @@ struct _n_BTEPairCUDABuilder {
   double       *denergy;
   PetscInt     *di, *dj;      /* device copies of a batch of the table's arrays */
   double       *dhw, *dg2;
+  char         *stage[2];     /* pinned host copies of a batch (filled in parallel) */
+  cudaEvent_t   staged[2];    /* its copy to the device has finished */
   uint64_t     *key[2];       /* nch each: sort double buffer */
   double2      *val[2];
   int           sel;           /* which of key/val holds the sorted, then merged data */
@@ -158,6 +161,10 @@ PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, const BTEPairCUD
   PetscCallCUDA(cudaMalloc((void **)&B->dhw, batch * sizeof(double)));
   PetscCallCUDA(cudaMalloc((void **)&B->dg2, batch * sizeof(double)));
   for (int i = 0; i < 2; i++) {
+    PetscCallCUDA(cudaHostAlloc((void **)&B->stage[i], batch * (2 * sizeof(PetscInt) + 2 * sizeof(double)), cudaHostAllocDefault));
+    PetscCallCUDA(cudaEventCreateWithFlags(&B->staged[i], cudaEventDisableTiming));
+  }
+  for (int i = 0; i < 2; i++) {
     PetscCallCUDA(cudaMalloc((void **)&B->key[i], PetscMax((size_t)nch, (size_t)1) * sizeof(uint64_t)));
     PetscCallCUDA(cudaMalloc((void **)&B->val[i], PetscMax((size_t)nch, (size_t)1) * sizeof(double2)));
   }
@@ -174,13 +181,26 @@ PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscCount n, const P
   PetscCheck(B->pushed + (int64_t)n <= B->nch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: more channels than announced");
   PetscCallCUDA(cudaMalloc((void **)&dbad, sizeof(int)));
   PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), B->stream));
-  for (int64_t s = 0; s < (int64_t)n; s += B->batch) {
+  /* batches through two pinned buffers: the threads fill one while the other is on its way;
+     copies and kernels go in stream order, so one device copy of a batch suffices */
+  for (int64_t s = 0, x = 0; s < (int64_t)n; s += B->batch, x = 1 - x) {
     const int64_t m = PetscMin(B->batch, (int64_t)n - s);
-    /* pageable copies: each returns once its data are staged, so the table may change after */
-    PetscCallCUDA(cudaMemcpyAsync(B->di, ci + s, (size_t)m * sizeof(PetscInt), cudaMemcpyHostToDevice, B->stream));
-    PetscCallCUDA(cudaMemcpyAsync(B->dj, cj + s, (size_t)m * sizeof(PetscInt), cudaMemcpyHostToDevice, B->stream));
-    PetscCallCUDA(cudaMemcpyAsync(B->dhw, hw + s, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, B->stream));
-    PetscCallCUDA(cudaMemcpyAsync(B->dg2, g2 + s, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, B->stream));
+    char         *h = B->stage[x];
+    PetscInt     *hi = (PetscInt *)h, *hj = hi + B->batch;
+    double       *hhw = (double *)(hj + B->batch), *hg2 = hhw + B->batch;
+    PetscCallCUDA(cudaEventSynchronize(B->staged[x]));
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < m; k++) {
+      hi[k]  = ci[s + k];
+      hj[k]  = cj[s + k];
+      hhw[k] = hw[s + k];
+      hg2[k] = g2[s + k];
+    }
+    PetscCallCUDA(cudaMemcpyAsync(B->di, hi, (size_t)m * sizeof(PetscInt), cudaMemcpyHostToDevice, B->stream));
+    PetscCallCUDA(cudaMemcpyAsync(B->dj, hj, (size_t)m * sizeof(PetscInt), cudaMemcpyHostToDevice, B->stream));
+    PetscCallCUDA(cudaMemcpyAsync(B->dhw, hhw, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, B->stream));
+    PetscCallCUDA(cudaMemcpyAsync(B->dg2, hg2, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, B->stream));
+    PetscCallCUDA(cudaEventRecord(B->staged[x], B->stream));
     bte_pair_build_keys<<<BTEPairGrid(m), 256, 0, B->stream>>>(m, B->tile, B->ntile, B->info, B->dghosts, B->dinv, B->denergy, B->di, B->dj, B->dhw, B->dg2, B->key[0] + B->pushed + s, B->val[0] + B->pushed + s, dbad);
     PetscCallCUDA(cudaGetLastError());
   }
@@ -205,6 +225,10 @@ PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder B, PetscInt64 *nnz, Pe
   PetscFunctionBegin;
   PetscCheck(B->pushed == B->nch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: %" PetscInt64_FMT " of %" PetscInt64_FMT " channels pushed", (PetscInt64)B->pushed, (PetscInt64)B->nch);
   /* the batch copies and the state arrays are no longer needed */
+  for (int i = 0; i < 2; i++) {
+    PetscCallCUDA(cudaFreeHost(B->stage[i]));
+    B->stage[i] = NULL;
+  }
   PetscCallCUDA(cudaFree(B->di));
   PetscCallCUDA(cudaFree(B->dj));
   PetscCallCUDA(cudaFree(B->dhw));
@@ -336,6 +360,8 @@ PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *builder)
   for (int i = 0; i < 2; i++) {
     PetscCallCUDA(cudaFree(B->key[i]));
     PetscCallCUDA(cudaFree(B->val[i]));
+    PetscCallCUDA(cudaFreeHost(B->stage[i]));
+    PetscCallCUDA(cudaEventDestroy(B->staged[i]));
   }
   PetscCallCUDA(cudaFree(B->di));
   PetscCallCUDA(cudaFree(B->dj));
