@@ -435,7 +435,7 @@ static PetscErrorCode BTEDynamicsDomainError(TS ts, PetscReal t, Vec Y, PetscBoo
   PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
   if (none) PetscFunctionReturn(0);
   PetscCall(BTEStateCheck(Y, dyn->statetol, accept, NULL, NULL, NULL));
-  if (!*accept) PetscCall(PetscInfo(dyn, "stage at t = %g fs rejected: not finite or out of range\n", (double)t));
+  if (!*accept) PetscCall(PetscInfo(ts, "bte: stage at t = %g fs rejected: not finite or outside [-%g, 1 + %g] (-bte_state_tolerance)\n", (double)t, (double)dyn->statetol, (double)dyn->statetol));
   PetscFunctionReturn(0);
 }
 

@@ -353,7 +353,7 @@ static PetscErrorCode CheckMemory(BTE bte, const char file[], PetscInt64 nch, Pe
   if (bte->mem_limit > 0) {
     limit = bte->mem_limit;
     if (need > limit)
-      BTEH5Fail(&st, "it is too large for memory: rank %d would hold %s%lld channels and %lld states, about %s%s, more than the %s per rank set by -bte_memory_limit. Run on more ranks, or raise -bte_memory_limit (GB)", rank, estimate ? "at least " : "", (long long)nch, (long long)nst, Bytes(need, b1, sizeof(b1)), forrun, Bytes(limit, b2, sizeof(b2)));
+      BTEH5Fail(&st, "it is too large for memory: rank %d would hold %s%lld channels and %lld states, about %s%s, more than the %s per rank set by -bte_memory_limit. Run on more ranks, or raise -bte_memory_limit (GB)%s", rank, estimate ? "at least " : "", (long long)nch, (long long)nst, Bytes(need, b1, sizeof(b1)), forrun, Bytes(limit, b2, sizeof(b2)), forrun[0] ? " or give -bte_memory_check 0 to try anyway" : "");
   } else {
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
     limit      = pages > 0 && psize > 0 ? (PetscLogDouble)pages * (PetscLogDouble)psize : 0;

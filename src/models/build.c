@@ -609,7 +609,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
         PetscLogDouble run;
         PetscCall(BTERunMemoryEstimate(bte, (PetscCount)est, bte->nlocal, PETSC_FALSE, NULL, &run));
         PetscCall(PetscSNPrintf(what, sizeof(what), "A run on the scattering table (about %.3g channels on this rank, estimated from %" PetscInt_FMT " sampled states; table, collision operator and work vectors)", (double)est, nsample));
-        PetscCall(BTEModelCheckMemory(bte, run, 1.25, what, BTE_GEN_ADVICE, NULL));
+        PetscCall(BTEModelCheckMemory(bte, run, 1.25, what, BTE_GEN_ADVICE ", or give -bte_memory_check 0 to try anyway", NULL));
       } else PetscCall(BTEModelCheckMemory(bte, est * BTE_BYTES_PER_CHANNEL, 1.25, what, BTE_GEN_ADVICE, NULL));
     }
   }
@@ -648,7 +648,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
         if (run > need) PetscCall(PetscSNPrintf(what, sizeof(what), "A run on the scattering table (%" PetscInt64_FMT " channels on this rank; table, collision operator and work vectors)", (PetscInt64)total));
         need = PetscMax(need, run);
       }
-      PetscCall(BTEModelCheckMemory(bte, need, 1.0, what, BTE_GEN_ADVICE, NULL));
+      PetscCall(BTEModelCheckMemory(bte, need, 1.0, what, bte->runmem ? BTE_GEN_ADVICE ", or give -bte_memory_check 0 to try anyway" : BTE_GEN_ADVICE, NULL));
     }
   }
   if (load == PETSC_BOOL3_TRUE) { /* pass 1 stores them at per-state offsets */
