@@ -78,8 +78,9 @@ PETSC_EXTERN PetscErrorCode BTEGetGrid(BTE, PetscInt *, PetscInt[3], PetscReal[9
 PETSC_EXTERN PetscErrorCode BTEGetSpinDegeneracy(BTE, PetscInt *);
 PETSC_EXTERN PetscErrorCode BTECreateStateVec(BTE, Vec *);
 
-/* Estimated memory (bytes) of a run (table + collision operator): on one rank, and on this rank
-   of this layout (also when the channels were only counted). */
+/* Estimated memory (bytes) of a run (table + collision operator + ghosts + work vectors, the figure
+   the runs check before allocating, docs/validation.md): on one rank, and on this rank of this
+   layout (also when the channels were only counted). */
 PETSC_EXTERN PetscErrorCode BTEGetMemoryEstimate(BTE, PetscLogDouble *, PetscLogDouble *);
 
 /* Occupation helpers */
