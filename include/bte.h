@@ -41,6 +41,12 @@ PETSC_EXTERN PetscErrorCode BTEGetTemperature(BTE, PetscReal *);
 PETSC_EXTERN PetscErrorCode BTESetSmearing(BTE, PetscReal);
 PETSC_EXTERN PetscErrorCode BTEGetSmearing(BTE, PetscReal *);
 
+/* Refuses (collective, one line naming both files) an output file that would overwrite one of the
+   run's inputs: the table (-bte_input) or a model's input file (-bte_perturbo_epr), by name or as
+   the same file through a link (same device and inode), FILE.tmp (the temporary name outputs are
+   written to) included. opt names the output's option in the message (NULL: -bte_output). Every
+   writer of bte calls it; call it early to refuse before a long run. */
+PETSC_EXTERN PetscErrorCode BTECheckOutputFile(BTE, const char[], const char[]);
 /* Writes the (set up) table to an HDF5 file, docs/format.md. Collective. */
 PETSC_EXTERN PetscErrorCode BTEWriteTable(BTE, const char[]);
 /* Builds the model's table (-bte_model) and writes it to an HDF5 file while generating, holding
@@ -72,8 +78,9 @@ PETSC_EXTERN PetscErrorCode BTEGetGrid(BTE, PetscInt *, PetscInt[3], PetscReal[9
 PETSC_EXTERN PetscErrorCode BTEGetSpinDegeneracy(BTE, PetscInt *);
 PETSC_EXTERN PetscErrorCode BTECreateStateVec(BTE, Vec *);
 
-/* Estimated memory (bytes) of a run (table + collision operator): on one rank, and on this rank
-   of this layout (also when the channels were only counted). */
+/* Estimated memory (bytes) of a run (table + collision operator + ghosts + work vectors, the figure
+   the runs check before allocating, docs/validation.md): on one rank, and on this rank of this
+   layout (also when the channels were only counted). */
 PETSC_EXTERN PetscErrorCode BTEGetMemoryEstimate(BTE, PetscLogDouble *, PetscLogDouble *);
 
 /* Occupation helpers */

@@ -1,5 +1,5 @@
 /* The BTE object: lifecycle and options. */
-#include <bte/private/bteimpl.h>
+#include <bte/private/validate.h>
 
 PetscClassId  BTE_CLASSID;
 PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate;
@@ -48,6 +48,7 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   b->spin        = 2;
   b->carrier     = -1;
   b->mem_limit   = 0; /* 0: take the machine's memory */
+  b->memcheck    = PETSC_TRUE;
   b->loadchannels = PETSC_BOOL3_TRUE;
   b->gpieces      = -1;
   *bte           = b;
@@ -104,6 +105,7 @@ PetscErrorCode BTESetTemperature(BTE bte, PetscReal T)
 {
   PetscFunctionBegin;
   PetscCheck(T > 0 && !PetscIsInfOrNanReal(T), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive (K), got %g", (double)T);
+  PetscCall(BTECheckRange(PetscObjectComm((PetscObject)bte), "temperature (-bte_temperature)", T, BTE_TEMPERATURE_MIN, BTE_TEMPERATURE_MAX, "K", NULL));
   bte->temperature = T;
   PetscFunctionReturn(0);
 }
@@ -119,6 +121,7 @@ PetscErrorCode BTESetSmearing(BTE bte, PetscReal eta)
 {
   PetscFunctionBegin;
   PetscCheck(eta > 0 && !PetscIsInfOrNanReal(eta), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Smearing must be positive (eV), got %g", (double)eta);
+  PetscCall(BTECheckRange(PetscObjectComm((PetscObject)bte), "smearing (-bte_smearing)", eta, BTE_SMEARING_MIN, BTE_SMEARING_MAX, "eV", NULL));
   bte->smearing = eta;
   PetscFunctionReturn(0);
 }
@@ -158,6 +161,7 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscCheck(bte->tol_eta > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_energy_tolerance must be positive, got %g", (double)bte->tol_eta);
   PetscCall(PetscOptionsReal("-bte_memory_limit", "Memory a rank may use, GB (0: the machine's physical memory)", "BTESetUp", memgb, &memgb, NULL));
   bte->mem_limit = memgb * 1e9;
+  PetscCall(PetscOptionsBool("-bte_memory_check", "Refuse a table or run whose memory estimate exceeds what a rank may use (0: go on anyway)", "BTESetUp", bte->memcheck, &bte->memcheck, NULL));
   PetscOptionsEnd();
   PetscFunctionReturn(0);
 }
@@ -167,12 +171,14 @@ PetscErrorCode BTESetUp(BTE bte)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
   if (bte->setupcalled) PetscFunctionReturn(0);
+  PetscCall(BTEValidateSettings(bte));
   PetscCall(PetscLogEventBegin(BTE_SetUp, bte, 0, 0, 0));
   if (bte->input[0]) {
     PetscCall(BTETableRead(bte, bte->input));
   } else if (bte->model[0]) {
     PetscCall(BTEModelGenerate(bte));
   } else SETERRQ(PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "No scattering data: give a table with -bte_input FILE or a built-in model with -bte_model NAME");
+  PetscCall(BTEValidateSettings(bte)); /* the table may have set the temperature and smearing */
   bte->setupcalled = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(BTE_SetUp, bte, 0, 0, 0));
   PetscFunctionReturn(0);
@@ -210,6 +216,7 @@ PetscErrorCode BTEGenerateTable(BTE bte, const char file[])
   PetscCall(PetscStrlen(file, &len));
   PetscCheck(file && len > 0, comm, PETSC_ERR_ARG_NULL, "BTEGenerateTable() needs a file name");
   PetscCheck(len < sizeof(bte->streamfile), comm, PETSC_ERR_ARG_SIZ, "Table file name too long: %s", file);
+  PetscCall(BTECheckOutputFile(bte, file, NULL));
   if (bte->setupcalled) {
     PetscCheck(!bte->chcounted, comm, PETSC_ERR_ARG_WRONGSTATE, "BTEGenerateTable(): the BTE is already set up without its channels; use a new BTE");
     PetscCall(BTEWriteTable(bte, file));

@@ -2,19 +2,7 @@
 #include <bte/private/bteimpl.h>
 #include <stdio.h>
 
-/* Bytes per channel: table storage here (i, j, mode, hw, g2) plus the collision
-   operator's target-sorted layout (each channel at both ends: index + P + Q). */
-#define BTE_BYTES_PER_CHANNEL_TABLE (3 * sizeof(PetscInt) + 2 * sizeof(PetscReal))
-#define BTE_BYTES_PER_CHANNEL_OP    (2 * (sizeof(PetscInt) + 2 * sizeof(PetscReal)))
-#define BTE_BYTES_PER_STATE         (2 * sizeof(PetscInt) + 4 * sizeof(PetscReal) + 8 * sizeof(PetscReal))
-
-PetscErrorCode BTEGetMemoryEstimate(BTE bte, PetscLogDouble *total, PetscLogDouble *local)
-{
-  PetscFunctionBegin;
-  if (total) *total = (PetscLogDouble)bte->ch.nglobal * (BTE_BYTES_PER_CHANNEL_TABLE + BTE_BYTES_PER_CHANNEL_OP) + (PetscLogDouble)bte->nstates * BTE_BYTES_PER_STATE;
-  if (local) *local = (PetscLogDouble)(bte->chcounted ? bte->nheld : bte->ch.n) * (BTE_BYTES_PER_CHANNEL_TABLE + BTE_BYTES_PER_CHANNEL_OP) + (PetscLogDouble)bte->nlocal * BTE_BYTES_PER_STATE;
-  PetscFunctionReturn(0);
-}
+/* BTEGetMemoryEstimate: src/bte/memory.c */
 
 static const char *BTEBytes(PetscLogDouble b, char buf[], size_t len)
 {

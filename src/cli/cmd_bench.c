@@ -174,6 +174,7 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
 
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
+  if (hasjson && json[0]) PetscCall(BTECheckOutputFile(bte, json, "-bte_bench_json"));
   PetscCall(BTESetUp(bte));
   PetscCall(BTEGetNumChannels(bte, NULL, &nch));
   PetscCall(BTEGetNumStates(bte, NULL, &nstates));

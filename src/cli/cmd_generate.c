@@ -21,6 +21,7 @@ PetscErrorCode BTECommandGenerate(MPI_Comm comm)
     PetscCheck(model[0], comm, PETSC_ERR_USER_INPUT, "bte generate needs a model: -bte_model parabolic|gaas|graphene|si-holes, or -bte_model perturbo -bte_perturbo_epr prefix_epr.h5 for a real material (docs/import.md)");
   }
   PetscCheck(flg && out[0], comm, PETSC_ERR_USER_INPUT, "bte generate needs an output file: -bte_output FILE.h5");
+  PetscCall(BTECheckOutputFile(bte, out, "-bte_output")); /* before anything is opened for writing */
   if (stream) {
     PetscCall(BTEGenerateTable(bte, out));
     if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));

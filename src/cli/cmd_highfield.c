@@ -10,16 +10,19 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
   BTE          bte;
   BTEHighField hf;
   char         out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool    flg, view = PETSC_TRUE;
+  PetscBool    flg, view = PETSC_TRUE, allow = PETSC_FALSE;
+  PetscInt     nres, nbad = 0;
 
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "bte highfield: steady state in a static field", "BTE");
   PetscCall(PetscOptionsString("-bte_output", "HDF5 file for /highfield (docs/transport.md)", "BTEHighFieldWriteHDF5", out, out, sizeof(out), &flg));
   PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary and the results", "BTEHighFieldView", view, &view, NULL));
+  PetscCall(PetscOptionsBool("-bte_allow_unconverged", "Write the results and exit 0 although a field did not converge (else: exit 1, nothing written)", "BTEHighFieldSolve", allow, &allow, NULL));
   PetscOptionsEnd();
-  if (out[0]) PetscCall(BTECheckWritable(comm, out));
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
+  if (out[0]) PetscCall(BTECheckOutputFile(bte, out, "-bte_output")); /* before anything is opened for writing */
+  if (out[0]) PetscCall(BTECheckWritable(comm, out));
   PetscCall(BTEHighFieldCreate(bte, &hf));
   PetscCall(BTEHighFieldSetFromOptions(hf));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_efield_list", &flg));
@@ -28,6 +31,14 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTEHighFieldSolve(hf));
   PetscCall(BTEHighFieldView(hf, PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(BTEHighFieldGetNumResults(hf, &nres));
+  for (PetscInt k = 0; k < nres; k++) {
+    BTEHighFieldResult r;
+    PetscCall(BTEHighFieldGetResult(hf, k, &r));
+    if (!r.converged) nbad++;
+  }
+  PetscCheck(!nbad || allow, comm, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT " of %" PetscInt_FMT " high-field solves did not converge (NOT CONVERGED above)%s; raise -bte_highfield_snes_max_it or -bte_highfield_ptc_max_it, use smaller field steps, or give -bte_allow_unconverged to accept the results", nbad, nres, out[0] ? " and nothing was written" : "");
+  if (nbad) PetscCall(PetscPrintf(comm, "WARNING: %" PetscInt_FMT " of %" PetscInt_FMT " high-field solves did not converge (-bte_allow_unconverged)\n", nbad, nres));
   if (out[0]) {
     PetscCall(BTEHighFieldWriteHDF5(hf, out));
     PetscCall(PetscPrintf(comm, "wrote %s\n", out));

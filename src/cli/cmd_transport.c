@@ -32,22 +32,33 @@ PetscErrorCode BTECommandTransport(MPI_Comm comm)
   BTE          bte;
   BTETransport tr;
   char         out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool    flg, view = PETSC_TRUE;
+  PetscBool    flg, view = PETSC_TRUE, allow = PETSC_FALSE;
+  PetscInt     nres, nbad = 0;
 
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "bte transport: low-field mobility (KSP, RTA, ITA)", "BTE");
   PetscCall(PetscOptionsString("-bte_output", "HDF5 file for /transport (docs/transport.md)", "BTETransportWriteHDF5", out, out, sizeof(out), &flg));
   PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary and the results", "BTETransportView", view, &view, NULL));
+  PetscCall(PetscOptionsBool("-bte_allow_unconverged", "Write the results and exit 0 although a solve did not converge (else: exit 1, nothing written)", "BTETransportSolve", allow, &allow, NULL));
   PetscOptionsEnd();
-  if (out[0]) PetscCall(BTECheckWritable(comm, out));
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
+  if (out[0]) PetscCall(BTECheckOutputFile(bte, out, "-bte_output")); /* before anything is opened for writing */
+  if (out[0]) PetscCall(BTECheckWritable(comm, out));
   PetscCall(BTETransportCreate(bte, &tr));
   PetscCall(BTETransportSetFromOptions(tr));
   PetscCall(BTESetUp(bte));
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTETransportSolve(tr));
   PetscCall(BTETransportView(tr, PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(BTETransportGetNumResults(tr, &nres));
+  for (PetscInt k = 0; k < nres; k++) {
+    BTETransportResult r;
+    PetscCall(BTETransportGetResult(tr, k, &r));
+    if (!r.converged) nbad++;
+  }
+  PetscCheck(!nbad || allow, comm, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT " of %" PetscInt_FMT " transport solves did not converge (NOT CONVERGED above)%s; raise -bte_transport_ksp_max_it (ksp) or -bte_ita_max_it (ita), or give -bte_allow_unconverged to accept the results", nbad, nres, out[0] ? " and nothing was written" : "");
+  if (nbad) PetscCall(PetscPrintf(comm, "WARNING: %" PetscInt_FMT " of %" PetscInt_FMT " transport solves did not converge (-bte_allow_unconverged)\n", nbad, nres));
   if (out[0]) {
     PetscCall(BTETransportWriteHDF5(tr, out));
     PetscCall(PetscPrintf(comm, "wrote %s\n", out));

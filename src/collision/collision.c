@@ -2,6 +2,7 @@
    The ghost states and local numbering are in ghosts.c, the Jacobian Mats and TS callbacks in
    jacobian.c, the layouts in impls/<type>/. */
 #include <bte/private/collisionimpl.h>
+#include <bte/private/validate.h>
 
 PetscClassId      BTECOLLISION_CLASSID;
 PetscFunctionList BTECollisionList = NULL;
@@ -217,6 +218,12 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   coll->nbands      = bte->nbands;
   coll->nmodes      = bte->nmodes;
   for (PetscInt a = 0; a < 3; a++) coll->nk[a] = bte->grid.nk[a];
+  /* the whole run must fit before its layout is allocated */
+  {
+    char what[96];
+    PetscCall(PetscSNPrintf(what, sizeof(what), "the %s collision operator", ((PetscObject)coll)->type_name));
+    PetscCall(BTECheckRunMemory(bte, coll->assembled, what));
+  }
   /* ghosts, local numbering, scatter; local ends of the held channels */
   PetscCall(PetscLogEventBegin(BTECOLL_SetUpEnds, coll, 0, 0, 0));
   PetscCall(BTECollisionSetUpGhosts_Private(coll));

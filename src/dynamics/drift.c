@@ -23,6 +23,7 @@
    -vec_type cuda the drift term and its Jacobian run on the GPU without host<->device copies.
    The Jacobian: plain A; log J x = (2f-1) S x + f(f-1) A(u x), u = dg/df (driftcuda.h). */
 #include <bte/private/dynamicsimpl.h>
+#include <bte/private/validate.h>
 #include <bte/private/driftcuda.h>
 #include <petscsf.h>
 
@@ -84,6 +85,7 @@ PetscErrorCode BTEDriftSetField(BTEDrift d, const PetscReal E[3])
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   for (PetscInt a = 0; a < 3; a++) {
     PetscCheck(!PetscIsInfOrNanReal(E[a]), PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_OUTOFRANGE, "Electric field component %" PetscInt_FMT " is not a number", a);
+    PetscCheck(PetscAbsReal(E[a]) <= BTE_EFIELD_MAX, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_OUTOFRANGE, "Electric field component %" PetscInt_FMT " = %g V/cm is outside [%g, %g] V/cm", a, (double)E[a], -(double)BTE_EFIELD_MAX, (double)BTE_EFIELD_MAX);
     d->efield[a] = E[a];
   }
   d->setupcalled = PETSC_FALSE; /* coefficients depend on the field */
@@ -119,8 +121,8 @@ PetscErrorCode BTEDriftGetForm(BTEDrift d, BTEDriftForm *form)
 
 PetscErrorCode BTEDriftSetFromOptions(BTEDrift d)
 {
-  PetscReal E[3];
-  PetscInt  n = 3;
+  PetscReal E[4];
+  PetscInt  n = 4; /* one more than needed: a fourth component is an error, not dropped */
   PetscBool flg;
 
   PetscFunctionBegin;

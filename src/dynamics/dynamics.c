@@ -6,6 +6,8 @@
    scale it in place. Snapshots go to HDF5 at fixed output times: a post-step hook shortens
    the step that would pass the next output time, the monitor writes when a step lands on it. */
 #include <bte/private/dynamicsimpl.h>
+#include <bte/private/validate.h>
+#include <bte/private/outfile.h>
 
 #define BTE_TIME_EPS(t) (1e-9 * PetscMax(1.0, PetscAbsReal(t)))
 
@@ -31,6 +33,8 @@ PetscErrorCode BTEDynamicsCreate(BTE bte, BTEDynamics *dyn)
   d->interval   = 50.0;
   d->de         = 0.005;
   d->monitor    = PETSC_TRUE;
+  d->statetol   = BTE_STATE_TOLERANCE;
+  bte->runmem   = PETSC_TRUE; /* the memory checks at setup count the run */
   *dyn          = d;
   PetscFunctionReturn(0);
 }
@@ -83,6 +87,10 @@ PetscErrorCode BTEDynamicsSetField(BTEDynamics dyn, const PetscReal E[3])
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   PetscCheck(!dyn->setupcalled, PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_WRONGSTATE, "Set the field before BTEDynamicsSetUp()");
+  for (PetscInt a = 0; a < 3; a++) {
+    static const char *what[3] = {"field component Ex (-bte_efield)", "field component Ey (-bte_efield)", "field component Ez (-bte_efield)"};
+    PetscCall(BTECheckRange(PetscObjectComm((PetscObject)dyn), what[a], E[a], -BTE_EFIELD_MAX, BTE_EFIELD_MAX, "V/cm", NULL));
+  }
   for (PetscInt a = 0; a < 3; a++) dyn->efield[a] = E[a];
   PetscFunctionReturn(0);
 }
@@ -98,6 +106,8 @@ PetscErrorCode BTEDynamicsSetInitialState(BTEDynamics dyn, BTEInitType type, Pet
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  PetscCall(BTECheckRange(PetscObjectComm((PetscObject)dyn), "initial-state energy e0 (-bte_init_e0)", e0, -BTE_ENERGY_ABS_MAX, BTE_ENERGY_ABS_MAX, "eV", NULL));
+  PetscCall(BTECheckRange(PetscObjectComm((PetscObject)dyn), "initial-state width (-bte_init_smear)", smear, 0, 10, "eV", NULL));
   dyn->init  = type;
   dyn->e0    = e0;
   dyn->e0set = PETSC_TRUE;
@@ -135,6 +145,8 @@ PetscErrorCode BTEDynamicsSetTimes(BTEDynamics dyn, PetscReal dt, PetscReal tfin
   PetscFunctionBegin;
   PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "The time step must be positive (fs), got %g", (double)dt);
   PetscCheck(!PetscIsInfOrNanReal(tfinal), comm, PETSC_ERR_ARG_OUTOFRANGE, "The final time must be a number (fs)");
+  PetscCall(BTECheckRange(comm, "time step (-bte_time_step)", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
+  PetscCall(BTECheckRange(comm, "final time (-bte_final_time)", tfinal, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
   dyn->dt     = dt;
   dyn->tfinal = tfinal;
   if (dyn->ts) {
@@ -148,8 +160,30 @@ PetscErrorCode BTEDynamicsSetOutput(BTEDynamics dyn, const char file[], PetscRea
 {
   PetscFunctionBegin;
   PetscCheck(interval > 0 && !PetscIsInfOrNanReal(interval), PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_OUTOFRANGE, "The output interval must be positive (fs), got %g", (double)interval);
+  PetscCall(BTECheckRange(PetscObjectComm((PetscObject)dyn), "output interval (-bte_output_interval)", interval, BTE_INTERVAL_MIN, BTE_TIME_MAX, "fs", NULL));
   if (file != dyn->output) PetscCall(PetscStrncpy(dyn->output, file ? file : "", sizeof(dyn->output))); /* SetFromOptions passes dyn->output itself: no overlapping copy */
   dyn->interval = interval;
+  PetscFunctionReturn(0);
+}
+
+/* The output must not overwrite an input (the table, a restart file other than the one appended
+   to); append: it is the restart file (by name or through a link), the run appends to it. */
+static PetscErrorCode BTEDynamicsCheckOutput(BTEDynamics dyn, PetscBool *append)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)dyn);
+  PetscMPIInt rank;
+  int         same = 0;
+
+  PetscFunctionBegin;
+  *append = PETSC_FALSE;
+  if (!dyn->output[0]) PetscFunctionReturn(0);
+  if (dyn->init == BTE_INIT_RESTART && dyn->restart[0]) {
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    if (rank == 0) same = BTESameFile(dyn->output, dyn->restart);
+    PetscCallMPI(MPI_Bcast(&same, 1, MPI_INT, 0, comm));
+    *append = same ? PETSC_TRUE : PETSC_FALSE;
+  }
+  PetscCall(BTECheckOutputFileWith(dyn->bte, dyn->output, "-bte_output", *append || dyn->init != BTE_INIT_RESTART ? NULL : dyn->restart, "-bte_restart"));
   PetscFunctionReturn(0);
 }
 
@@ -177,8 +211,8 @@ static PetscErrorCode BTEDynamicsCreateTS(BTEDynamics dyn)
 PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)dyn);
-  PetscReal E[3], v, dt;
-  PetscInt  n = 3;
+  PetscReal E[4], v, dt;
+  PetscInt  n = 4; /* one more than needed: a fourth component is an error, not dropped */
   PetscBool flg;
   char      buf[PETSC_MAX_PATH_LEN];
 
@@ -209,6 +243,9 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscCall(PetscOptionsReal("-bte_init_e0_edge", "The same, in eV above the band edge (lowest state in the window); used when -bte_init_e0 is not given", "BTEDynamicsSetInitialState", dyn->e0edge, &dyn->e0edge, &dyn->e0edgeset));
   PetscCall(PetscOptionsReal("-bte_init_smear", "Width (gaussian, lorentz) or kT (fermi) of the initial state, eV (0: 0.02 eV; kB T for fermi)", "BTEDynamicsSetInitialState", dyn->smear, &dyn->smear, NULL));
   PetscCheck(dyn->smear >= 0, comm, PETSC_ERR_USER_INPUT, "-bte_init_smear must be positive (eV), got %g", (double)dyn->smear);
+  PetscCall(BTECheckRange(comm, "-bte_init_e0", dyn->e0, -BTE_ENERGY_ABS_MAX, BTE_ENERGY_ABS_MAX, "eV", NULL));
+  PetscCall(BTECheckRange(comm, "-bte_init_e0_edge", dyn->e0edge, -BTE_ENERGY_ABS_MAX, BTE_ENERGY_ABS_MAX, "eV", NULL));
+  PetscCall(BTECheckRange(comm, "-bte_init_smear", dyn->smear, 0, 10, "eV", NULL));
   PetscCall(PetscOptionsReal("-bte_carrier_density", "Carrier density of the initial state, cm^-3 (cm^-2 in 2D); sets the amplitude (fermi: the chemical potential)", "BTEDynamicsSetCarrierDensity", dyn->density, &v, &flg));
   if (flg) PetscCall(BTEDynamicsSetCarrierDensity(dyn, v));
   PetscCall(PetscOptionsReal("-bte_init_occupation", "Peak occupation A of a gaussian/lorentz initial state (when no density is given)", "BTEDynamicsSetPeakOccupation", dyn->peak, &v, &flg));
@@ -225,6 +262,7 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   dt = dyn->dt;
   PetscCall(PetscOptionsReal("-bte_time_step", "Time step, fs (first step for adaptive TS; -ts_dt overrides)", "BTEDynamicsSetTimes", dt, &dt, NULL));
   PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive: -bte_time_step %g fs", (double)dt);
+  PetscCall(BTECheckRange(comm, "-bte_time_step", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
   PetscCall(PetscOptionsReal("-bte_final_time", "Final time, fs (-ts_max_time overrides)", "BTEDynamicsSetTimes", dyn->tfinal, &v, &flg));
   PetscCall(BTEDynamicsSetTimes(dyn, dt, flg ? v : dyn->tfinal));
   PetscCall(PetscOptionsString("-bte_output", "HDF5 file for the snapshots (docs/dynamics.md)", "BTEDynamicsSetOutput", dyn->output, dyn->output, sizeof(dyn->output), NULL));
@@ -232,6 +270,9 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   if (flg) PetscCall(BTEDynamicsSetOutput(dyn, dyn->output, v));
   PetscCall(PetscOptionsReal("-bte_output_energy_step", "Bin width of the energy-resolved population, eV", "BTEDynamicsSetOutput", dyn->de, &dyn->de, NULL));
   PetscCheck(dyn->de > 0, comm, PETSC_ERR_USER_INPUT, "-bte_output_energy_step must be positive (eV), got %g", (double)dyn->de);
+  PetscCall(BTECheckRange(comm, "-bte_output_energy_step", dyn->de, BTE_ESTEP_MIN, 10, "eV", NULL));
+  PetscCall(PetscOptionsReal("-bte_state_tolerance", "A state with an occupation outside [-tol, 1 + tol] (or not finite) stops a fixed-step run and makes an adaptive one retry the step smaller (negative: check finiteness only)", "BTEDynamicsSolve", dyn->statetol, &dyn->statetol, NULL));
+  PetscCall(BTECheckRange(comm, "-bte_state_tolerance", dyn->statetol, -1, 1e3, "", NULL));
   PetscCall(PetscOptionsBool("-bte_dynamics_monitor", "Print a line per output time", "BTEDynamicsSetFromOptions", dyn->monitor, &dyn->monitor, NULL));
   PetscOptionsEnd();
   /* the TS: defaults first, then the command line */
@@ -239,6 +280,11 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscCall(TSSetFromOptions(dyn->ts));
   PetscCall(TSGetTimeStep(dyn->ts, &dt));
   PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive (got -ts_dt %g fs)", (double)dt);
+  PetscCall(BTECheckRange(comm, "time step (-ts_dt)", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
+  {
+    PetscBool append; /* refuse an output that is an input now, before the table is read */
+    PetscCall(BTEDynamicsCheckOutput(dyn, &append));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -353,6 +399,46 @@ static PetscReal BTEDynamicsNextOutput(BTEDynamics dyn, PetscReal t)
   return tn;
 }
 
+/* The finite-state guard: a state that is not finite, or has occupations outside
+   [-statetol, 1 + statetol], stops the run with a line saying what to change. */
+static PetscErrorCode BTEDynamicsCheckState(BTEDynamics dyn, Vec u, PetscReal t, PetscInt step, const char when[])
+{
+  PetscBool ok, finite;
+  PetscReal lo, hi, dt;
+  TSType    type;
+  char      what[256];
+
+  PetscFunctionBegin;
+  PetscCall(BTEStateCheck(u, dyn->statetol, &ok, &finite, &lo, &hi));
+  if (ok) PetscFunctionReturn(0);
+  PetscCall(TSGetType(dyn->ts, &type));
+  PetscCall(TSGetTimeStep(dyn->ts, &dt));
+  if (!finite) PetscCall(PetscSNPrintf(what, sizeof(what), "is not finite (NaN or Inf)"));
+  else PetscCall(PetscSNPrintf(what, sizeof(what), "has occupations from %.3g to %.3g, outside [%g, %g] (-bte_state_tolerance %g)", (double)lo, (double)hi, (double)-dyn->statetol, (double)(1 + dyn->statetol), (double)dyn->statetol));
+  SETERRQ(PetscObjectComm((PetscObject)dyn), PETSC_ERR_NOT_CONVERGED, "The %s at t = %g fs (step %" PetscInt_FMT ") %s: the time integration (TS %s, step %g fs) is unstable or inaccurate; use a smaller -bte_time_step / -ts_dt, or an adaptive integrator (-ts_adapt_type basic)", when, (double)t, step, what, type ? type : "?", (double)dt);
+}
+
+/* Adaptive integrators: a stage that fails the guard is rejected and the step retried smaller
+   (TSSetFunctionDomainError). A fixed step (TSADAPTNONE) is never shortened: the post-step guard
+   stops the run instead. */
+static PetscErrorCode BTEDynamicsDomainError(TS ts, PetscReal t, Vec Y, PetscBool *accept)
+{
+  BTEDynamics dyn;
+  TSAdapt     adapt;
+  PetscBool   none;
+
+  PetscFunctionBegin;
+  (void)t;
+  *accept = PETSC_TRUE;
+  PetscCall(TSGetApplicationContext(ts, &dyn));
+  PetscCall(TSGetAdapt(ts, &adapt));
+  PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
+  if (none) PetscFunctionReturn(0);
+  PetscCall(BTEStateCheck(Y, dyn->statetol, accept, NULL, NULL, NULL));
+  if (!*accept) PetscCall(PetscInfo(ts, "bte: stage at t = %g fs rejected: not finite or outside [-%g, 1 + %g] (-bte_state_tolerance)\n", (double)t, (double)dyn->statetol, (double)dyn->statetol));
+  PetscFunctionReturn(0);
+}
+
 /* Shorten the coming step so that it lands on the next output time; restore the step after. */
 static PetscErrorCode BTEDynamicsPostStep(TS ts)
 {
@@ -361,6 +447,14 @@ static PetscErrorCode BTEDynamicsPostStep(TS ts)
 
   PetscFunctionBegin;
   PetscCall(TSGetApplicationContext(ts, &dyn));
+  {
+    Vec      u;
+    PetscInt step;
+    PetscCall(TSGetSolution(ts, &u));
+    PetscCall(TSGetTime(ts, &t));
+    PetscCall(TSGetStepNumber(ts, &step));
+    PetscCall(BTEDynamicsCheckState(dyn, u, t, step, "state"));
+  }
   if (dyn->normalize) {
     Vec       u;
     PetscReal sum;
@@ -479,6 +573,7 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   PetscCall(TSRHSJacobianSetReuse(dyn->ts, PETSC_TRUE));
   PetscCall(TSMonitorSet(dyn->ts, BTEDynamicsMonitor, dyn, NULL));
   PetscCall(TSSetPostStep(dyn->ts, BTEDynamicsPostStep));
+  PetscCall(TSSetFunctionDomainError(dyn->ts, BTEDynamicsDomainError));
   dyn->setupcalled = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -564,18 +659,30 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   PetscCall(BTEDynamicsSetUp(dyn));
   PetscCall(BTEDynamicsComputeInitialState(dyn, dyn->f, &t0));
+  PetscCall(BTEDynamicsCheckState(dyn, dyn->f, t0, dyn->step0, dyn->init == BTE_INIT_RESTART ? "initial state (the restart snapshot)" : "initial state"));
   PetscCall(VecSum(dyn->f, &dyn->sum0));
+  PetscCheck(dyn->sum0 > 0, comm, PETSC_ERR_USER_INPUT, "The initial state has no carriers (every occupation is 0): its energy (-bte_init_e0, -bte_init_e0_edge) is too far from the states in the window, or its width (-bte_init_smear) too small");
   dyn->warned = PETSC_FALSE;
   PetscCall(TSGetMaxTime(dyn->ts, &tmax));
+  PetscCall(BTECheckRange(comm, "final time (-bte_final_time, -ts_max_time)", tmax, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
   PetscCheck(tmax > t0 + BTE_TIME_EPS(t0), comm, PETSC_ERR_USER_INPUT, "The final time %g fs is not after the initial time %g fs%s: raise -bte_final_time", (double)tmax, (double)t0, dyn->init == BTE_INIT_RESTART ? " (the restart snapshot's)" : "");
   PetscCall(TSGetTimeStep(dyn->ts, &dt));
   PetscCheck(dt > 0, comm, PETSC_ERR_USER_INPUT, "The time step must be positive, got %g fs", (double)dt);
+  PetscCall(BTECheckRange(comm, "time step (-bte_time_step, -ts_dt)", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
+  {
+    /* runs that would not end: too many output times, or too many fixed steps */
+    TSAdapt   adapt;
+    PetscBool none;
+    char      hint[128];
+    PetscCall(PetscSNPrintf(hint, sizeof(hint), ": raise -bte_output_interval (now %g fs) or shorten the run", (double)dyn->interval));
+    PetscCall(BTECheckRange(comm, "number of output times (final - initial time) / -bte_output_interval", (tmax - t0) / dyn->interval, 0, BTE_MAX_SNAPSHOTS, "", hint));
+    PetscCall(TSGetAdapt(dyn->ts, &adapt));
+    PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
+    PetscCall(PetscSNPrintf(hint, sizeof(hint), ": raise the time step (now %g fs) or shorten the run", (double)dt));
+    if (none) PetscCall(BTECheckRange(comm, "number of fixed steps (final - initial time) / time step", (tmax - t0) / dt, 0, BTE_MAX_FIXED_STEPS, "", hint));
+  }
   if (dyn->output[0]) {
-    if (dyn->init == BTE_INIT_RESTART) {
-      PetscBool same = PETSC_FALSE;
-      PetscCall(PetscStrcmp(dyn->output, dyn->restart, &same));
-      append = same;
-    }
+    PetscCall(BTEDynamicsCheckOutput(dyn, &append));
     PetscCall(BTEDynamicsOutputOpen(dyn, dyn->output, append));
   }
   /* the restart snapshot is already in the file we append to */
@@ -596,7 +703,7 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     TSConvergedReason reason;
     PetscCall(TSGetConvergedReason(dyn->ts, &reason));
     PetscCall(PetscPrintf(comm, "dynamics: t = %g fs after %" PetscInt_FMT " steps (%" PetscInt_FMT " rejected) in %.2f s; %s\n", (double)t, steps - dyn->step0, rejects, (double)(w1 - w0), TSConvergedReasons[reason]));
-    PetscCheck(reason >= 0, comm, PETSC_ERR_NOT_CONVERGED, "The time integration failed (%s)%s", TSConvergedReasons[reason], nfails ? ": nonlinear solves failed; try a smaller -ts_dt or -ts_adapt_type basic" : "");
+    PetscCheck(reason >= 0, comm, PETSC_ERR_NOT_CONVERGED, "The time integration failed (%s)%s", TSConvergedReasons[reason], nfails ? ": nonlinear solves failed; try a smaller -ts_dt or -ts_adapt_type basic" : (rejects ? ": steps were rejected (error estimate, or stages not finite or outside [-tol, 1 + tol], -bte_state_tolerance); try a smaller -ts_dt or a looser -ts_rtol" : ""));
   }
   if (dyn->output[0]) {
     PetscCall(BTEDynamicsOutputClose(dyn));

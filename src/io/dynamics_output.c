@@ -9,6 +9,10 @@
    Restart: every rank reads its own slab of the last complete snapshot. */
 #include <bte/private/dynamicsimpl.h>
 #include <hdf5.h>
+#include <stdio.h>
+#include <errno.h>
+#include <string.h>
+#include <bte/private/validate.h>
 
 #define BTE_DYN_FORMAT_NAME    "bte-dynamics"
 #define BTE_DYN_FORMAT_VERSION 1
@@ -225,7 +229,15 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &emax, 1, MPIU_REAL, MPIU_MAX, comm));
   dyn->out.de = dyn->de;
   dyn->out.e0 = edge;
+  {
+    char hint[96];
+    PetscCall(PetscSNPrintf(hint, sizeof(hint), ": raise -bte_output_energy_step (now %g eV)", (double)dyn->de));
+    PetscCall(BTECheckRange(comm, "bins of the energy-resolved population (energy span / -bte_output_energy_step)", PetscFloorReal((emax - edge) / dyn->de) + 1, 1, BTE_MAX_EBINS, "", hint));
+  }
   dyn->out.ne = (PetscInt)PetscFloorReal((emax - edge) / dyn->de) + 1;
+  PetscCall(PetscStrncpy(dyn->out.file, file, sizeof(dyn->out.file)));
+  PetscCall(PetscSNPrintf(dyn->out.tmp, sizeof(dyn->out.tmp), "%s.tmp", file));
+  dyn->out.renamed = append; /* a new file is FILE.tmp until its first snapshot is complete */
   if (rank == 0) {
     H5E_auto2_t func;
     void       *data;
@@ -267,8 +279,8 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
     } else {
       /* the default (oldest compatible) file format: it has no "open for writing" flag, so a run
          killed midway leaves a file that opens as it was at its last flush */
-      fid = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-      if (fid < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot create the dynamics output file %s (-bte_output): check the directory exists and is writable", file));
+      fid = H5Fcreate(dyn->out.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+      if (fid < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot create the dynamics output file %s (-bte_output; written as %s until its first snapshot): check the directory exists and is writable", file, dyn->out.tmp));
       else {
         gid = H5Gcreate2(fid, "dynamics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         if (gid < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot create /dynamics in %s", file));
@@ -279,6 +291,7 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
     if (!info[0]) {
       if (gid >= 0) H5Gclose(gid);
       if (fid >= 0) H5Fclose(fid);
+      if (fid >= 0 && !append) (void)remove(dyn->out.tmp);
     } else {
       dyn->out.fid = (long long)fid;
       H5Gclose(gid);
@@ -426,6 +439,14 @@ PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics dyn, PetscReal t, PetscInt ste
     H5Gclose(gid);
     H5CALL(H5Fflush((hid_t)dyn->out.fid, H5F_SCOPE_GLOBAL), "HDF5: cannot flush the dynamics output");
   }
+  if (!dyn->out.renamed) {
+    /* the first snapshot is complete: the new file replaces FILE (the open file follows the rename) */
+    int rc = 0;
+    if (rank == 0) rc = rename(dyn->out.tmp, dyn->out.file) ? errno : 0;
+    PetscCallMPI(MPI_Bcast(&rc, 1, MPI_INT, 0, comm));
+    PetscCheck(!rc, comm, PETSC_ERR_FILE_WRITE, "Cannot rename %s to %s: %s", dyn->out.tmp, dyn->out.file, strerror(rc));
+    dyn->out.renamed = PETSC_TRUE;
+  }
   PetscCall(PetscFree(pop));
   dyn->out.nt++;
   PetscCall(PetscLogEventEnd(BTE_DynamicsOutput, dyn, f, 0, 0));
@@ -439,8 +460,12 @@ PetscErrorCode BTEDynamicsOutputClose(BTEDynamics dyn)
   PetscFunctionBegin;
   if (!dyn->out.open) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dyn), &rank));
-  if (rank == 0) H5CALL(H5Fclose((hid_t)dyn->out.fid), "HDF5: cannot close the dynamics output");
   dyn->out.open = PETSC_FALSE;
+  if (rank == 0) {
+    herr_t e = H5Fclose((hid_t)dyn->out.fid);
+    if (!dyn->out.renamed) (void)remove(dyn->out.tmp); /* no snapshot: FILE (if any) stays as it was */
+    H5CALL(e, "HDF5: cannot close the dynamics output");
+  }
   PetscFunctionReturn(0);
 }
 

@@ -12,7 +12,7 @@
    Counting only (BTESetLoadChannels: PETSC_BOOL3_FALSE, or UNKNOWN when the channels
    do not fit in memory): the states are read, the channel arrays are not; on one
    rank the count is M, on several the first pass gives each rank's count. */
-#include <bte/private/bteimpl.h>
+#include <bte/private/validate.h>
 #include <bte/private/h5util.h>
 #include <errno.h>
 #include <stdio.h>
@@ -178,6 +178,7 @@ static int ReadChannelsHeader(hid_t f, Header *h, BTEH5Status *st)
   if (BTEH5ReadAttrReal(f, "/channels", "smearing", &h->smearing, st)) return -1;
   if (BTEH5CheckUnits(f, "/channels", "smearing_units", "eV", NULL, st)) return -1;
   if (PetscIsInfOrNanReal((PetscReal)h->smearing) || !(h->smearing > 0)) return BTEH5Fail(st, "/channels attribute smearing = %g; expected a positive energy (eV)", h->smearing);
+  if (!(h->smearing >= BTE_SMEARING_MIN && h->smearing <= BTE_SMEARING_MAX)) return BTEH5Fail(st, "/channels attribute smearing = %g eV is outside [%g, %g] eV", h->smearing, (double)BTE_SMEARING_MIN, (double)BTE_SMEARING_MAX);
   if ((h->has_g2_cutoff = BTEH5AttrExists(f, "/channels", "g2_cutoff"))) {
     if (BTEH5ReadAttrReal(f, "/channels", "g2_cutoff", &h->g2_cutoff, st) || BTEH5CheckUnits(f, "/channels", "g2_cutoff_units", "eV^2", NULL, st)) return -1;
     if (PetscIsInfOrNanReal((PetscReal)h->g2_cutoff) || h->g2_cutoff < 0) return BTEH5Fail(st, "/channels attribute g2_cutoff = %g; expected >= 0 (eV^2)", h->g2_cutoff);
@@ -279,6 +280,7 @@ static int ReadHeader(hid_t f, Header *h)
   if ((h->has_temperature = BTEH5AttrExists(f, "/", "temperature"))) {
     if (BTEH5ReadAttrReal(f, "/", "temperature", &h->temperature, st) || BTEH5CheckUnits(f, "/", "temperature_units", "K", NULL, st)) return -1;
     if (PetscIsInfOrNanReal((PetscReal)h->temperature) || !(h->temperature > 0)) return BTEH5Fail(st, "root attribute temperature = %g; expected a positive temperature (K)", h->temperature);
+    if (!(h->temperature >= BTE_TEMPERATURE_MIN && h->temperature <= BTE_TEMPERATURE_MAX)) return BTEH5Fail(st, "root attribute temperature = %g K is outside [%g, %g] K", h->temperature, (double)BTE_TEMPERATURE_MIN, (double)BTE_TEMPERATURE_MAX);
   }
   if (ReadGrid(f, h, st)) return -1;
   if (ReadStatesHeader(f, h, st)) return -1;
@@ -337,14 +339,21 @@ static PetscErrorCode CheckMemory(BTE bte, const char file[], PetscInt64 nch, Pe
   PetscMPIInt    rank, nnode = 1;
   BTEH5Status    st;
   char           b1[32], b2[32], b3[32];
+  const char    *forrun = "";
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(&st, sizeof(st)));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (bte->runmem && !fits) { /* a run follows: count it all (table, collision operator, work vectors) */
+    PetscLogDouble run;
+    PetscCall(BTERunMemoryEstimate(bte, (PetscCount)nch, (PetscInt)nst, PETSC_FALSE, NULL, &run));
+    need = total = run + extra;
+    forrun       = " for a run (table, collision operator and work vectors)";
+  }
   if (bte->mem_limit > 0) {
     limit = bte->mem_limit;
     if (need > limit)
-      BTEH5Fail(&st, "it is too large for memory: rank %d would hold %s%lld channels and %lld states, about %s, more than the %s per rank set by -bte_memory_limit. Run on more ranks, or raise -bte_memory_limit (GB)", rank, estimate ? "at least " : "", (long long)nch, (long long)nst, Bytes(need, b1, sizeof(b1)), Bytes(limit, b2, sizeof(b2)));
+      BTEH5Fail(&st, "it is too large for memory: rank %d would hold %s%lld channels and %lld states, about %s%s, more than the %s per rank set by -bte_memory_limit. Run on more ranks, or raise -bte_memory_limit (GB)%s", rank, estimate ? "at least " : "", (long long)nch, (long long)nst, Bytes(need, b1, sizeof(b1)), forrun, Bytes(limit, b2, sizeof(b2)), forrun[0] ? " or give -bte_memory_check 0 to try anyway" : "");
   } else {
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
     limit      = pages > 0 && psize > 0 ? (PetscLogDouble)pages * (PetscLogDouble)psize : 0;
@@ -353,7 +362,12 @@ static PetscErrorCode CheckMemory(BTE bte, const char file[], PetscInt64 nch, Pe
     PetscCallMPI(MPI_Comm_size(node, &nnode));
     PetscCallMPI(MPI_Comm_free(&node));
     if (limit > 0 && total > limit)
-      BTEH5Fail(&st, "it is too large for memory: rank %d would hold %s%lld channels and %lld states, about %s, and the %d rank(s) on its node %s, more than the node's %s of physical memory. Run on more nodes, or set -bte_memory_limit (GB per rank) if this check is wrong", rank, estimate ? "at least " : "", (long long)nch, (long long)nst, Bytes(need, b1, sizeof(b1)), nnode, Bytes(total, b2, sizeof(b2)), Bytes(limit, b3, sizeof(b3)));
+      BTEH5Fail(&st, "it is too large for memory: rank %d would hold %s%lld channels and %lld states, about %s%s, and the %d rank(s) on its node %s, more than the node's %s of physical memory. Run on more nodes, or set -bte_memory_limit (GB per rank) or -bte_memory_check 0 if this check is wrong", rank, estimate ? "at least " : "", (long long)nch, (long long)nst, Bytes(need, b1, sizeof(b1)), forrun, nnode, Bytes(total, b2, sizeof(b2)), Bytes(limit, b3, sizeof(b3)));
+  }
+  if (!fits && !bte->memcheck) { /* -bte_memory_check 0: tell, go on */
+    PetscCall(BTEH5SyncStatus(comm, &st));
+    if (st.bad) PetscCall(PetscPrintf(comm, "WARNING: %s: %s; going on (-bte_memory_check 0)\n", file, st.msg));
+    PetscFunctionReturn(0);
   }
   if (fits) { /* tell, do not refuse (collective answer) */
     PetscCall(BTEH5SyncStatus(comm, &st));
@@ -416,8 +430,9 @@ static int CheckChannels(PetscInt *ci, PetscInt *cj, const PetscInt *cm, const P
       (*nswap)++;
     }
     if (cm && (cm[k] < 0 || cm[k] >= nmodes)) return BTEH5Fail(st, "/channels/mode[%lld] = %lld is not a phonon mode: it must be in [0, nmodes = %lld) (/phonons attribute nmodes)", r, (long long)cm[k], (long long)nmodes);
-    if (hw && (!(hw[k] >= 0) || PetscIsInfOrNanReal(hw[k]))) return BTEH5Fail(st, "/channels/phonon_energy[%lld] = %g eV: phonon energies must be finite and >= 0", r, (double)hw[k]);
-    if (g2 && (!(g2[k] >= 0) || PetscIsInfOrNanReal(g2[k]))) return BTEH5Fail(st, "/channels/g2[%lld] = %g eV^2: |g|^2 must be finite and >= 0", r, (double)g2[k]);
+    if (hw && !(hw[k] >= BTE_PHONON_FLOOR && hw[k] <= BTE_PHONON_MAX))
+      return BTEH5Fail(st, "/channels/phonon_energy[%lld] = %g eV is outside [%g, %g] eV: a channel needs a finite phonon energy above the floor (at 0 the Bose factor is infinite); drop such channels from the table (bte reads every row as given)", r, (double)hw[k], (double)BTE_PHONON_FLOOR, (double)BTE_PHONON_MAX);
+    if (g2 && !(g2[k] >= 0 && g2[k] <= BTE_G2_MAX)) return BTEH5Fail(st, "/channels/g2[%lld] = %g eV^2 is outside [0, %g] eV^2: |g|^2 must be finite, >= 0 and bounded (check its units: eV^2)", r, (double)g2[k], (double)BTE_G2_MAX);
   }
   return 0;
 }

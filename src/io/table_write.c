@@ -211,6 +211,7 @@ PetscErrorCode BTETableWrite(BTE bte, const char file[])
   size_t      len;
 
   PetscFunctionBegin;
+  PetscCall(BTECheckOutputFile(bte, file, NULL));
   PetscCall(PetscMemzero(&st, sizeof(st)));
   PetscCall(PetscMemzero(&c, sizeof(c)));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -361,6 +362,7 @@ PetscErrorCode BTETableStreamBegin(BTE bte, const char file[], PetscInt64 nown, 
   PetscCall(PetscStrlen(file, &len));
   PetscCheck(file && len > 0, comm, PETSC_ERR_ARG_NULL, "BTEGenerateTable() needs a file name");
   PetscCheck(len < PETSC_MAX_PATH_LEN, comm, PETSC_ERR_ARG_SIZ, "Table file name too long: %s", file);
+  PetscCall(BTECheckOutputFile(bte, file, NULL));
   PetscCheck(bte->states, comm, PETSC_ERR_ARG_WRONGSTATE, "Cannot write scattering table %s: the BTE has no states", file);
   PetscCheck(nown >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Negative channel count");
   for (PetscInt k = 0; k < bte->params.n; k++) {

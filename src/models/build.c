@@ -32,6 +32,7 @@
    use PetscFunctionBegin/PetscFunctionReturn or PetscCall (PETSc's debug stack is not thread
    safe); return 0 on success, nonzero on failure. */
 #include <bte/private/modelimpl.h>
+#include <bte/private/validate.h>
 #include <unistd.h>
 #include <stdio.h>
 #if defined(_OPENMP)
@@ -190,6 +191,10 @@ PetscErrorCode BTEModelCheckMemory(BTE bte, PetscLogDouble need, PetscLogDouble 
   if (out[0] > slack) {
     PetscLogDouble tot = need;
     PetscCall(MPIU_Allreduce(&need, &tot, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, comm));
+    if (!bte->memcheck) {
+      PetscCall(PetscPrintf(comm, "WARNING: %s needs %.3g GB on the busiest rank, more than the %.3g GB a rank may use; going on (-bte_memory_check 0)\n", what, out[1] / 1e9, avail / 1e9));
+      PetscFunctionReturn(0);
+    }
     SETERRQ(comm, PETSC_ERR_MEM, "%s needs %.3g GB on the busiest rank (%.3g GB on all ranks), more than the %.3g GB a rank may use (%s); %s", what, out[1] / 1e9, tot / 1e9, avail / 1e9, user ? "-bte_memory_limit" : "physical memory shared by the ranks of a node", advice);
   }
   PetscFunctionReturn(0);
@@ -353,6 +358,7 @@ static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscBool lower, Petsc
     }
     for (PetscInt nu = 0; nu < nmodes; nu++) {
       if (!(g2[nu] > 0) || !(g2[nu] > p->g2min) || !(hw[nu] >= p->hwmin) || !(PetscAbsReal(de - hw[nu]) < p->tol)) continue;
+      if (!(g2[nu] <= BTE_G2_MAX) || !(hw[nu] <= BTE_PHONON_MAX)) return 4; /* out of the stated bounds (or not finite) */
       if (out_i && n >= skip && (take < 0 || n < skip + take)) {
         PetscCount o = n - skip;
         out_i[o]     = lo;
@@ -433,6 +439,7 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
     }
   }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
+  PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 <= %g eV^2, phonon energy <= %g eV, both finite): check the model's parameters", name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
   PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", name);
   PetscCheck(!(err & 2), comm, PETSC_ERR_PLIB, "Model %s: coupling is not reproducible (two evaluations of a pair differ)", name);
   *nlowtot = nlowsum;
@@ -507,6 +514,7 @@ static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEG
     if (err) {
       PetscCall(BTETableStreamDestroy(&ts));
       for (k = 0; k < nbuf; k++) PetscCall(PetscFree5(bi[k], bj[k], bm[k], bhw[k], bg2[k]));
+      PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 <= %g eV^2, phonon energy <= %g eV, both finite): check the model's parameters", name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
       PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", name);
       SETERRQ(comm, PETSC_ERR_PLIB, "Model %s: coupling is not reproducible (two evaluations of a pair differ)", name);
     }
@@ -550,7 +558,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
   p.rend   = bte->rstart + bte->nlocal;
   p.tol    = bte->tol_eta * bte->smearing;
   p.W      = spec->hwmax + p.tol;
-  p.hwmin  = bte->phonon_min;
+  p.hwmin  = PetscMax(bte->phonon_min, BTE_PHONON_FLOOR); /* hw -> 0: infinite Bose factor */
   p.g2min  = bte->g2_cutoff;
   p.emin   = bte->emin;
   p.binw   = p.W * (1 + 1e-9);
@@ -588,6 +596,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
       sum += c;
     }
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm)); /* all ranks stop together */
+    PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 <= %g eV^2, phonon energy <= %g eV, both finite): check the model's parameters", spec->name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
     PetscCheck(!err, comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", spec->name);
     {
       /* collective: every rank checks, also one that owns no state */
@@ -596,7 +605,12 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
       PetscCall(PetscInfo(bte, "estimated %g channels on this rank from %" PetscInt_FMT " sampled states\n", (double)est, nsample));
       PetscCall(PetscSNPrintf(what, sizeof(what), "The scattering table (about %.3g channels on this rank, estimated from %" PetscInt_FMT " sampled states)", (double)est, nsample));
       /* margin 1.25 (the sampling error of 256 states is a few %): the exact check follows the counting pass */
-      PetscCall(BTEModelCheckMemory(bte, est * BTE_BYTES_PER_CHANNEL, 1.25, what, BTE_GEN_ADVICE, NULL));
+      if (bte->runmem) { /* a run follows: its collision operator and work vectors too */
+        PetscLogDouble run;
+        PetscCall(BTERunMemoryEstimate(bte, (PetscCount)est, bte->nlocal, PETSC_FALSE, NULL, &run));
+        PetscCall(PetscSNPrintf(what, sizeof(what), "A run on the scattering table (about %.3g channels on this rank, estimated from %" PetscInt_FMT " sampled states; table, collision operator and work vectors)", (double)est, nsample));
+        PetscCall(BTEModelCheckMemory(bte, run, 1.25, what, BTE_GEN_ADVICE ", or give -bte_memory_check 0 to try anyway", NULL));
+      } else PetscCall(BTEModelCheckMemory(bte, est * BTE_BYTES_PER_CHANNEL, 1.25, what, BTE_GEN_ADVICE, NULL));
     }
   }
 
@@ -627,7 +641,15 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
       PetscBool fits;
       PetscCall(BTEModelCheckMemory(bte, need, 1.0, what, BTE_GEN_ADVICE, &fits));
       load = fits ? PETSC_BOOL3_TRUE : PETSC_BOOL3_FALSE;
-    } else if (load == PETSC_BOOL3_TRUE) PetscCall(BTEModelCheckMemory(bte, need, 1.0, what, BTE_GEN_ADVICE, NULL));
+    } else if (load == PETSC_BOOL3_TRUE) {
+      if (bte->runmem) { /* a run follows: the larger of building the table and running on it */
+        PetscLogDouble run;
+        PetscCall(BTERunMemoryEstimate(bte, total, bte->nlocal, PETSC_FALSE, NULL, &run));
+        if (run > need) PetscCall(PetscSNPrintf(what, sizeof(what), "A run on the scattering table (%" PetscInt64_FMT " channels on this rank; table, collision operator and work vectors)", (PetscInt64)total));
+        need = PetscMax(need, run);
+      }
+      PetscCall(BTEModelCheckMemory(bte, need, 1.0, what, bte->runmem ? BTE_GEN_ADVICE ", or give -bte_memory_check 0 to try anyway" : BTE_GEN_ADVICE, NULL));
+    }
   }
   if (load == PETSC_BOOL3_TRUE) { /* pass 1 stores them at per-state offsets */
     PetscCount nlow1;

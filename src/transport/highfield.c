@@ -53,6 +53,7 @@ PetscErrorCode BTEHighFieldCreate(BTE bte, BTEHighField *hfo)
   PetscCall(PetscHeaderCreate(hf, BTEHIGHFIELD_CLASSID, "BTEHighField", "High-field steady state", "BTE", PetscObjectComm((PetscObject)bte), BTEHighFieldDestroy, BTEHighFieldView));
   PetscCall(PetscObjectReference((PetscObject)bte));
   hf->bte        = bte;
+  bte->runmem    = PETSC_TRUE; /* the memory checks at setup count the run */
   hf->method     = BTE_HIGHFIELD_NEWTON;
   hf->dir[0]     = 1;
   hf->tol        = 1e-8;
@@ -162,6 +163,7 @@ PetscErrorCode BTEHighFieldSetFields(BTEHighField hf, PetscInt n, const PetscRea
   PetscFunctionBegin;
   PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
   for (PetscInt k = 0; k < n; k++) PetscCheck(E[k] >= 0 && !PetscIsInfOrNanReal(E[k]), PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "Field strengths must be >= 0 (V/cm; the direction is -bte_efield_direction), got %g", (double)E[k]);
+  for (PetscInt k = 0; k < n; k++) PetscCall(BTECheckRange(PetscObjectComm((PetscObject)hf), "field strength (-bte_efield_list)", E[k], 0, BTE_EFIELD_MAX, "V/cm", NULL));
   PetscCall(PetscFree(hf->E));
   hf->nE = n;
   if (n) {
@@ -264,10 +266,13 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
   PetscCheck(hf->tol > 0 && hf->tol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_highfield_tol must be in (0,1), got %g", (double)hf->tol);
   PetscCall(PetscOptionsReal("-bte_highfield_ptc_dt", "Pseudo-transient continuation: first time step, fs (0: 1/<Gamma>)", "BTEHighFieldSolve", hf->ptc_dt0, &hf->ptc_dt0, NULL));
   PetscCheck(hf->ptc_dt0 >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_highfield_ptc_dt must be >= 0 (fs)");
+  PetscCall(BTECheckRange(comm, "-bte_highfield_ptc_dt", hf->ptc_dt0, 0, BTE_TIME_MAX, "fs", NULL));
   PetscCall(PetscOptionsReal("-bte_highfield_ptc_dt_max", "Pseudo-transient continuation: largest time step, fs", "BTEHighFieldSolve", hf->ptc_dtmax, &hf->ptc_dtmax, NULL));
+  PetscCall(BTECheckRange(comm, "-bte_highfield_ptc_dt_max", hf->ptc_dtmax, BTE_TIME_STEP_MIN, PETSC_MAX_REAL, "fs", NULL));
   PetscCall(PetscOptionsInt("-bte_highfield_ptc_max_it", "Pseudo-transient continuation: most steps per field", "BTEHighFieldSolve", hf->ptc_max_it, &hf->ptc_max_it, NULL));
   PetscCheck(hf->ptc_max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_highfield_ptc_max_it must be >= 1");
   PetscCall(PetscOptionsReal("-bte_highfield_ptc_switch", "Newton fallback: hand over from PTC to Newton when ||r|| drops by this factor", "BTEHighFieldSolve", hf->ptc_switch, &hf->ptc_switch, NULL));
+  PetscCall(BTECheckRange(comm, "-bte_highfield_ptc_switch", hf->ptc_switch, 0, PETSC_MAX_REAL, "", NULL));
   {
     const char *vars[] = {"auto", "log", "linear"};
     PetscInt    v      = hf->vars + 1;
@@ -874,7 +879,12 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
     PetscCall(VecDestroy(&gstart));
     PetscCall(HFResidual(hf, hf->g, hf->r, &ok));
     PetscCall(VecNorm(hf->r, NORM_2, &rn));
-    if (rn > atol * 1.0000001) conv = PETSC_FALSE;
+    if (!(rn <= atol * 1.0000001)) conv = PETSC_FALSE; /* also when rn is not finite */
+    {
+      PetscBool finite;
+      PetscCall(BTEStateCheck(hf->f, -1, &finite, NULL, NULL, NULL));
+      PetscCheck(finite, comm, PETSC_ERR_NOT_CONVERGED, "High field at %g V/cm: the state is not finite (NaN or Inf) after %s: the solve diverged; try -bte_highfield_method ptc, smaller field steps in -bte_efield_list, or check the table", (double)hf->E[k], res->used_ptc ? "pseudo-transient continuation" : "Newton");
+    }
     res->residual   = rn / hf->gnorm0;
     res->iterations = its;
     res->applies    = hf->applies;
@@ -1094,6 +1104,7 @@ PetscErrorCode BTEHighFieldWriteHDF5(BTEHighField hf, const char file[])
   PetscFunctionBegin;
   PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
   PetscCheck(hf->nres > 0, PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_WRONGSTATE, "Call BTEHighFieldSolve() before BTEHighFieldWriteHDF5()");
+  PetscCall(BTECheckOutputFile(hf->bte, file, NULL));
   PetscCall(PetscLogEventBegin(BTE_TransportIO, hf, 0, 0, 0));
   c.hf     = hf;
   c.nbands = hf->bte->nbands;

@@ -243,6 +243,7 @@ PetscErrorCode BTETransportWriteHDF5(BTETransport tr, const char file[])
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
   PetscCheck(tr->nres > 0, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_WRONGSTATE, "Call BTETransportSolve() before BTETransportWriteHDF5()");
+  PetscCall(BTECheckOutputFile(tr->bte, file, NULL));
   PetscCall(PetscLogEventBegin(BTE_TransportIO, tr, 0, 0, 0));
   c.tr = tr;
   PetscCall(BTEGetGrid(tr->bte, &c.dim, c.nk, NULL, NULL, NULL));

@@ -44,6 +44,7 @@ PetscErrorCode BTETransportCreate(BTE bte, BTETransport *tr)
   PetscCall(PetscHeaderCreate(t, BTETRANSPORT_CLASSID, "BTETransport", "Low-field transport", "BTE", PetscObjectComm((PetscObject)bte), BTETransportDestroy, BTETransportView));
   PetscCall(PetscObjectReference((PetscObject)bte));
   t->bte        = bte;
+  bte->runmem   = PETSC_TRUE; /* the memory checks at setup count the run */
   t->method     = BTE_TRANSPORT_KSP;
   t->ita_tol    = 2e-3;
   t->ita_max_it = 1000;
@@ -147,6 +148,7 @@ PetscErrorCode BTETransportSetTemperatures(BTETransport tr, PetscInt n, const Pe
   PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
   PetscCheck(n >= 0, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Number of temperatures must be >= 0");
   for (PetscInt k = 0; k < n; k++) PetscCheck(T[k] > 0 && !PetscIsInfOrNanReal(T[k]), PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Temperatures must be positive (K), got %g", (double)T[k]);
+  for (PetscInt k = 0; k < n; k++) PetscCall(BTECheckRange(PetscObjectComm((PetscObject)tr), "temperature (-bte_temperatures)", T[k], BTE_TEMPERATURE_MIN, BTE_TEMPERATURE_MAX, "K", NULL));
   PetscCall(PetscFree(tr->T));
   tr->nT = n;
   if (n) {
@@ -164,6 +166,7 @@ static PetscErrorCode BTETransportSetConc(BTETransport tr, PetscInt n, const Pet
   for (PetscInt k = 0; k < n; k++) {
     PetscCheck(!PetscIsInfOrNanReal(c[k]), PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Not a number in the %s list", mu ? "chemical potential" : "carrier density");
     PetscCheck(mu || c[k] > 0, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Carrier densities must be positive (cm^-3, cm^-2 in 2D), got %g", (double)c[k]);
+    if (mu) PetscCall(BTECheckRange(PetscObjectComm((PetscObject)tr), "chemical potential (-bte_chemical_potentials)", c[k], -BTE_ENERGY_ABS_MAX, BTE_ENERGY_ABS_MAX, "eV", NULL));
   }
   PetscCall(PetscFree(tr->conc));
   tr->nc     = n;
@@ -595,6 +598,10 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
           r->conductivity[3 * a + b] = sunit * C[3 * b + a];
           r->mobility[3 * a + b]     = munit * C[3 * b + a] / sumf;
         }
+      for (PetscInt a = 0; a < 9; a++)
+        PetscCheck(!PetscIsInfOrNanReal(r->conductivity[a]) && !PetscIsInfOrNanReal(r->mobility[a]), comm, PETSC_ERR_NOT_CONVERGED, "Transport at T = %g K, n = %g: the conductivity is not finite (NaN or Inf): the scattering rates overflow or the solve diverged; check the table (|g|^2, phonon energies) and the solver options", (double)T, (double)n);
+      for (PetscInt b = 0; b < 3; b++)
+        if (PetscIsInfOrNanReal(r->residual[b])) r->converged = PETSC_FALSE;
       if (tr->verbose) PetscCall(BTETransportPrintResult(tr, PETSC_VIEWER_STDOUT_(comm), r));
       PetscCall(MatDestroy(&A));
       PetscCall(MatDestroy(&S));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bte/private/bteimpl.h>
+#include <bte/private/validate.h>
 #include <bte/transport.h>
 
 /* Unit conversions (derivations in src/transport/carriers.c). */

@@ -95,7 +95,7 @@ static PetscErrorCode BuildSynthetic(MPI_Comm comm, const Opts *o, BTE *out)
     gi[c]  = PetscMin(i, j);
     gj[c]  = PetscMax(i, j);
     gm[c]  = (PetscInt)(Next(&s) % 4);
-    ghw[c] = c % 17 == 0 ? 0.0 : 0.1 * Uniform(&s);
+    ghw[c] = c % 17 == 0 ? 1e-6 : 1e-6 + 0.1 * Uniform(&s); /* 1e-6 eV: the smallest phonon energy a table may hold */
     gg2[c] = c % 13 == 0 ? 0.0 : (c % 29 == 0 ? 4.9e-324 : 1e-3 * Uniform(&s));
     if ((gi[c] >= bte->rstart && gi[c] < rend) || (gj[c] >= bte->rstart && gj[c] < rend)) nmine++;
   }

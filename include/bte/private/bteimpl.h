@@ -66,6 +66,9 @@ struct _p_BTE {
   PetscReal phonon_min;    /* drop channels with hbar*w below, eV (1 meV) */
   PetscReal tol_eta;       /* keep | |e_i-e_j| - hw | < tol_eta * eta (3) */
   PetscLogDouble mem_limit;/* bytes a rank may use, for the refuse-early check */
+  PetscBool memcheck;      /* refuse what does not fit (-bte_memory_check; 0: inform and go on) */
+  PetscBool runmem;        /* set by the objects that run (dynamics, transport, high field): the
+                              checks at setup count the whole run, not the table alone */
   /* state space */
   BTEGrid   grid;
   PetscInt  nbands;        /* bands in the table */

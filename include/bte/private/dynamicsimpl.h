@@ -68,6 +68,10 @@ typedef struct {
   PetscInt  ne;         /* energy grid points */
   PetscReal e0, de;     /* energy grid: e0 + (j+1/2) de, bin centres */
   long long fid;        /* hid_t of the file (rank 0) */
+  char      file[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN + 8]; /* a new file is written to tmp
+                           (FILE.tmp) and renamed to file once its first snapshot is complete: a
+                           failed start never replaces an existing output */
+  PetscBool renamed;
 } BTEDynamicsOutput;
 
 struct _p_BTEDynamics {
@@ -95,6 +99,7 @@ struct _p_BTEDynamics {
   PetscBool    normalize;  /* rescale f to the initial carrier number after every step */
   PetscReal    sum0;       /* sum_i f_i of the initial state */
   PetscBool    warned;     /* carrier-number warning printed */
+  PetscReal    statetol;   /* occupations must stay finite and in [-statetol, 1 + statetol] (< 0: finite only) */
   /* TS and its operators */
   TS           ts;
   Mat          Jc;         /* collision Jacobian */

@@ -18,6 +18,7 @@
    Units: the file's Rydberg atomic units, converted to eV, Angstrom and fs on the way out. */
 #include <bte/private/modelimpl.h>
 #include <bte/private/epr.h>
+#include <bte/private/validate.h>
 #include <dlfcn.h>
 #if defined(_OPENMP)
   #include <omp.h>
@@ -308,7 +309,7 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   }
   p.vconv = BTE_RY_EV * BOHR_A / BTE_HBAR;
   p.tol   = bte->tol_eta * bte->smearing;
-  p.hwmin = bte->phonon_min;
+  p.hwmin = PetscMax(bte->phonon_min, BTE_PHONON_FLOOR); /* hw -> 0: infinite Bose factor */
   p.g2fac = BTE_RY_EV * BTE_RY_EV * (PetscReal)nktot / (PetscReal)nqtot;
 
   /* per-thread work */

@@ -1,0 +1,54 @@
+/* Stated bounds of bte's inputs (docs/validation.md) and the checks that enforce them.
+   A value outside its bound (or not a finite number) is refused with one line that names
+   the value, where it came from and the bound; nothing is clamped or dropped silently. The
+   bounds are wide: each is far outside any physical value and far inside what overflows. */
+#pragma once
+#include <bte/private/bteimpl.h>
+
+/* Lattice and table quantities */
+#define BTE_TEMPERATURE_MIN 1e-2 /* K */
+#define BTE_TEMPERATURE_MAX 1e5  /* K (kT = 8.6 eV) */
+#define BTE_SMEARING_MIN    1e-6 /* eV */
+#define BTE_SMEARING_MAX    1.0  /* eV */
+#define BTE_PHONON_FLOOR    1e-6 /* eV: a channel's phonon energy must be at least this (hw -> 0 makes
+                                    the Bose factor infinite); models drop channels below it */
+#define BTE_PHONON_MAX      10.0 /* eV */
+#define BTE_G2_MAX          1e6  /* eV^2 (|g| = 1000 eV) */
+#define BTE_WINDOW_MAX      100.0 /* eV */
+#define BTE_ENERGY_ABS_MAX  1e3  /* eV: energies given on the command line (e0, chemical potentials) */
+#define BTE_ETOL_MAX        1e3  /* -bte_energy_tolerance, in units of eta */
+/* Fields, times */
+#define BTE_EFIELD_MAX       1e8  /* V/cm (10 V/nm) */
+#define BTE_TIME_STEP_MIN    1e-6 /* fs */
+#define BTE_TIME_STEP_MAX    1e6  /* fs */
+#define BTE_TIME_MAX         1e9  /* fs (1 microsecond): |final time| */
+#define BTE_INTERVAL_MIN     1e-6 /* fs */
+#define BTE_MAX_SNAPSHOTS    1e7  /* output times in one run */
+#define BTE_MAX_FIXED_STEPS  1e9  /* steps of a fixed-step run */
+#define BTE_ESTEP_MIN        1e-6 /* eV: bin width of the energy-resolved population */
+#define BTE_MAX_EBINS        1e7  /* bins of the energy-resolved population */
+/* Occupations during a run: finite and within [-tol, 1 + tol] (-bte_state_tolerance) */
+#define BTE_STATE_TOLERANCE 0.5
+
+/* v must be a finite number in [lo, hi]; else one collective error
+   "<what> = <v> <units> is outside [lo, hi] <units><hint>". */
+PETSC_INTERN PetscErrorCode BTECheckRange(MPI_Comm, const char what[], PetscReal v, PetscReal lo, PetscReal hi, const char units[], const char hint[]);
+/* The BTE's physics settings (options or API) against their bounds; at BTESetUp. */
+PETSC_INTERN PetscErrorCode BTEValidateSettings(BTE);
+/* The finite-state guard of the run modes: ok when every entry of f is finite and, with tol >= 0,
+   within [-tol, 1 + tol]; finite: every entry finite; the smallest and largest entries (the
+   last three may be NULL). Collective; three
+   reductions (sum, min, max) that run on the device for CUDA vectors. */
+PETSC_INTERN PetscErrorCode BTEStateCheck(Vec, PetscReal tol, PetscBool *ok, PetscBool *finite, PetscReal *vmin, PetscReal *vmax);
+
+/* Run memory (src/bte/memory.c). Bytes this rank needs for a run on the loaded table: the
+   table, the collision operator's layout, its ghosts, work vectors and, if assembled, the
+   Jacobian. BTECheckRunMemory refuses (collective, one line naming the estimate and the limit)
+   when the busiest rank needs more than it may use (-bte_memory_limit, else its share of the
+   node's memory), unless -bte_memory_check 0. */
+#define BTE_RUN_BYTES_PER_CHANNEL_OP (2 * (sizeof(PetscInt) + 2 * sizeof(PetscReal)))        /* layout (the largest, fused) */
+#define BTE_RUN_BYTES_PER_CHANNEL_JAC (2 * 2 * (sizeof(PetscInt) + sizeof(PetscScalar)))     /* assembled AIJ: two entries, twice while assembling */
+#define BTE_RUN_VECTORS               8                                                     /* state-sized work vectors */
+#define BTE_RUN_BYTES_PER_STATE       (BTE_RUN_VECTORS * sizeof(PetscScalar) + sizeof(PetscInt) + sizeof(PetscScalar)) /* + a ghost */
+PETSC_INTERN PetscErrorCode BTERunMemoryEstimate(BTE, PetscCount nheld, PetscInt nlocal, PetscBool assembled, PetscLogDouble *table, PetscLogDouble *run);
+PETSC_INTERN PetscErrorCode BTECheckRunMemory(BTE, PetscBool assembled, const char what[]);

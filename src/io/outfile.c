@@ -1,0 +1,68 @@
+/* Outputs never clobber inputs: an output file (or FILE.tmp, the temporary name every output is
+   written to before it is renamed) must not be one of the run's input files, by name or as the
+   same file reached through a symbolic or hard link (same device and inode). Checked before
+   anything is opened for writing. */
+#include <bte/private/bteimpl.h>
+#include <bte/private/outfile.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int BTESameFile(const char a[], const char b[])
+{
+  struct stat sa, sb;
+
+  if (!a || !b || !a[0] || !b[0]) return 0;
+  if (!strcmp(a, b)) return 1;
+  if (stat(a, &sa) || stat(b, &sb)) return 0; /* one does not exist: not the same file */
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* rank 0: the first input (name, option) that file or its FILE.tmp would overwrite */
+static void FindClash(const char file[], const char *names[], const char *opts[], int n, char msg[], size_t len, const char opt[])
+{
+  char tmp[PETSC_MAX_PATH_LEN + 8];
+
+  snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+  for (int k = 0; k < n; k++) {
+    if (!names[k] || !names[k][0]) continue;
+    if (BTESameFile(file, names[k])) {
+      snprintf(msg, len, "The output %s (%s) is the input %s (%s)%s: writing it would destroy the input; give another output file name", file, opt, names[k], opts[k], strcmp(file, names[k]) ? ", the same file through a link" : "");
+      return;
+    }
+    if (BTESameFile(tmp, names[k])) {
+      snprintf(msg, len, "The output %s (%s) is written to %s first, which is the input %s (%s): writing it would destroy the input; give another output file name", file, opt, tmp, names[k], opts[k]);
+      return;
+    }
+  }
+}
+
+PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt[], const char other[], const char otheropt[])
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)bte);
+  PetscMPIInt rank;
+  char        msg[3 * PETSC_MAX_PATH_LEN + 256] = "", epr[PETSC_MAX_PATH_LEN] = "";
+  PetscBool   flg;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  if (!file || !file[0]) PetscFunctionReturn(0);
+  /* a model's input file (the Perturbo import reads -bte_perturbo_epr) */
+  PetscCall(PetscOptionsGetString(((PetscObject)bte)->options, ((PetscObject)bte)->prefix, "-bte_perturbo_epr", epr, sizeof(epr), &flg));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    const char *names[3] = {bte->input, epr, other};
+    const char *opts[3]  = {"-bte_input", "-bte_perturbo_epr", otheropt ? otheropt : ""};
+    FindClash(file, names, opts, other ? 3 : 2, msg, sizeof(msg), opt ? opt : "-bte_output");
+  }
+  PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)sizeof(msg), MPI_CHAR, 0, comm));
+  PetscCheck(!msg[0], comm, PETSC_ERR_USER_INPUT, "%s", msg);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECheckOutputFile(BTE bte, const char file[], const char opt[])
+{
+  PetscFunctionBegin;
+  PetscCall(BTECheckOutputFileWith(bte, file, opt, NULL, NULL));
+  PetscFunctionReturn(0);
+}
