@@ -10,18 +10,28 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
   BTE          bte;
   BTEHighField hf;
   char         out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool    flg, view = PETSC_TRUE;
+  PetscBool    flg, view = PETSC_TRUE, help;
 
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "bte highfield: steady state in a static field", "BTE");
   PetscCall(PetscOptionsString("-bte_output", "HDF5 file for /highfield (docs/transport.md)", "BTEHighFieldWriteHDF5", out, out, sizeof(out), &flg));
   PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary and the results", "BTEHighFieldView", view, &view, NULL));
   PetscOptionsEnd();
-  if (out[0]) PetscCall(BTECheckWritable(comm, out));
+  PetscCall(BTECommandHelpRequested(&help));
+  if (out[0] && !help) PetscCall(BTECheckWritable(comm, out));
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
   PetscCall(BTEHighFieldCreate(bte, &hf));
   PetscCall(BTEHighFieldSetFromOptions(hf));
+  PetscCall(BTECommandOptionsVec(comm));
+  PetscCall(BTECommandOptionsCollision(bte, NULL));
+  PetscCall(BTECommandOptionsDrift(bte));
+  if (help) {
+    PetscCall(BTEHighFieldDestroy(&hf));
+    PetscCall(BTEDestroy(&bte));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTECommandCheckOptions(comm, "highfield"));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_efield_list", &flg));
   PetscCheck(flg, comm, PETSC_ERR_USER_INPUT, "bte highfield needs field strengths: -bte_efield_list 500,1000,2000 (V/cm)");
   PetscCall(BTESetUp(bte));

@@ -32,18 +32,27 @@ PetscErrorCode BTECommandTransport(MPI_Comm comm)
   BTE          bte;
   BTETransport tr;
   char         out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool    flg, view = PETSC_TRUE;
+  PetscBool    flg, view = PETSC_TRUE, help;
 
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "bte transport: low-field mobility (KSP, RTA, ITA)", "BTE");
   PetscCall(PetscOptionsString("-bte_output", "HDF5 file for /transport (docs/transport.md)", "BTETransportWriteHDF5", out, out, sizeof(out), &flg));
   PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary and the results", "BTETransportView", view, &view, NULL));
   PetscOptionsEnd();
-  if (out[0]) PetscCall(BTECheckWritable(comm, out));
+  PetscCall(BTECommandHelpRequested(&help));
+  if (out[0] && !help) PetscCall(BTECheckWritable(comm, out));
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
   PetscCall(BTETransportCreate(bte, &tr));
   PetscCall(BTETransportSetFromOptions(tr));
+  PetscCall(BTECommandOptionsVec(comm));
+  PetscCall(BTECommandOptionsCollision(bte, NULL));
+  if (help) {
+    PetscCall(BTETransportDestroy(&tr));
+    PetscCall(BTEDestroy(&bte));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTECommandCheckOptions(comm, "transport"));
   PetscCall(BTESetUp(bte));
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTETransportSolve(tr));
