@@ -40,6 +40,11 @@ PETSC_EXTERN PetscErrorCode BTESetTemperature(BTE, PetscReal);
 PETSC_EXTERN PetscErrorCode BTEGetTemperature(BTE, PetscReal *);
 PETSC_EXTERN PetscErrorCode BTESetSmearing(BTE, PetscReal);
 PETSC_EXTERN PetscErrorCode BTEGetSmearing(BTE, PetscReal *);
+/* Temperature and smearing set here or by options are used as set: a table's values (its
+   /channels smearing, its temperature) apply only to those never set. */
+/* Memory a rank may use, bytes (0, the default: the machine's; -bte_memory_limit in GB) */
+PETSC_EXTERN PetscErrorCode BTESetMemoryLimit(BTE, PetscLogDouble);
+PETSC_EXTERN PetscErrorCode BTEGetMemoryLimit(BTE, PetscLogDouble *);
 
 /* Refuses (collective, one line naming both files) an output file that would overwrite one of the
    run's inputs: the table (-bte_input) or a model's input file (-bte_perturbo_epr), by name or as
@@ -119,6 +124,9 @@ PETSC_EXTERN PetscErrorCode BTECollisionCreateJacobian(BTECollision, Mat *);
 PETSC_EXTERN PetscErrorCode BTECollisionComputeJacobian(BTECollision, Vec, Mat);
 /* Out-scattering rates Gamma_t = -J_tt(f) (the RTA inverse lifetimes at f0), 1/fs. */
 PETSC_EXTERN PetscErrorCode BTECollisionGetScatteringRates(BTECollision, Vec, Vec);
+/* Lattice temperature (K) of this operator's phonon occupations; default: the BTE's at setup.
+   Call before BTECollisionSetUp(); the BTE is not changed (a solve at several temperatures). */
+PETSC_EXTERN PetscErrorCode BTECollisionSetTemperature(BTECollision, PetscReal);
 PETSC_EXTERN PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision, PetscBool);
 PETSC_EXTERN PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision, PetscBool *);
 /* fused only: weights stored in single precision, sums in double (-bte_collision_precision mixed) */

@@ -51,6 +51,9 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   b->memcheck    = PETSC_TRUE;
   b->loadchannels = PETSC_BOOL3_TRUE;
   b->gpieces      = -1;
+  b->iochunk      = 1 << 20;
+  b->genbatch     = 0;
+  b->genmonitor   = PETSC_FALSE;
   *bte           = b;
   PetscFunctionReturn(0);
 }
@@ -66,6 +69,7 @@ PetscErrorCode BTEDestroy(BTE *bte)
   }
   PetscCall(BTEFreeStates(*bte));
   PetscCall(BTEFreeChannels(*bte));
+  PetscCall(BTEModelReset(*bte));
   PetscCall(PetscHeaderDestroy(bte));
   PetscFunctionReturn(0);
 }
@@ -78,10 +82,17 @@ PetscErrorCode BTESetInputFile(BTE bte, const char file[])
   PetscFunctionReturn(0);
 }
 
+/* A different model drops the previous one's parameters (its options are read again by
+   BTESetFromOptions); the same model keeps them. */
 PetscErrorCode BTESetModel(BTE bte, const char model[])
 {
+  PetscBool same;
+
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCall(PetscStrcmp(bte->model, model ? model : "", &same));
+  if (same) PetscFunctionReturn(0);
+  PetscCall(BTEModelReset(bte));
   PetscCall(PetscStrncpy(bte->model, model ? model : "", sizeof(bte->model)));
   PetscFunctionReturn(0);
 }
@@ -106,7 +117,8 @@ PetscErrorCode BTESetTemperature(BTE bte, PetscReal T)
   PetscFunctionBegin;
   PetscCheck(T > 0 && !PetscIsInfOrNanReal(T), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive (K), got %g", (double)T);
   PetscCall(BTECheckRange(PetscObjectComm((PetscObject)bte), "temperature (-bte_temperature)", T, BTE_TEMPERATURE_MIN, BTE_TEMPERATURE_MAX, "K", NULL));
-  bte->temperature = T;
+  bte->temperature     = T;
+  bte->temperature_set = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -122,7 +134,8 @@ PetscErrorCode BTESetSmearing(BTE bte, PetscReal eta)
   PetscFunctionBegin;
   PetscCheck(eta > 0 && !PetscIsInfOrNanReal(eta), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Smearing must be positive (eV), got %g", (double)eta);
   PetscCall(BTECheckRange(PetscObjectComm((PetscObject)bte), "smearing (-bte_smearing)", eta, BTE_SMEARING_MIN, BTE_SMEARING_MAX, "eV", NULL));
-  bte->smearing = eta;
+  bte->smearing     = eta;
+  bte->smearing_set = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -133,11 +146,30 @@ PetscErrorCode BTEGetSmearing(BTE bte, PetscReal *eta)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BTESetMemoryLimit(BTE bte, PetscLogDouble bytes)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(bytes >= 0 && !PetscIsInfOrNanReal((PetscReal)bytes), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "The memory limit must be >= 0 bytes (0: the machine's memory), got %g", (double)bytes);
+  bte->mem_limit = bytes;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEGetMemoryLimit(BTE bte, PetscLogDouble *bytes)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  *bytes = bte->mem_limit;
+  PetscFunctionReturn(0);
+}
+
+/* The only place where the BTE and its model read options. A value given here or through a
+   setter is marked as set, and a table's value never replaces it (BTESetUp). */
 PetscErrorCode BTESetFromOptions(BTE bte)
 {
   char      buf[PETSC_MAX_PATH_LEN];
   PetscBool flg;
-  PetscReal memgb = bte->mem_limit / 1e9;
+  PetscReal memgb = bte->mem_limit / 1e9, v;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
@@ -148,21 +180,28 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   if (flg) PetscCall(BTESetModel(bte, buf));
   PetscCall(PetscOptionsInt("-bte_grid", "k points per reciprocal direction (models)", "BTESetGrid", bte->ngrid, &bte->ngrid, &flg));
   if (flg) PetscCall(BTESetGrid(bte, bte->ngrid));
-  PetscCall(PetscOptionsReal("-bte_window", "Energy window above the band edge (models), eV", "BTESetUp", bte->window, &bte->window, NULL));
+  PetscCall(PetscOptionsReal("-bte_window", "Energy window above the band edge (models; default 0.3, gaas 0.7), eV", "BTESetUp", bte->window, &bte->window, &flg));
+  if (flg) bte->window_set = PETSC_TRUE;
   PetscCheck(bte->window > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_window must be positive (eV), got %g", (double)bte->window);
-  PetscCall(PetscOptionsReal("-bte_smearing", "Gaussian smearing eta of energy conservation, eV", "BTESetSmearing", bte->smearing, &bte->smearing, &flg));
-  if (flg) PetscCall(BTESetSmearing(bte, bte->smearing));
-  PetscCall(PetscOptionsReal("-bte_temperature", "Lattice temperature, K", "BTESetTemperature", bte->temperature, &bte->temperature, &flg));
-  if (flg) PetscCall(BTESetTemperature(bte, bte->temperature));
+  PetscCall(PetscOptionsReal("-bte_smearing", "Gaussian smearing eta of energy conservation, eV (default: a table's, else 0.01)", "BTESetSmearing", bte->smearing, &v, &flg));
+  if (flg) PetscCall(BTESetSmearing(bte, v));
+  PetscCall(PetscOptionsReal("-bte_temperature", "Lattice temperature, K (default: a table's, else 300)", "BTESetTemperature", bte->temperature, &v, &flg));
+  if (flg) PetscCall(BTESetTemperature(bte, v));
   PetscCall(PetscOptionsReal("-bte_g2_cutoff", "Drop channels with |g|^2 below this, eV^2", "BTESetUp", bte->g2_cutoff, &bte->g2_cutoff, NULL));
   PetscCheck(bte->g2_cutoff >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_g2_cutoff must be >= 0, got %g", (double)bte->g2_cutoff);
   PetscCall(PetscOptionsReal("-bte_phonon_min", "Drop channels with phonon energy below this, eV", "BTESetUp", bte->phonon_min, &bte->phonon_min, NULL));
   PetscCall(PetscOptionsReal("-bte_energy_tolerance", "Keep channels with ||e_i-e_j|-hw| < this times eta", "BTESetUp", bte->tol_eta, &bte->tol_eta, NULL));
   PetscCheck(bte->tol_eta > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_energy_tolerance must be positive, got %g", (double)bte->tol_eta);
-  PetscCall(PetscOptionsReal("-bte_memory_limit", "Memory a rank may use, GB (0: the machine's physical memory)", "BTESetUp", memgb, &memgb, NULL));
-  bte->mem_limit = memgb * 1e9;
+  PetscCall(PetscOptionsReal("-bte_memory_limit", "Memory a rank may use, GB (0: the machine's physical memory)", "BTESetMemoryLimit", memgb, &memgb, &flg));
+  if (flg) PetscCall(BTESetMemoryLimit(bte, memgb * 1e9));
   PetscCall(PetscOptionsBool("-bte_memory_check", "Refuse a table or run whose memory estimate exceeds what a rank may use (0: go on anyway)", "BTESetUp", bte->memcheck, &bte->memcheck, NULL));
+  PetscCall(PetscOptionsInt("-bte_io_chunk", "Channels per rank per I/O step when reading or writing tables", "BTESetUp", bte->iochunk, &bte->iochunk, NULL));
+  PetscCheck(bte->iochunk >= 1, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_io_chunk must be >= 1, got %" PetscInt_FMT, bte->iochunk);
+  PetscCall(PetscOptionsBool("-bte_generate_monitor", "Models: print progress of the channel search every 10%", "BTESetUp", bte->genmonitor, &bte->genmonitor, NULL));
+  PetscCall(PetscOptionsInt("-bte_generate_batch", "Models: channels a rank holds at a time when writing a table while generating (0: 2^25, at most a quarter of its memory)", "BTEGenerateTable", bte->genbatch, &bte->genbatch, NULL));
+  PetscCheck(bte->genbatch >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_batch must be >= 0 (0: automatic), got %" PetscInt_FMT, bte->genbatch);
   PetscOptionsEnd();
+  PetscCall(BTEModelSetFromOptions(bte));
   PetscFunctionReturn(0);
 }
 

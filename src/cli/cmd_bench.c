@@ -143,7 +143,7 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   BTE            bte;
   char          *types[BTE_BENCH_MAXTYPES], json[PETSC_MAX_PATH_LEN] = "";
   PetscInt       ntypes = BTE_BENCH_MAXTYPES, reps = 10, copyn = 1 << 25;
-  PetscBool      flg, hasjson, dork4 = PETSC_TRUE, dojac = PETSC_TRUE;
+  PetscBool      flg, hasjson, dork4 = PETSC_TRUE, dojac = PETSC_TRUE, help;
   BenchResult    res[BTE_BENCH_MAXTYPES];
   PetscLogDouble bw = 0;
   PetscInt64     nch;
@@ -174,6 +174,27 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
 
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
+  /* the options of the state vectors, the random numbers and each implementation timed */
+  PetscCall(BTECommandOptionsVec(comm));
+  PetscCall(PetscRandomCreate(comm, &rnd));
+  PetscCall(PetscRandomSetFromOptions(rnd));
+  PetscCall(PetscRandomDestroy(&rnd));
+  for (PetscInt k = 0; k < ntypes; k++) {
+    char   type[32];
+    size_t len;
+    PetscCall(PetscStrncpy(type, types[k], sizeof(type)));
+    PetscCall(PetscStrlen(type, &len));
+    PetscCall(PetscStrendswith(type, "-mixed", &flg));
+    if (flg) type[len - 6] = 0;
+    PetscCall(BTECommandOptionsCollision(bte, type));
+  }
+  PetscCall(BTECommandHelpRequested(&help));
+  if (help) {
+    for (PetscInt k = 0; k < ntypes; k++) PetscCall(PetscFree(types[k]));
+    PetscCall(BTEDestroy(&bte));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTECommandCheckOptions(comm, "bench"));
   if (hasjson && json[0]) PetscCall(BTECheckOutputFile(bte, json, "-bte_bench_json"));
   PetscCall(BTESetUp(bte));
   PetscCall(BTEGetNumChannels(bte, NULL, &nch));

@@ -5,7 +5,7 @@ PetscErrorCode BTECommandDynamics(MPI_Comm comm)
 {
   BTE            bte;
   BTEDynamics    dyn;
-  PetscBool      view = PETSC_TRUE;
+  PetscBool      view = PETSC_TRUE, help;
   PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
@@ -17,6 +17,16 @@ PetscErrorCode BTECommandDynamics(MPI_Comm comm)
   PetscCall(BTESetFromOptions(bte));
   PetscCall(BTEDynamicsCreate(bte, &dyn));
   PetscCall(BTEDynamicsSetFromOptions(dyn));
+  PetscCall(BTECommandOptionsVec(comm));
+  PetscCall(BTECommandOptionsCollision(bte, NULL));
+  PetscCall(BTECommandOptionsDrift(bte));
+  PetscCall(BTECommandHelpRequested(&help));
+  if (help) {
+    PetscCall(BTEDynamicsDestroy(&dyn));
+    PetscCall(BTEDestroy(&bte));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTECommandCheckOptions(comm, "dynamics"));
   PetscCall(BTESetUp(bte));
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTEDynamicsSetUp(dyn));

@@ -5,7 +5,7 @@ PetscErrorCode BTECommandGenerate(MPI_Comm comm)
 {
   BTE       bte;
   char      out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool flg, view = PETSC_TRUE, stream = PETSC_TRUE;
+  PetscBool flg, view = PETSC_TRUE, stream = PETSC_TRUE, help;
 
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "bte generate: build a model's scattering table", "BTE");
@@ -15,6 +15,12 @@ PetscErrorCode BTECommandGenerate(MPI_Comm comm)
   PetscOptionsEnd();
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
+  PetscCall(BTECommandHelpRequested(&help));
+  if (help) {
+    PetscCall(BTEDestroy(&bte));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTECommandCheckOptions(comm, "generate"));
   {
     const char *model;
     PetscCall(BTEGetModel(bte, &model));

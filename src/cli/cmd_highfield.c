@@ -10,7 +10,7 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
   BTE          bte;
   BTEHighField hf;
   char         out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool    flg, view = PETSC_TRUE, allow = PETSC_FALSE;
+  PetscBool    flg, view = PETSC_TRUE, allow = PETSC_FALSE, help;
   PetscInt     nres, nbad = 0;
 
   PetscFunctionBegin;
@@ -19,12 +19,22 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
   PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary and the results", "BTEHighFieldView", view, &view, NULL));
   PetscCall(PetscOptionsBool("-bte_allow_unconverged", "Write the results and exit 0 although a field did not converge (else: exit 1, nothing written)", "BTEHighFieldSolve", allow, &allow, NULL));
   PetscOptionsEnd();
+  PetscCall(BTECommandHelpRequested(&help));
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
-  if (out[0]) PetscCall(BTECheckOutputFile(bte, out, "-bte_output")); /* before anything is opened for writing */
-  if (out[0]) PetscCall(BTECheckWritable(comm, out));
+  if (out[0] && !help) PetscCall(BTECheckOutputFile(bte, out, "-bte_output")); /* before anything is opened for writing */
+  if (out[0] && !help) PetscCall(BTECheckWritable(comm, out));
   PetscCall(BTEHighFieldCreate(bte, &hf));
   PetscCall(BTEHighFieldSetFromOptions(hf));
+  PetscCall(BTECommandOptionsVec(comm));
+  PetscCall(BTECommandOptionsCollision(bte, NULL));
+  PetscCall(BTECommandOptionsDrift(bte));
+  if (help) {
+    PetscCall(BTEHighFieldDestroy(&hf));
+    PetscCall(BTEDestroy(&bte));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTECommandCheckOptions(comm, "highfield"));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_efield_list", &flg));
   PetscCheck(flg, comm, PETSC_ERR_USER_INPUT, "bte highfield needs field strengths: -bte_efield_list 500,1000,2000 (V/cm)");
   PetscCall(BTESetUp(bte));

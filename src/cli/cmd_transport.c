@@ -32,7 +32,7 @@ PetscErrorCode BTECommandTransport(MPI_Comm comm)
   BTE          bte;
   BTETransport tr;
   char         out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool    flg, view = PETSC_TRUE, allow = PETSC_FALSE;
+  PetscBool    flg, view = PETSC_TRUE, allow = PETSC_FALSE, help;
   PetscInt     nres, nbad = 0;
 
   PetscFunctionBegin;
@@ -41,12 +41,21 @@ PetscErrorCode BTECommandTransport(MPI_Comm comm)
   PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary and the results", "BTETransportView", view, &view, NULL));
   PetscCall(PetscOptionsBool("-bte_allow_unconverged", "Write the results and exit 0 although a solve did not converge (else: exit 1, nothing written)", "BTETransportSolve", allow, &allow, NULL));
   PetscOptionsEnd();
+  PetscCall(BTECommandHelpRequested(&help));
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
-  if (out[0]) PetscCall(BTECheckOutputFile(bte, out, "-bte_output")); /* before anything is opened for writing */
-  if (out[0]) PetscCall(BTECheckWritable(comm, out));
+  if (out[0] && !help) PetscCall(BTECheckOutputFile(bte, out, "-bte_output")); /* before anything is opened for writing */
+  if (out[0] && !help) PetscCall(BTECheckWritable(comm, out));
   PetscCall(BTETransportCreate(bte, &tr));
   PetscCall(BTETransportSetFromOptions(tr));
+  PetscCall(BTECommandOptionsVec(comm));
+  PetscCall(BTECommandOptionsCollision(bte, NULL));
+  if (help) {
+    PetscCall(BTETransportDestroy(&tr));
+    PetscCall(BTEDestroy(&bte));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BTECommandCheckOptions(comm, "transport"));
   PetscCall(BTESetUp(bte));
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTETransportSolve(tr));

@@ -8,3 +8,14 @@ PetscErrorCode BTECommandDynamics(MPI_Comm);
 PetscErrorCode BTECommandTransport(MPI_Comm);
 PetscErrorCode BTECommandHighfield(MPI_Comm);
 PetscErrorCode BTECommandBench(MPI_Comm);
+
+/* help.c: -help, and the options of the objects a run creates later (read up front) */
+PetscErrorCode BTECommandHelpRequested(PetscBool *);
+PetscErrorCode BTECommandOptionsCollision(BTE, const char[]);
+PetscErrorCode BTECommandOptionsDrift(BTE);
+PetscErrorCode BTECommandOptionsVec(MPI_Comm);
+/* unused.c: options no object read. CheckOptions: those that must have been read once the
+   command's objects read their options (an error naming them); CheckUnusedOptions: all, when
+   the run ends (bad: a line was printed). -options_left 0 turns both off. */
+PetscErrorCode BTECommandCheckOptions(MPI_Comm, const char[]);
+PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm, const char[], PetscBool *);

@@ -11,7 +11,9 @@ static const char help[] = "bte: electron-phonon Boltzmann transport equation on
                            "  transport  low-field mobility tensors (KSP, RTA, ITA)\n"
                            "  highfield  velocity-field curves (SNES)\n"
                            "  bench      time the collision operator implementations\n"
-                           "Run 'bte <command> -help' for the options of a command.\n\n";
+                           "Run 'bte <command> -help' for the options of a command (and of the objects it creates).\n"
+                           "An option that the command does not use (a misspelling) is an error naming it;\n"
+                           "-options_left 0 accepts such options. -bte_traceback: PETSc's full error stack.\n\n";
 
 typedef struct {
   const char *name;
@@ -52,13 +54,18 @@ int main(int argc, char **argv)
     return h ? 0 : 2;
   }
   {
-    PetscBool      traceback = PETSC_FALSE;
+    PetscBool      traceback = PETSC_FALSE, help = PETSC_FALSE, unused = PETSC_FALSE;
     PetscErrorCode ierr;
 
     /* Users get one line naming the problem; -bte_traceback gives PETSc's full stack. */
-    PetscCall(PetscOptionsGetBool(NULL, NULL, "-bte_traceback", &traceback, NULL));
+    PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bte driver", "BTE");
+    PetscCall(PetscOptionsBool("-bte_traceback", "On an error, PETSc's full error stack instead of one line", "", traceback, &traceback, NULL));
+    PetscOptionsEnd();
+    PetscCall(PetscOptionsHasHelp(NULL, &help));
     if (!traceback) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = cmd->run(PETSC_COMM_WORLD);
+    /* -help lists the options and runs nothing; else every option given must have been used */
+    if (!ierr && !help) ierr = BTECommandCheckUnusedOptions(PETSC_COMM_WORLD, cmd->name, &unused);
     if (ierr) {
       const char *text;
       char       *specific = NULL;
@@ -78,6 +85,10 @@ int main(int argc, char **argv)
       return 1;
     }
     if (!traceback) PetscCall(PetscPopErrorHandler());
+    if (unused) {
+      PetscCall(PetscFinalize());
+      return 1;
+    }
   }
   PetscCall(PetscFinalize());
   return 0;

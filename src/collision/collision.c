@@ -151,6 +151,16 @@ PetscErrorCode BTECollisionGetType(BTECollision coll, BTECollisionType *type)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BTECollisionSetTemperature(BTECollision coll, PetscReal T)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscCheck(T > 0 && !PetscIsInfOrNanReal(T), PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive (K), got %g", (double)T);
+  PetscCheck(!coll->setupcalled || T == coll->temperature, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "Call BTECollisionSetTemperature() before BTECollisionSetUp()");
+  coll->Tset = T;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision coll, PetscBool flg)
 {
   PetscFunctionBegin;
@@ -205,11 +215,11 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   }
   PetscCall(PetscLogEventBegin(BTECOLL_SetUp, coll, 0, 0, 0));
   /* constants of physics.md section 2 */
-  PetscCheck(bte->temperature > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive, got %g K", (double)bte->temperature);
+  coll->temperature = coll->Tset > 0 ? coll->Tset : bte->temperature;
+  PetscCheck(coll->temperature > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive, got %g K", (double)coll->temperature);
   PetscCheck(bte->smearing > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Smearing must be positive, got %g eV", (double)bte->smearing);
   for (PetscInt a = 0; a < 3; a++) PetscCheck(bte->grid.nk[a] >= 1, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "The BTE has no k grid (nk[%" PetscInt_FMT "] = %" PetscInt_FMT ")", a, bte->grid.nk[a]);
-  coll->temperature = bte->temperature;
-  coll->kT          = BTE_KB * bte->temperature;
+  coll->kT          = BTE_KB * coll->temperature;
   coll->eta         = bte->smearing;
   coll->inveta      = 1.0 / bte->smearing;
   coll->gnorm       = 1.0 / (bte->smearing * PetscSqrtReal(PETSC_PI));

@@ -259,7 +259,7 @@ static PetscErrorCode BTEDriftCreateMatrix(BTEDrift d, Vec v)
   const PetscInt nb = d->bv.nb, nl = d->nlocal;
   PetscInt      *ci, *cj;
   PetscCount     n = nl, q = 0;
-  PetscBool      cuda = PETSC_FALSE, flg = PETSC_FALSE;
+  PetscBool      cuda = PETSC_FALSE;
 
   PetscFunctionBegin;
   for (PetscInt k = 0; k < nl * nb; k++)
@@ -276,12 +276,9 @@ static PetscErrorCode BTEDriftCreateMatrix(BTEDrift d, Vec v)
     }
   }
   d->ncoo = n;
-  if (!d->mattype[0]) {
-    PetscCall(PetscOptionsGetString(((PetscObject)d)->options, ((PetscObject)d)->prefix, "-bte_drift_mat_type", d->mattype, sizeof(d->mattype), &flg));
-    if (!flg) {
-      PetscCall(BTEDriftVecIsCUDA(v, &cuda));
-      PetscCall(PetscStrncpy(d->mattype, cuda ? MATAIJCUSPARSE : MATAIJ, sizeof(d->mattype)));
-    }
+  if (!d->mattype[0]) { /* none given (-bte_drift_mat_type, read by BTEDriftSetFromOptions) */
+    PetscCall(BTEDriftVecIsCUDA(v, &cuda));
+    PetscCall(PetscStrncpy(d->mattype, cuda ? MATAIJCUSPARSE : MATAIJ, sizeof(d->mattype)));
   }
   PetscCall(MatCreate(PetscObjectComm((PetscObject)d), &d->A));
   PetscCall(MatSetSizes(d->A, nl, nl, bte->nstates, bte->nstates));

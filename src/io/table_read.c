@@ -634,15 +634,12 @@ static PetscErrorCode TableReadData(BTE bte, ReadCtx *c, const char file[], cons
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)bte);
   PetscMPIInt size;
-  PetscInt    chunk = 1 << 20;
+  PetscInt    chunk = bte->iochunk;
   BTEH5Status st;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(&st, sizeof(st)));
   PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscObjectOptionsBegin((PetscObject)bte);
-  PetscCall(PetscOptionsInt("-bte_io_chunk", "Channels per rank per I/O step when reading or writing tables", "BTESetUp", chunk, &chunk, NULL));
-  PetscOptionsEnd();
   PetscCheck(chunk >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_io_chunk must be >= 1, got %" PetscInt_FMT, chunk);
 
   /* refuse early what cannot fit: each channel is held at least once (counting only: the states) */
@@ -667,7 +664,6 @@ PetscErrorCode BTETableRead(BTE bte, const char file[])
   PetscMPIInt    rank;
   Header        *h;
   ReadCtx        c;
-  PetscBool      set;
   PetscErrorCode ierr;
   BTEH5Auto      h5auto;
 
@@ -705,12 +701,12 @@ PetscErrorCode BTETableRead(BTE bte, const char file[])
   if (h->has_tol_eta) bte->tol_eta = (PetscReal)h->tol_eta;
   bte->params = h->params;
   PetscCall(PetscStrncpy(bte->source, h->source, sizeof(bte->source)));
-  /* Smearing and temperature are also run settings: an explicit option wins over the file. */
-  PetscCall(PetscOptionsHasName(((PetscObject)bte)->options, ((PetscObject)bte)->prefix, "-bte_smearing", &set));
-  if (!set) bte->smearing = (PetscReal)h->smearing;
-  else if (bte->smearing != (PetscReal)h->smearing) PetscCall(PetscInfo(bte, "%s: using -bte_smearing %g eV instead of the table's %g eV\n", file, (double)bte->smearing, h->smearing));
-  PetscCall(PetscOptionsHasName(((PetscObject)bte)->options, ((PetscObject)bte)->prefix, "-bte_temperature", &set));
-  if (h->has_temperature && !set) bte->temperature = (PetscReal)h->temperature;
+  /* Smearing and temperature are also run settings: a value set through the API or the options
+     (BTESetSmearing, BTESetTemperature, BTESetFromOptions) wins over the file's. */
+  if (!bte->smearing_set) bte->smearing = (PetscReal)h->smearing;
+  else if (bte->smearing != (PetscReal)h->smearing) PetscCall(PetscInfo(bte, "%s: using the smearing set, %g eV, instead of the table's %g eV\n", file, (double)bte->smearing, h->smearing));
+  if (h->has_temperature && !bte->temperature_set) bte->temperature = (PetscReal)h->temperature;
+  else if (h->has_temperature && bte->temperature != (PetscReal)h->temperature) PetscCall(PetscInfo(bte, "%s: using the temperature set, %g K, instead of the table's %g K\n", file, (double)bte->temperature, h->temperature));
 
   PetscCall(PetscMemzero(&c, sizeof(c)));
   c.f  = -1;

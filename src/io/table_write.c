@@ -205,7 +205,7 @@ PetscErrorCode BTETableWrite(BTE bte, const char file[])
   BTEH5Status st;
   BTEH5Auto   h5auto;
   WriteCtx    c;
-  PetscInt    rend = bte->rstart + bte->nlocal, batch = 1 << 20;
+  PetscInt    rend = bte->rstart + bte->nlocal, batch = bte->iochunk;
   PetscInt64  M    = 0;
   char        tmp[PETSC_MAX_PATH_LEN + 8];
   size_t      len;
@@ -246,9 +246,6 @@ PetscErrorCode BTETableWrite(BTE bte, const char file[])
   PetscCallMPI(MPI_Allreduce(&c.nown, &M, 1, MPI_INT64_T, MPI_SUM, comm));
   PetscCheck(M == bte->ch.nglobal, comm, PETSC_ERR_PLIB, "Cannot write scattering table %s: the ranks hold %" PetscInt64_FMT " distinct channels (each counted at the rank owning its lower end) but ch.nglobal = %" PetscInt64_FMT "; bug in the table builder", file, M, bte->ch.nglobal);
 
-  PetscObjectOptionsBegin((PetscObject)bte);
-  PetscCall(PetscOptionsInt("-bte_io_chunk", "Channels per rank per I/O step when reading or writing tables", "BTEWriteTable", batch, &batch, NULL));
-  PetscOptionsEnd();
   PetscCheck(batch >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_io_chunk must be >= 1, got %" PetscInt_FMT, batch);
   c.bte   = bte;
   c.M     = M;

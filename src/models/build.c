@@ -678,8 +678,8 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   BTEZone        z;
   BTEGenStates   s = {0};
   PetscInt64     nktot;
-  PetscBool      monitor = PETSC_FALSE;
-  PetscInt       batch   = 0;
+  PetscBool      monitor = bte->genmonitor;
+  PetscInt       batch   = bte->genbatch;
   PetscLogDouble t0, t1;
 
   PetscFunctionBegin;
@@ -690,10 +690,6 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   PetscCheck(spec->nmodes >= 1 && spec->nmodes <= BTE_MAX_MODES, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: nmodes must be 1..%d", spec->name, BTE_MAX_MODES);
   PetscCheck(spec->bands, comm, PETSC_ERR_ARG_NULL, "Model %s: the bands callback is required", spec->name);
   PetscCheck(spec->hwmax >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: hwmax must be >= 0", spec->name);
-  PetscOptionsBegin(comm, ((PetscObject)bte)->prefix, "Model generation", "BTE");
-  PetscCall(PetscOptionsBool("-bte_generate_monitor", "Print progress of the channel search every 10%", "BTESetUp", monitor, &monitor, NULL));
-  PetscCall(PetscOptionsInt("-bte_generate_batch", "Channels a rank holds at a time when writing a table while generating (0: 2^25, at most a quarter of its memory)", "BTEGenerateTable", batch, &batch, NULL));
-  PetscOptionsEnd();
   PetscCheck(batch >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_batch must be >= 0 (0: automatic), got %" PetscInt_FMT, batch);
 
   PetscCall(BTEFreeStates(bte));

@@ -173,61 +173,30 @@ static PetscErrorCode GaAsCoupling(void *ctx, PetscInt n, const PetscReal k[3], 
   return 0;
 }
 
-PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
+static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
 {
-  MPI_Comm     comm = PetscObjectComm((PetscObject)bte);
-  GaAs         p;
+  GaAs *p = (GaAs *)bte->modeldata;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Model gaas: three-valley (Gamma, L, X) non-parabolic GaAs conduction band", "BTE");
+  PetscCall(PetscOptionsBool("-bte_gaas_acoustic", "Include acoustic deformation-potential scattering", "BTESetModel", p->ac, &p->ac, NULL));
+  PetscCall(PetscOptionsBool("-bte_gaas_lo", "Include polar optical (Frohlich) scattering", "BTESetModel", p->lo, &p->lo, NULL));
+  PetscCall(PetscOptionsBool("-bte_gaas_intervalley", "Include intervalley scattering", "BTESetModel", p->iv, &p->iv, NULL));
+  PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
+{
+  GaAs         p = *(const GaAs *)bte->modeldata; /* the parameters; derived values below */
   BTEModelSpec spec;
   PetscReal    V, qmax = 0, hwmax;
-  PetscBool    wset;
   const char  *tname[3] = {"Gamma", "L", "X"};
   const char  *ivname[5] = {"Gamma_L", "L_L", "L_X", "Gamma_X", "X_X"};
 
   PetscFunctionBegin;
-  PetscCall(PetscMemzero(&p, sizeof(p)));
-  p.a = 5.65325;
-  /* valleys: offset above Gamma (eV), effective mass (m_e), alpha (1/eV), acoustic D (eV) */
-  p.off[GAAS_G]   = 0.0;
-  p.mstar[GAAS_G] = 0.063;
-  p.alpha[GAAS_G] = 0.61;
-  p.dac[GAAS_G]   = 7.01;
-  p.off[GAAS_L]   = 0.29;
-  p.mstar[GAAS_L] = 0.23;
-  p.alpha[GAAS_L] = 0.46;
-  p.dac[GAAS_L]   = 9.2;
-  p.off[GAAS_X]   = 0.48;
-  p.mstar[GAAS_X] = 0.58;
-  p.alpha[GAAS_X] = 0.20;
-  p.dac[GAAS_X]   = 9.0;
-  p.hwlo          = 0.03536;
-  p.epsinf        = 10.92;
-  p.eps0          = 12.90;
-  p.vs            = 5240.0;
-  p.rho           = 5360.0;
-  /* intervalley: Gamma-L, L-L, L-X, Gamma-X, X-X */
-  p.div[0]  = 1.8e8;
-  p.hwiv[0] = 0.0278;
-  p.div[1]  = 1.0e9;
-  p.hwiv[1] = 0.0290;
-  p.div[2]  = 5.0e8;
-  p.hwiv[2] = 0.0293;
-  p.div[3]  = 1.0e9;
-  p.hwiv[3] = 0.0299;
-  p.div[4]  = 7.0e8;
-  p.hwiv[4] = 0.0299;
-  p.ac      = PETSC_TRUE;
-  p.lo      = PETSC_TRUE;
-  p.iv      = PETSC_TRUE;
-
-  PetscOptionsBegin(comm, ((PetscObject)bte)->prefix, "Model gaas: three-valley (Gamma, L, X) non-parabolic GaAs conduction band", "BTE");
-  PetscCall(PetscOptionsBool("-bte_gaas_acoustic", "Include acoustic deformation-potential scattering", "BTESetModel", p.ac, &p.ac, NULL));
-  PetscCall(PetscOptionsBool("-bte_gaas_lo", "Include polar optical (Frohlich) scattering", "BTESetModel", p.lo, &p.lo, NULL));
-  PetscCall(PetscOptionsBool("-bte_gaas_intervalley", "Include intervalley scattering", "BTESetModel", p.iv, &p.iv, NULL));
-  PetscOptionsEnd();
-
-  /* The model's default window covers the three valleys: 0.7 eV, unless -bte_window was given. */
-  PetscCall(PetscOptionsHasName(((PetscObject)bte)->options, ((PetscObject)bte)->prefix, "-bte_window", &wset));
-  if (!wset) bte->window = 0.7;
+  /* The model's default window covers the three valleys: 0.7 eV, unless a window was set (-bte_window). */
+  if (!bte->window_set) bte->window = 0.7;
 
   V     = p.a * p.a * p.a / 4; /* fcc primitive cell */
   p.piA = PETSC_PI / p.a;
@@ -314,5 +283,51 @@ PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
   }
   PetscCall(BTEModelBuild(bte, &spec));
   PetscCall(PetscFree(p.label));
+  PetscFunctionReturn(0);
+}
+
+/* The parameters at their defaults */
+PetscErrorCode BTEModelCreate_GaAs(BTE bte)
+{
+  GaAs *p;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&p));
+  p->a = 5.65325;
+  /* valleys: offset above Gamma (eV), effective mass (m_e), alpha (1/eV), acoustic D (eV) */
+  p->off[GAAS_G]   = 0.0;
+  p->mstar[GAAS_G] = 0.063;
+  p->alpha[GAAS_G] = 0.61;
+  p->dac[GAAS_G]   = 7.01;
+  p->off[GAAS_L]   = 0.29;
+  p->mstar[GAAS_L] = 0.23;
+  p->alpha[GAAS_L] = 0.46;
+  p->dac[GAAS_L]   = 9.2;
+  p->off[GAAS_X]   = 0.48;
+  p->mstar[GAAS_X] = 0.58;
+  p->alpha[GAAS_X] = 0.20;
+  p->dac[GAAS_X]   = 9.0;
+  p->hwlo          = 0.03536;
+  p->epsinf        = 10.92;
+  p->eps0          = 12.90;
+  p->vs            = 5240.0;
+  p->rho           = 5360.0;
+  /* intervalley: Gamma-L, L-L, L-X, Gamma-X, X-X */
+  p->div[0]  = 1.8e8;
+  p->hwiv[0] = 0.0278;
+  p->div[1]  = 1.0e9;
+  p->hwiv[1] = 0.0290;
+  p->div[2]  = 5.0e8;
+  p->hwiv[2] = 0.0293;
+  p->div[3]  = 1.0e9;
+  p->hwiv[3] = 0.0299;
+  p->div[4]  = 7.0e8;
+  p->hwiv[4] = 0.0299;
+  p->ac      = PETSC_TRUE;
+  p->lo      = PETSC_TRUE;
+  p->iv      = PETSC_TRUE;
+  bte->modeldata               = p;
+  bte->modelops.setfromoptions = BTEModelSetFromOptions_GaAs;
+  bte->modelops.generate       = BTEModelGenerate_GaAs;
   PetscFunctionReturn(0);
 }

@@ -158,38 +158,82 @@ static PetscErrorCode GrapheneCoupling_Fn(void *ctx, PetscInt n, const PetscReal
   return 0;
 }
 
-/* Fills a BTEModelSpec for graphene from the options of bte and records the parameters.
-   The caller frees spec->ctx with PetscFree(). Exported for the unit tests (tests/models2). */
-PETSC_EXTERN PetscErrorCode BTEModelSpecGraphene(BTE bte, BTEModelSpec *spec)
+/* The model's parameters (BTEModelCreate_Graphene: defaults; -bte_graphene_* options) */
+typedef struct {
+  PetscInt  band;
+  PetscBool chir, tset;
+  PetscReal a, vf, t, rho, vta, vla, dta, dla, hwg, dg, hwk, dk, hwk2, dk2;
+} GrapheneParams;
+
+static PetscErrorCode BTEModelSetFromOptions_Graphene(BTE bte)
 {
-  GrapheneCtx *c;
-  PetscReal    a = 2.46, vf = 1.0e6, t, rho = 7.6e-7, vta = 1.4e4, vla = 2.1e4, dta = 4.5, dla = 4.5;
-  PetscReal    hwg = 0.196, dg = 1.0e9, hwk = 0.162, dk = 1.4e9, hwk2 = 0.150, dk2 = 3.5e8;
-  PetscInt     band  = GR_BAND_TB;
-  PetscBool    chir  = PETSC_TRUE, tset = PETSC_FALSE;
-  PetscReal    mcell, acell;
+  GrapheneParams *g = (GrapheneParams *)bte->modeldata;
+  PetscReal       t;
+  PetscBool       tset;
 
   PetscFunctionBegin;
-  PetscCall(PetscMemzero(spec, sizeof(*spec)));
   PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Graphene model (-bte_model graphene)", "BTE");
-  PetscCall(PetscOptionsEList("-bte_graphene_band", "Conduction band: tb (nearest-neighbour tight binding, trigonal warping) or dirac (cone)", "BTEModelSpecGraphene", GrapheneBands, 2, GrapheneBands[band], &band, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_a", "Lattice constant, Angstrom", "BTEModelSpecGraphene", a, &a, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_vf", "Fermi velocity, m/s", "BTEModelSpecGraphene", vf, &vf, NULL));
-  t = 2 * BTE_HBAR * vf * GR_MS_TO_AFS / (PetscSqrtReal(3.0) * a);
+  PetscCall(PetscOptionsEList("-bte_graphene_band", "Conduction band: tb (nearest-neighbour tight binding, trigonal warping) or dirac (cone)", "BTEModelSpecGraphene", GrapheneBands, 2, GrapheneBands[g->band], &g->band, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_a", "Lattice constant, Angstrom", "BTEModelSpecGraphene", g->a, &g->a, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_vf", "Fermi velocity, m/s", "BTEModelSpecGraphene", g->vf, &g->vf, NULL));
+  t = g->tset ? g->t : 2 * BTE_HBAR * g->vf * GR_MS_TO_AFS / (PetscSqrtReal(3.0) * g->a);
   PetscCall(PetscOptionsReal("-bte_graphene_t", "Hopping of the tb band, eV (default 2 hbar v_F/(sqrt(3) a); setting it sets v_F)", "BTEModelSpecGraphene", t, &t, &tset));
-  PetscCall(PetscOptionsBool("-bte_graphene_chirality", "Include the Dirac-state overlap (chirality) factors", "BTEModelSpecGraphene", chir, &chir, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_rho", "Mass density, kg/m^2", "BTEModelSpecGraphene", rho, &rho, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_v_ta", "TA sound velocity, m/s", "BTEModelSpecGraphene", vta, &vta, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_v_la", "LA sound velocity, m/s", "BTEModelSpecGraphene", vla, &vla, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_d_ta", "TA intravalley acoustic deformation potential, eV", "BTEModelSpecGraphene", dta, &dta, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_d_la", "LA intravalley acoustic deformation potential, eV", "BTEModelSpecGraphene", dla, &dla, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_hw_gamma", "Gamma-point optical phonon energy (LO, TO), eV", "BTEModelSpecGraphene", hwg, &hwg, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_d_gamma", "Gamma optical deformation potential (LO+TO), eV/cm", "BTEModelSpecGraphene", dg, &dg, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_hw_k", "K-point A1' (TO) phonon energy, eV", "BTEModelSpecGraphene", hwk, &hwk, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_d_k", "K-point A1' intervalley deformation potential, eV/cm", "BTEModelSpecGraphene", dk, &dk, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_hw_k2", "K-point E' (LO/LA) phonon energy, eV", "BTEModelSpecGraphene", hwk2, &hwk2, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_d_k2", "K-point E' intervalley deformation potential, eV/cm", "BTEModelSpecGraphene", dk2, &dk2, NULL));
+  if (tset) {
+    g->t    = t;
+    g->tset = PETSC_TRUE;
+  }
+  PetscCall(PetscOptionsBool("-bte_graphene_chirality", "Include the Dirac-state overlap (chirality) factors", "BTEModelSpecGraphene", g->chir, &g->chir, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_rho", "Mass density, kg/m^2", "BTEModelSpecGraphene", g->rho, &g->rho, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_v_ta", "TA sound velocity, m/s", "BTEModelSpecGraphene", g->vta, &g->vta, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_v_la", "LA sound velocity, m/s", "BTEModelSpecGraphene", g->vla, &g->vla, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_d_ta", "TA intravalley acoustic deformation potential, eV", "BTEModelSpecGraphene", g->dta, &g->dta, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_d_la", "LA intravalley acoustic deformation potential, eV", "BTEModelSpecGraphene", g->dla, &g->dla, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_hw_gamma", "Gamma-point optical phonon energy (LO, TO), eV", "BTEModelSpecGraphene", g->hwg, &g->hwg, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_d_gamma", "Gamma optical deformation potential (LO+TO), eV/cm", "BTEModelSpecGraphene", g->dg, &g->dg, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_hw_k", "K-point A1' (TO) phonon energy, eV", "BTEModelSpecGraphene", g->hwk, &g->hwk, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_d_k", "K-point A1' intervalley deformation potential, eV/cm", "BTEModelSpecGraphene", g->dk, &g->dk, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_hw_k2", "K-point E' (LO/LA) phonon energy, eV", "BTEModelSpecGraphene", g->hwk2, &g->hwk2, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_d_k2", "K-point E' intervalley deformation potential, eV/cm", "BTEModelSpecGraphene", g->dk2, &g->dk2, NULL));
   PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+/* Fills a BTEModelSpec for graphene from the parameters of bte (-bte_model graphene, its options
+   read by BTESetFromOptions) and records them. The caller frees spec->ctx with PetscFree().
+   Exported for the unit tests (tests/models2). */
+PETSC_EXTERN PetscErrorCode BTEModelSpecGraphene(BTE bte, BTEModelSpec *spec)
+{
+  GrapheneCtx    *c;
+  GrapheneParams *g;
+  PetscReal       a, vf, t, rho, vta, vla, dta, dla, hwg, dg, hwk, dk, hwk2, dk2;
+  PetscInt        band;
+  PetscBool       chir, tset;
+  PetscReal       mcell, acell;
+  PetscBool       isg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(bte->model, "graphene", &isg));
+  PetscCheck(isg, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "BTEModelSpecGraphene() needs a BTE of model graphene (BTESetModel(bte, \"graphene\") or -bte_model graphene), not '%s'", bte->model);
+  PetscCall(BTEModelSetUpType(bte));
+  g    = (GrapheneParams *)bte->modeldata;
+  band = g->band;
+  chir = g->chir;
+  tset = g->tset;
+  a    = g->a;
+  vf   = g->vf;
+  t    = tset ? g->t : 2 * BTE_HBAR * vf * GR_MS_TO_AFS / (PetscSqrtReal(3.0) * a);
+  rho  = g->rho;
+  vta  = g->vta;
+  vla  = g->vla;
+  dta  = g->dta;
+  dla  = g->dla;
+  hwg  = g->hwg;
+  dg   = g->dg;
+  hwk  = g->hwk;
+  dk   = g->dk;
+  hwk2 = g->hwk2;
+  dk2  = g->dk2;
+  PetscCall(PetscMemzero(spec, sizeof(*spec)));
   PetscCheck(a > 0 && rho > 0 && vta > 0 && vla > 0 && t > 0 && vf > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "graphene: lattice constant, density, velocities and hopping must be positive");
   PetscCheck(hwg > 0 && hwk > 0 && hwk2 > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "graphene: phonon energies must be positive (eV)");
   if (tset) vf = PetscSqrtReal(3.0) * a * t / (2 * BTE_HBAR) / GR_MS_TO_AFS;
@@ -266,7 +310,7 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecGraphene(BTE bte, BTEModelSpec *spec)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEModelGenerate_Graphene(BTE bte)
+static PetscErrorCode BTEModelGenerate_Graphene(BTE bte)
 {
   BTEModelSpec spec;
 
@@ -274,5 +318,32 @@ PetscErrorCode BTEModelGenerate_Graphene(BTE bte)
   PetscCall(BTEModelSpecGraphene(bte, &spec));
   PetscCall(BTEModelBuild(bte, &spec));
   PetscCall(PetscFree(spec.ctx));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEModelCreate_Graphene(BTE bte)
+{
+  GrapheneParams *g;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&g));
+  g->band                      = GR_BAND_TB;
+  g->chir                      = PETSC_TRUE;
+  g->a                         = 2.46;
+  g->vf                        = 1.0e6;
+  g->rho                       = 7.6e-7;
+  g->vta                       = 1.4e4;
+  g->vla                       = 2.1e4;
+  g->dta                       = 4.5;
+  g->dla                       = 4.5;
+  g->hwg                       = 0.196;
+  g->dg                        = 1.0e9;
+  g->hwk                       = 0.162;
+  g->dk                        = 1.4e9;
+  g->hwk2                      = 0.150;
+  g->dk2                       = 3.5e8;
+  bte->modeldata               = g;
+  bte->modelops.setfromoptions = BTEModelSetFromOptions_Graphene;
+  bte->modelops.generate       = BTEModelGenerate_Graphene;
   PetscFunctionReturn(0);
 }

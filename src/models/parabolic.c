@@ -50,36 +50,33 @@ static PetscErrorCode ParabolicCoupling(void *ctx, PetscInt n, const PetscReal k
   return 0;
 }
 
-PetscErrorCode BTEModelGenerate_Parabolic(BTE bte)
+static PetscErrorCode BTEModelSetFromOptions_Parabolic(BTE bte)
 {
-  Parabolic    p;
+  Parabolic *p = (Parabolic *)bte->modeldata;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Model parabolic: one isotropic parabolic valley, LO (Frohlich) and acoustic (deformation potential) phonons", "BTE");
+  PetscCall(PetscOptionsReal("-bte_parabolic_a", "Simple cubic lattice constant, Angstrom (sets the k spacing only)", "BTESetModel", p->a, &p->a, NULL));
+  PetscCall(PetscOptionsReal("-bte_parabolic_mass", "Effective mass, electron masses", "BTESetModel", p->mstar, &p->mstar, NULL));
+  PetscCall(PetscOptionsReal("-bte_parabolic_hw_lo", "LO phonon energy, eV", "BTESetModel", p->hwlo, &p->hwlo, NULL));
+  PetscCall(PetscOptionsReal("-bte_parabolic_eps_inf", "High-frequency relative permittivity", "BTESetModel", p->epsinf, &p->epsinf, NULL));
+  PetscCall(PetscOptionsReal("-bte_parabolic_eps_0", "Static relative permittivity", "BTESetModel", p->eps0, &p->eps0, NULL));
+  PetscCall(PetscOptionsReal("-bte_parabolic_dac", "Acoustic deformation potential, eV", "BTESetModel", p->dac, &p->dac, NULL));
+  PetscCall(PetscOptionsReal("-bte_parabolic_vs", "Sound velocity, m/s", "BTESetModel", p->vs, &p->vs, NULL));
+  PetscCall(PetscOptionsReal("-bte_parabolic_density", "Mass density, kg/m^3", "BTESetModel", p->rho, &p->rho, NULL));
+  PetscCall(PetscOptionsBool("-bte_parabolic_lo", "Include LO (Frohlich) scattering", "BTESetModel", p->lo, &p->lo, NULL));
+  PetscCall(PetscOptionsBool("-bte_parabolic_acoustic", "Include acoustic deformation-potential scattering", "BTESetModel", p->ac, &p->ac, NULL));
+  PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEModelGenerate_Parabolic(BTE bte)
+{
+  Parabolic    p = *(const Parabolic *)bte->modeldata; /* the parameters; derived values below */
   BTEModelSpec spec;
   PetscReal    V, kwin, qmax;
 
   PetscFunctionBegin;
-  /* GaAs-like defaults (the Gamma valley of the three-valley set, see gaas.c) */
-  p.a      = 5.65;
-  p.mstar  = 0.067;
-  p.hwlo   = 0.03536;
-  p.epsinf = 10.92;
-  p.eps0   = 12.9;
-  p.dac    = 7.0;
-  p.vs     = 5240.0;
-  p.rho    = 5317.0;
-  p.lo     = PETSC_TRUE;
-  p.ac     = PETSC_TRUE;
-  PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Model parabolic: one isotropic parabolic valley, LO (Frohlich) and acoustic (deformation potential) phonons", "BTE");
-  PetscCall(PetscOptionsReal("-bte_parabolic_a", "Simple cubic lattice constant, Angstrom (sets the k spacing only)", "BTESetModel", p.a, &p.a, NULL));
-  PetscCall(PetscOptionsReal("-bte_parabolic_mass", "Effective mass, electron masses", "BTESetModel", p.mstar, &p.mstar, NULL));
-  PetscCall(PetscOptionsReal("-bte_parabolic_hw_lo", "LO phonon energy, eV", "BTESetModel", p.hwlo, &p.hwlo, NULL));
-  PetscCall(PetscOptionsReal("-bte_parabolic_eps_inf", "High-frequency relative permittivity", "BTESetModel", p.epsinf, &p.epsinf, NULL));
-  PetscCall(PetscOptionsReal("-bte_parabolic_eps_0", "Static relative permittivity", "BTESetModel", p.eps0, &p.eps0, NULL));
-  PetscCall(PetscOptionsReal("-bte_parabolic_dac", "Acoustic deformation potential, eV", "BTESetModel", p.dac, &p.dac, NULL));
-  PetscCall(PetscOptionsReal("-bte_parabolic_vs", "Sound velocity, m/s", "BTESetModel", p.vs, &p.vs, NULL));
-  PetscCall(PetscOptionsReal("-bte_parabolic_density", "Mass density, kg/m^3", "BTESetModel", p.rho, &p.rho, NULL));
-  PetscCall(PetscOptionsBool("-bte_parabolic_lo", "Include LO (Frohlich) scattering", "BTESetModel", p.lo, &p.lo, NULL));
-  PetscCall(PetscOptionsBool("-bte_parabolic_acoustic", "Include acoustic deformation-potential scattering", "BTESetModel", p.ac, &p.ac, NULL));
-  PetscOptionsEnd();
   PetscCheck(p.a > 0 && p.mstar > 0 && p.hwlo > 0 && p.vs > 0 && p.rho > 0 && p.epsinf > 0 && p.eps0 > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Model parabolic: a, mass, hw_lo, eps_inf, eps_0, vs and density must be positive");
 
   V     = p.a * p.a * p.a;
@@ -126,5 +123,28 @@ PetscErrorCode BTEModelGenerate_Parabolic(BTE bte)
   PetscCall(BTEParamsAdd(bte, "LO_on", p.lo ? 1.0 : 0.0, ""));
   PetscCall(BTEParamsAdd(bte, "acoustic_on", p.ac ? 1.0 : 0.0, ""));
   PetscCall(BTEModelBuild(bte, &spec));
+  PetscFunctionReturn(0);
+}
+
+/* The parameters at their GaAs-like defaults (the Gamma valley of the three-valley set, see gaas.c) */
+PetscErrorCode BTEModelCreate_Parabolic(BTE bte)
+{
+  Parabolic *p;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&p));
+  p->a                         = 5.65;
+  p->mstar                     = 0.067;
+  p->hwlo                      = 0.03536;
+  p->epsinf                    = 10.92;
+  p->eps0                      = 12.9;
+  p->dac                       = 7.0;
+  p->vs                        = 5240.0;
+  p->rho                       = 5317.0;
+  p->lo                        = PETSC_TRUE;
+  p->ac                        = PETSC_TRUE;
+  bte->modeldata               = p;
+  bte->modelops.setfromoptions = BTEModelSetFromOptions_Parabolic;
+  bte->modelops.generate       = BTEModelGenerate_Parabolic;
   PetscFunctionReturn(0);
 }

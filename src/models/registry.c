@@ -1,36 +1,97 @@
-/* Registry of built-in model materials (-bte_model NAME). */
+/* Registry of built-in model materials (-bte_model NAME). A model is registered by a create
+   function that sets bte->modelops and bte->modeldata (its parameters at their defaults); its
+   options are read by BTESetFromOptions only (modelops.setfromoptions), and BTESetUp generates
+   the table from bte->modeldata (modelops.generate). */
 #include <bte/private/bteimpl.h>
 
 PetscFunctionList BTEModelList = NULL;
 
-PetscErrorCode BTEModelRegister(const char name[], PetscErrorCode (*generate)(BTE))
+PetscErrorCode BTEModelRegister(const char name[], PetscErrorCode (*create)(BTE))
 {
   PetscFunctionBegin;
-  PetscCall(PetscFunctionListAdd(&BTEModelList, name, generate));
+  PetscCall(PetscFunctionListAdd(&BTEModelList, name, create));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEModelGenerate(BTE bte)
+/* Frees the model's data; the model name stays. */
+PetscErrorCode BTEModelReset(BTE bte)
 {
-  PetscErrorCode (*generate)(BTE) = NULL;
+  PetscFunctionBegin;
+  if (bte->modelops.destroy) PetscCall((*bte->modelops.destroy)(bte));
+  else PetscCall(PetscFree(bte->modeldata));
+  bte->modeldata = NULL;
+  PetscCall(PetscMemzero(&bte->modelops, sizeof(bte->modelops)));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEModelSetUpType(BTE bte)
+{
+  PetscErrorCode (*create)(BTE) = NULL;
 
   PetscFunctionBegin;
-  PetscCall(PetscFunctionListFind(BTEModelList, bte->model, &generate));
-  if (!generate) {
+  if (bte->modelops.generate) PetscFunctionReturn(0);
+  PetscCall(PetscFunctionListFind(BTEModelList, bte->model, &create));
+  if (!create) {
     char         names[512] = "";
     const char **list;
     int          n;
 
     PetscCall(PetscFunctionListGet(BTEModelList, &list, &n));
     for (int k = 0; k < n; k++) {
+      if (!list[k]) continue; /* PETSc < 3.19 counts the list's NULL end */
       PetscCall(PetscStrlcat(names, " ", sizeof(names)));
       PetscCall(PetscStrlcat(names, list[k], sizeof(names)));
     }
     PetscCall(PetscFree(list));
     SETERRQ(PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown model '%s'; built-in models are:%s", bte->model, names);
   }
+  PetscCall(BTEModelReset(bte));
+  PetscCall((*create)(bte));
+  PetscCheck(bte->modelops.generate, PetscObjectComm((PetscObject)bte), PETSC_ERR_PLIB, "Model %s: its create function set no generate function", bte->model);
+  PetscFunctionReturn(0);
+}
+
+/* The options of the chosen model; with -help and no model chosen, those of every model (each
+   on a scratch BTE, so that nothing is kept), so that 'bte <command> -help' documents them all. */
+PetscErrorCode BTEModelSetFromOptions(BTE bte)
+{
+  PetscBool help = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (bte->model[0]) {
+    PetscCall(BTEModelSetUpType(bte));
+    if (bte->modelops.setfromoptions) PetscCall((*bte->modelops.setfromoptions)(bte));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscOptionsHasHelp(((PetscObject)bte)->options, &help));
+  if (help) {
+    const char **list;
+    int          n;
+    const char  *prefix;
+
+    PetscCall(PetscObjectGetOptionsPrefix((PetscObject)bte, &prefix));
+    PetscCall(PetscFunctionListGet(BTEModelList, &list, &n));
+    for (int k = 0; k < n; k++) {
+      BTE t;
+      if (!list[k]) continue; /* PETSc < 3.19 counts the list's NULL end */
+      PetscCall(BTECreate(PetscObjectComm((PetscObject)bte), &t));
+      PetscCall(PetscObjectSetOptionsPrefix((PetscObject)t, prefix));
+      PetscCall(BTESetModel(t, list[k]));
+      PetscCall(BTEModelSetUpType(t));
+      if (t->modelops.setfromoptions) PetscCall((*t->modelops.setfromoptions)(t));
+      PetscCall(BTEDestroy(&t));
+    }
+    PetscCall(PetscFree(list));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEModelGenerate(BTE bte)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEModelSetUpType(bte));
   PetscCall(PetscLogEventBegin(BTE_Generate, bte, 0, 0, 0));
-  PetscCall((*generate)(bte));
+  PetscCall((*bte->modelops.generate)(bte));
   PetscCall(PetscLogEventEnd(BTE_Generate, bte, 0, 0, 0));
   PetscFunctionReturn(0);
 }

@@ -151,35 +151,69 @@ static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal 
   return 0;
 }
 
-/* Fills a BTEModelSpec for holes in Si from the options of bte and records the parameters.
-   The caller frees spec->ctx with PetscFree(). Exported for the unit tests (tests/models2). */
-PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
+/* The model's parameters (BTEModelCreate_SiHoles: defaults; -bte_si_holes_* options) */
+typedef struct {
+  PetscReal a, A, B, C, delta, rho, vs, dac, hwop, dop, finter, fso;
+  PetscBool soc;
+  PetscInt  overlap;
+} SiHolesParams;
+
+static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
 {
-  SiHolesCtx *c;
-  PetscReal   a = 5.431, A = 4.28, B = 0.68, C = 4.87, delta = 0.044;
-  PetscReal   rho = 2329, vs = 9.0e3, dac = 5.0, hwop = 0.063, dop = 6.0e8, finter = 1.0, fso = 1.0 / 3.0;
-  PetscBool   soc = PETSC_FALSE;
-  PetscInt    overlap = SI_OVERLAP_CONST;
-  PetscReal   vol, mcell, kmax, gmin2 = PETSC_MAX_REAL;
+  SiHolesParams *p = (SiHolesParams *)bte->modeldata;
 
   PetscFunctionBegin;
-  PetscCall(PetscMemzero(spec, sizeof(*spec)));
   PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Holes in silicon (-bte_model si-holes)", "BTE");
-  PetscCall(PetscOptionsBool("-bte_si_holes_soc", "Spin-orbit doubling: 6 bands (Kramers partners separate), spin degeneracy 1", "BTEModelSpecSiHoles", soc, &soc, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_lattice", "Lattice constant (fcc), Angstrom", "BTEModelSpecSiHoles", a, &a, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_dkk_a", "Valence band parameter |A| (Dresselhaus-Kip-Kittel), hbar^2/2m0", "BTEModelSpecSiHoles", A, &A, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_dkk_b", "Valence band parameter |B| (Dresselhaus-Kip-Kittel), hbar^2/2m0", "BTEModelSpecSiHoles", B, &B, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_dkk_c", "Valence band parameter |C| (Dresselhaus-Kip-Kittel), hbar^2/2m0", "BTEModelSpecSiHoles", C, &C, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_delta", "Spin-orbit splitting of the split-off band, eV", "BTEModelSpecSiHoles", delta, &delta, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_rho", "Mass density, kg/m^3", "BTEModelSpecSiHoles", rho, &rho, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_vs", "Sound velocity (all acoustic branches), m/s", "BTEModelSpecSiHoles", vs, &vs, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_dac", "Acoustic deformation potential, eV (shared by LA, TA1, TA2)", "BTEModelSpecSiHoles", dac, &dac, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_hwop", "Optical phonon energy, eV", "BTEModelSpecSiHoles", hwop, &hwop, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_dop", "Optical deformation potential D_t K, eV/cm (shared by LO, TO1, TO2)", "BTEModelSpecSiHoles", dop, &dop, NULL));
-  PetscCall(PetscOptionsEList("-bte_si_holes_overlap", "Band-overlap factors: const (1 within a band, -bte_si_holes_interband between) or wiley (angular, heavy/light)", "BTEModelSpecSiHoles", SiOverlaps, 2, SiOverlaps[overlap], &overlap, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_interband", "Overlap factor between different bands (overlap const)", "BTEModelSpecSiHoles", finter, &finter, NULL));
-  PetscCall(PetscOptionsReal("-bte_si_holes_so_overlap", "Overlap factor between the split-off band and each other band (overlap wiley)", "BTEModelSpecSiHoles", fso, &fso, NULL));
+  PetscCall(PetscOptionsBool("-bte_si_holes_soc", "Spin-orbit doubling: 6 bands (Kramers partners separate), spin degeneracy 1", "BTEModelSpecSiHoles", p->soc, &p->soc, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_lattice", "Lattice constant (fcc), Angstrom", "BTEModelSpecSiHoles", p->a, &p->a, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_dkk_a", "Valence band parameter |A| (Dresselhaus-Kip-Kittel), hbar^2/2m0", "BTEModelSpecSiHoles", p->A, &p->A, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_dkk_b", "Valence band parameter |B| (Dresselhaus-Kip-Kittel), hbar^2/2m0", "BTEModelSpecSiHoles", p->B, &p->B, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_dkk_c", "Valence band parameter |C| (Dresselhaus-Kip-Kittel), hbar^2/2m0", "BTEModelSpecSiHoles", p->C, &p->C, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_delta", "Spin-orbit splitting of the split-off band, eV", "BTEModelSpecSiHoles", p->delta, &p->delta, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_rho", "Mass density, kg/m^3", "BTEModelSpecSiHoles", p->rho, &p->rho, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_vs", "Sound velocity (all acoustic branches), m/s", "BTEModelSpecSiHoles", p->vs, &p->vs, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_dac", "Acoustic deformation potential, eV (shared by LA, TA1, TA2)", "BTEModelSpecSiHoles", p->dac, &p->dac, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_hwop", "Optical phonon energy, eV", "BTEModelSpecSiHoles", p->hwop, &p->hwop, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_dop", "Optical deformation potential D_t K, eV/cm (shared by LO, TO1, TO2)", "BTEModelSpecSiHoles", p->dop, &p->dop, NULL));
+  PetscCall(PetscOptionsEList("-bte_si_holes_overlap", "Band-overlap factors: const (1 within a band, -bte_si_holes_interband between) or wiley (angular, heavy/light)", "BTEModelSpecSiHoles", SiOverlaps, 2, SiOverlaps[p->overlap], &p->overlap, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_interband", "Overlap factor between different bands (overlap const)", "BTEModelSpecSiHoles", p->finter, &p->finter, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_so_overlap", "Overlap factor between the split-off band and each other band (overlap wiley)", "BTEModelSpecSiHoles", p->fso, &p->fso, NULL));
   PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+/* Fills a BTEModelSpec for holes in Si from the parameters of bte (-bte_model si-holes, its
+   options read by BTESetFromOptions) and records them. The caller frees spec->ctx with
+   PetscFree(). Exported for the unit tests (tests/models2). */
+PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
+{
+  SiHolesCtx          *c;
+  const SiHolesParams *p;
+  PetscReal            a, A, B, C, delta, rho, vs, dac, hwop, dop, finter, fso;
+  PetscBool            soc, iss;
+  PetscInt             overlap;
+  PetscReal            vol, mcell, kmax, gmin2 = PETSC_MAX_REAL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(bte->model, "si-holes", &iss));
+  PetscCheck(iss, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "BTEModelSpecSiHoles() needs a BTE of model si-holes (BTESetModel(bte, \"si-holes\") or -bte_model si-holes), not '%s'", bte->model);
+  PetscCall(BTEModelSetUpType(bte));
+  p       = (const SiHolesParams *)bte->modeldata;
+  a       = p->a;
+  A       = p->A;
+  B       = p->B;
+  C       = p->C;
+  delta   = p->delta;
+  rho     = p->rho;
+  vs      = p->vs;
+  dac     = p->dac;
+  hwop    = p->hwop;
+  dop     = p->dop;
+  finter  = p->finter;
+  fso     = p->fso;
+  soc     = p->soc;
+  overlap = p->overlap;
+  PetscCall(PetscMemzero(spec, sizeof(*spec)));
   PetscCheck(a > 0 && A > 0 && rho > 0 && vs > 0 && hwop > 0 && delta >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: lattice constant, |A|, density, sound velocity, optical phonon energy must be positive and Delta >= 0");
   PetscCheck(A * A > B * B + C * C / 3, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: the heavy-hole band is not convex (need A^2 > B^2 + C^2/3); check -bte_si_holes_dkk_a/b/c");
   PetscCheck(finter >= 0 && fso >= 0 && fso <= 0.5, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: overlap factors must be >= 0 (and -bte_si_holes_so_overlap <= 1/2)");
@@ -254,7 +288,7 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEModelGenerate_SiHoles(BTE bte)
+static PetscErrorCode BTEModelGenerate_SiHoles(BTE bte)
 {
   BTEModelSpec spec;
 
@@ -262,5 +296,31 @@ PetscErrorCode BTEModelGenerate_SiHoles(BTE bte)
   PetscCall(BTEModelSpecSiHoles(bte, &spec));
   PetscCall(BTEModelBuild(bte, &spec));
   PetscCall(PetscFree(spec.ctx));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEModelCreate_SiHoles(BTE bte)
+{
+  SiHolesParams *p;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&p));
+  p->a                         = 5.431;
+  p->A                         = 4.28;
+  p->B                         = 0.68;
+  p->C                         = 4.87;
+  p->delta                     = 0.044;
+  p->rho                       = 2329;
+  p->vs                        = 9.0e3;
+  p->dac                       = 5.0;
+  p->hwop                      = 0.063;
+  p->dop                       = 6.0e8;
+  p->finter                    = 1.0;
+  p->fso                       = 1.0 / 3.0;
+  p->soc                       = PETSC_FALSE;
+  p->overlap                   = SI_OVERLAP_CONST;
+  bte->modeldata               = p;
+  bte->modelops.setfromoptions = BTEModelSetFromOptions_SiHoles;
+  bte->modelops.generate       = BTEModelGenerate_SiHoles;
   PetscFunctionReturn(0);
 }

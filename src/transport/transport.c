@@ -553,10 +553,11 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
     BTECollision col;
     Mat          J;
 
-    /* The phonon occupations N_c depend on T: a fresh collision operator per temperature. */
-    PetscCall(BTESetTemperature(bte, T));
+    /* The phonon occupations N_c depend on T: a fresh collision operator per temperature, at
+       that temperature; the BTE keeps its own. */
     PetscCall(BTECollisionCreate(bte, &col));
     PetscCall(BTECollisionSetFromOptions(col));
+    PetscCall(BTECollisionSetTemperature(col, T));
     PetscCall(BTECollisionSetUp(col));
     PetscCall(BTECollisionCreateJacobian(col, &J));
     for (PetscInt ic = 0; ic < nc; ic++) {
@@ -610,7 +611,6 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
     PetscCall(MatDestroy(&J));
     PetscCall(BTECollisionDestroy(&col));
   }
-  PetscCall(BTESetTemperature(bte, T0));
   PetscCall(VecDestroy(&f0));
   PetscCall(PetscLogEventEnd(BTE_TransportSolve, tr, 0, 0, 0));
   PetscFunctionReturn(0);

@@ -40,6 +40,7 @@ static PetscErrorCode BuildSynthetic(MPI_Comm comm, const Opts *o, BTE *out)
 
   PetscFunctionBegin;
   PetscCall(BTECreate(comm, &bte));
+  PetscCall(BTESetFromOptions(bte)); /* -bte_io_chunk: the writer's batches */
   bte->grid.dim = o->dim;
   bte->grid.nk[0] = 6;
   bte->grid.nk[1] = 5;

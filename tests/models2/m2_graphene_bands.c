@@ -45,6 +45,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-bte_graphene_band", band, sizeof(band), NULL));
   dirac = (PetscBool)!strcmp(band, "dirac");
   PetscCall(BTECreate(PETSC_COMM_SELF, &bte));
+  PetscCall(BTESetModel(bte, "graphene")); /* its options are read by BTESetFromOptions */
   PetscCall(BTESetFromOptions(bte));
   PetscCall(BTEModelSpecGraphene(bte, &spec));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));

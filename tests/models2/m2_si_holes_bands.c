@@ -41,6 +41,7 @@ static PetscErrorCode Spec(const char *opts, BTE *bte, BTEModelSpec *spec)
   PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_interband"));
   PetscCall(PetscOptionsInsertString(NULL, opts));
   PetscCall(BTECreate(PETSC_COMM_SELF, bte));
+  PetscCall(BTESetModel(*bte, "si-holes")); /* its options are read by BTESetFromOptions */
   PetscCall(BTESetFromOptions(*bte));
   PetscCall(BTEModelSpecSiHoles(*bte, spec));
   PetscFunctionReturn(0);

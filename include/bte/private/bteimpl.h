@@ -50,6 +50,17 @@ struct _BTEOps {
   PetscErrorCode (*dummy)(BTE);
 };
 
+/* A built-in model (-bte_model NAME) is registered by a create function (BTEModelRegister) that
+   sets these and bte->modeldata (its parameters at their defaults). setfromoptions (optional)
+   reads the model's options into bte->modeldata, from BTESetFromOptions only; generate (required)
+   fills the grid, states and channels at BTESetUp from bte->modeldata; destroy (optional; else
+   PetscFree(bte->modeldata)) frees it. */
+typedef struct {
+  PetscErrorCode (*setfromoptions)(BTE);
+  PetscErrorCode (*generate)(BTE);
+  PetscErrorCode (*destroy)(BTE);
+} BTEModelOps;
+
 struct _p_BTE {
   PETSCHEADER(struct _BTEOps);
   /* where the table comes from */
@@ -57,6 +68,8 @@ struct _p_BTE {
   char      model[64];                 /* built-in model name, or "" */
   char      source[256];               /* provenance string, e.g. "bte generate gaas" or a Perturbo prefix */
   PetscInt  ngrid;                     /* requested k points per direction for models */
+  BTEModelOps modelops;                /* the model's, once its create function ran (modelops.generate set) */
+  void       *modeldata;               /* the model's parameters */
   /* physics settings */
   PetscReal temperature;   /* K, lattice temperature */
   PetscReal smearing;      /* eta, eV: G(x) = exp(-(x/eta)^2)/(eta sqrt(pi)) */
@@ -69,6 +82,13 @@ struct _p_BTE {
   PetscBool memcheck;      /* refuse what does not fit (-bte_memory_check; 0: inform and go on) */
   PetscBool runmem;        /* set by the objects that run (dynamics, transport, high field): the
                               checks at setup count the whole run, not the table alone */
+  /* Set through the API or the options: a table's (or a model's default) value replaces these only
+     while they are not set */
+  PetscBool temperature_set, smearing_set, window_set;
+  /* I/O and generation settings (BTESetFromOptions) */
+  PetscInt  iochunk;       /* -bte_io_chunk: channel rows per rank per I/O step */
+  PetscInt  genbatch;      /* -bte_generate_batch: 0 automatic */
+  PetscBool genmonitor;    /* -bte_generate_monitor */
   /* state space */
   BTEGrid   grid;
   PetscInt  nbands;        /* bands in the table */
@@ -133,7 +153,13 @@ PETSC_INTERN PetscErrorCode BTETableStreamDestroy(BTETableStream *);
 /* Built-in models (src/models): a generator fills grid, states and channels. */
 PETSC_INTERN PetscFunctionList BTEModelList;
 PETSC_INTERN PetscErrorCode BTEModelRegisterAll(void);
+/* create: sets bte->modelops and bte->modeldata (see BTEModelOps) */
 PETSC_EXTERN PetscErrorCode BTEModelRegister(const char[], PetscErrorCode (*)(BTE));
+/* Runs the create function of bte->model if not yet done (error for an unknown name) */
+PETSC_INTERN PetscErrorCode BTEModelSetUpType(BTE);
+PETSC_INTERN PetscErrorCode BTEModelReset(BTE);
+/* The model's options (BTESetFromOptions); with -help and no model, every model's */
+PETSC_INTERN PetscErrorCode BTEModelSetFromOptions(BTE);
 PETSC_INTERN PetscErrorCode BTEModelGenerate(BTE);
 
 PETSC_EXTERN PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate;

@@ -79,7 +79,9 @@ struct _p_BTECollision {
   BTECollisionPrecision precision;
   PetscBool             assembled; /* -bte_jacobian_assembled: CreateJacobian gives AIJ */
 
-  /* physics constants (taken from the BTE at setup) */
+  /* BTECollisionSetTemperature: the lattice temperature of this operator (0: the BTE's) */
+  PetscReal  Tset;
+  /* physics constants (taken from the BTE, and Tset, at setup) */
   PetscReal  temperature; /* K */
   PetscReal  kT;          /* eV */
   PetscReal  eta;         /* smearing, eV */

@@ -210,7 +210,57 @@ static PetscErrorCode ShareRows(MPI_Comm comm, PetscInt n, size_t len, PetscReal
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
+/* The model's options (BTEModelCreate_Perturbo: defaults; -bte_perturbo_* options) */
+typedef struct {
+  char      file[PETSC_MAX_PATH_LEN];
+  PetscInt  kdim[3], qdim[3], bands[2], nkd, nqd, nbd;
+  PetscBool kset, qset, bset, emin_set, emax_set, monitor, lr, lrset;
+  PetscReal emin, emax;
+  PetscEnum carrier;
+} PerturboOptions;
+
+static const char *const PerturboCarriers[] = {"electrons", "holes", "BTEPerturboCarrier", "", NULL};
+
+static PetscErrorCode BTEModelSetFromOptions_Perturbo(BTE bte)
+{
+  PerturboOptions *o = (PerturboOptions *)bte->modeldata;
+  PetscBool        flg;
+  PetscInt         n;
+
+  PetscFunctionBegin;
+  PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Model perturbo: a material from Perturbo's prefix_epr.h5 (docs/import.md)", "BTE");
+  PetscCall(PetscOptionsString("-bte_perturbo_epr", "Perturbo's epr file (qe2pert.x output, prefix_epr.h5)", "BTESetModel", o->file, o->file, sizeof(o->file), NULL));
+  n = 3;
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_kdim", "Fine k grid n1,n2,n3 (Perturbo's boltz_kdim; default -bte_grid in every direction, 1 along a3 in 2D)", "BTESetModel", o->kdim, &n, &flg));
+  if (flg) {
+    o->nkd = n;
+    o->kset = PETSC_TRUE;
+  }
+  n = 3;
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_qdim", "q grid n1,n2,n3 (Perturbo's boltz_qdim; default the k grid; must divide it)", "BTESetModel", o->qdim, &n, &flg));
+  if (flg) {
+    o->nqd = n;
+    o->qset = PETSC_TRUE;
+  }
+  n = 2;
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_bands", "First,last band of the Wannier bands, counted from 1 (Perturbo's band_min,band_max; default all)", "BTESetModel", o->bands, &n, &flg));
+  if (flg) {
+    o->nbd = n;
+    o->bset = PETSC_TRUE;
+  }
+  PetscCall(PetscOptionsEnum("-bte_perturbo_carrier", "Carriers (Perturbo's hole = .true. for holes)", "BTESetModel", PerturboCarriers, o->carrier, &o->carrier, NULL));
+  PetscCall(PetscOptionsReal("-bte_perturbo_emin", "Window bottom, eV on the file's energy scale (Perturbo's boltz_emin); with -bte_perturbo_emax replaces the window above the band edge", "BTESetModel", o->emin, &o->emin, &flg));
+  if (flg) o->emin_set = PETSC_TRUE;
+  PetscCall(PetscOptionsReal("-bte_perturbo_emax", "Window top, eV on the file's energy scale (Perturbo's boltz_emax)", "BTESetModel", o->emax, &o->emax, &flg));
+  if (flg) o->emax_set = PETSC_TRUE;
+  PetscCall(PetscOptionsBool("-bte_perturbo_polar", "Add the long-range terms of a polar material (dipole-dipole phonons, Frohlich coupling); default: the file's lpolar", "BTESetModel", o->lr, &o->lr, &flg));
+  if (flg) o->lrset = PETSC_TRUE;
+  PetscCall(PetscOptionsBool("-bte_perturbo_monitor", "Print the import's steps and timings", "BTESetModel", o->monitor, &o->monitor, NULL));
+  PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
   Perturbo       p;
@@ -222,8 +272,8 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscInt       nktot, nqtot, nneg = 0;
   PetscLogDouble t0, t1, bytes;
   PetscReal     *eall;
-  const char    *carriers[] = {"electrons", "holes", "BTEPerturboCarrier", "", NULL};
-  PetscEnum      carrier    = (PetscEnum)0;
+  const PerturboOptions *o = (const PerturboOptions *)bte->modeldata;
+  PetscEnum      carrier;
   int            err        = 0;
   PetscMPIInt    rank, size;
   PetscInt       s0, s1;
@@ -233,17 +283,29 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
   PetscCall(PetscMemzero(&p, sizeof(p)));
-  PetscOptionsBegin(comm, ((PetscObject)bte)->prefix, "Model perturbo: a material from Perturbo's prefix_epr.h5 (docs/import.md)", "BTE");
-  PetscCall(PetscOptionsString("-bte_perturbo_epr", "Perturbo's epr file (qe2pert.x output, prefix_epr.h5)", "BTESetModel", file, file, sizeof(file), &flg));
-  PetscCall(PetscOptionsIntArray("-bte_perturbo_kdim", "Fine k grid n1,n2,n3 (Perturbo's boltz_kdim; default -bte_grid in every direction, 1 along a3 in 2D)", "BTESetModel", kdim, &nkd, &kset));
-  PetscCall(PetscOptionsIntArray("-bte_perturbo_qdim", "q grid n1,n2,n3 (Perturbo's boltz_qdim; default the k grid; must divide it)", "BTESetModel", qdim, &nqd, &qset));
-  PetscCall(PetscOptionsIntArray("-bte_perturbo_bands", "First,last band of the Wannier bands, counted from 1 (Perturbo's band_min,band_max; default all)", "BTESetModel", bands, &nbd, &bset));
-  PetscCall(PetscOptionsEnum("-bte_perturbo_carrier", "Carriers (Perturbo's hole = .true. for holes)", "BTESetModel", carriers, carrier, &carrier, NULL));
-  PetscCall(PetscOptionsReal("-bte_perturbo_emin", "Window bottom, eV on the file's energy scale (Perturbo's boltz_emin); with -bte_perturbo_emax replaces the window above the band edge", "BTESetModel", emin, &emin, &emin_set));
-  PetscCall(PetscOptionsReal("-bte_perturbo_emax", "Window top, eV on the file's energy scale (Perturbo's boltz_emax)", "BTESetModel", emax, &emax, &emax_set));
-  PetscCall(PetscOptionsBool("-bte_perturbo_polar", "Add the long-range terms of a polar material (dipole-dipole phonons, Frohlich coupling); default: the file's lpolar", "BTESetModel", lr, &lr, &lrset));
-  PetscCall(PetscOptionsBool("-bte_perturbo_monitor", "Print the import's steps and timings", "BTESetModel", monitor, &monitor, NULL));
-  PetscOptionsEnd();
+  /* the options (BTESetFromOptions) */
+  PetscCall(PetscStrncpy(file, o->file, sizeof(file)));
+  flg = file[0] ? PETSC_TRUE : PETSC_FALSE;
+  for (int c = 0; c < 3; c++) {
+    kdim[c] = o->kdim[c];
+    qdim[c] = o->qdim[c];
+  }
+  bands[0] = o->bands[0];
+  bands[1] = o->bands[1];
+  nkd      = o->kset ? o->nkd : 3;
+  nqd      = o->qset ? o->nqd : 3;
+  nbd      = o->bset ? o->nbd : 2;
+  kset     = o->kset;
+  qset     = o->qset;
+  bset     = o->bset;
+  carrier  = o->carrier;
+  emin     = o->emin;
+  emax     = o->emax;
+  emin_set = o->emin_set;
+  emax_set = o->emax_set;
+  lr       = o->lr;
+  lrset    = o->lrset;
+  monitor  = o->monitor;
   holes = carrier == 1 ? PETSC_TRUE : PETSC_FALSE;
   PetscCheck(flg && file[0], comm, PETSC_ERR_USER_INPUT, "Model perturbo needs the epr file: -bte_perturbo_epr prefix_epr.h5 (docs/import.md)");
   PetscCheck(emin_set == emax_set, comm, PETSC_ERR_USER_INPUT, "Give both -bte_perturbo_emin and -bte_perturbo_emax (an absolute window), or neither (the window is -bte_window above the band edge)");
@@ -500,5 +562,23 @@ PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscFree2(p.U, p.gk));
   PetscCall(PetscFree3(p.om, p.u, p.glr));
   PetscCall(BTEEprDestroy(&p.epr));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEModelCreate_Perturbo(BTE bte)
+{
+  PerturboOptions *o;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&o));
+  o->nkd                       = 3;
+  o->nqd                       = 3;
+  o->nbd                       = 2;
+  o->monitor                   = PETSC_TRUE;
+  o->lr                        = PETSC_TRUE;
+  o->carrier                   = (PetscEnum)0;
+  bte->modeldata               = o;
+  bte->modelops.setfromoptions = BTEModelSetFromOptions_Perturbo;
+  bte->modelops.generate       = BTEModelGenerate_Perturbo;
   PetscFunctionReturn(0);
 }

@@ -620,7 +620,8 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
 
   PetscFunctionBegin;
-  PetscObjectOptionsBegin((PetscObject)coll);
+  /* a title of its own: -help shows it also when another type's operator was listed first */
+  PetscOptionsBegin(PetscObjectComm((PetscObject)coll), ((PetscObject)coll)->prefix, "Collision operator type pair (-bte_collision_type pair)", "BTECollision");
   PetscCall(PetscOptionsInt("-bte_pair_tile", "States per tile (column sums of a tile pair are kept in a private array of this length)", "BTECollision", pa->tile, &pa->tile, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_unroll", "CUDA: entries each lane loads before using them (2, 4 or 8; 0: 4, the fastest measured on an H200 in both precisions)", "BTECollision", pa->unroll, &pa->unroll, NULL));
   PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));

@@ -1,0 +1,50 @@
+/* Options of the objects a run creates only at setup or solve (the collision operator, the drift,
+   the state vectors): each command reads them up front on scratch objects, so that
+   - with -help their SetFromOptions list them with their defaults, and the command stops before
+     any setup (the help needs no table);
+   - the check for unused options (unused.c) can run before the work, not after it. */
+#include "commands.h"
+
+PetscErrorCode BTECommandHelpRequested(PetscBool *help)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsHasHelp(NULL, help));
+  PetscFunctionReturn(0);
+}
+
+/* A collision operator of the given type (NULL: -bte_collision_type, default pair) */
+PetscErrorCode BTECommandOptionsCollision(BTE bte, const char type[])
+{
+  BTECollision c;
+
+  PetscFunctionBegin;
+  PetscCall(BTECollisionCreate(bte, &c));
+  if (type) PetscCall(BTECollisionSetType(c, type));
+  PetscCall(BTECollisionSetFromOptions(c));
+  PetscCall(BTECollisionDestroy(&c));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECommandOptionsDrift(BTE bte)
+{
+  BTEDrift d;
+
+  PetscFunctionBegin;
+  PetscCall(BTEDriftCreate(bte, &d));
+  PetscCall(BTEDriftSetFromOptions(d));
+  PetscCall(BTEDriftDestroy(&d));
+  PetscFunctionReturn(0);
+}
+
+/* The state vectors (BTECreateStateVec: -vec_type) */
+PetscErrorCode BTECommandOptionsVec(MPI_Comm comm)
+{
+  Vec v;
+
+  PetscFunctionBegin;
+  PetscCall(VecCreate(comm, &v));
+  PetscCall(VecSetSizes(v, PETSC_DECIDE, 1));
+  PetscCall(VecSetFromOptions(v));
+  PetscCall(VecDestroy(&v));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,116 @@
+/* The driver's check for unused options: an option that no object read is misspelled or means
+   nothing to the command, so the run fails with one line naming it instead of silently running
+   with the default (PETSc's -options_left, made an error). -options_left 0 turns the check off.
+
+   Two checks. BTECommandCheckOptions runs once the command's objects have read their options
+   (those created only at setup or solve included, on scratch objects: help.c), before any work:
+   it covers the -bte_ options, which bte reads in SetFromOptions only, except those of PETSc
+   solvers inside bte (-bte_transport_*, -bte_highfield_*, -bte_jacobian_*: their sub-objects
+   may read options at setup) and viewers (*_view, read when the object is viewed).
+   BTECommandCheckUnusedOptions runs when the command has finished and covers every option.
+
+   Options from the PETSC_OPTIONS environment variable are exempt: it holds settings for many
+   programs and commands (e.g. -vec_type cuda, which 'bte info' never uses). */
+#include "commands.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int InEnvironment(const char name[])
+{
+  const char *env = getenv("PETSC_OPTIONS"), *p = env;
+  size_t      len = strlen(name);
+
+  if (!env) return 0;
+  while (*p) {
+    const char *q;
+    while (*p && isspace((unsigned char)*p)) p++;
+    q = p;
+    while (*q && !isspace((unsigned char)*q)) q++;
+    if (*p == '-' && (size_t)(q - p - 1) == len && !strncasecmp(p + 1, name, len)) return 1;
+    p = q;
+  }
+  return 0;
+}
+
+/* An option that must have been read once the objects' SetFromOptions ran */
+static int ReadUpFront(const char name[])
+{
+  static const char *later[] = {"bte_transport_", "bte_highfield_", "bte_jacobian_"};
+  size_t             len     = strlen(name);
+
+  if (strncasecmp(name, "bte_", 4)) return 0;
+  for (size_t k = 0; k < sizeof(later) / sizeof(later[0]); k++)
+    if (!strncasecmp(name, later[k], strlen(later[k]))) return 0;
+  if (len >= 5 && !strcasecmp(name + len - 5, "_view")) return 0;
+  return 1;
+}
+
+/* PETSc's own options that PetscFinalize reads (after the check): marked as used here, as
+   PetscFinalize itself does for some of them */
+static PetscErrorCode TouchFinalizeOptions(void)
+{
+  static const char *opts[] = {"-options_view", "-objects_dump", "-mpidump", "-malloc_dump", "-malloc_view", "-malloc_test", "-malloc_debug", "-memory_view", "-get_total_flops", "-log_view", "-log_view_memory", "-log_view_gpu_time", "-log_all", "-log", "-log_mpe", "-citations", "-no_signal_handler", "-nox", "-nox_warning", "-x_virtual", "-saw_options", "-mpi_linear_solver_server"};
+  PetscBool          flg;
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) PetscCall(PetscOptionsHasName(NULL, NULL, opts[k], &flg));
+  PetscFunctionReturn(0);
+}
+
+/* The unused options (all, or those read up front) as " -name value ..." in line */
+static PetscErrorCode Unused(PetscBool upfront, char line[], size_t len, PetscBool *any)
+{
+  PetscBool check = PETSC_TRUE, set;
+  PetscInt  N;
+  char    **names, **values;
+
+  PetscFunctionBegin;
+  *any    = PETSC_FALSE;
+  line[0] = 0;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_left", &check, &set));
+  if (set && !check) PetscFunctionReturn(0);
+  if (!upfront) PetscCall(TouchFinalizeOptions());
+  PetscCall(PetscOptionsLeftGet(NULL, &N, &names, &values));
+  for (PetscInt i = 0; i < N; i++) {
+    const char *nm = names[i][0] == '-' ? names[i] + 1 : names[i];
+    char        opt[256];
+    if (InEnvironment(nm) || (upfront && !ReadUpFront(nm))) continue;
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), " -%s%s%s", nm, values[i] ? " " : "", values[i] ? values[i] : ""));
+    PetscCall(PetscStrlcat(line, opt, len));
+    *any = PETSC_TRUE;
+  }
+  PetscCall(PetscOptionsLeftRestore(NULL, &N, &names, &values));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECommandCheckOptions(MPI_Comm comm, const char cmd[])
+{
+  char      line[1024];
+  PetscBool any;
+
+  PetscFunctionBegin;
+  PetscCall(Unused(PETSC_TRUE, line, sizeof(line), &any));
+  PetscCheck(!any, comm, PETSC_ERR_USER_INPUT, "unused option(s):%s (misspelled, or not used by this command: 'bte %s -help' lists its options; -options_left 0 accepts them)", line, cmd);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm comm, const char cmd[], PetscBool *bad)
+{
+  char        line[1024];
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCall(Unused(PETSC_FALSE, line, sizeof(line), bad));
+  if (!*bad) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    fprintf(stderr, "bte %s: error: unused option(s):%s (misspelled, or not used by this command: 'bte %s -help' lists its options; -options_left 0 accepts them)\n", cmd, line, cmd);
+    fflush(stderr);
+  }
+  /* the line above says it all: no second list from PetscFinalize */
+  PetscCall(PetscOptionsSetValue(NULL, "-options_left", "0"));
+  PetscFunctionReturn(0);
+}

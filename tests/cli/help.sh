@@ -1,0 +1,33 @@
+# bte <command> -help lists the options of the command and of every object it creates, with
+# their defaults, and exits 0 without a table: the BTE's, every model's (or the chosen model's
+# only), and where the command builds a collision operator, the operator's with the default
+# type's (pair), the state vectors' and the solvers'. What -help lists is what the command
+# accepts: an option of an object the command does not create is unused, an error.
+. "$TESTDIR/common.sh"
+set -e
+need() { # need COMMAND PATTERN...: every pattern in 'bte COMMAND -help'
+  local c=$1 out; shift
+  out=$("$BTE" $c -help 2>&1) || { echo "bte $c -help: exit $?"; echo "$out" | tail -n 5; exit 1; }
+  for p in "$@"; do grep -Eq -- "$p" <<<"$out" || { echo "bte $c -help lacks '$p'"; exit 1; }; done
+  echo "bte $c -help: exit 0, lists $*"
+}
+models="-bte_perturbo_epr -bte_perturbo_kdim -bte_gaas_lo -bte_parabolic_mass -bte_graphene_band -bte_si_holes_soc"
+bte="-bte_input -bte_model -bte_temperature.*300 -bte_smearing.*0\.01 -bte_io_chunk -bte_generate_batch"
+need generate -bte_output -bte_generate_stream $bte $models
+need info -bte_info_channels $bte $models
+need dynamics -bte_init -bte_time_step -ts_type -vec_type -bte_collision_type "-bte_pair_tile.*256" -bte_pair_chunk -bte_drift_mat_type $bte $models
+need transport -bte_transport_method -bte_temperatures -bte_transport_ksp_type -vec_type -bte_collision_type "-bte_pair_tile.*256" $bte $models
+need highfield -bte_efield_list -bte_highfield_method -bte_highfield_snes_type -vec_type "-bte_pair_tile.*256" -bte_drift_form $bte $models
+need bench -bte_bench_types -bte_bench_reps -vec_type "-bte_pair_tile.*256" $bte $models
+# the driver's own option
+need info -bte_traceback
+# a chosen model: its options only
+out=$("$BTE" transport -bte_model gaas -help)
+grep -q -- "-bte_gaas_intervalley" <<<"$out" && ! grep -q -- "-bte_perturbo_epr" <<<"$out" || { echo "bte transport -bte_model gaas -help: not gaas's options only"; exit 1; }
+# -help needs no table, and with one it reads nothing (a missing file is no error)
+"$BTE" transport -bte_input missing.h5 -help >/dev/null
+# another collision type: its options
+"$BTE" dynamics -bte_collision_type pair -help | grep -q -- "-bte_pair_unroll"
+# generate and info build no collision operator: its options are not theirs
+! "$BTE" info -help | grep -q -- "-bte_pair_tile"
+expect_fail "unused option(s): -bte_pair_tile 64" "$BTE" info -bte_model parabolic -bte_grid 4 -bte_pair_tile 64
