@@ -193,6 +193,7 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscCall(PetscOptionsReal("-bte_energy_tolerance", "Keep channels with ||e_i-e_j|-hw| < this times eta", "BTESetUp", bte->tol_eta, &bte->tol_eta, NULL));
   PetscCheck(bte->tol_eta > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_energy_tolerance must be positive, got %g", (double)bte->tol_eta);
   PetscCall(PetscOptionsReal("-bte_memory_limit", "Memory a rank may use, GB (0: the machine's physical memory)", "BTESetMemoryLimit", memgb, &memgb, &flg));
+  if (flg) PetscCall(BTECheckRange(PetscObjectComm((PetscObject)bte), "-bte_memory_limit", memgb, 0, 1e9, "GB", NULL));
   if (flg) PetscCall(BTESetMemoryLimit(bte, memgb * 1e9));
   PetscCall(PetscOptionsBool("-bte_memory_check", "Refuse a table or run whose memory estimate exceeds what a rank may use (0: go on anyway)", "BTESetUp", bte->memcheck, &bte->memcheck, NULL));
   PetscCall(PetscOptionsInt("-bte_io_chunk", "Channels per rank per I/O step when reading or writing tables", "BTESetUp", bte->iochunk, &bte->iochunk, NULL));
