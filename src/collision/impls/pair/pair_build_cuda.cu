@@ -156,6 +156,9 @@ PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, const BTEPairCUD
   PetscCall(BTECollCUDAUpload(info->ghosts, (size_t)info->nghost, &B->dghosts, NULL));
   PetscCall(BTECollCUDAUpload(info->inv, (size_t)info->n, &B->dinv, NULL));
   PetscCall(BTECollCUDAUpload(info->energy, (size_t)info->n, &B->denergy, NULL));
+  /* cudaMemcpy from pageable memory may return before its DMA is done, and it is ordered only
+     on the legacy default stream, not on this non-blocking one: wait for it */
+  PetscCallCUDA(cudaDeviceSynchronize());
   PetscCallCUDA(cudaMalloc((void **)&B->di, batch * sizeof(PetscInt)));
   PetscCallCUDA(cudaMalloc((void **)&B->dj, batch * sizeof(PetscInt)));
   PetscCallCUDA(cudaMalloc((void **)&B->dhw, batch * sizeof(double)));
@@ -304,6 +307,7 @@ PetscErrorCode BTEPairCUDABuilderTouched(BTEPairCUDABuilder B, const BTEPairLayo
   PetscCall(BTECollCUDAUpload(L->chunks, (size_t)L->nchunk, &B->dchunks, NULL));
   static_assert(sizeof(long long) == sizeof(int64_t), "64-bit offsets");
   PetscCall(BTECollCUDAUpload((const long long *)L->rowptr, (size_t)L->nrowptr, &B->drowptr, NULL));
+  PetscCallCUDA(cudaDeviceSynchronize()); /* the uploads are done before this stream reads them */
   PetscCall(PetscMalloc1(PetscMax((size_t)L->nchunk * words, (size_t)1), bits));
   if (L->nchunk) {
     PetscCallCUDA(cudaMalloc((void **)&dbits, (size_t)L->nchunk * words * sizeof(uint32_t)));

@@ -199,6 +199,9 @@ PetscErrorCode BTEPairCUDACreateWith(const BTEPairLayout *L, BTEPairChunk *dchun
   }
   PetscCall(BTEPairSetShared<double2>(d->tile));
   PetscCall(BTEPairSetShared<float2>(d->tile));
+  /* uploads from pageable memory may still be in flight on the legacy stream; the kernels run on
+     PETSc's stream, which need not wait for it */
+  PetscCallCUDA(cudaDeviceSynchronize());
   PetscCall(PetscLogEventEnd(BTECOLL_CUDAUpload, 0, 0, 0, 0));
   *dev = d;
   PetscFunctionReturn(0);
