@@ -57,7 +57,7 @@ PETSC_INTERN PetscErrorCode BTEPairCUDADownload(BTEPairCUDA, BTEPairLayout *);
 
 /* ---- pair layout built on the device (pair_build_cuda.cu) ----
    Create (fits = PETSC_FALSE and no builder when the device lacks the memory); Add the held
-   channels (the table's arrays, global ends; in any number of calls); Merge sorts and merges on
+   channels (the table's arrays, global ends; in one call when an owner keeps them); Merge sorts and merges on
    the device and returns the non-empty rows (row key = tile pair * tile + row, and entry count;
    host arrays, PetscFree2). The host cuts chunks and row pointers from them (L->chunks,
    L->rowptr); Touched returns each chunk's column bitmap ((tile+31)/32 words per chunk,
@@ -72,7 +72,9 @@ typedef struct {
 } BTEPairCUDABuildInfo;
 typedef struct _n_BTEPairCUDABuilder *BTEPairCUDABuilder;
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *, const BTEPairCUDABuildInfo *, PetscCount nch, PetscBool mixed, PetscBool *fits, BTEPairCUDABuilder *);
-PETSC_INTERN PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[]);
+/* owner (may be NULL): an object on which a device copy of the arrays is kept (composed) when the
+   device has room for it, and found again by the next build with the same arrays */
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[]);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder, PetscInt64 *nnz, PetscInt64 *nrows, uint64_t **rowkey, int32_t **rowcount);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderTouched(BTEPairCUDABuilder, const BTEPairLayout *, uint32_t **bits);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *, const BTEPairLayout *, BTEPairCUDA *);

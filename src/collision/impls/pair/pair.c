@@ -400,7 +400,7 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
-  PetscCall(BTEPairCUDABuilderAdd(B, ch->n, ch->i, ch->j, ch->hw, ch->g2));
+  PetscCall(BTEPairCUDABuilderAdd(B, (PetscObject)coll->bte, ch->n, ch->i, ch->j, ch->hw, ch->g2));
   PetscCall(PetscLogEventEnd(BTECOLL_LayoutPlace, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_LayoutMerge, coll, 0, 0, 0));
   PetscCall(BTEPairCUDABuilderMerge(B, &nnz, &nrows, &rowkey, &rowcount));

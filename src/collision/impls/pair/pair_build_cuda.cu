@@ -175,43 +175,130 @@ PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, const BTEPairCUD
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[])
+/* Device copy of a BTE's channel arrays, kept on the BTE (composed as a PetscContainer) so that
+   the next build (the next temperature of a mobility) need not move them through the host again. */
+typedef struct {
+  PetscCount       n;
+  const PetscInt  *hi; /* the host arrays it copies (identity check) */
+  const PetscReal *hg2;
+  PetscInt        *i, *j;
+  double          *hw, *g2;
+} BTEPairDevChannels;
+
+static PetscErrorCode BTEPairDevChannelsFree(BTEPairDevChannels *c)
 {
-  int *dbad, hbad = 0;
+  PetscFunctionBegin;
+  if (!c) PetscFunctionReturn(0);
+  PetscCallCUDA(cudaFree(c->i));
+  PetscCallCUDA(cudaFree(c->j));
+  PetscCallCUDA(cudaFree(c->hw));
+  PetscCallCUDA(cudaFree(c->g2));
+  PetscCall(PetscFree(c));
+  PetscFunctionReturn(0);
+}
+#if PETSC_VERSION_GE(3, 23, 0)
+static PetscErrorCode BTEPairDevChannelsDestroy(void *ctx) /* ctx: the address of the pointer */
+{
+  BTEPairDevChannels **c = (BTEPairDevChannels **)ctx;
+
+  PetscFunctionBegin;
+  PetscCall(BTEPairDevChannelsFree(*c));
+  *c = NULL;
+  PetscFunctionReturn(0);
+}
+#else
+static PetscErrorCode BTEPairDevChannelsDestroy(void *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEPairDevChannelsFree((BTEPairDevChannels *)ctx));
+  PetscFunctionReturn(0);
+}
+#endif
+static const char BTEPairDevChannelsName[] = "BTEPairCUDAChannels";
+
+PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[])
+{
+  int                *dbad, hbad = 0;
+  BTEPairDevChannels *cache = NULL;
+  PetscBool           upload = PETSC_TRUE;
 
   PetscFunctionBegin;
   static_assert(sizeof(PetscReal) == sizeof(double), "double rates");
   PetscCheck(B->pushed + (int64_t)n <= B->nch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: more channels than announced");
+  if (owner) { /* a device copy of these arrays from an earlier build, or room for one */
+    PetscObject obj = NULL;
+    PetscCall(PetscObjectQuery(owner, BTEPairDevChannelsName, &obj));
+    if (obj) {
+      PetscCall(PetscContainerGetPointer((PetscContainer)obj, (void **)&cache));
+      if (cache->n == n && cache->hi == ci && cache->hg2 == g2) upload = PETSC_FALSE;
+      else {
+        PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, NULL)); /* stale: drop it */
+        cache = NULL;
+      }
+    }
+    if (!cache) {
+      size_t freeb, totalb, bytes = (size_t)n * (2 * sizeof(PetscInt) + 2 * sizeof(double));
+      PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+      if (bytes + bytes / 4 + ((size_t)256 << 20) <= freeb) { /* keep a quarter of it and 256 MB spare */
+        PetscCall(PetscNew(&cache));
+        cache->n   = n;
+        cache->hi  = ci;
+        cache->hg2 = g2;
+        PetscCallCUDA(cudaMalloc((void **)&cache->i, PetscMax((size_t)n, (size_t)1) * sizeof(PetscInt)));
+        PetscCallCUDA(cudaMalloc((void **)&cache->j, PetscMax((size_t)n, (size_t)1) * sizeof(PetscInt)));
+        PetscCallCUDA(cudaMalloc((void **)&cache->hw, PetscMax((size_t)n, (size_t)1) * sizeof(double)));
+        PetscCallCUDA(cudaMalloc((void **)&cache->g2, PetscMax((size_t)n, (size_t)1) * sizeof(double)));
+#if PETSC_VERSION_GE(3, 23, 0)
+        PetscCall(PetscObjectContainerCompose(owner, BTEPairDevChannelsName, cache, BTEPairDevChannelsDestroy));
+#else
+        {
+          PetscContainer c;
+          PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+          PetscCall(PetscContainerSetPointer(c, cache));
+          PetscCall(PetscContainerSetUserDestroy(c, BTEPairDevChannelsDestroy));
+          PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, (PetscObject)c));
+          PetscCall(PetscContainerDestroy(&c));
+        }
+#endif
+      }
+    }
+  }
+  PetscCall(PetscInfo(NULL, "pair device build: channel arrays %s\n", !upload ? "already on the device (earlier build)" : cache ? "copied to the device and kept there for later builds" : "streamed through the device"));
   PetscCallCUDA(cudaMalloc((void **)&dbad, sizeof(int)));
   PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), B->stream));
   /* batches through two pinned buffers: the threads fill one while the other is on its way;
-     copies and kernels go in stream order, so one device copy of a batch suffices */
+     copies and kernels go in stream order, so one device copy of a batch suffices (or the batch
+     goes to its place in the kept copy) */
   for (int64_t s = 0, x = 0; s < (int64_t)n; s += B->batch, x = 1 - x) {
-    const int64_t m = PetscMin(B->batch, (int64_t)n - s);
-    char         *h = B->stage[x];
-    PetscInt     *hi = (PetscInt *)h, *hj = hi + B->batch;
-    double       *hhw = (double *)(hj + B->batch), *hg2 = hhw + B->batch;
-    PetscCallCUDA(cudaEventSynchronize(B->staged[x]));
+    const int64_t m  = PetscMin(B->batch, (int64_t)n - s);
+    PetscInt     *di = cache ? cache->i + s : B->di, *dj = cache ? cache->j + s : B->dj;
+    double       *dhw = cache ? cache->hw + s : B->dhw, *dg2 = cache ? cache->g2 + s : B->dg2;
+    if (upload) {
+      char     *h = B->stage[x];
+      PetscInt *hi = (PetscInt *)h, *hj = hi + B->batch;
+      double   *hhw = (double *)(hj + B->batch), *hg2 = hhw + B->batch;
+      PetscCallCUDA(cudaEventSynchronize(B->staged[x]));
 #pragma omp parallel for schedule(static)
-    for (int64_t k = 0; k < m; k++) {
-      hi[k]  = ci[s + k];
-      hj[k]  = cj[s + k];
-      hhw[k] = hw[s + k];
-      hg2[k] = g2[s + k];
+      for (int64_t k = 0; k < m; k++) {
+        hi[k]  = ci[s + k];
+        hj[k]  = cj[s + k];
+        hhw[k] = hw[s + k];
+        hg2[k] = g2[s + k];
+      }
+      PetscCallCUDA(cudaMemcpyAsync(di, hi, (size_t)m * sizeof(PetscInt), cudaMemcpyHostToDevice, B->stream));
+      PetscCallCUDA(cudaMemcpyAsync(dj, hj, (size_t)m * sizeof(PetscInt), cudaMemcpyHostToDevice, B->stream));
+      PetscCallCUDA(cudaMemcpyAsync(dhw, hhw, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, B->stream));
+      PetscCallCUDA(cudaMemcpyAsync(dg2, hg2, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, B->stream));
+      PetscCallCUDA(cudaEventRecord(B->staged[x], B->stream));
     }
-    PetscCallCUDA(cudaMemcpyAsync(B->di, hi, (size_t)m * sizeof(PetscInt), cudaMemcpyHostToDevice, B->stream));
-    PetscCallCUDA(cudaMemcpyAsync(B->dj, hj, (size_t)m * sizeof(PetscInt), cudaMemcpyHostToDevice, B->stream));
-    PetscCallCUDA(cudaMemcpyAsync(B->dhw, hhw, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, B->stream));
-    PetscCallCUDA(cudaMemcpyAsync(B->dg2, hg2, (size_t)m * sizeof(double), cudaMemcpyHostToDevice, B->stream));
-    PetscCallCUDA(cudaEventRecord(B->staged[x], B->stream));
-    bte_pair_build_keys<<<BTEPairGrid(m), 256, 0, B->stream>>>(m, B->tile, B->ntile, B->info, B->dghosts, B->dinv, B->denergy, B->di, B->dj, B->dhw, B->dg2, B->key[0] + B->pushed + s, B->val[0] + B->pushed + s, dbad);
+    bte_pair_build_keys<<<BTEPairGrid(m), 256, 0, B->stream>>>(m, B->tile, B->ntile, B->info, B->dghosts, B->dinv, B->denergy, di, dj, dhw, dg2, B->key[0] + B->pushed + s, B->val[0] + B->pushed + s, dbad);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCallCUDA(cudaMemcpyAsync(&hbad, dbad, sizeof(int), cudaMemcpyDeviceToHost, B->stream));
   PetscCallCUDA(cudaStreamSynchronize(B->stream));
   PetscCallCUDA(cudaFree(dbad));
   PetscCheck(!hbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: a channel has an end that is neither owned nor a ghost");
-  PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * (2 * sizeof(PetscInt) + 2 * sizeof(double))));
+  if (upload) PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * (2 * sizeof(PetscInt) + 2 * sizeof(double))));
   B->pushed += (int64_t)n;
   PetscFunctionReturn(0);
 }
