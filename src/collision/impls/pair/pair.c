@@ -376,6 +376,19 @@ static PetscErrorCode PairChunksFromRows(BTEPairLayout *L, int64_t nrows, const 
   PetscFunctionReturn(0);
 }
 
+/* In a parallel region: this thread's share [c0, c1) of n items, in thread order; returns the thread. */
+static inline int PairThreadShare(PetscCount n, PetscCount *c0, PetscCount *c1)
+{
+  int t = 0, m = 1;
+#if defined(_OPENMP)
+  t = omp_get_thread_num();
+  m = omp_get_num_threads();
+#endif
+  *c0 = (n * t) / m;
+  *c1 = (n * (t + 1)) / m;
+  return t;
+}
+
 /* Default chunk length: about 2048 chunks, but at least 8192 entries each: a chunk's fixed work
    (tile gathers, zeroing and adding the per-warp column arrays, its partial sums) must stay small
    against its entries (H200 sweep, gpu-notes run 16: gaas 60^3 0.085 ms with 8192 against 0.118
@@ -513,13 +526,10 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(PetscCalloc1((size_t)nt * nblk, &pos));
 #pragma omp parallel num_threads(nt)
     {
-      int t = 0, m = 1;
-#if defined(_OPENMP)
-      t = omp_get_thread_num();
-      m = omp_get_num_threads();
-#endif
-      int64_t *cnt = pos + (size_t)t * nblk;
-      for (PetscCount c = (nch * t) / m; c < (nch * (t + 1)) / m; c++) {
+      PetscCount c0, c1;
+      int        t       = PairThreadShare(nch, &c0, &c1);
+      int64_t   *cnt     = pos + (size_t)t * nblk;
+      for (PetscCount c = c0; c < c1; c++) {
         PetscInt a = inv[ci[c]], b = inv[cj[c]], u;
         if (a > b) u = a, a = b, b = u;
         cnt[(a / tile) * L->ntile + b / tile]++;
@@ -541,13 +551,10 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     else PetscCall(PetscMalloc1(2 * nch, &L->w));
 #pragma omp parallel num_threads(nt)
     {
-      int t = 0, m = 1;
-#if defined(_OPENMP)
-      t = omp_get_thread_num();
-      m = omp_get_num_threads();
-#endif
-      int64_t *at = pos + (size_t)t * nblk;
-      for (PetscCount c = (nch * t) / m; c < (nch * (t + 1)) / m; c++) {
+      PetscCount c0, c1;
+      int        t       = PairThreadShare(nch, &c0, &c1);
+      int64_t   *at      = pos + (size_t)t * nblk;
+      for (PetscCount c = c0; c < c1; c++) {
         PetscInt  a = inv[ci[c]], b = inv[cj[c]], u;
         PetscReal p = P[c], q = Q[c], v;
         int64_t   e;

@@ -303,18 +303,10 @@ PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, Pe
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder B, PetscInt64 *nnz, PetscInt64 *nrows, uint64_t **rowkey, int32_t **rowcount)
+/* The inputs of the key computation: pinned and device batch buffers, the state arrays. */
+static PetscErrorCode BTEPairCUDABuilderFreeInputs(BTEPairCUDABuilder B)
 {
-  void     *tmp = NULL;
-  size_t    tbytes = 0, t2 = 0;
-  int       endbit = 1;
-  int64_t  *dnum, hnum[2];
-  const int64_t n = B->nch;
-  uint64_t  maxkey;
-
   PetscFunctionBegin;
-  PetscCheck(B->pushed == B->nch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: %" PetscInt64_FMT " of %" PetscInt64_FMT " channels pushed", (PetscInt64)B->pushed, (PetscInt64)B->nch);
-  /* the batch copies and the state arrays are no longer needed */
   for (int i = 0; i < 2; i++) {
     PetscCallCUDA(cudaFreeHost(B->stage[i]));
     B->stage[i] = NULL;
@@ -331,6 +323,21 @@ PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder B, PetscInt64 *nnz, Pe
   B->dghosts      = NULL;
   B->dinv         = NULL;
   B->denergy      = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder B, PetscInt64 *nnz, PetscInt64 *nrows, uint64_t **rowkey, int32_t **rowcount)
+{
+  void     *tmp = NULL;
+  size_t    tbytes = 0, t2 = 0;
+  int       endbit = 1;
+  int64_t  *dnum, hnum[2];
+  const int64_t n = B->nch;
+  uint64_t  maxkey;
+
+  PetscFunctionBegin;
+  PetscCheck(B->pushed == B->nch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: %" PetscInt64_FMT " of %" PetscInt64_FMT " channels pushed", (PetscInt64)B->pushed, (PetscInt64)B->nch);
+  PetscCall(BTEPairCUDABuilderFreeInputs(B)); /* the batch copies and the state arrays */
   maxkey = (uint64_t)B->ntile * (uint64_t)B->tile;
   maxkey = maxkey * maxkey;
   while (endbit < 64 && ((uint64_t)1 << endbit) < maxkey) endbit++;
@@ -448,19 +455,12 @@ PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *builder)
   PetscFunctionBegin;
   if (!B) PetscFunctionReturn(0);
   PetscCallCUDA(cudaStreamSynchronize(B->stream));
+  PetscCall(BTEPairCUDABuilderFreeInputs(B));
   for (int i = 0; i < 2; i++) {
     PetscCallCUDA(cudaFree(B->key[i]));
     PetscCallCUDA(cudaFree(B->val[i]));
-    PetscCallCUDA(cudaFreeHost(B->stage[i]));
     PetscCallCUDA(cudaEventDestroy(B->staged[i]));
   }
-  PetscCallCUDA(cudaFree(B->di));
-  PetscCallCUDA(cudaFree(B->dj));
-  PetscCallCUDA(cudaFree(B->dhw));
-  PetscCallCUDA(cudaFree(B->dg2));
-  PetscCallCUDA(cudaFree(B->dghosts));
-  PetscCallCUDA(cudaFree(B->dinv));
-  PetscCallCUDA(cudaFree(B->denergy));
   PetscCallCUDA(cudaFree(B->dchunks));
   PetscCallCUDA(cudaFree(B->drowptr));
   PetscCallCUDA(cudaStreamDestroy(B->stream));
