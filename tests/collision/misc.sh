@@ -31,3 +31,10 @@ expect_fail "Unknown collision operator type 'nonesuch'" $m -case type
 expect_fail "Unknown collision operator type 'nope'; -bte_collision_type takes one of:" $m -bte_collision_type nope
 # every registered type is listed (PETSc 3.25 lists them in hash order)
 for t in baseline tgt fused pair; do expect_fail "takes one of:.* $t" $m -bte_collision_type nope; done
+# where the pair layout is built: the view says it; a device build needs CUDA; a bad value is named
+out=$($m -bte_collision_view -bte_pair_build host)
+grep -qF "built on the host" <<<"$out" || { echo "no 'built on the host' in:"; echo "$out"; exit 1; }
+if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
+  expect_fail "bte_pair_build device needs bte built with a CUDA PETSc" $m -bte_pair_build device
+fi
+expect_fail "bte_pair_build" $m -bte_pair_build sideways
