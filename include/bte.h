@@ -81,13 +81,14 @@ PETSC_EXTERN PetscErrorCode BTEGetChannelGraph(BTE, PetscInt *, PetscInt *, Pets
 /* Diagnostics at setup (docs/diagnostics.md): what a grid can represent, at the lattice
    temperature T, with Fermi-Dirac f0 at T and a nondegenerate chemical potential.
    defect: sum_i |I_i[f0]| / sum_i Gamma_i f0_i, the net share of the gross (out-scattering) flux:
-     0 for an exact detailed-balance discretisation; relax_temperature: the T' whose Fermi-Dirac has
-     no net energy exchange with the lattice (sum_i e_i I_i[f_T'] = 0 at fixed carrier number): where
-     a run without a field ends; edge_share: share of the carriers of f0 in states within edge_width
-     (3 kT) of the window's top. BTEGetDiagnostics computes them once (a collision operator is set
-     up and applied about 10 times) and caches them; collective. computed is PETSC_FALSE when they
-     are switched off (-bte_diagnostics 0, BTESetDiagnostics) or need what the BTE lacks (loaded
-     channels, memory for a collision operator). */
+     0 for an exact detailed-balance discretisation; relax_temperature: the Fermi-Dirac temperature
+     with the mean energy of the stationary state f0 relaxes to (a run without a field ends there;
+     the carriers of the largest piece of the channel graph; NaN if none was found); edge_share:
+     share of the carriers of f0 in states within edge_width (3 kT) of the window's top.
+   BTEGetDiagnostics computes them once (a collision operator setup, an apply and a GMRES solve of
+   10-40 Jacobian applies) and caches them; collective. computed is PETSC_FALSE when they are
+   switched off (-bte_diagnostics 0, BTESetDiagnostics) or need what the BTE lacks (loaded
+   channels, memory for a collision operator). */
 typedef struct {
   PetscBool computed;
   PetscReal temperature;       /* K, the lattice temperature they refer to */
