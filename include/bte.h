@@ -78,6 +78,31 @@ PETSC_EXTERN PetscErrorCode BTEGetNumChannels(BTE, PetscCount *, PetscInt64 *);
    the largest piece and the lowest energy among them (eV; PETSC_MAX_REAL if none). Collective; the
    channels must be loaded. Several pieces: carriers cannot move between them. */
 PETSC_EXTERN PetscErrorCode BTEGetChannelGraph(BTE, PetscInt *, PetscInt *, PetscReal *);
+/* Diagnostics at setup (docs/diagnostics.md): what a grid can represent, at the lattice
+   temperature T, with Fermi-Dirac f0 at T and a nondegenerate chemical potential.
+   defect: sum_i |I_i[f0]| / sum_i Gamma_i f0_i, the net share of the gross (out-scattering) flux:
+     0 for an exact detailed-balance discretisation; relax_temperature: the Fermi-Dirac temperature
+     with the mean energy of the stationary state f0 relaxes to (a run without a field ends there;
+     the carriers of the largest piece of the channel graph; NaN if none was found); edge_share:
+     share of the carriers of f0 in states within edge_width (3 kT) of the window's top.
+   BTEGetDiagnostics computes them once (a collision operator setup, an apply and a GMRES solve of
+   10-40 Jacobian applies) and caches them; collective. computed is PETSC_FALSE when they are
+   switched off (-bte_diagnostics 0, BTESetDiagnostics) or need what the BTE lacks (loaded
+   channels, memory for a collision operator). */
+typedef struct {
+  PetscBool computed;
+  PetscReal temperature;       /* K, the lattice temperature they refer to */
+  PetscInt  pieces;            /* connected pieces of the channel graph */
+  PetscInt  states_cut;        /* states outside its largest piece */
+  PetscReal defect;            /* equilibrium defect, 1 */
+  PetscReal relax_temperature; /* K */
+  PetscReal edge_share;        /* 1 */
+  PetscReal edge_width;        /* eV */
+  PetscInt  applies;           /* collision applies they took */
+  PetscLogDouble time;         /* seconds they took (collision setup included) */
+} BTEDiagnostics;
+PETSC_EXTERN PetscErrorCode BTESetDiagnostics(BTE, PetscBool);
+PETSC_EXTERN PetscErrorCode BTEGetDiagnostics(BTE, BTEDiagnostics *);
 PETSC_EXTERN PetscErrorCode BTEGetLocalStates(BTE, const PetscReal *[], const PetscReal *[], const PetscInt *[], const PetscInt *[]);
 PETSC_EXTERN PetscErrorCode BTEGetGrid(BTE, PetscInt *, PetscInt[3], PetscReal[9], PetscReal[9], PetscReal *);
 PETSC_EXTERN PetscErrorCode BTEGetSpinDegeneracy(BTE, PetscInt *);

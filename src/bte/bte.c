@@ -2,7 +2,7 @@
 #include <bte/private/validate.h>
 
 PetscClassId  BTE_CLASSID;
-PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate;
+PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate, BTE_Diagnostics;
 static PetscBool BTEPackageInitialized = PETSC_FALSE;
 
 PetscErrorCode BTEFinalizePackage(void)
@@ -23,6 +23,7 @@ PetscErrorCode BTEInitializePackage(void)
   PetscCall(PetscLogEventRegister("BTETableRead", BTE_CLASSID, &BTE_TableRead));
   PetscCall(PetscLogEventRegister("BTETableWrite", BTE_CLASSID, &BTE_TableWrite));
   PetscCall(PetscLogEventRegister("BTEGenerate", BTE_CLASSID, &BTE_Generate));
+  PetscCall(PetscLogEventRegister("BTEDiagnostics", BTE_CLASSID, &BTE_Diagnostics));
   PetscCall(BTEModelRegisterAll());
   PetscCall(PetscRegisterFinalize(BTEFinalizePackage));
   PetscFunctionReturn(0);
@@ -54,6 +55,7 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   b->iochunk      = 1 << 20;
   b->genbatch     = 0;
   b->genmonitor   = PETSC_FALSE;
+  b->diagnostics  = PETSC_TRUE;
   *bte           = b;
   PetscFunctionReturn(0);
 }
@@ -201,6 +203,7 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscCall(PetscOptionsBool("-bte_generate_monitor", "Models: print progress of the channel search every 10%", "BTESetUp", bte->genmonitor, &bte->genmonitor, NULL));
   PetscCall(PetscOptionsInt("-bte_generate_batch", "Models: channels a rank holds at a time when writing a table while generating (0: 2^25, at most a quarter of its memory)", "BTEGenerateTable", bte->genbatch, &bte->genbatch, NULL));
   PetscCheck(bte->genbatch >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_batch must be >= 0 (0: automatic), got %" PetscInt_FMT, bte->genbatch);
+  PetscCall(PetscOptionsBool("-bte_diagnostics", "Diagnostics at setup (equilibrium defect, relaxation temperature, window edge) in views and outputs; 0 skips them (they cost a collision operator setup and ~10 applies)", "BTESetDiagnostics", bte->diagnostics, &bte->diagnostics, NULL));
   PetscOptionsEnd();
   PetscCall(BTEModelSetFromOptions(bte));
   PetscFunctionReturn(0);

@@ -100,6 +100,17 @@ PetscErrorCode BTEGetChannelGraph(BTE bte, PetscInt *npieces, PetscInt *nout, Pe
     PetscCallMPI(MPI_Bcast(par, (PetscMPIInt)N, MPIU_INT, 0, comm));
     PetscCallMPI(MPI_Bcast(&np, 1, MPIU_INT, 0, comm));
     PetscCallMPI(MPI_Bcast(&big, 1, MPIU_INT, 0, comm));
+    {
+      /* pieces numbered in the order of their lowest state (the root: the smallest index) */
+      PetscInt *num, k = 0;
+      PetscCall(PetscMalloc1(N, &num));
+      for (PetscInt i = 0; i < N; i++) num[i] = par[i] == i ? k++ : -1;
+      PetscCall(PetscFree(bte->gpiece));
+      PetscCall(PetscMalloc1(bte->nlocal, &bte->gpiece));
+      for (PetscInt il = 0; il < bte->nlocal; il++) bte->gpiece[il] = num[par[bte->rstart + il]];
+      bte->gbig = num[big];
+      PetscCall(PetscFree(num));
+    }
     loc[0] = 0;
     for (PetscInt il = 0; il < bte->nlocal; il++)
       if (par[bte->rstart + il] != big) {
@@ -119,5 +130,14 @@ PetscErrorCode BTEGetChannelGraph(BTE bte, PetscInt *npieces, PetscInt *nout, Pe
   if (npieces) *npieces = bte->gpieces;
   if (nout) *nout = bte->gout;
   if (eout) *eout = bte->geout;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEGetChannelGraphPieces(BTE bte, const PetscInt *piece[], PetscInt *largest)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEGetChannelGraph(bte, NULL, NULL, NULL));
+  if (piece) *piece = bte->gpiece;
+  if (largest) *largest = bte->gbig;
   PetscFunctionReturn(0);
 }

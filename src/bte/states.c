@@ -22,6 +22,8 @@ PetscErrorCode BTEFreeStates(BTE bte)
   PetscFunctionBegin;
   PetscCall(PetscLayoutDestroy(&bte->states));
   PetscCall(PetscFree4(bte->kindex, bte->band, bte->energy, bte->velocity));
+  PetscCall(PetscFree(bte->gpiece));
+  bte->gpieces = -1;
   bte->nstates = bte->nlocal = bte->rstart = 0;
   PetscFunctionReturn(0);
 }
@@ -44,6 +46,8 @@ PetscErrorCode BTEFreeChannels(BTE bte)
   bte->chcounted  = PETSC_FALSE;
   bte->nheld      = 0;
   bte->gpieces    = -1;
+  bte->diagdone   = PETSC_FALSE;
+  PetscCall(PetscFree(bte->gpiece));
   PetscFunctionReturn(0);
 }
 

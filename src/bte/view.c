@@ -1,5 +1,5 @@
 /* BTEView and the memory estimate that bte info prints. */
-#include <bte/private/bteimpl.h>
+#include <bte/private/diagnostics.h>
 #include <stdio.h>
 
 /* BTEGetMemoryEstimate: src/bte/memory.c */
@@ -69,6 +69,7 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
       else PetscCall(PetscSNPrintf(where, sizeof(where), "from %.4g eV above the lowest state", (double)(eout - emin)));
       PetscCall(PetscViewerASCIIPrintf(viewer, "channel graph: WARNING %" PetscInt_FMT " disconnected pieces; %" PetscInt_FMT " of %" PetscInt_FMT " states (%s) are not connected to the largest: carriers there cannot relax with the rest and no single Fermi-Dirac equilibrium is reached; refine the grid or widen the window or smearing\n", np, nout, bte->nstates, where));
     }
+    PetscCall(BTEDiagnosticsView(bte, viewer)); /* equilibrium defect, relaxation temperature, window edge */
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "smearing eta: %g eV, temperature: %g K\n", (double)bte->smearing, (double)bte->temperature));
   PetscCall(BTEGetMemoryEstimate(bte, &mtot, &mloc));

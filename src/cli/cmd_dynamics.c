@@ -28,8 +28,9 @@ PetscErrorCode BTECommandDynamics(MPI_Comm comm)
   }
   PetscCall(BTECommandCheckOptions(comm, "dynamics"));
   PetscCall(BTESetUp(bte));
-  if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
+  /* set up first: the summary's diagnostics then come from the run's collision operator */
   PetscCall(BTEDynamicsSetUp(dyn));
+  if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   if (view) PetscCall(BTEDynamicsView(dyn, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTEDynamicsSolve(dyn, NULL));
   PetscCall(BTEDynamicsDestroy(&dyn));

@@ -8,6 +8,7 @@
 #include <bte/private/dynamicsimpl.h>
 #include <bte/private/validate.h>
 #include <bte/private/outfile.h>
+#include <bte/private/diagnostics.h>
 
 #define BTE_TIME_EPS(t) (1e-9 * PetscMax(1.0, PetscAbsReal(t)))
 
@@ -536,6 +537,9 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
     PetscCall(BTECollisionSetFromOptions(dyn->coll));
   }
   if (dyn->coll) PetscCall(BTECollisionSetUp(dyn->coll));
+  /* the diagnostics at setup (docs/diagnostics.md) with the run's operator, no second one: for the
+     run's header (BTEView) and its output file; nothing with -bte_diagnostics 0 */
+  if (dyn->coll) PetscCall(BTEDiagnosticsCompute(bte, dyn->coll, NULL));
   Emag = PetscSqrtReal(dyn->efield[0] * dyn->efield[0] + dyn->efield[1] * dyn->efield[1] + dyn->efield[2] * dyn->efield[2]);
   if (Emag > 0) {
     PetscCall(BTEDriftCreate(bte, &dyn->drift));

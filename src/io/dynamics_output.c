@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <string.h>
 #include <bte/private/validate.h>
+#include <bte/private/diagnostics.h>
 
 #define BTE_DYN_FORMAT_NAME    "bte-dynamics"
 #define BTE_DYN_FORMAT_VERSION 1
@@ -304,13 +305,21 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
   dyn->out.open = PETSC_TRUE;
   if (!append) {
     /* metadata, static datasets and empty series */
-    hid_t      gid = -1;
-    PetscReal *egrid;
+    hid_t          gid = -1;
+    PetscReal     *egrid;
+    BTEDiagnostics diag;
+    const char    *why;
+    PetscCall(BTEDiagnosticsCompute(bte, dyn->coll, &diag)); /* collective; the run's operator when it can */
+    PetscCall(BTEDiagnosticsGetReason(bte, &why));
     PetscCall(PetscMalloc1(dyn->out.ne, &egrid));
     for (PetscInt j = 0; j < dyn->out.ne; j++) egrid[j] = edge + (j + 0.5) * dyn->de;
     if (rank == 0) {
       double    d[3];
       long long l[3];
+      {
+        char err[256];
+        PetscCheck(!BTEDiagnosticsWriteH5((hid_t)dyn->out.fid, &diag, why, err, sizeof(err)), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Writing %s: %s", dyn->out.tmp, err);
+      }
       gid = H5Gopen2((hid_t)dyn->out.fid, "dynamics", H5P_DEFAULT);
       PetscCall(H5AttrString(gid, "format", BTE_DYN_FORMAT_NAME));
       l[0] = BTE_DYN_FORMAT_VERSION;

@@ -36,6 +36,7 @@
 #include "transportimpl.h"
 #include "transportio.h"
 #include "valleys.h"
+#include <bte/private/diagnostics.h>
 #include <hdf5.h>
 
 const char *const BTEHighFieldMethods[] = {"newton", "ptc", "BTEHighFieldMethod", "BTE_HIGHFIELD_", NULL};
@@ -1000,6 +1001,8 @@ typedef struct {
   BTEHighField hf;
   PetscInt     dim, nk[3], nbands;
   const char  *model;
+  BTEDiagnostics diag;
+  const char    *why;
 } HFWriteCtx;
 
 static int HFWriter(void *vctx, const char file[], char err[], size_t len)
@@ -1090,6 +1093,7 @@ static int HFWriter(void *vctx, const char file[], char err[], size_t len)
   }
   ok = ok && !BTETrH5AttrString(g, "model", c->model ? c->model : "", err, len);
   ok = ok && !BTETrH5AttrInt(g, "dimension", c->dim, err, len);
+  ok = ok && !BTEDiagnosticsWriteH5(f, &c->diag, c->why, err, len);
   free(buf);
   free(ibuf);
   free(lbuf);
@@ -1110,6 +1114,8 @@ PetscErrorCode BTEHighFieldWriteHDF5(BTEHighField hf, const char file[])
   c.nbands = hf->bte->nbands;
   PetscCall(BTEGetGrid(hf->bte, &c.dim, c.nk, NULL, NULL, NULL));
   PetscCall(BTEGetModel(hf->bte, &c.model));
+  PetscCall(BTEDiagnosticsCompute(hf->bte, hf->col, &c.diag));
+  PetscCall(BTEDiagnosticsGetReason(hf->bte, &c.why));
   PetscCall(BTETrH5Run(PetscObjectComm((PetscObject)hf), HFWriter, &c, file));
   PetscCall(PetscLogEventEnd(BTE_TransportIO, hf, 0, 0, 0));
   PetscFunctionReturn(0);

@@ -4,6 +4,7 @@
    FILE.tmp and renamed, so a failed run never leaves a half-written FILE. */
 #include "transportimpl.h"
 #include "transportio.h"
+#include <bte/private/diagnostics.h>
 #include <hdf5.h>
 #include <stdio.h>
 
@@ -165,6 +166,8 @@ typedef struct {
   PetscInt     dim, nk[3], spin, nstates;
   PetscReal    eta;
   const char  *model;
+  BTEDiagnostics diag;
+  const char    *why;
 } BTETransportWriteCtx;
 
 static int BTETransportWriter(void *vctx, const char file[], char err[], size_t len)
@@ -229,6 +232,7 @@ static int BTETransportWriter(void *vctx, const char file[], char err[], size_t 
   ok = ok && !BTETrH5AttrReal(g, "smearing_eV", c->eta, err, len);
   ok = ok && !BTETrH5AttrString(g, "model", c->model ? c->model : "", err, len);
   if (tr->method == BTE_TRANSPORT_ITA) ok = ok && !BTETrH5AttrReal(g, "ita_tol", tr->ita_tol, err, len);
+  ok = ok && !BTEDiagnosticsWriteH5(f, &c->diag, c->why, err, len);
   free(buf);
   free(ibuf);
   free(lbuf);
@@ -251,6 +255,8 @@ PetscErrorCode BTETransportWriteHDF5(BTETransport tr, const char file[])
   PetscCall(BTEGetNumStates(tr->bte, NULL, &c.nstates));
   PetscCall(BTEGetSmearing(tr->bte, &c.eta));
   PetscCall(BTEGetModel(tr->bte, &c.model));
+  PetscCall(BTEDiagnosticsCompute(tr->bte, NULL, &c.diag));
+  PetscCall(BTEDiagnosticsGetReason(tr->bte, &c.why));
   PetscCall(BTETrH5Run(PetscObjectComm((PetscObject)tr), BTETransportWriter, &c, file));
   PetscCall(PetscLogEventEnd(BTE_TransportIO, tr, 0, 0, 0));
   PetscFunctionReturn(0);

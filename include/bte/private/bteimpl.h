@@ -115,9 +115,16 @@ struct _p_BTE {
   PetscCount  nheld;
   /* BTEGenerateTable: the model builder writes the table to this file while generating ("" otherwise) */
   char        streamfile[PETSC_MAX_PATH_LEN];
-  /* BTEGetChannelGraph, computed on first use (gpieces < 0: not yet) */
-  PetscInt    gpieces, gout;
+  /* BTEGetChannelGraph, computed on first use (gpieces < 0: not yet); gpiece: the piece
+     (0..gpieces-1, numbered by lowest state index) of each owned state, gbig the largest */
+  PetscInt    gpieces, gout, gbig;
   PetscReal   geout;
+  PetscInt   *gpiece;
+  /* BTEGetDiagnostics (src/bte/diagnostics.c): on unless -bte_diagnostics 0; computed on first use
+     (diagdone) at diag.temperature; diagwhy says why they were not (empty when computed) */
+  PetscBool      diagnostics, diagdone;
+  BTEDiagnostics diag;
+  char           diagwhy[160];
 };
 
 /* Internal helpers other parts of the library use */
@@ -128,6 +135,9 @@ PETSC_EXTERN PetscErrorCode BTEFreeStates(BTE);
 PETSC_EXTERN PetscErrorCode BTEFreeChannels(BTE);
 PETSC_EXTERN PetscErrorCode BTEGridSetReciprocal(BTEGrid *);
 PETSC_EXTERN PetscErrorCode BTEStateOwner(BTE, PetscInt, PetscMPIInt *);
+/* The piece of the channel graph of each owned state and the largest piece (BTEGetChannelGraph;
+   collective) */
+PETSC_INTERN PetscErrorCode BTEGetChannelGraphPieces(BTE, const PetscInt *[], PetscInt *);
 
 /* Table I/O (src/io) */
 PETSC_INTERN PetscErrorCode BTETableRead(BTE, const char[]);
@@ -162,4 +172,4 @@ PETSC_INTERN PetscErrorCode BTEModelReset(BTE);
 PETSC_INTERN PetscErrorCode BTEModelSetFromOptions(BTE);
 PETSC_INTERN PetscErrorCode BTEModelGenerate(BTE);
 
-PETSC_EXTERN PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate;
+PETSC_EXTERN PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate, BTE_Diagnostics;

@@ -1,0 +1,385 @@
+/* Diagnostics at setup: can this grid represent the equilibrium it is asked for?
+   (docs/diagnostics.md; BTEGetDiagnostics, printed by BTEView, written into the output files.)
+
+   All at the lattice temperature T with f0 = Fermi-Dirac at T and mu = e_min - 20 kT (f <= 2e-9:
+   nondegenerate, where every quantity below is independent of mu):
+   - equilibrium defect  D = sum_i |I_i[f0]| / sum_i Gamma_i f0_i: the net flux of the collision
+     integral as a share of the gross out-scattering flux (Gamma_i = -J_ii(f0)). 0 for a
+     discretisation with exact detailed balance; Perturbo's Gaussian smearing is not one.
+   - relaxation temperature: the Fermi-Dirac temperature with the mean energy of the stationary
+     state f* of I that f0 relaxes to (on the largest piece of the channel graph: pieces exchange no
+     carriers). Nondegenerate, one linear solve gives f* (RelaxationTemperature below); it agrees
+     with long dynamics runs to 1e-6 (tests/diagnostics/relax.sh). The temperature at which a
+     Fermi-Dirac distribution exchanges no energy with the lattice, a few applies, was 8 K off a
+     10 K shift: the stationary state does not have the Fermi-Dirac shape.
+   - edge share: the share of the carriers of f0 in states within 3 kT of the window's top.
+   Cost: one collision operator setup (or the run's, when it exists), one apply, one scattering-rate
+   pass and 10-40 Jacobian applies of GMRES; BTE_Diagnostics in -log_view. Vector operations only, so
+   CUDA state Vecs (-vec_type cuda) keep the work on the device. */
+#include <bte/private/diagnostics.h>
+#include <bte/private/collisionimpl.h>
+#include <bte/private/modelimpl.h>
+#include <bte/private/validate.h>
+#include <math.h>
+#include <stdio.h>
+
+#define BTE_DIAG_MU_KT 20.0 /* mu = e_min - 20 kT */
+
+/* The stationary state of the collision integral reached from f0 (nondegenerate: I is linear in
+   f up to terms of order f, so one linear solve gives it). With f = f0 + D phi, D = diag(f0):
+       A phi = D^-1 I[f0],   A = -D^-1 J(f0) D   (the operator of linear-response transport),
+   diagonal Gamma. The left null vectors of A are f0 on each piece of the channel graph and the
+   right-hand side is orthogonal to them, so GMRES from phi = 0 keeps the carriers of every piece:
+   the state a run started from f0 ends in. States without channels (Gamma = 0) or with f0 = 0 in
+   floating point keep f0 (identity rows). */
+typedef struct {
+  BTECollision coll;
+  Vec          f0, D, Dinv, inactive, gamma, work;
+  PetscInt     applies;
+} RelaxShell;
+
+static PetscErrorCode MatMult_Relax(Mat A, Vec x, Vec y)
+{
+  RelaxShell *r;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &r));
+  PetscCall(VecPointwiseMult(r->work, r->D, x));
+  PetscCall(BTECollisionJacobianApply(r->coll, r->f0, r->work, y));
+  r->applies++;
+  PetscCall(VecPointwiseMult(y, y, r->Dinv));
+  PetscCall(VecScale(y, -1.0));
+  PetscCall(VecPointwiseMult(r->work, r->inactive, x));
+  PetscCall(VecAXPY(y, 1.0, r->work));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MatGetDiagonal_Relax(Mat A, Vec d)
+{
+  RelaxShell *r;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &r));
+  PetscCall(VecCopy(r->gamma, d));
+  PetscFunctionReturn(0);
+}
+
+/* Mean energy (eV above e_min) of Fermi-Dirac at T with mu = e_min - 20 kT on the states of B, in f */
+static PetscErrorCode MeanEnergy(BTE bte, PetscReal T, PetscReal emin, Vec E, Vec B, Vec f, PetscReal *m)
+{
+  PetscScalar num, n;
+
+  PetscFunctionBegin;
+  PetscCall(BTEFermiDirac(bte, T, emin - BTE_DIAG_MU_KT * BTE_KB * T, f));
+  PetscCall(VecPointwiseMult(f, f, B));
+  PetscCall(VecDot(f, E, &num));
+  PetscCall(VecSum(f, &n));
+  *m = PetscRealPart(n) > 0 ? PetscRealPart(num) / PetscRealPart(n) : 0;
+  PetscFunctionReturn(0);
+}
+
+/* f0 (Fermi-Dirac at T), Gamma = -diag J(f0), I = I[f0], E = e - e_min, B = 1 on the largest
+   piece of the channel graph (0 elsewhere): the temperature of the Fermi-Dirac distribution on B
+   with the mean energy of the stationary state reached from f0 B (NaN if the solve fails or the
+   energy is out of [T/64, 64 T]'s). Channels do not leave a piece, so I[f0 B] = I[f0] B. */
+static PetscErrorCode RelaxationTemperature(BTE bte, BTECollision coll, PetscReal T, PetscReal emin, Vec f0, Vec Gamma, Vec Iv, Vec E, Vec B, PetscReal *Trel, PetscInt *applies)
+{
+  MPI_Comm           comm = PetscObjectComm((PetscObject)bte);
+  RelaxShell         r;
+  Mat                A;
+  KSP                ksp;
+  PC                 pc;
+  Vec                rhs, phi;
+  PetscScalar       *d, *di, *g, *in, num, n;
+  const PetscScalar *fa, *ba;
+  PetscInt           nl, N, its;
+  KSPConvergedReason reason;
+  PetscReal          Estar, lo, hi, mlo, mhi;
+
+  PetscFunctionBegin;
+  *Trel = (PetscReal)NAN;
+  PetscCall(PetscMemzero(&r, sizeof(r)));
+  r.coll = coll;
+  r.f0   = f0;
+  PetscCall(VecDuplicate(f0, &r.D));
+  PetscCall(VecDuplicate(f0, &r.Dinv));
+  PetscCall(VecDuplicate(f0, &r.inactive));
+  PetscCall(VecDuplicate(f0, &r.gamma));
+  PetscCall(VecDuplicate(f0, &r.work));
+  PetscCall(VecDuplicate(f0, &rhs));
+  PetscCall(VecDuplicate(f0, &phi));
+  PetscCall(VecGetLocalSize(f0, &nl));
+  PetscCall(VecGetSize(f0, &N));
+  PetscCall(VecCopy(Gamma, r.gamma));
+  PetscCall(VecGetArrayRead(f0, &fa));
+  PetscCall(VecGetArrayRead(B, &ba));
+  PetscCall(VecGetArrayWrite(r.D, &d));
+  PetscCall(VecGetArrayWrite(r.Dinv, &di));
+  PetscCall(VecGetArray(r.gamma, &g));
+  PetscCall(VecGetArrayWrite(r.inactive, &in));
+  for (PetscInt i = 0; i < nl; i++) {
+    if (PetscRealPart(g[i]) > 0 && PetscRealPart(fa[i]) > 0 && PetscRealPart(ba[i]) > 0) {
+      d[i]  = fa[i];
+      di[i] = 1.0 / fa[i];
+      in[i] = 0;
+    } else {
+      d[i]  = 0;
+      di[i] = 0;
+      g[i]  = 1;
+      in[i] = 1;
+    }
+  }
+  PetscCall(VecRestoreArrayRead(f0, &fa));
+  PetscCall(VecRestoreArrayRead(B, &ba));
+  PetscCall(VecRestoreArrayWrite(r.D, &d));
+  PetscCall(VecRestoreArrayWrite(r.Dinv, &di));
+  PetscCall(VecRestoreArray(r.gamma, &g));
+  PetscCall(VecRestoreArrayWrite(r.inactive, &in));
+  PetscCall(VecPointwiseMult(rhs, Iv, r.Dinv));
+  PetscCall(MatCreateShell(comm, nl, nl, N, N, &r, &A));
+  PetscCall(MatShellSetOperation(A, MATOP_MULT, (void (*)(void))MatMult_Relax));
+  PetscCall(MatShellSetOperation(A, MATOP_GET_DIAGONAL, (void (*)(void))MatGetDiagonal_Relax));
+  PetscCall(MatShellSetVecType(A, ((PetscObject)f0)->type_name));
+  /* fixed settings, no options: GMRES, Jacobi (Gamma) on the right, on ||A phi - rhs|| / ||rhs|| */
+  PetscCall(KSPCreate(comm, &ksp));
+  PetscCall(KSPSetOptionsPrefix(ksp, "diagnostics_"));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPGMRESSetRestart(ksp, 60));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetPCSide(ksp, PC_RIGHT));
+  PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, 1e-300, PETSC_DEFAULT, 2000));
+  PetscCall(KSPSolve(ksp, rhs, phi));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  *applies += r.applies;
+  PetscCall(PetscInfo(bte, "relaxation temperature: stationary state by GMRES in %" PetscInt_FMT " iterations (%s)\n", its, KSPConvergedReasons[reason]));
+  if (reason > 0) {
+    /* f* = f0 B + D phi, its mean energy, and the Fermi-Dirac temperature with that mean energy */
+    PetscCall(VecPointwiseMult(r.work, r.D, phi));
+    PetscCall(VecAXPY(r.work, 1.0, r.D));
+    PetscCall(VecDot(r.work, E, &num));
+    PetscCall(VecSum(r.work, &n));
+    Estar = PetscRealPart(num) / PetscRealPart(n);
+    lo    = PetscMax(T / 64, BTE_TEMPERATURE_MIN);
+    hi    = PetscMin(T * 64, BTE_TEMPERATURE_MAX);
+    PetscCall(MeanEnergy(bte, lo, emin, E, B, r.work, &mlo));
+    PetscCall(MeanEnergy(bte, hi, emin, E, B, r.work, &mhi));
+    if (mhi - mlo <= 1e-12 * PetscMax(mhi, 1e-12)) *Trel = T; /* one energy level: no temperature to change */
+    else if (Estar >= mlo && Estar <= mhi) {
+      while (hi / lo - 1 > 1e-9) {
+        PetscReal mid = PetscSqrtReal(lo * hi), m;
+        PetscCall(MeanEnergy(bte, mid, emin, E, B, r.work, &m));
+        if (m < Estar) lo = mid;
+        else hi = mid;
+      }
+      *Trel = PetscSqrtReal(lo * hi);
+    }
+  }
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(MatDestroy(&A));
+  PetscCall(VecDestroy(&phi));
+  PetscCall(VecDestroy(&rhs));
+  PetscCall(VecDestroy(&r.D));
+  PetscCall(VecDestroy(&r.Dinv));
+  PetscCall(VecDestroy(&r.inactive));
+  PetscCall(VecDestroy(&r.gamma));
+  PetscCall(VecDestroy(&r.work));
+  PetscFunctionReturn(0);
+}
+
+/* A run's operator serves if it is set up at the BTE's temperature in double precision */
+static PetscBool BTEDiagnosticsCanReuse(BTE bte, BTECollision coll)
+{
+  return coll && coll->setupcalled && coll->temperature == bte->temperature && coll->precision == BTE_COLLISION_PRECISION_DOUBLE ? PETSC_TRUE : PETSC_FALSE;
+}
+
+static PetscErrorCode BTEDiagnosticsRun(BTE bte, BTECollision runcoll)
+{
+  MPI_Comm        comm = PetscObjectComm((PetscObject)bte);
+  BTEDiagnostics *d    = &bte->diag;
+  BTECollision    coll;
+  Vec             f0, Iv, E, G, M, B;
+  PetscReal       T = bte->temperature, kT = BTE_KB * T, emin = PETSC_MAX_REAL, emax = PETSC_MIN_REAL, top, sumI, gross, nf, nedge;
+  PetscScalar     s, *m;
+  PetscLogDouble  t0, t1;
+  PetscBool       reuse;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscMemzero(d, sizeof(*d)));
+  d->temperature = T;
+  PetscCall(BTEGetChannelGraph(bte, &d->pieces, &d->states_cut, NULL));
+  for (PetscInt i = 0; i < bte->nlocal; i++) {
+    emin = PetscMin(emin, bte->energy[i]);
+    emax = PetscMax(emax, bte->energy[i]);
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &emin, 1, MPIU_REAL, MPIU_MIN, comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &emax, 1, MPIU_REAL, MPIU_MAX, comm));
+  top   = bte->emax < 0.5 * PETSC_MAX_REAL ? bte->emax : emax;
+  reuse = BTEDiagnosticsCanReuse(bte, runcoll);
+  if (reuse) {
+    coll = runcoll;
+    PetscCall(PetscObjectReference((PetscObject)runcoll));
+  } else {
+    /* a temporary operator of the default type with none of the run's options (the results do
+       not depend on the type); its own prefix, so that -bte_collision_view does not view it */
+    PetscCall(BTECollisionCreate(bte, &coll));
+    PetscCall(PetscObjectSetOptionsPrefix((PetscObject)coll, "diagnostics_"));
+    PetscCall(BTECollisionSetType(coll, BTECOLLISIONPAIR));
+    PetscCall(BTECollisionSetTemperature(coll, T));
+    PetscCall(BTECollisionSetUp(coll));
+  }
+  PetscCall(BTECreateStateVec(bte, &f0));
+  PetscCall(VecDuplicate(f0, &Iv));
+  PetscCall(VecDuplicate(f0, &E));
+  PetscCall(VecDuplicate(f0, &G));
+  PetscCall(VecDuplicate(f0, &M));
+  PetscCall(VecDuplicate(f0, &B));
+  d->edge_width = BTE_DIAG_EDGE_KT * kT;
+  PetscCall(VecGetArrayWrite(E, &m));
+  for (PetscInt i = 0; i < bte->nlocal; i++) m[i] = bte->energy[i] - emin;
+  PetscCall(VecRestoreArrayWrite(E, &m));
+  PetscCall(VecGetArrayWrite(M, &m));
+  for (PetscInt i = 0; i < bte->nlocal; i++) m[i] = bte->energy[i] >= top - d->edge_width ? 1.0 : 0.0;
+  PetscCall(VecRestoreArrayWrite(M, &m));
+  if (d->pieces > 1) {
+    const PetscInt *piece;
+    PetscInt        big;
+    PetscCall(BTEGetChannelGraphPieces(bte, &piece, &big));
+    PetscCall(VecGetArrayWrite(B, &m));
+    for (PetscInt i = 0; i < bte->nlocal; i++) m[i] = piece[i] == big ? 1.0 : 0.0;
+    PetscCall(VecRestoreArrayWrite(B, &m));
+  } else PetscCall(VecSet(B, 1.0));
+
+  /* f0 at T: defect, edge share */
+  PetscCall(BTEFermiDirac(bte, T, emin - BTE_DIAG_MU_KT * kT, f0));
+  PetscCall(BTECollisionApply(coll, f0, Iv));
+  PetscCall(BTECollisionGetScatteringRates(coll, f0, G));
+  d->applies = 2;
+  PetscCall(VecNorm(Iv, NORM_1, &sumI));
+  PetscCall(VecDot(G, f0, &s));
+  gross     = PetscRealPart(s);
+  d->defect = gross > 0 ? sumI / gross : 0;
+  PetscCall(VecSum(f0, &s));
+  nf = PetscRealPart(s);
+  PetscCall(VecDot(f0, M, &s));
+  nedge         = PetscRealPart(s);
+  d->edge_share = nf > 0 ? nedge / nf : 0;
+  /* the stationary state reached from f0 */
+  if (d->defect > 1e-13) PetscCall(RelaxationTemperature(bte, coll, T, emin, f0, G, Iv, E, B, &d->relax_temperature, &d->applies));
+  else d->relax_temperature = T; /* f0 is stationary to rounding (or nothing scatters) */
+  d->computed = PETSC_TRUE;
+
+  PetscCall(VecDestroy(&B));
+  PetscCall(VecDestroy(&M));
+  PetscCall(VecDestroy(&G));
+  PetscCall(VecDestroy(&E));
+  PetscCall(VecDestroy(&Iv));
+  PetscCall(VecDestroy(&f0));
+  PetscCall(BTECollisionDestroy(&coll));
+  PetscCall(PetscTime(&t1));
+  d->time = t1 - t0;
+  PetscCall(PetscInfo(bte, "diagnostics at %g K: defect %.4e, relaxation temperature %.3f K, edge share %.3e; %" PetscInt_FMT " applies, %.3f s%s\n", (double)T, (double)d->defect, (double)d->relax_temperature, (double)d->edge_share, d->applies, d->time, reuse ? " (the run's operator)" : ""));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDiagnosticsCompute(BTE bte, BTECollision runcoll, BTEDiagnostics *out)
+{
+  MPI_Comm comm;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  comm = PetscObjectComm((PetscObject)bte);
+  PetscCheck(bte->setupcalled, comm, PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() before BTEGetDiagnostics()");
+  if (!bte->diagnostics) {
+    PetscCall(PetscStrncpy(bte->diagwhy, "off (-bte_diagnostics 0)", sizeof(bte->diagwhy)));
+    bte->diag.computed = PETSC_FALSE;
+    bte->diagdone      = PETSC_FALSE;
+  } else if (bte->chcounted) {
+    PetscCall(PetscStrncpy(bte->diagwhy, "the channels were counted, not loaded", sizeof(bte->diagwhy)));
+    bte->diag.computed = PETSC_FALSE;
+    bte->diagdone      = PETSC_FALSE;
+  } else if (!bte->diagdone || bte->diag.temperature != bte->temperature) {
+    PetscBool      fits = PETSC_TRUE;
+    PetscLogDouble run;
+
+    PetscCall(PetscLogEventBegin(BTE_Diagnostics, bte, 0, 0, 0));
+    bte->diagwhy[0] = 0;
+    if (!BTEDiagnosticsCanReuse(bte, runcoll)) {
+      /* a temporary operator must fit where the run's would, beside the run's if it has one */
+      PetscCall(BTERunMemoryEstimate(bte, bte->ch.n, bte->nlocal, PETSC_FALSE, NULL, &run));
+      if (runcoll && runcoll->setupcalled) run += runcoll->bytes;
+      PetscCall(BTEModelCheckMemory(bte, run, 1.0, "The diagnostics' collision operator", "", &fits));
+    }
+    if (fits) PetscCall(BTEDiagnosticsRun(bte, runcoll));
+    else {
+      PetscCall(PetscMemzero(&bte->diag, sizeof(bte->diag)));
+      bte->diag.temperature = bte->temperature;
+      PetscCall(PetscStrncpy(bte->diagwhy, "a collision operator would not fit in memory (see -bte_memory_limit)", sizeof(bte->diagwhy)));
+    }
+    bte->diagdone = PETSC_TRUE;
+    PetscCall(PetscLogEventEnd(BTE_Diagnostics, bte, 0, 0, 0));
+  }
+  if (out) *out = bte->diag;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEGetDiagnostics(BTE bte, BTEDiagnostics *d)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscAssertPointer(d, 2);
+  PetscCall(BTEDiagnosticsCompute(bte, NULL, d));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTESetDiagnostics(BTE bte, PetscBool on)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  bte->diagnostics = on;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDiagnosticsGetReason(BTE bte, const char *why[])
+{
+  PetscFunctionBegin;
+  *why = bte->diagwhy;
+  PetscFunctionReturn(0);
+}
+
+/* The three lines of BTEView (after the channel graph's): one each, WARNING and one piece of
+   advice when out of bounds (docs/diagnostics.md) */
+PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
+{
+  BTEDiagnostics d;
+  char           T[32], Tr[32], w[32], piece[64] = "";
+  const char    *fix = "reduce the smearing (-bte_smearing) on a grid fine enough to stay connected";
+
+  PetscFunctionBegin;
+  if (bte->chcounted) PetscFunctionReturn(0); /* as the channel graph: no line without channels */
+  PetscCall(BTEDiagnosticsCompute(bte, NULL, &d));
+  if (!d.computed) {
+    PetscCall(PetscViewerASCIIPrintf(v, "diagnostics: not computed: %s\n", bte->diagwhy));
+    PetscFunctionReturn(0);
+  }
+  /* the C library's %g: PETSc's printf writes 300 as "300." */
+  snprintf(T, sizeof(T), "%g K", (double)d.temperature);
+  snprintf(Tr, sizeof(Tr), "%.1f K", (double)d.relax_temperature);
+  snprintf(w, sizeof(w), "%g kT (%.4g eV)", (double)BTE_DIAG_EDGE_KT, (double)d.edge_width);
+  if (d.pieces > 1) snprintf(piece, sizeof(piece), " (carriers of the largest piece)");
+  if (d.defect > BTE_DIAG_DEFECT_MAX) PetscCall(PetscViewerASCIIPrintf(v, "equilibrium defect: WARNING %.3g of the gross scattering flux of Fermi-Dirac at %s (above %s): Fermi-Dirac is not a steady state of this grid; %s\n", (double)d.defect, T, "0.05", fix));
+  else PetscCall(PetscViewerASCIIPrintf(v, "equilibrium defect: %.3g of the gross scattering flux of Fermi-Dirac at %s (sum_i |I_i[f]| / sum_i Gamma_i f_i; 0 with exact detailed balance)\n", (double)d.defect, T));
+  if (PetscIsNanReal(d.relax_temperature)) PetscCall(PetscViewerASCIIPrintf(v, "relaxation temperature: WARNING not found (no stationary state computed, or one outside T/64 .. 64 T): check the channel graph, the window and the smearing\n"));
+  else {
+    PetscReal rel = d.relax_temperature / d.temperature - 1;
+    if (PetscAbsReal(rel) > BTE_DIAG_TRELAX_MAX) PetscCall(PetscViewerASCIIPrintf(v, "relaxation temperature: WARNING %s%s, %+.2f%% from the lattice's %s (above 2%%): runs without a field relax there, not to the lattice temperature; %s\n", Tr, piece, (double)(100 * rel), T, fix));
+    else PetscCall(PetscViewerASCIIPrintf(v, "relaxation temperature: %s%s, %+.2f%% from the lattice's %s (where a run without a field relaxes)\n", Tr, piece, (double)(100 * rel), T));
+  }
+  if (d.edge_share > BTE_DIAG_EDGE_MAX) PetscCall(PetscViewerASCIIPrintf(v, "window edge: WARNING %.2e of the carriers of Fermi-Dirac at %s lie within %s of the window's top (above 1e-3): the window cuts the distribution's tail off; widen it (-bte_window)\n", (double)d.edge_share, T, w));
+  else PetscCall(PetscViewerASCIIPrintf(v, "window edge: %.2e of the carriers of Fermi-Dirac at %s lie within %s of the window's top\n", (double)d.edge_share, T, w));
+  PetscFunctionReturn(0);
+}
