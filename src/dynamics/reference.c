@@ -101,6 +101,9 @@ PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics dyn, PetscReal t0, PetscReal
   if (fid < 0) {
     PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot open the reference %s (-bte_reference): not an HDF5 file", F));
     bad = 1;
+  } else {
+    r->fid  = (long long)fid; /* closed by BTEDynamicsReferenceClose, also after a refusal */
+    r->open = PETSC_TRUE;
   }
   if (!bad && (gid = H5Gopen2(fid, "dynamics", H5P_DEFAULT)) < 0) {
     PetscCall(PetscSNPrintf(msg, sizeof(msg), "The reference %s has no /dynamics group: not a bte dynamics output (-bte_reference)", F));
@@ -177,11 +180,7 @@ PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics dyn, PetscReal t0, PetscReal
   }
   if (gid >= 0) H5Gclose(gid);
   H5Eset_auto2(H5E_DEFAULT, func, data);
-  if (bad && fid >= 0) H5Fclose(fid);
-  if (bad) PetscCall(PetscFree(r->tref));
   PetscCall(BTERefCheck(comm, bad, msg, sizeof(msg)));
-  r->fid  = (long long)fid;
-  r->open = PETSC_TRUE;
   r->ja = r->jb = -1;
   r->n          = 0;
   PetscCall(PetscMalloc2(bte->nlocal + 1, &r->ra, bte->nlocal + 1, &r->rb));
