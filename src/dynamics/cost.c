@@ -115,7 +115,7 @@ PetscErrorCode BTEDynamicsCostWriteJSON(BTEDynamics dyn)
       BTEJSONReal(fp, dyn->t0);
       fprintf(fp, ",\n  \"final_time\": ");
       BTEJSONReal(fp, t);
-      fprintf(fp, ",\n  \"time_units\": \"fs\",\n  \"snapshots\": %lld,\n", (long long)dyn->out.nt);
+      fprintf(fp, ",\n  \"time_units\": \"fs\",\n  \"snapshots_written\": %lld,\n", (long long)dyn->out.nt);
       fprintf(fp, "  \"steps\": %lld,\n  \"rejected_steps\": %lld,\n  \"collision_applies\": %lld,\n  \"jacobian_applies\": %lld,\n  \"nonlinear_iterations\": %lld,\n  \"linear_iterations\": %lld,\n", (long long)c->steps, (long long)c->rejects, (long long)c->coll_applies, (long long)c->jac_applies, (long long)c->snes_its, (long long)c->ksp_its);
       fprintf(fp, "  \"wall_time\": {\"setup\": ");
       BTEJSONReal(fp, c->setup);

@@ -800,6 +800,8 @@ PetscErrorCode BTEDynamicsView(BTEDynamics dyn, PetscViewer viewer)
   if (dyn->drift) PetscCall(BTEDriftView(dyn->drift, viewer));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "no field\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "output: %s every %g fs\n", dyn->output[0] ? dyn->output : "(none)", (double)dyn->interval));
+  if (dyn->ref.file[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "reference: %s (errors of every snapshot; linear interpolation in time)\n", dyn->ref.file));
+  if (dyn->cost.summary[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "summary: %s (JSON)\n", dyn->cost.summary));
   if (dyn->ts) PetscCall(TSView(dyn->ts, viewer));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
