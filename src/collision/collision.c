@@ -283,6 +283,7 @@ PetscErrorCode BTECollisionApply(BTECollision coll, Vec f, Vec Iv)
   PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
   PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
   PetscCall((*coll->ops->apply)(coll, coll->fl, Iv));
+  coll->napplies++;
   PetscCall(PetscLogEventEnd(BTECOLL_Apply, coll, f, Iv, 0));
   PetscFunctionReturn(0);
 }
@@ -302,6 +303,7 @@ PetscErrorCode BTECollisionJacobianApply(BTECollision coll, Vec f, Vec x, Vec y)
   PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
   PetscCall(BTECollisionGlobalToLocal(coll, x, coll->xl));
   PetscCall((*coll->ops->jacobian_apply)(coll, coll->fl, coll->xl, y));
+  coll->njacapplies++;
   PetscCall(PetscLogEventEnd(BTECOLL_JacApply, coll, f, x, y));
   PetscFunctionReturn(0);
 }

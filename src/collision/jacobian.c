@@ -33,6 +33,7 @@ static PetscErrorCode MatMult_BTEJac(Mat A, Vec x, Vec y)
     PetscCall(BTECollisionGetLocalVec(coll, x, &ctx->xl));
     PetscCall(BTECollisionGlobalToLocal(coll, x, ctx->xl));
     PetscCall((*coll->ops->jacobian_apply)(coll, ctx->fl, ctx->xl, y));
+    coll->njacapplies++;
     PetscCall(PetscLogEventEnd(BTECOLL_JacApply, coll, x, y, 0));
     if (ctx->scale != 1.0) PetscCall(VecScale(y, ctx->scale));
   } else PetscCall(VecSet(y, 0.0));

@@ -36,6 +36,7 @@ PetscErrorCode BTEDynamicsCreate(BTE bte, BTEDynamics *dyn)
   d->monitor    = PETSC_TRUE;
   d->statetol   = BTE_STATE_TOLERANCE;
   bte->runmem   = PETSC_TRUE; /* the memory checks at setup count the run */
+  PetscCall(PetscTime(&d->cost.tcreate));
   *dyn          = d;
   PetscFunctionReturn(0);
 }
@@ -53,6 +54,7 @@ PetscErrorCode BTEDynamicsDestroy(BTEDynamics *dyn)
     PetscFunctionReturn(0);
   }
   PetscCall(BTEDynamicsOutputClose(d));
+  PetscCall(BTEDynamicsReferenceDestroy(d));
   PetscCall(TSDestroy(&d->ts));
   if (d->P != d->A && d->P != d->Jc) PetscCall(MatDestroy(&d->P));
   if (d->A != d->Jc) PetscCall(MatDestroy(&d->A));
@@ -209,6 +211,30 @@ static PetscErrorCode BTEDynamicsCreateTS(BTEDynamics dyn)
   PetscFunctionReturn(0);
 }
 
+/* The summary must not overwrite an input or the output; the output must not overwrite the reference */
+static PetscErrorCode BTEDynamicsCheckSummaryReference(BTEDynamics dyn)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)dyn);
+  PetscMPIInt rank;
+  int         same[2] = {0, 0};
+
+  PetscFunctionBegin;
+  if (dyn->output[0]) PetscCall(BTECheckOutputFileWith(dyn->bte, dyn->output, "-bte_output", dyn->ref.file, "-bte_reference"));
+  if (!dyn->cost.summary[0]) PetscFunctionReturn(0);
+  PetscCall(BTECheckOutputFileWith(dyn->bte, dyn->cost.summary, "-bte_summary", dyn->ref.file, "-bte_reference"));
+  PetscCall(BTECheckOutputFileWith(dyn->bte, dyn->cost.summary, "-bte_summary", dyn->init == BTE_INIT_RESTART ? dyn->restart : NULL, "-bte_restart"));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0 && dyn->output[0]) {
+    char tmp[PETSC_MAX_PATH_LEN + 8];
+    PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.tmp", dyn->output));
+    same[0] = BTESameFile(dyn->cost.summary, dyn->output);
+    same[1] = BTESameFile(dyn->cost.summary, tmp);
+  }
+  PetscCallMPI(MPI_Bcast(same, 2, MPI_INT, 0, comm));
+  PetscCheck(!same[0] && !same[1], comm, PETSC_ERR_USER_INPUT, "The summary %s (-bte_summary) is the output %s%s (-bte_output): give another file name", dyn->cost.summary, dyn->output, same[1] ? ".tmp" : "");
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)dyn);
@@ -275,6 +301,9 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscCall(PetscOptionsReal("-bte_state_tolerance", "A state with an occupation outside [-tol, 1 + tol] (or not finite) stops a fixed-step run and makes an adaptive one retry the step smaller (negative: check finiteness only)", "BTEDynamicsSolve", dyn->statetol, &dyn->statetol, NULL));
   PetscCall(BTECheckRange(comm, "-bte_state_tolerance", dyn->statetol, -1, 1e3, "", NULL));
   PetscCall(PetscOptionsBool("-bte_dynamics_monitor", "Print a line per output time", "BTEDynamicsSetFromOptions", dyn->monitor, &dyn->monitor, NULL));
+  /* cost and error against a reference (src/dynamics/cost.c, reference.c) */
+  PetscCall(PetscOptionsString("-bte_reference", "Dynamics output of the same table and initial state: every snapshot is compared with it (errors written to the output and printed)", "BTEDynamicsSolve", dyn->ref.file, dyn->ref.file, sizeof(dyn->ref.file), NULL));
+  PetscCall(PetscOptionsString("-bte_summary", "JSON file for the run's cost (steps, applies, iterations, wall times) and reference errors", "BTEDynamicsSolve", dyn->cost.summary, dyn->cost.summary, sizeof(dyn->cost.summary), NULL));
   PetscOptionsEnd();
   /* the TS: defaults first, then the command line */
   PetscCall(BTEDynamicsCreateTS(dyn));
@@ -286,6 +315,7 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
     PetscBool append; /* refuse an output that is an input now, before the table is read */
     PetscCall(BTEDynamicsCheckOutput(dyn, &append));
   }
+  PetscCall(BTEDynamicsCheckSummaryReference(dyn));
   PetscFunctionReturn(0);
 }
 
@@ -482,8 +512,12 @@ static PetscErrorCode BTEDynamicsPostStep(TS ts)
 
 static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscReal t, Vec f)
 {
+  PetscLogDouble w0, w1;
+
   PetscFunctionBegin;
+  PetscCall(PetscTime(&w0));
   if (dyn->out.open) PetscCall(BTEDynamicsOutputWrite(dyn, t, step, f));
+  PetscCall(BTEDynamicsReferenceCompare(dyn, t, f));
   if (dyn->monitor) {
     PetscReal ncell, dens, emean, v[3], vd = 0, Emag, edge;
     PetscCall(BTEComputeMoments(dyn->bte, f, &ncell, &dens, &emean, v));
@@ -503,6 +537,8 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
     }
   }
   dyn->tlast = t;
+  PetscCall(PetscTime(&w1));
+  dyn->cost.tsnap += w1 - w0;
   PetscFunctionReturn(0);
 }
 
@@ -658,7 +694,7 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscReal      t0, tmax, t, dt;
   PetscBool      append = PETSC_FALSE;
   PetscInt       steps, rejects, nfails;
-  PetscLogDouble w0, w1;
+  PetscLogDouble w0, w1, s0, o0, o1;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
@@ -686,9 +722,15 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     PetscCall(PetscSNPrintf(hint, sizeof(hint), ": raise the time step (now %g fs) or shorten the run", (double)dt));
     if (none) PetscCall(BTECheckRange(comm, "number of fixed steps (final - initial time) / time step", (tmax - t0) / dt, 0, BTE_MAX_FIXED_STEPS, "", hint));
   }
+  PetscCall(BTEDynamicsCheckSummaryReference(dyn));
+  PetscCall(BTEDynamicsReferenceOpen(dyn, t0, tmax, dyn->f));
+  dyn->cost.tsnap = 0;
   if (dyn->output[0]) {
     PetscCall(BTEDynamicsCheckOutput(dyn, &append));
+    PetscCall(PetscTime(&o0));
     PetscCall(BTEDynamicsOutputOpen(dyn, dyn->output, append));
+    PetscCall(PetscTime(&o1));
+    dyn->cost.tsnap += o1 - o0;
   }
   /* the restart snapshot is already in the file we append to */
   dyn->tnext   = append ? t0 + dyn->interval : t0;
@@ -696,9 +738,12 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   dyn->clipped = PETSC_FALSE;
   PetscCall(TSSetTime(dyn->ts, t0));
   PetscCall(TSSetStepNumber(dyn->ts, dyn->step0));
+  PetscCall(BTEDynamicsCostBegin(dyn));
   PetscCall(PetscTime(&w0));
+  s0 = dyn->cost.tsnap;
   PetscCall(TSSolve(dyn->ts, dyn->f));
   PetscCall(PetscTime(&w1));
+  PetscCall(BTEDynamicsCostEnd(dyn, w0, w1, s0));
   PetscCall(TSGetTime(dyn->ts, &t));
   PetscCall(TSGetStepNumber(dyn->ts, &steps));
   if (PetscAbsReal(t - dyn->tlast) > BTE_TIME_EPS(t)) PetscCall(BTEDynamicsSnapshot(dyn, steps, t, dyn->f));
@@ -710,10 +755,26 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     PetscCall(PetscPrintf(comm, "dynamics: t = %g fs after %" PetscInt_FMT " steps (%" PetscInt_FMT " rejected) in %.2f s; %s\n", (double)t, steps - dyn->step0, rejects, (double)(w1 - w0), TSConvergedReasons[reason]));
     PetscCheck(reason >= 0, comm, PETSC_ERR_NOT_CONVERGED, "The time integration failed (%s)%s", TSConvergedReasons[reason], nfails ? ": nonlinear solves failed; try a smaller -ts_dt or -ts_adapt_type basic" : (rejects ? ": steps were rejected (error estimate, or stages not finite or outside [-tol, 1 + tol], -bte_state_tolerance); try a smaller -ts_dt or a looser -ts_rtol" : ""));
   }
+  PetscCall(BTEDynamicsReferenceClose(dyn));
+  {
+    PetscLogDouble now;
+    PetscCall(PetscTime(&now));
+    dyn->cost.output = dyn->cost.tsnap;
+    dyn->cost.total  = now - dyn->cost.tcreate;
+  }
   if (dyn->output[0]) {
+    PetscCall(PetscTime(&o0));
+    PetscCall(BTEDynamicsOutputWriteCost(dyn));
+    PetscCall(BTEDynamicsOutputWriteReferenceError(dyn));
     PetscCall(BTEDynamicsOutputClose(dyn));
+    PetscCall(PetscTime(&o1));
+    dyn->cost.output += o1 - o0;
+    dyn->cost.total += o1 - o0;
     PetscCall(PetscPrintf(comm, "dynamics: wrote %" PetscInt_FMT " snapshots to %s\n", dyn->out.nt, dyn->output));
   }
+  PetscCall(BTEDynamicsCostView(dyn));
+  PetscCall(BTEDynamicsReferenceView(dyn));
+  PetscCall(BTEDynamicsCostWriteJSON(dyn));
   if (fout) PetscCall(VecCopy(dyn->f, fout));
   PetscFunctionReturn(0);
 }
@@ -743,6 +804,8 @@ PetscErrorCode BTEDynamicsView(BTEDynamics dyn, PetscViewer viewer)
   if (dyn->drift) PetscCall(BTEDriftView(dyn->drift, viewer));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "no field\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "output: %s every %g fs\n", dyn->output[0] ? dyn->output : "(none)", (double)dyn->interval));
+  if (dyn->ref.file[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "reference: %s (errors of every snapshot; linear interpolation in time)\n", dyn->ref.file));
+  if (dyn->cost.summary[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "summary: %s (JSON)\n", dyn->cost.summary));
   if (dyn->ts) PetscCall(TSView(dyn->ts, viewer));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);

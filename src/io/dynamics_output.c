@@ -601,3 +601,71 @@ PetscErrorCode BTEDynamicsRestartRead(BTE bte, const char file[], Vec f, PetscRe
   PetscCall(PetscLogEventEnd(BTE_DynamicsRestart, bte, 0, 0, 0));
   PetscFunctionReturn(0);
 }
+
+/* /dynamics/cost: the cost of the run that wrote (or last appended to) the file, as attributes
+   (src/dynamics/cost.c). Written before the file is closed: the output time excludes the close. */
+PetscErrorCode BTEDynamicsOutputWriteCost(BTEDynamics dyn)
+{
+  PetscMPIInt            rank;
+  const BTEDynamicsCost *c = &dyn->cost;
+
+  PetscFunctionBegin;
+  if (!dyn->out.open) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dyn), &rank));
+  if (rank == 0) {
+    hid_t       fid = (hid_t)dyn->out.fid, gid;
+    const char *inames[6] = {"steps", "rejected_steps", "collision_applies", "jacobian_applies", "nonlinear_iterations", "linear_iterations"};
+    long long   ivals[6]  = {c->steps, c->rejects, c->coll_applies, c->jac_applies, c->snes_its, c->ksp_its};
+    const char *rnames[4] = {"wall_time_setup", "wall_time_stepping", "wall_time_output", "wall_time_total"};
+    double      rvals[4]  = {c->setup, c->stepping, c->output, c->total};
+    TSType      type;
+    TSAdapt     adapt;
+    TSAdaptType atype;
+    PetscCall(TSGetType(dyn->ts, &type));
+    PetscCall(TSGetAdapt(dyn->ts, &adapt));
+    PetscCall(TSAdaptGetType(adapt, &atype));
+    if (H5Lexists(fid, "dynamics/cost", H5P_DEFAULT) > 0) gid = H5Gopen2(fid, "dynamics/cost", H5P_DEFAULT);
+    else gid = H5Gcreate2(fid, "dynamics/cost", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5CALL(gid, "HDF5: cannot create /dynamics/cost");
+    for (int q = 0; q < 6; q++) PetscCall(H5AttrInts(gid, inames[q], 1, &ivals[q]));
+    for (int q = 0; q < 4; q++) PetscCall(H5AttrReals(gid, rnames[q], 1, &rvals[q]));
+    PetscCall(H5AttrString(gid, "wall_time_units", "s"));
+    PetscCall(H5AttrString(gid, "ts_type", type ? type : ""));
+    PetscCall(H5AttrString(gid, "ts_adapt_type", atype ? atype : ""));
+    PetscCall(H5AttrString(gid, "description", "cost of the run that last wrote this file: TS steps (accepted) and rejected steps, collision and collision Jacobian applies, nonlinear and linear iterations; wall time of setup, stepping and output (s)"));
+    H5Gclose(gid);
+    H5CALL(H5Fflush(fid, H5F_SCOPE_GLOBAL), "HDF5: flush");
+  }
+  PetscFunctionReturn(0);
+}
+
+/* /dynamics/reference_error: per compared snapshot, the errors against -bte_reference
+   (src/dynamics/reference.c); replaced by each run that appends to the file. */
+PetscErrorCode BTEDynamicsOutputWriteReferenceError(BTEDynamics dyn)
+{
+  PetscMPIInt                 rank;
+  const BTEDynamicsReference *r = &dyn->ref;
+
+  PetscFunctionBegin;
+  if (!dyn->out.open || !r->file[0]) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dyn), &rank));
+  if (rank == 0) {
+    hid_t            fid      = (hid_t)dyn->out.fid, gid;
+    const char      *names[9] = {"time", "f_max", "f_l2", "f_l2_relative", "carriers", "carrier_density", "mean_energy", "drift_velocity", "population_max"};
+    const PetscReal *vals[9]  = {r->t, r->fmax, r->f2, r->f2rel, r->carriers, r->density, r->emean, r->vdrift, r->popmax};
+    const char      *units[9] = {"fs", "", "", "", "1/cell", dyn->bte->grid.dim == 2 ? "cm^-2" : "cm^-3", "eV", "cm/s", "1/(eV cell)"};
+    const char      *desc[9]  = {"time of each compared snapshot", "max_i |f_i - fref_i|", "(sum_i (f_i - fref_i)^2)^(1/2)", "||f - fref||_2 / ||fref||_2", "|carriers - carriers_ref|", "|density - density_ref|", "|mean energy - mean energy_ref|", "|drift velocity - drift velocity_ref|", "max over bins |population - population_ref|"};
+    if (H5Lexists(fid, "dynamics/reference_error", H5P_DEFAULT) > 0) H5Ldelete(fid, "dynamics/reference_error", H5P_DEFAULT);
+    gid = H5Gcreate2(fid, "dynamics/reference_error", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5CALL(gid, "HDF5: cannot create /dynamics/reference_error");
+    PetscCall(H5AttrString(gid, "reference", r->file));
+    PetscCall(H5AttrString(gid, "interpolation", "linear in time between the reference's snapshots (second order in their spacing); exact where the times coincide"));
+    for (int q = 0; q < 9; q++) {
+      PetscCall(H5CreateFixed(gid, names[q], H5T_NATIVE_DOUBLE, (hsize_t)r->n, units[q], desc[q]));
+      PetscCall(H5WriteSlab1(gid, names[q], H5T_NATIVE_DOUBLE, 0, (hsize_t)r->n, vals[q]));
+    }
+    H5Gclose(gid);
+    H5CALL(H5Fflush(fid, H5F_SCOPE_GLOBAL), "HDF5: flush");
+  }
+  PetscFunctionReturn(0);
+}

@@ -109,6 +109,7 @@ struct _p_BTECollision {
   PetscBool  ownends;
   PetscCount nentries; /* channel ends stored by the implementation (owned ends) */
   PetscLogDouble bytes; /* memory of the implementation's layout on this rank */
+  PetscInt64 napplies, njacapplies; /* BTECollisionApply and Jacobian applies so far (cost accounting) */
 
   BTECollisionAssembly *assembly;
 };

@@ -74,6 +74,31 @@ typedef struct {
   PetscBool renamed;
 } BTEDynamicsOutput;
 
+/* Cost of a run (src/dynamics/cost.c): counts over BTEDynamicsSolve, wall times in seconds. */
+typedef struct {
+  PetscInt       steps, rejects, snes_its, ksp_its;
+  PetscInt64     coll_applies, jac_applies;     /* BTECollisionApply / BTECollisionJacobianApply during the solve */
+  PetscInt64     coll0, jac0;                   /* the collision's counters when the solve started */
+  PetscLogDouble tcreate;                       /* PetscTime at BTEDynamicsCreate */
+  PetscLogDouble setup, stepping, output, total; /* s */
+  PetscLogDouble tsnap;                          /* time in snapshots (output, monitor, reference) so far */
+  char           summary[PETSC_MAX_PATH_LEN];   /* -bte_summary FILE.json ("" none) */
+} BTEDynamicsCost;
+
+/* Errors against a reference run (src/dynamics/reference.c), one entry per compared snapshot. */
+typedef struct {
+  char       file[PETSC_MAX_PATH_LEN]; /* -bte_reference ("" none) */
+  PetscBool  open;
+  long long  fid;                      /* hid_t, every rank (read-only) */
+  PetscInt   ntref;                    /* reference snapshots */
+  PetscReal *tref;                     /* their times */
+  PetscInt   ja, jb;                   /* reference rows held in ra, rb (-1 none) */
+  PetscReal *ra, *rb;                  /* this rank's slab of rows ja, jb */
+  Vec        fref;                     /* the reference at the snapshot time */
+  PetscInt   n, cap;                   /* compared snapshots */
+  PetscReal *t, *fmax, *f2, *f2rel, *carriers, *density, *emean, *vdrift, *popmax;
+} BTEDynamicsReference;
+
 struct _p_BTEDynamics {
   PETSCHEADER(struct _BTEDynamicsOps);
   BTE          bte;
@@ -115,6 +140,8 @@ struct _p_BTEDynamics {
   PetscBool    clipped;    /* the last step was shortened to hit an output time */
   PetscReal    dtsaved;    /* the step before clipping */
   PetscBool    setupcalled;
+  BTEDynamicsCost      cost;
+  BTEDynamicsReference ref;
 };
 
 PETSC_INTERN PetscErrorCode BTEDynamicsPackageInitialize(void);
@@ -126,3 +153,18 @@ PETSC_INTERN PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics, PetscReal, Petsc
 PETSC_INTERN PetscErrorCode BTEDynamicsOutputClose(BTEDynamics);
 /* Restart: the last snapshot of a dynamics file into f; its time and step */
 PETSC_INTERN PetscErrorCode BTEDynamicsRestartRead(BTE, const char[], Vec, PetscReal *, PetscInt *);
+/* Cost and reference-error records in the open output (src/io/dynamics_output.c) */
+PETSC_INTERN PetscErrorCode BTEDynamicsOutputWriteCost(BTEDynamics);
+PETSC_INTERN PetscErrorCode BTEDynamicsOutputWriteReferenceError(BTEDynamics);
+
+/* Cost accounting (src/dynamics/cost.c) */
+PETSC_INTERN PetscErrorCode BTEDynamicsCostBegin(BTEDynamics);
+PETSC_INTERN PetscErrorCode BTEDynamicsCostEnd(BTEDynamics, PetscLogDouble, PetscLogDouble, PetscLogDouble);
+PETSC_INTERN PetscErrorCode BTEDynamicsCostView(BTEDynamics);
+PETSC_INTERN PetscErrorCode BTEDynamicsCostWriteJSON(BTEDynamics);
+/* Error against a reference (src/dynamics/reference.c) */
+PETSC_INTERN PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics, PetscReal, PetscReal, Vec);
+PETSC_INTERN PetscErrorCode BTEDynamicsReferenceCompare(BTEDynamics, PetscReal, Vec);
+PETSC_INTERN PetscErrorCode BTEDynamicsReferenceView(BTEDynamics);
+PETSC_INTERN PetscErrorCode BTEDynamicsReferenceClose(BTEDynamics);
+PETSC_INTERN PetscErrorCode BTEDynamicsReferenceDestroy(BTEDynamics);
