@@ -260,7 +260,7 @@ static int TgtBlocks(int64_t n)
 #if defined(_OPENMP)
   T = omp_get_max_threads();
 #endif
-  if ((int64_t)T * 65536 > n) T = (int)PetscMax(1, n / 65536);
+  if ((int64_t)T * 1024 > n) T = (int)PetscMax(1, n / 1024);
   return T;
 }
 
@@ -705,6 +705,12 @@ static PetscErrorCode BTECollisionView_Tgt(BTECollision coll, PetscViewer viewer
   PetscCallMPI(MPI_Allreduce(loc, sum, 3, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)coll)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "tgt layout (Perturbo v3): %.0f (k, k+q) pairs in scatter, %d B per channel in scatter_channels (%s), 4 B per signed source, two passes (sc_col)\n", sum[0], (int)(2 * sizeof(int32_t) + (tg->g2dt ? 2 : 1) * sizeof(double)), tg->g2dt ? "STORE_G2DT: g2 dt1, g2 dt2" : "g2"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "targets %s (CDYN_SORT_SCAT_TGTS %s); built on the %s\n", tg->sort ? "by decreasing source count" : "in state order", tg->sort ? "on" : "off", sum[2] > 0 ? "device" : "host"));
+  {
+    /* coll->bytes counts sc_col twice (written, then read back); the memory holds it once */
+    double b[2] = {coll->bytes, coll->bytes - (double)tg->L.nch * sizeof(double)}, bs[2], n = (double)coll->bte->ch.nglobal;
+    PetscCallMPI(MPI_Allreduce(b, bs, 2, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)coll)));
+    if (n > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "an apply streams at least %.1f B per channel (layout, and sc_col written and read back); layout memory %.1f B per channel\n", bs[0] / n, bs[1] / n));
+  }
   if (sum[1] > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "phonon energies kept per channel on %.0f rank(s) (not a function of (q, mode))\n", sum[1]));
   PetscFunctionReturn(0);
 }

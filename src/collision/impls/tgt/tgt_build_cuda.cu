@@ -204,6 +204,7 @@ PetscErrorCode BTETgtCUDABuilderCreate(const BTETgtLayout *L, const BTETgtCUDABu
   *builder = NULL;
   PetscCall(BTECollCUDARegisterEvents());
   if (nch < batch) batch = PetscMax(nch, (size_t)1);
+  batch += batch & 1; /* even: the doubles of a staged batch follow 3 batch PetscInts 8-byte aligned */
   /* peak: the target sort (2 x 16 B per channel) beside the layout and the local ends (at most
      56 B per channel); ~5% for CUB's temporaries; the batches, the q flags, the state arrays */
   need = nch * 88 + batch * (3 * sizeof(PetscInt) + 2 * sizeof(double));
