@@ -387,7 +387,7 @@ static PetscErrorCode TgtBuildHost(BTECollision coll, const BTECollisionKTable *
   const int64_t      nch = L->nch;
   const int32_t      nkp = L->nkp, nm = L->nmodes, bb = L->bbits;
   PetscInt          *ci, *cj;
-  int32_t           *key, *perm, *cis, *cjs, *qrow, *pkey, *pperm;
+  int32_t           *key, *perm, *cis, *cjs, *qrow, *pkey, *pperm; /* key: freed after its sort (host peak) */
   int64_t           *bptr, *npb, *pstart, *rptr, maxb = 0, badmode = -1;
   PetscInt          *iqp;
   int                hbits = PetscMax(1, TgtBits(nkp - 1));
@@ -398,11 +398,13 @@ static PetscErrorCode TgtBuildHost(BTECollision coll, const BTECollisionKTable *
   PetscCall(BTECollisionComputeLocalEnds(coll, &ci, &cj));
   /* (k, k+q) pairs: channels by the k point of their i end, then (within each k point, a
      stable sort) by the k point of their j end; the pairs are the runs of equal (ik, ikq) */
-  PetscCall(PetscMalloc2(PetscMax(nch, 1), &key, PetscMax(nch, 1), &perm));
+  PetscCall(PetscMalloc1(PetscMax(nch, 1), &key));
+  PetscCall(PetscMalloc1(PetscMax(nch, 1), &perm));
   PetscCall(PetscMalloc2((size_t)nkp + 1, &bptr, (size_t)nkp + 1, &npb));
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < nch; c++) key[c] = (int32_t)kt->state_kp[ci[c]];
   PetscCall(TgtCountingSort(nch, key, nkp, perm, bptr));
+  PetscCall(PetscFree(key));
   for (int32_t b = 0; b < nkp; b++) maxb = PetscMax(maxb, bptr[b + 1] - bptr[b]);
   {
     int       T = 1;
@@ -528,7 +530,7 @@ static PetscErrorCode TgtBuildHost(BTECollision coll, const BTECollisionKTable *
 #pragma omp parallel for schedule(static)
     for (int64_t s = 0; s < nch; s++) L->hwch[s] = ch->hw[perm[s]];
   }
-  PetscCall(PetscFree2(key, perm));
+  PetscCall(PetscFree(perm));
   /* STORE_G2DT: a_c, b_c of collisionimpl.h, with the hw the apply would use */
   if (tg->g2dt) {
     const PetscReal *e = coll->energy;
