@@ -21,6 +21,18 @@ out=$($m -bte_collision_view -bte_collision_type pair -bte_collision_precision m
 for pat in "type: pair" "layout bytes per channel" "10 bytes per pair"; do
   grep -qF "$pat" <<<"$out" || { echo "missing '$pat' in:"; echo "$out"; exit 1; }
 done
+out=$($m -bte_collision_view -bte_collision_type tgt)
+for pat in "type: tgt" "16 B per channel in scatter_channels (g2)" "by decreasing source count (CDYN_SORT_SCAT_TGTS on)" "streams at least"; do
+  grep -qF "$pat" <<<"$out" || { echo "missing '$pat' in:"; echo "$out"; exit 1; }
+done
+out=$($m -bte_collision_view -bte_collision_type tgt -bte_tgt_store_g2dt -bte_tgt_sort_targets 0)
+for pat in "24 B per channel in scatter_channels (STORE_G2DT" "in state order (CDYN_SORT_SCAT_TGTS off)"; do
+  grep -qF "$pat" <<<"$out" || { echo "missing '$pat' in:"; echo "$out"; exit 1; }
+done
+expect_fail "bte_tgt_lanes must be 0, 1, 32, 64, 128 or 256, got 3" $m -bte_collision_type tgt -bte_tgt_lanes 3
+if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
+  expect_fail "bte_tgt_build device needs bte built with a CUDA PETSc" $m -bte_collision_type tgt -bte_tgt_build device
+fi
 expect_fail "Mixed precision (-bte_collision_precision mixed) is implemented by the fused and pair types, not by tgt" $m -bte_collision_type tgt -bte_collision_precision mixed
 expect_fail "bte_pair_tile must be in .32, 65536., got 8" $m -bte_collision_type pair -bte_pair_tile 8
 expect_fail "Set up the BTE (BTESetUp()) before its collision operator" $m -case nosetup

@@ -8,7 +8,9 @@
    -synth_keep; |g|^2 random in [0.1, 1.1] * 1e-3 eV^2. A rank holds the channels with an
    owned end.
    Options: -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -synth_emax 0.25 -synth_keep 0.5 -synth_seed 1,
-   plus the BTE's -bte_smearing and -bte_temperature. */
+   -synth_hw_per_channel (hw also depends on the channel's ends, by up to 1e-6 relative: no longer a
+   function of (q, nu), so that tgt keeps hw per channel), plus the BTE's -bte_smearing and
+   -bte_temperature. */
 #pragma once
 #include <bte/private/bteimpl.h>
 #include <stdint.h>
@@ -53,6 +55,7 @@ static PetscErrorCode SynthCreateBTE(MPI_Comm comm, BTE *out)
   PetscInt   nk = 6, nb = 2, nm = 3, nkt, N = 0, *kidx, *bidx, rstart, rend;
   PetscReal  emax = 0.25, keep = 0.5, *en;
   PetscInt   seedi = 1;
+  PetscBool  hwch  = PETSC_FALSE;
   uint64_t   seed;
   PetscReal  hw0[8] = {0.006, 0.025, 0.036, 0.045, 0.015, 0.030, 0.050, 0.010};
   PetscCount nch = 0, cap;
@@ -65,6 +68,7 @@ static PetscErrorCode SynthCreateBTE(MPI_Comm comm, BTE *out)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-synth_emax", &emax, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-synth_keep", &keep, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-synth_seed", &seedi, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-synth_hw_per_channel", &hwch, NULL));
   PetscCheck(nm >= 1 && nm <= 8, comm, PETSC_ERR_ARG_OUTOFRANGE, "-synth_nmodes must be 1..8");
   seed = (uint64_t)seedi;
   PetscCall(BTECreate(comm, &bte));
@@ -123,6 +127,7 @@ static PetscErrorCode SynthCreateBTE(MPI_Comm comm, BTE *out)
         qi = (((b0 - a0 + nk) % nk) * nk + (b1 - a1 + nk) % nk) * nk + (b2 - a2 + nk) % nk;
         for (PetscInt nu = 0; nu < nm; nu++) {
           PetscReal hw = hw0[nu] * (0.8 + 0.4 * SynthU(seed, 3, (uint64_t)qi, (uint64_t)nu));
+          if (hwch) hw *= 1.0 + 1e-6 * SynthU(seed, 5, (uint64_t)i * (uint64_t)N + (uint64_t)j, (uint64_t)nu);
           if (PetscAbsReal(PetscAbsReal(en[i] - en[j]) - hw) >= tol) continue;
           if (SynthU(seed, 4, (uint64_t)i * (uint64_t)N + (uint64_t)j, (uint64_t)nu) >= keep) continue;
           if (nch == cap) {

@@ -1,6 +1,6 @@
 #!/bin/bash
-# CPU vs CUDA collision operator (tgt, fused, pair; fused and pair also mixed; pair built on the host
-# and on the device): I[f], J(f)x and diag J agree to 1e-12
+# CPU vs CUDA collision operator (tgt, fused, pair; fused and pair also mixed; pair and tgt built on
+# the host and on the device; tgt with its build switches and pass-2 mappings): I[f], J(f)x and diag J agree to 1e-12
 # (max-norm relative), the CUDA kernels run, and on one rank no host<->device copy happens in an
 # apply. Skips (exit 77) without a CUDA build of bte or without a GPU.
 source "$TESTDIR/common.sh"
@@ -25,6 +25,21 @@ run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_pair_tile 48 -
 run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_pair_build device $gpuopts || fail $? "1 rank, pair built on the device"
 run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -bte_pair_build device $gpuopts || fail $? "2 ranks, pair built on the device"
 run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_pair_tile 48 -bte_pair_chunk 60 -bte_pair_build device $gpuopts || fail $? "1 rank, small pair tiles, built on the device"
+# tgt: the layout built on the device (CUB sorts; host applies from the downloaded layout, checked
+# against fused and pair too), STORE_G2DT, unsorted targets, a thread per target, 2 and 8 warps per
+# target, hw kept per channel, 2 ranks
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_tgt_build device -bte_tgt_store_g2dt $gpuopts || fail $? "1 rank, tgt built on the device, STORE_G2DT"
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_tgt_sort_targets 0 -bte_tgt_lanes 1 $gpuopts || fail $? "1 rank, tgt unsorted, a thread per target"
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 2 -synth_nmodes 4 -synth_hw_per_channel -bte_tgt_build device -bte_tgt_lanes 256 $gpuopts || fail $? "1 rank, tgt hw per channel, built on the device, 8 warps per target"
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 2 -synth_nmodes 4 -synth_hw_per_channel -bte_tgt_store_g2dt -bte_tgt_lanes 64 $gpuopts || fail $? "1 rank, tgt hw per channel, STORE_G2DT, 2 warps per target"
+run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -bte_tgt_build device -bte_tgt_lanes 128 -bte_tgt_store_g2dt $gpuopts || fail $? "2 ranks, tgt built on the device"
+# host and device builds make the same tgt layout (pairs, q rows, sources, order of the targets)
+for b in host device; do
+  "$BTE" bench -bte_model gaas -bte_grid 32 -vec_type cuda -bte_bench_types tgt -bte_bench_reps 1 -bte_tgt_build $b -info $gpuopts \
+    | grep -o "tgt layout (built on the $b): .*" | sed "s/built on the $b/built/" > tlayout-$b.txt || fail $? "bench with -bte_tgt_build $b"
+done
+cat tlayout-host.txt tlayout-device.txt
+[ -s tlayout-host.txt ] && cmp -s tlayout-host.txt tlayout-device.txt || fail 1 "host and device tgt builds differ in structure"
 # host and device builds make the same layout structure (pairs, tiles, chunks, partial sums)
 for b in host device; do
   "$BTE" bench -bte_model gaas -bte_grid 32 -vec_type cuda -bte_bench_types pair -bte_bench_reps 1 -bte_pair_tile 64 -bte_pair_chunk 300 -bte_pair_build $b -info $gpuopts \

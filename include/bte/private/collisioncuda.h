@@ -16,6 +16,7 @@
 #include <petscvec.h>
 #include <stdint.h>
 #include <bte/private/pairlayout.h>
+#include <bte/private/tgtlayout.h>
 
 /* PETSC_TRUE when v is a CUDA Vec (its arrays for the collision kernels live on the device). */
 static inline PetscErrorCode BTECollisionVecIsCUDA(Vec v, PetscBool *iscuda)
@@ -80,29 +81,48 @@ PETSC_INTERN PetscErrorCode BTEPairCUDABuilderTouched(BTEPairCUDABuilder, const 
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *, const BTEPairLayout *, BTEPairCUDA *);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *);
 
-/* ---- tgt: Perturbo v3's layout, two passes (pass 1 per channel into sc_col, pass 2 per target) ----
-   Host arrays as src/collision/impls/tgt/tgt.c builds them (see there for the meaning). */
+/* ---- tgt: Perturbo v3's layout (tgtlayout.h), two passes: pass 1 per channel into sc_col, pass 2
+   per target in the layout's order ----
+   Create uploads a host-built layout (its arrays may be freed afterwards); a layout built on the
+   device (below) is made by BTETgtCUDABuilderFinish. Run: mode 0 Y = I[f]; 1 Y = J(f) x; 2 Y = diag J.
+   Download gives a device-built layout its host per-channel arrays (for a host apply). */
 typedef struct {
-  PetscInt         nlocal, nghost, nbands, nmodes;
-  PetscCount       npair, nch;
-  PetscInt         nqc, nkp;
-  PetscReal        pref, inveta, gnorm, kT;
-  const int32_t   *scatter;  /* 3 npair: ik, ikq, iq row */
-  const PetscReal *g2;       /* nch */
-  const int32_t   *bands;    /* nch: (n*nbands + m)*nmodes + mode */
-  const int32_t   *pairidx;  /* nch */
-  const PetscReal *wq, *nph; /* nqc*nmodes */
-  const PetscReal *hwch;     /* nch or NULL */
-  const int32_t   *kb2state; /* nkp*nbands */
-  const PetscCount *targets; /* nlocal+1 */
-  const int32_t   *sources;  /* targets[nlocal], signed 1-based channel indices */
-  const PetscReal *energy;   /* nlocal+nghost, eV */
-} BTETgtCUDALayout;
+  PetscReal        pref, inveta, gnorm, kT; /* as BTECollision */
+  const PetscReal *energy;                  /* n = owned + ghosts, eV */
+  PetscInt         lanes;                   /* -bte_tgt_lanes: threads per target in pass 2 (0: chosen here) */
+} BTETgtCUDAInfo;
 typedef struct _n_BTETgtCUDA *BTETgtCUDA;
-PETSC_INTERN PetscErrorCode BTETgtCUDACreate(const BTETgtCUDALayout *, BTETgtCUDA *);
+PETSC_INTERN PetscErrorCode BTETgtCUDACreate(const BTETgtLayout *, const BTETgtCUDAInfo *, BTETgtCUDA *);
 PETSC_INTERN PetscErrorCode BTETgtCUDADestroy(BTETgtCUDA *);
-PETSC_INTERN PetscErrorCode BTETgtCUDAApply(BTETgtCUDA, Vec fl, Vec Iout);
-PETSC_INTERN PetscErrorCode BTETgtCUDAJacobianApply(BTETgtCUDA, Vec fl, Vec xl, Vec y);
-PETSC_INTERN PetscErrorCode BTETgtCUDAJacobianDiagonal(BTETgtCUDA, Vec fl, Vec d);
+PETSC_INTERN PetscErrorCode BTETgtCUDARun(BTETgtCUDA, int mode, Vec fl, Vec xl, Vec Y);
+PETSC_INTERN PetscErrorCode BTETgtCUDADownload(BTETgtCUDA, BTETgtLayout *);
 PETSC_INTERN PetscErrorCode BTETgtCUDAGetBytes(BTETgtCUDA, PetscLogDouble *);
+
+/* ---- tgt layout built on the device (tgt_build_cuda.cu) ----
+   Create (fits = PETSC_FALSE and no builder when the device lacks the memory; L's sizes and
+   kb2state must be set); Add the held channels (the table's arrays, global ends; one call);
+   Layout sorts them into pairs on the device and builds scatter, scatter_channels, the phonon
+   table's hw (L->wqn on the host, N left to the caller), hw per channel when the table does not
+   describe the channels (consistent = PETSC_FALSE), the products of STORE_G2DT and the sources,
+   and returns L->npair, L->nqc, L->nentries and L->rowptr (host); the caller sets N and L->order;
+   Finish creates the BTETgtCUDA (uploading wqn, kb2state and the target records) and destroys the
+   builder. The result is the host build's layout (tgt.c), up to the last bits of the device's
+   exp() in the STORE_G2DT products. */
+typedef struct {
+  PetscInt         nlocal, nghost, rstart;
+  const PetscInt  *ghosts;          /* nghost global indices, ascending */
+  const PetscInt  *state_kp, *band; /* n: k point and band of each local state */
+  const PetscInt  *kp;              /* nkp: flattened k index of each k point */
+  const PetscReal *energy;          /* n: eV */
+  PetscInt64       nq;              /* points of the full q grid */
+  PetscInt         nk[3];
+  PetscReal        pref, inveta, gnorm;
+  PetscBool        g2dt;            /* store the products (STORE_G2DT) instead of |g|^2 */
+} BTETgtCUDABuildInfo;
+typedef struct _n_BTETgtCUDABuilder *BTETgtCUDABuilder;
+PETSC_INTERN PetscErrorCode BTETgtCUDABuilderCreate(const BTETgtLayout *, const BTETgtCUDABuildInfo *, PetscBool *fits, BTETgtCUDABuilder *);
+PETSC_INTERN PetscErrorCode BTETgtCUDABuilderAdd(BTETgtCUDABuilder, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscInt mode[], const PetscReal hw[], const PetscReal g2[]);
+PETSC_INTERN PetscErrorCode BTETgtCUDABuilderLayout(BTETgtCUDABuilder, BTETgtLayout *, PetscBool *consistent);
+PETSC_INTERN PetscErrorCode BTETgtCUDABuilderFinish(BTETgtCUDABuilder *, const BTETgtLayout *, const BTETgtCUDAInfo *, BTETgtCUDA *);
+PETSC_INTERN PetscErrorCode BTETgtCUDABuilderDestroy(BTETgtCUDABuilder *);
 #endif

@@ -39,6 +39,11 @@ PETSC_INTERN PetscErrorCode BTECollCUDARegisterEvents(void);
    arrays it takes over (chunks, rowptr, col, and exactly one of w, ws); pair_cuda.cu */
 PETSC_INTERN PetscErrorCode BTEPairCUDACreateWith(const BTEPairLayout *, BTEPairChunk *, long long *, uint16_t *, double2 *, float2 *, BTEPairCUDA *);
 
+/* tgt: the device layout from the per-channel device arrays it takes over (exactly one of g2,
+   g2dt; hwch only with L->hw_per_channel) and L's host arrays (kb2state, wqn, rowptr, order:
+   uploaded); tgt_cuda.cu */
+PETSC_INTERN PetscErrorCode BTETgtCUDACreateWith(const BTETgtLayout *, const BTETgtCUDAInfo *, int32_t *, int32_t *, int32_t *, double *, double2 *, double *, int32_t *, BTETgtCUDA *);
+
 /* identical formulas to collisionimpl.h's host versions (same operation order) */
 __device__ __forceinline__ double bte_gauss(double x, double inveta, double gnorm)
 {
