@@ -13,6 +13,7 @@
       of one) on a BTE left at the table's temperature. */
 #include <bte.h>
 #include <bte/transport.h>
+#include "../collision/compare.h"
 
 static PetscInt nfail = 0;
 
@@ -71,21 +72,6 @@ static PetscErrorCode Rates(BTE bte, Vec *G)
 }
 
 /* ||a - b|| / ||b|| */
-static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *r)
-{
-  Vec       d;
-  PetscReal nd, nb;
-
-  PetscFunctionBegin;
-  PetscCall(VecDuplicate(a, &d));
-  PetscCall(VecWAXPY(d, -1.0, b, a));
-  PetscCall(VecNorm(d, NORM_2, &nd));
-  PetscCall(VecNorm(b, NORM_2, &nb));
-  *r = nb > 0 ? nd / nb : nd;
-  PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(0);
-}
-
 /* RTA mobility mu_xx at the given temperatures (NULL: the BTE's own) */
 static PetscErrorCode Mobility(BTE bte, PetscInt nT, const PetscReal T[], PetscReal mob[], PetscReal Tres[])
 {

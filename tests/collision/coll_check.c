@@ -5,30 +5,7 @@ static const char help[] = "Checks of the collision operator on a synthetic rand
 
 #include "synth.h"
 #include <bte/private/collisionimpl.h>
-
-/* max|a - b| / max|b| */
-static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *r)
-{
-  Vec       d;
-  PetscReal nd, nb;
-
-  PetscFunctionBegin;
-  PetscCall(VecDuplicate(a, &d));
-  PetscCall(VecWAXPY(d, -1.0, b, a));
-  PetscCall(VecNorm(d, NORM_INFINITY, &nd));
-  PetscCall(VecNorm(b, NORM_INFINITY, &nb));
-  *r = nb > 0 ? nd / nb : nd;
-  PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode Check(MPI_Comm comm, const char what[], PetscReal value, PetscReal tol)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscPrintf(comm, "  %-58s %10.3e  (tol %.0e)\n", what, (double)value, (double)tol));
-  PetscCheck(value <= tol && !PetscIsNanReal(value), comm, PETSC_ERR_PLIB, "FAILED: %s = %g > %g", what, (double)value, (double)tol);
-  PetscFunctionReturn(0);
-}
+#include "compare.h"
 
 /* |sum v| / sum |v| */
 static PetscErrorCode SumRatio(Vec v, PetscReal *r)

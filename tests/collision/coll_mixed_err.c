@@ -2,21 +2,7 @@
    on a built-in model: max-norm relative difference of Iv[f] and of J(f)x, for random f and for
    a hot Fermi-Dirac f. The requirement is <= 1e-6; float weights alone should give ~1e-7 or less. */
 #include <bte.h>
-
-static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *r)
-{
-  Vec       d;
-  PetscReal nd, nb;
-
-  PetscFunctionBegin;
-  PetscCall(VecDuplicate(a, &d));
-  PetscCall(VecWAXPY(d, -1.0, b, a));
-  PetscCall(VecNorm(d, NORM_INFINITY, &nd));
-  PetscCall(VecNorm(b, NORM_INFINITY, &nb));
-  *r = nd / nb;
-  PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(0);
-}
+#include "compare.h"
 
 int main(int argc, char **argv)
 {

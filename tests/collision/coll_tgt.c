@@ -7,30 +7,7 @@ static const char help[] = "tgt's build switches change no result (synthetic ran
 
 #include "synth.h"
 #include <bte/private/collisionimpl.h>
-
-/* max|a - b| / max|b| */
-static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *r)
-{
-  Vec       d;
-  PetscReal nd, nb;
-
-  PetscFunctionBegin;
-  PetscCall(VecDuplicate(a, &d));
-  PetscCall(VecWAXPY(d, -1.0, b, a));
-  PetscCall(VecNorm(d, NORM_INFINITY, &nd));
-  PetscCall(VecNorm(b, NORM_INFINITY, &nb));
-  *r = nb > 0 ? nd / nb : nd;
-  PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode Check(MPI_Comm comm, const char what[], PetscReal value, PetscReal tol)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscPrintf(comm, "  %-62s %10.3e  (tol %.0e)\n", what, (double)value, (double)tol));
-  PetscCheck(value <= tol && !PetscIsNanReal(value), comm, PETSC_ERR_PLIB, "FAILED: %s = %g > %g", what, (double)value, (double)tol);
-  PetscFunctionReturn(0);
-}
+#include "compare.h"
 
 /* I[f], J(f) x, Gamma = -diag J(f) of one operator */
 static PetscErrorCode Results(BTE bte, const char type[], const char sort[], const char g2dt[], Vec f, Vec x, Vec out[3])
