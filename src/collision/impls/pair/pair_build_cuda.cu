@@ -266,6 +266,21 @@ PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, Pe
   PetscCall(PetscInfo(NULL, "pair device build: channel arrays %s\n", !upload ? "already on the device (earlier build)" : cache ? "copied to the device and kept there for later builds" : "streamed through the device"));
   PetscCallCUDA(cudaMalloc((void **)&dbad, sizeof(int)));
   PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), B->stream));
+  if (upload && cache) { /* the whole arrays at once: page-lock them and copy without staging */
+    const void *src[4] = {ci, cj, hw, g2};
+    void       *dst[4] = {cache->i, cache->j, cache->hw, cache->g2};
+    size_t      len[4] = {(size_t)n * sizeof(PetscInt), (size_t)n * sizeof(PetscInt), (size_t)n * sizeof(double), (size_t)n * sizeof(double)};
+    int         k;
+    for (k = 0; k < 4; k++)
+      if (cudaHostRegister((void *)src[k], len[k], cudaHostRegisterReadOnly) != cudaSuccess) break;
+    if (k == 4) {
+      for (k = 0; k < 4; k++) PetscCallCUDA(cudaMemcpyAsync(dst[k], src[k], len[k], cudaMemcpyHostToDevice, B->stream));
+      PetscCallCUDA(cudaStreamSynchronize(B->stream));
+      upload = PETSC_FALSE; /* done */
+      PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * (2 * sizeof(PetscInt) + 2 * sizeof(double))));
+    } else (void)cudaGetLastError(); /* not page-lockable here: the staged path below */
+    for (int u = 0; u < k; u++) PetscCallCUDA(cudaHostUnregister((void *)src[u]));
+  }
   /* batches through two pinned buffers: the threads fill one while the other is on its way;
      copies and kernels go in stream order, so one device copy of a batch suffices (or the batch
      goes to its place in the kept copy) */
