@@ -18,4 +18,5 @@ PetscErrorCode BTECommandOptionsVec(MPI_Comm);
    command's objects read their options (an error naming them); CheckUnusedOptions: all, when
    the run ends (bad: a line was printed). -options_left 0 turns both off. */
 PetscErrorCode BTECommandCheckOptions(MPI_Comm, const char[]);
+PetscErrorCode BTECommandCheckFiniteOptions(MPI_Comm); /* a -bte_ option given NaN or Inf */
 PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm, const char[], PetscBool *);

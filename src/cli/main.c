@@ -63,7 +63,8 @@ int main(int argc, char **argv)
     PetscOptionsEnd();
     PetscCall(PetscOptionsHasHelp(NULL, &help));
     if (!traceback) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = cmd->run(PETSC_COMM_WORLD);
+    ierr = BTECommandCheckFiniteOptions(PETSC_COMM_WORLD);
+    if (!ierr) ierr = cmd->run(PETSC_COMM_WORLD);
     /* -help lists the options and runs nothing; else every option given must have been used */
     if (!ierr && !help) ierr = BTECommandCheckUnusedOptions(PETSC_COMM_WORLD, cmd->name, &unused);
     if (ierr) {

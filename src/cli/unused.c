@@ -114,3 +114,31 @@ PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm comm, const char cmd[], Pet
   PetscCall(PetscOptionsSetValue(NULL, "-options_left", "0"));
   PetscFunctionReturn(0);
 }
+
+/* A -bte_ option whose value is the number NaN or +-Inf is refused here with one line naming it,
+   the same on every PETSc: PETSc >= 3.2x's PetscOptionsReal refuses NaN itself, with a message
+   that does not name the option. (Arrays, e.g. -bte_efield nan,0,0, are checked where they are
+   read.) */
+PetscErrorCode BTECommandCheckFiniteOptions(MPI_Comm comm)
+{
+  char *all, *tok, *save = NULL, *prev = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (tok = strtok_r(all, " \t\n", &save); tok; prev = tok, tok = strtok_r(NULL, " \t\n", &save)) {
+    char  *end;
+    double v;
+    if (!prev || strncmp(prev, "-bte_", 5) || (tok[0] == '-' && isalpha((unsigned char)tok[1]))) continue;
+    v = strtod(tok, &end);
+    if (end == tok || *end || !(PetscIsInfOrNanReal((PetscReal)v))) continue;
+    {
+      char name[256], val[64];
+      PetscCall(PetscStrncpy(name, prev + 1, sizeof(name)));
+      PetscCall(PetscStrncpy(val, tok, sizeof(val)));
+      PetscCall(PetscFree(all));
+      SETERRQ(comm, PETSC_ERR_USER_INPUT, "%s = %s is not a finite number: give a finite value", name, val);
+    }
+  }
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}

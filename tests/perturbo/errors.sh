@@ -60,7 +60,7 @@ fail1 "bte_perturbo_emin 3. must be below -bte_perturbo_emax 2." $E $K -bte_pert
 fail1 "bte_perturbo_bands 2,2: the file has 1 Wannier bands" $E $K -bte_perturbo_bands 2,2
 fail1 "bte_perturbo_bands 0,1: the file has 1 Wannier bands" $E $K -bte_perturbo_bands 0,1
 fail1 "bte_perturbo_bands takes two integers" $E $K -bte_perturbo_bands 1
-fail1 "Unknown option foo for -bte_perturbo_carrier" $E $K -bte_perturbo_carrier foo
+fail1 "Unknown option .\?foo.\? for -bte_perturbo_carrier" $E $K -bte_perturbo_carrier foo
 
 # the other commands build the model through the same reader
 fail1 "nonexistent.h5: cannot open it" "$BTE" info -bte_model perturbo -bte_perturbo_epr nonexistent.h5 $K
