@@ -5,12 +5,13 @@
 
 PETSC_DIR ?= $(firstword $(foreach d,/usr/lib/petsc /usr/local/petsc /opt/petsc,$(if $(wildcard $(d)/lib/petsc/conf/variables)$(wildcard $(d)/$(PETSC_ARCH)/lib/petsc/conf/petscvariables),$(d))))
 PREFIX    ?= /usr/local
-BUILD     ?= build
 TEST_NP   ?= 2
 # SANITIZE=1 builds bte (library, driver, tests, examples; not PETSc) with AddressSanitizer and
-# UndefinedBehaviorSanitizer; `make check-sanitize` does so in build-san and runs SANITIZE_TESTS.
+# UndefinedBehaviorSanitizer, in build-san unless BUILD says otherwise; `make check-sanitize`
+# does so and runs SANITIZE_TESTS (docs/dev/sanitizers.md).
 SANITIZE  ?=
 SAN_BUILD ?= build-san
+BUILD     ?= $(if $(filter 1,$(SANITIZE)),$(SAN_BUILD),build)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
 # The subset run under the sanitizers (tests/run.sh patterns); SANITIZE_TESTS=all runs every test.
 SANITIZE_TESTS ?= io/roundtrip io/bad_inputs models/parabolic_rates collision/misc collision/check dynamics/restart dynamics/integrators transport/methods guards/table_values guards/huge_grid api/setters
@@ -99,14 +100,27 @@ $(BUILD)/examples/%: $(LIBBTE) include/bte.h
 
 # The test runner: every tests/**/*.sh is a test; it ends with "N passed, N failed".
 # With SANITIZE=1 the runner fails a test on any sanitizer report (see docs/dev/sanitizers.md).
+# Then, unless CHECK_SANITIZE=0 (the default on CUDA builds) or TESTS picks tests, the sanitizer
+# mode below (about 2-3 more minutes on 2 cores).
+CHECK_SANITIZE ?= $(if $(BTE_HAVE_CUDA)$(TESTS),0,1)
 check: all
 	@BTE=$(abspath $(BTE)) BUILD=$(abspath $(BUILD)) MPIEXEC="$(MPIEXEC)" TEST_NP=$(TEST_NP) \
 	  BTE_HAVE_CUDA=$(BTE_HAVE_CUDA) BTE_SANITIZE=$(SANITIZE) tests/run.sh $(TESTS)
+ifneq ($(SANITIZE),1)
+ifeq ($(CHECK_SANITIZE),1)
+	@echo "make check: the sanitizer mode (make check-sanitize; CHECK_SANITIZE=0 leaves it out)"
+	@$(MAKE) --no-print-directory check-sanitize
+endif
+endif
 
-# The sanitizer mode: bte built with ASan + UBSan in $(SAN_BUILD), a fast subset of the tests.
+# The sanitizer mode: bte built with ASan + UBSan in $(SAN_BUILD), a fast subset of the tests
+# (SANITIZE_TESTS=all: every test). Skipped with a line if the compiler cannot build with them.
 check-sanitize:
-	@$(MAKE) --no-print-directory BUILD=$(SAN_BUILD) SANITIZE=1 \
-	  TESTS="$(if $(filter all,$(SANITIZE_TESTS)),,$(SANITIZE_TESTS))" check
+	@if echo 'int main(void){return 0;}' | $(PCC) $(SAN_FLAGS) -x c - -o $(abspath $(SAN_BUILD))-probe > /dev/null 2>&1; then \
+	  rm -f $(abspath $(SAN_BUILD))-probe; \
+	  $(MAKE) --no-print-directory BUILD=$(SAN_BUILD) SANITIZE=1 \
+	    TESTS="$(if $(filter all,$(SANITIZE_TESTS)),,$(SANITIZE_TESTS))" all check; \
+	else rm -f $(abspath $(SAN_BUILD))-probe; echo "skip: check-sanitize: $(PCC) cannot build with $(SAN_FLAGS)"; fi
 
 # The main job: for now, generate a GaAs table and print its summary.
 run: all
