@@ -15,7 +15,7 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 if [ "$BTE_SANITIZE" = 1 ]; then
   # Reports go to stderr (log_path is unreliable with GCC 12's runtimes) and exit 86; leaks are not
   # checked: PETSc, OpenMPI and HDF5 keep memory to exit by design.
-  export ASAN_OPTIONS="halt_on_error=1:exitcode=86:detect_leaks=0:verify_asan_link_order=0:detect_odr_violation=0${BTE_ASAN_OPTIONS:+:$BTE_ASAN_OPTIONS}"
+  export ASAN_OPTIONS="halt_on_error=1:exitcode=86:detect_leaks=0:verify_asan_link_order=0:detect_odr_violation=0:suppressions=$TESTDIR/sanitizers.supp${BTE_ASAN_OPTIONS:+:$BTE_ASAN_OPTIONS}"
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=86${BTE_UBSAN_OPTIONS:+:$BTE_UBSAN_OPTIONS}"
   export BTE_SANITIZER_REPORT='ERROR: AddressSanitizer|runtime error:|ERROR: UndefinedBehaviorSanitizer|ERROR: LeakSanitizer'
 fi
