@@ -5,18 +5,26 @@
 
 PETSC_DIR ?= $(firstword $(foreach d,/usr/lib/petsc /usr/local/petsc /opt/petsc,$(if $(wildcard $(d)/lib/petsc/conf/variables)$(wildcard $(d)/$(PETSC_ARCH)/lib/petsc/conf/petscvariables),$(d))))
 PREFIX    ?= /usr/local
-BUILD     ?= build
 TEST_NP   ?= 2
+# SANITIZE=1 builds bte (library, driver, tests, examples; not PETSc) with AddressSanitizer and
+# UndefinedBehaviorSanitizer, in build-san unless BUILD says otherwise; `make check-sanitize`
+# does so and runs SANITIZE_TESTS (docs/dev/sanitizers.md).
+SANITIZE  ?=
+SAN_BUILD ?= build-san
+BUILD     ?= $(if $(filter 1,$(SANITIZE)),$(SAN_BUILD),build)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
+# The subset run under the sanitizers (tests/run.sh patterns); SANITIZE_TESTS=all runs every test.
+SANITIZE_TESTS ?= io/roundtrip io/bad_inputs models/parabolic_rates collision/misc collision/check collision/tgt dynamics/restart dynamics/integrators transport/methods guards/table_values guards/huge_grid guards/options guards/outputs api/setters
 
-.PHONY: all lib driver tests check run bench deps install clean info help
+.PHONY: all lib driver tests check check-sanitize run bench deps install clean info help
 .DEFAULT_GOAL := all
 
 ifeq ($(PETSC_DIR),)
 # No PETSc: install the Debian packages, then build with them.
-all lib driver tests check run bench install info: deps
+all lib driver tests check check-sanitize run bench install info: deps
 	$(MAKE) PETSC_DIR=/usr/lib/petsc $@
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD)
 else
 include $(PETSC_DIR)/lib/petsc/conf/variables
 include $(PETSC_DIR)/lib/petsc/conf/rules
@@ -43,6 +51,12 @@ EX_BIN   := $(foreach t,$(EX_C),$(BUILD)/examples/$(notdir $(basename $(t))))
 BTE_CFLAGS  := -Iinclude $(PETSC_CC_INCLUDES) $(PCC_FLAGS) $(CCPPFLAGS) -fopenmp -O3 -std=gnu11 -Wall -Wno-unknown-pragmas $(if $(BTE_HAVE_CUDA),-DBTE_HAVE_CUDA)
 BTE_CUFLAGS := -Iinclude $(PETSC_CC_INCLUDES) $(CUDAC_FLAGS) $(CUDA_INCLUDE) -O3 -Xcompiler -fPIC -DBTE_HAVE_CUDA
 BTE_LIBS    := -Wl,-rpath,$(abspath $(LIBDIR)) -L$(LIBDIR) -lbte $(PETSC_WITH_EXTERNAL_LIB) -lhdf5 -fopenmp -lm
+ifeq ($(SANITIZE),1)
+# -O1 keeps the reports' stacks readable and the runs fast enough; the link lines get the same flags.
+BTE_CFLAGS  := $(filter-out -O3,$(BTE_CFLAGS)) $(SAN_FLAGS) -O1
+BTE_LIBS    += $(SAN_FLAGS)
+BTE_LDSAN   := $(SAN_FLAGS)
+endif
 
 all: lib driver tests examples
 lib: $(LIBBTE)
@@ -63,7 +77,7 @@ $(OBJDIR)/%.o: %.cu $(wildcard include/*.h include/*/*.h include/*/*/*.h)
 $(LIBBTE): $(LIB_O)
 	@mkdir -p $(LIBDIR)
 	@echo '  LD   $@'
-	$(Q)$(PCC_LINKER) -shared -o $@ $(LIB_O) $(PETSC_WITH_EXTERNAL_LIB) -lhdf5 -fopenmp -lm
+	$(Q)$(PCC_LINKER) -shared -o $@ $(LIB_O) $(PETSC_WITH_EXTERNAL_LIB) -lhdf5 -fopenmp -lm $(BTE_LDSAN)
 
 $(BTE): $(CLI_O) $(LIBBTE)
 	@mkdir -p $(BINDIR)
@@ -85,9 +99,28 @@ $(BUILD)/examples/%: $(LIBBTE) include/bte.h
 	$(Q)$(PCC) $(BTE_CFLAGS) -o $@ $(filter %/$*.c,$(EX_C)) $(BTE_LIBS)
 
 # The test runner: every tests/**/*.sh is a test; it ends with "N passed, N failed".
+# With SANITIZE=1 the runner fails a test on any sanitizer report (see docs/dev/sanitizers.md).
+# Then, unless CHECK_SANITIZE=0 (the default on CUDA builds) or TESTS picks tests, the sanitizer
+# mode below (about 2-3 more minutes on 2 cores).
+CHECK_SANITIZE ?= $(if $(BTE_HAVE_CUDA)$(TESTS),0,1)
 check: all
 	@BTE=$(abspath $(BTE)) BUILD=$(abspath $(BUILD)) MPIEXEC="$(MPIEXEC)" TEST_NP=$(TEST_NP) \
-	  BTE_HAVE_CUDA=$(BTE_HAVE_CUDA) tests/run.sh $(TESTS)
+	  BTE_HAVE_CUDA=$(BTE_HAVE_CUDA) BTE_SANITIZE=$(SANITIZE) tests/run.sh $(TESTS)
+ifneq ($(SANITIZE),1)
+ifeq ($(CHECK_SANITIZE),1)
+	@echo "make check: the sanitizer mode (make check-sanitize; CHECK_SANITIZE=0 leaves it out)"
+	@$(MAKE) --no-print-directory check-sanitize
+endif
+endif
+
+# The sanitizer mode: bte built with ASan + UBSan in $(SAN_BUILD), a fast subset of the tests
+# (SANITIZE_TESTS=all: every test). Skipped with a line if the compiler cannot build with them.
+check-sanitize:
+	@if echo 'int main(void){return 0;}' | $(PCC) $(SAN_FLAGS) -x c - -o $(abspath $(SAN_BUILD))-probe > /dev/null 2>&1; then \
+	  rm -f $(abspath $(SAN_BUILD))-probe; \
+	  $(MAKE) --no-print-directory BUILD=$(SAN_BUILD) SANITIZE=1 \
+	    TESTS="$(if $(filter all,$(SANITIZE_TESTS)),,$(SANITIZE_TESTS))" all check; \
+	else rm -f $(abspath $(SAN_BUILD))-probe; echo "skip: check-sanitize: $(PCC) cannot build with $(SAN_FLAGS)"; fi
 
 # The main job: for now, generate a GaAs table and print its summary.
 run: all
@@ -108,7 +141,7 @@ install: all
 # PETSc >= 3.20's rules define `clean::` (older ones `clean:`); a target cannot have both kinds.
 BTE_CLEAN_SEP := $(if $(shell grep -s '^clean::' $(PETSC_DIR)/lib/petsc/conf/rules),::,:)
 clean$(BTE_CLEAN_SEP)
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD)
 
 info:
 	@echo "PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) CUDA=$(if $(BTE_HAVE_CUDA),yes,no) CC=$(PCC)"

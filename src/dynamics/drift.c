@@ -158,14 +158,14 @@ static PetscErrorCode BTEDriftBuildNeighbours(BTEDrift d)
   MPI_Comm       comm = PetscObjectComm((PetscObject)d);
   const PetscInt nb = d->bv.nb, nl = bte->nlocal, nbands = bte->nbands;
   const PetscInt *nk = bte->grid.nk;
-  PetscInt64     K64 = (PetscInt64)nk[0] * nk[1] * nk[2] * nbands;
+  PetscReal      K64 = (PetscReal)nk[0] * nk[1] * nk[2] * nbands; /* in double: cannot overflow */
   PetscInt       K, ndir, *keys, *gidx, *dir, *cnt, *ones, *nkeys, *nglob, nghost = 0, *ghosts, rend = bte->rstart + nl;
   PetscLayout    kl;
   PetscSF        sf;
   int            dup = 0;
 
   PetscFunctionBegin;
-  PetscCheck(K64 < PETSC_MAX_INT, comm, PETSC_ERR_SUP, "k grid x bands (%" PetscInt64_FMT ") exceeds 32-bit indices; build PETSc with --with-64-bit-indices", K64);
+  PetscCheck(K64 < (PetscReal)PETSC_MAX_INT, comm, PETSC_ERR_SUP, "k grid x bands (%.4g) exceeds 32-bit indices; build PETSc with --with-64-bit-indices", (double)K64);
   K = (PetscInt)K64;
   PetscCall(PetscLayoutCreateFromSizes(comm, PETSC_DECIDE, K, 1, &kl));
   PetscCall(PetscLayoutGetLocalSize(kl, &ndir));

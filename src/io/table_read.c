@@ -106,6 +106,10 @@ static int ReadGrid(hid_t f, Header *h, BTEH5Status *st)
     if (nk[k] > PETSC_MAX_INT) return BTEH5Fail(st, "grid dimension /grid/nk[%d] = %lld is too large", k, nk[k]);
   }
   if (dim == 2 && nk[2] != 1) return BTEH5Fail(st, "a 2D grid (dim = 2) needs /grid/nk[2] = 1, got %lld", nk[2]);
+  /* The k-point count nk0 nk1 nk2 normalises every sum over the zone (the collision prefactor 1/Nq,
+     densities 1/(V Nk)) and is kept in 64-bit integers: bound it before anything multiplies it out
+     (three nk of 2^31-1 overflow 64 bits). 2^53 also keeps it exact in double. */
+  if ((double)nk[0] * (double)nk[1] * (double)nk[2] > 9007199254740992.0) return BTEH5Fail(st, "grid /grid/nk = %lld x %lld x %lld has %.4g k points, more than 2^53 (about 9.0e15) that bte can count exactly; the table is corrupt or the grid too large", nk[0], nk[1], nk[2], (double)nk[0] * (double)nk[1] * (double)nk[2]);
   if (CheckFiniteArray("dataset /grid/lattice", a, 9, st) || CheckFiniteArray("dataset /grid/reciprocal", b, 9, st)) return -1;
   if (PetscIsInfOrNanReal((PetscReal)vol) || !(vol > 0)) return BTEH5Fail(st, "/grid attribute volume = %g; expected a positive cell %s", vol, dim == 2 ? "area (Angstrom^2)" : "volume (Angstrom^3)");
   c[0] = a[4] * a[8] - a[5] * a[7];

@@ -722,13 +722,15 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
 
   /* Refuse a grid whose states could not be held, before enumerating it (worst case: every
      (k, n) of the full grid inside the window). */
-  nktot = (PetscInt64)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
+  /* The count in double first: -bte_grid 2^21 already makes nk^3 overflow a 64-bit integer. */
   {
-    char what[160];
-    PetscCall(PetscSNPrintf(what, sizeof(what), "The %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " k grid (%.4g k points x %" PetscInt_FMT " bands, worst case all in the window)", bte->grid.nk[0], bte->grid.nk[1], bte->grid.nk[2], (double)nktot, spec->nbands));
-    PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)nktot * spec->nbands * BTE_GEN_BYTES_PER_STATE, 1.0, what, "use a smaller -bte_grid", NULL));
+    char      what[160];
+    PetscReal nkr = (PetscReal)bte->grid.nk[0] * (PetscReal)bte->grid.nk[1] * (PetscReal)bte->grid.nk[2];
+    PetscCall(PetscSNPrintf(what, sizeof(what), "The %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " k grid (%.4g k points x %" PetscInt_FMT " bands, worst case all in the window)", bte->grid.nk[0], bte->grid.nk[1], bte->grid.nk[2], (double)nkr, spec->nbands));
+    PetscCall(BTEModelCheckMemory(bte, (PetscLogDouble)nkr * spec->nbands * BTE_GEN_BYTES_PER_STATE, 1.0, what, "use a smaller -bte_grid", NULL));
+    PetscCheck(nkr <= (PetscReal)PETSC_MAX_INT, comm, PETSC_ERR_SUP, "The %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " k grid has %.4g points; flattened k indices must fit a 32-bit PetscInt: use a smaller -bte_grid", bte->grid.nk[0], bte->grid.nk[1], bte->grid.nk[2], (double)nkr);
   }
-  PetscCheck(nktot <= PETSC_MAX_INT, comm, PETSC_ERR_SUP, "The %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " k grid has %" PetscInt64_FMT " points; flattened k indices must fit a 32-bit PetscInt: use a smaller -bte_grid", bte->grid.nk[0], bte->grid.nk[1], bte->grid.nk[2], nktot);
+  nktot = (PetscInt64)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
 
   PetscCall(BTEZoneSetUp(&bte->grid, &z));
   PetscCall(BTEModelEnumerate(bte, spec, &z, &s));

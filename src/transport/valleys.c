@@ -79,6 +79,7 @@ PetscErrorCode BTEValleysCreate(BTE bte, PetscInt nsteps, const PetscInt steps[]
   }
   ne_ = nn;
   /* 1. directory of energies over (k point, band); +inf outside the window */
+  PetscCheck((PetscReal)nk[0] * nk[1] * nk[2] * nbands < (PetscReal)PETSC_MAX_INT, comm, PETSC_ERR_SUP, "valleys: k grid x bands (%.4g) exceeds 32-bit indices; build PETSc with --with-64-bit-indices", (double)((PetscReal)nk[0] * nk[1] * nk[2] * nbands));
   PetscCall(VecCreateMPI(comm, PETSC_DECIDE, nk[0] * nk[1] * nk[2] * nbands, &dir));
   PetscCall(VecSet(dir, PETSC_MAX_REAL));
   for (PetscInt i = 0; i < nl; i++) PetscCall(VecSetValue(dir, kidx[i] * nbands + band[i], e[i], INSERT_VALUES));
