@@ -111,15 +111,15 @@ PetscErrorCode BTECollisionSetUpGhosts_Private(BTECollision coll)
   coll->rstart = bte->rstart;
   /* other ends of held channels that this rank does not own */
   {
-    PetscCount bad = -1, cnt = 0; /* the first bad channel is reported: min over threads */
-#pragma omp parallel for schedule(static) reduction(+ : cnt) reduction(max : bad)
+    PetscCount bad = ch->n, cnt = 0; /* the first bad channel is reported */
+#pragma omp parallel for schedule(static) reduction(+ : cnt) reduction(min : bad)
     for (PetscCount c = 0; c < ch->n; c++) {
       PetscBool oi = (PetscBool)(ch->i[c] >= rstart && ch->i[c] < rend), oj = (PetscBool)(ch->j[c] >= rstart && ch->j[c] < rend);
-      if (!(oi || oj) || !(ch->i[c] < ch->j[c] && ch->i[c] >= 0 && ch->j[c] < bte->nstates)) bad = PetscMax(bad, ch->n - c);
+      if (!(oi || oj) || !(ch->i[c] < ch->j[c] && ch->i[c] >= 0 && ch->j[c] < bte->nstates)) bad = PetscMin(bad, c);
       if (!oi || !oj) cnt++;
     }
-    if (bad >= 0) {
-      PetscCount c  = ch->n - bad;
+    if (bad < ch->n) {
+      PetscCount c  = bad;
       PetscBool  oi = (PetscBool)(ch->i[c] >= rstart && ch->i[c] < rend), oj = (PetscBool)(ch->j[c] >= rstart && ch->j[c] < rend);
       PetscCheck(oi || oj, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Channel %" PetscCount_FMT " {%" PetscInt_FMT ", %" PetscInt_FMT "} is held by a rank that owns neither end [%" PetscInt_FMT ", %" PetscInt_FMT ")", c, ch->i[c], ch->j[c], rstart, rend);
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Channel %" PetscCount_FMT " {%" PetscInt_FMT ", %" PetscInt_FMT "} must have 0 <= i < j < %" PetscInt_FMT, c, ch->i[c], ch->j[c], bte->nstates);
