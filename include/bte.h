@@ -255,6 +255,25 @@ PETSC_EXTERN PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics, Vec, Pet
 PETSC_EXTERN PetscErrorCode BTEDynamicsSolve(BTEDynamics, Vec);
 PETSC_EXTERN PetscErrorCode BTEDynamicsView(BTEDynamics, PetscViewer);
 PETSC_EXTERN PetscErrorCode BTEDynamicsDestroy(BTEDynamics *);
+/* Time-dependent field E(t) = s(t) E (BTEDynamicsSetField gives E): constant s = 1; step s = 0
+   before t0 and 1 from t0 on (steps land on t0); pulse s = exp(-4 ln2 (t - t0)^2 / fwhm^2) */
+typedef enum {
+  BTE_FIELD_CONSTANT,
+  BTE_FIELD_STEP,
+  BTE_FIELD_PULSE
+} BTEFieldProfile;
+PETSC_EXTERN const char *const BTEFieldProfiles[];
+PETSC_EXTERN PetscErrorCode    BTEDynamicsSetFieldProfile(BTEDynamics, BTEFieldProfile, PetscReal, PetscReal);
+/* Pump pulse: density (cm^-3, cm^-2 in 2D; 0: none) injected at e0 above the band edge with
+   energy width w (eV; exp(-((e - e0)/w)^2)) and a Gaussian time profile centred at tc (fs) with
+   full width at half maximum fwhm (fs) */
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetPump(BTEDynamics, PetscReal, PetscReal, PetscReal, PetscReal, PetscReal);
+/* Stop at a steady state: |dv_d/dt| below the threshold (cm/s^2; 0: off) over two output intervals */
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetSteadyStateThreshold(BTEDynamics, PetscReal);
+/* After a solve: whether it stopped at a steady state, the time (fs) and drift velocity (cm/s) */
+PETSC_EXTERN PetscErrorCode BTEDynamicsGetSteadyState(BTEDynamics, PetscBool *, PetscReal *, PetscReal *);
+/* Positivity: an adaptive step whose result has an occupation outside [0, 1] is retried at half the step */
+PETSC_EXTERN PetscErrorCode BTEDynamicsSetPositivity(BTEDynamics, PetscBool);
 /* TS callbacks with a set-up BTEDynamics as context: collision + drift */
 PETSC_EXTERN PetscErrorCode BTEDynamicsTSRHSFunction(TS, PetscReal, Vec, Vec, void *);
 PETSC_EXTERN PetscErrorCode BTEDynamicsTSRHSJacobian(TS, PetscReal, Vec, Mat, Mat, void *);

@@ -30,6 +30,7 @@ PetscErrorCode BTEDynamicsCostEnd(BTEDynamics dyn, PetscLogDouble w0, PetscLogDo
   PetscCall(TSGetStepNumber(dyn->ts, &step));
   c->steps = step - dyn->step0;
   PetscCall(TSGetStepRejections(dyn->ts, &c->rejects));
+  c->rejects += dyn->src.npositivity; /* rolled back after the TS accepted them (sources.c) */
   PetscCall(TSGetSNESIterations(dyn->ts, &c->snes_its));
   PetscCall(TSGetKSPIterations(dyn->ts, &c->ksp_its));
   c->coll_applies = dyn->coll ? dyn->coll->napplies - c->coll0 : 0;
@@ -46,6 +47,7 @@ PetscErrorCode BTEDynamicsCostView(BTEDynamics dyn)
 
   PetscFunctionBegin;
   PetscCall(PetscPrintf(comm, "dynamics: cost: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejected, %" PetscInt64_FMT " collision applies, %" PetscInt64_FMT " Jacobian applies, %" PetscInt_FMT " nonlinear and %" PetscInt_FMT " linear iterations\n", c->steps, c->rejects, c->coll_applies, c->jac_applies, c->snes_its, c->ksp_its));
+  if (dyn->src.positivity || dyn->src.nguard) PetscCall(PetscPrintf(comm, "dynamics: range rejections: %" PetscInt_FMT " steps outside [0, 1] (-bte_positivity), %" PetscInt_FMT " stages outside the finite-state guard\n", dyn->src.npositivity, dyn->src.nguard));
   PetscCall(PetscPrintf(comm, "dynamics: wall time: setup %.3f s, stepping %.3f s, output %.3f s, total %.3f s\n", (double)c->setup, (double)c->stepping, (double)c->output, (double)c->total));
   PetscFunctionReturn(0);
 }
@@ -117,6 +119,25 @@ PetscErrorCode BTEDynamicsCostWriteJSON(BTEDynamics dyn)
       BTEJSONReal(fp, t);
       fprintf(fp, ",\n  \"time_units\": \"fs\",\n  \"snapshots_written\": %lld,\n", (long long)dyn->out.nt);
       fprintf(fp, "  \"steps\": %lld,\n  \"rejected_steps\": %lld,\n  \"collision_applies\": %lld,\n  \"jacobian_applies\": %lld,\n  \"nonlinear_iterations\": %lld,\n  \"linear_iterations\": %lld,\n", (long long)c->steps, (long long)c->rejects, (long long)c->coll_applies, (long long)c->jac_applies, (long long)c->snes_its, (long long)c->ksp_its);
+      fprintf(fp, "  \"positivity_rejections\": %lld,\n  \"guard_rejections\": %lld,\n", (long long)dyn->src.npositivity, (long long)dyn->src.nguard);
+      if (dyn->src.sthr > 0) {
+        fprintf(fp, "  \"steady_state\": {\"reached\": %s, \"threshold\": ", dyn->src.steady ? "true" : "false");
+        BTEJSONReal(fp, dyn->src.sthr);
+        fprintf(fp, ", \"time\": ");
+        BTEJSONReal(fp, dyn->src.steady ? dyn->src.steadyt : t);
+        fprintf(fp, ", \"drift_velocity\": ");
+        BTEJSONReal(fp, dyn->src.steady ? dyn->src.steadyv : dyn->src.vprev);
+        fprintf(fp, ", \"acceleration\": ");
+        BTEJSONReal(fp, dyn->src.steady ? dyn->src.steadyacc : dyn->src.lastacc);
+        fprintf(fp, ", \"units\": {\"time\": \"fs\", \"drift_velocity\": \"cm/s\", \"acceleration\": \"cm/s^2\"}},\n");
+      }
+      if (dyn->src.pdensity > 0) {
+        fprintf(fp, "  \"pump\": {\"density\": ");
+        BTEJSONReal(fp, dyn->src.pdensity);
+        fprintf(fp, ", \"injected_fraction\": ");
+        BTEJSONReal(fp, dyn->src.psum > 0 ? BTEDynamicsPumpInjected(dyn, dyn->t0, t) / dyn->src.psum : 0.0);
+        fprintf(fp, "},\n");
+      }
       fprintf(fp, "  \"wall_time\": {\"setup\": ");
       BTEJSONReal(fp, c->setup);
       fprintf(fp, ", \"stepping\": ");

@@ -35,6 +35,12 @@ PetscErrorCode BTEDynamicsCreate(BTE bte, BTEDynamics *dyn)
   d->de         = 0.005;
   d->monitor    = PETSC_TRUE;
   d->statetol   = BTE_STATE_TOLERANCE;
+  d->src.fprofile = BTE_FIELD_CONSTANT;
+  d->src.ffwhm    = 100.0;
+  d->src.pe0edge  = 0.1;
+  d->src.psmear   = 0.02;
+  d->src.pfwhm    = 50.0;
+  d->src.ptime    = 150.0; /* 3 FWHM: the pulse's part before t = 0 is 1e-12 of it */
   bte->runmem   = PETSC_TRUE; /* the memory checks at setup count the run */
   PetscCall(PetscTime(&d->cost.tcreate));
   *dyn          = d;
@@ -55,6 +61,7 @@ PetscErrorCode BTEDynamicsDestroy(BTEDynamics *dyn)
   }
   PetscCall(BTEDynamicsOutputClose(d));
   PetscCall(BTEDynamicsReferenceDestroy(d));
+  PetscCall(BTEDynamicsSourcesDestroy(d));
   PetscCall(TSDestroy(&d->ts));
   if (d->P != d->A && d->P != d->Jc) PetscCall(MatDestroy(&d->P));
   if (d->A != d->Jc) PetscCall(MatDestroy(&d->A));
@@ -304,7 +311,29 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   /* cost and error against a reference (src/dynamics/cost.c, reference.c) */
   PetscCall(PetscOptionsString("-bte_reference", "Dynamics output of the same table and initial state: every snapshot is compared with it (errors written to the output and printed)", "BTEDynamicsSolve", dyn->ref.file, dyn->ref.file, sizeof(dyn->ref.file), NULL));
   PetscCall(PetscOptionsString("-bte_summary", "JSON file for the run's cost (steps, applies, iterations, wall times) and reference errors", "BTEDynamicsSolve", dyn->cost.summary, dyn->cost.summary, sizeof(dyn->cost.summary), NULL));
+  /* sources and stopping rules (src/dynamics/sources.c) */
+  {
+    BTEDynamicsSources *s = &dyn->src;
+    PetscInt            prof = (PetscInt)s->fprofile;
+    PetscReal           ft = s->ftime, fw = s->ffwhm, pd = s->pdensity, pe = s->pe0edge, pw = s->psmear, pt = s->ptime, pf = s->pfwhm, thr = s->sthr;
+    PetscBool           f1, f2, f3, p1, p2, p3, p4, p5, pos = s->positivity;
+    PetscCall(PetscOptionsEList("-bte_efield_profile", "Time profile of the field: constant, step (off before -bte_efield_time, on after), pulse (Gaussian, peak at -bte_efield_time)", "BTEDynamicsSetFieldProfile", BTEFieldProfiles, 3, BTEFieldProfiles[s->fprofile], &prof, &f1));
+    PetscCall(PetscOptionsReal("-bte_efield_time", "Time of the field's step, or of its pulse's peak, fs", "BTEDynamicsSetFieldProfile", ft, &ft, &f2));
+    PetscCall(PetscOptionsReal("-bte_efield_fwhm", "Full width at half maximum of the field pulse, fs", "BTEDynamicsSetFieldProfile", fw, &fw, &f3));
+    if (f1 || f2 || f3) PetscCall(BTEDynamicsSetFieldProfile(dyn, (BTEFieldProfile)prof, ft, fw));
+    PetscCall(PetscOptionsReal("-bte_pump_density", "Carriers a pump pulse injects, cm^-3 (cm^-2 in 2D); 0: no pump", "BTEDynamicsSetPump", pd, &pd, &p1));
+    PetscCall(PetscOptionsReal("-bte_pump_e0_edge", "Pump energy, eV above the band edge", "BTEDynamicsSetPump", pe, &pe, &p2));
+    PetscCall(PetscOptionsReal("-bte_pump_smear", "Pump energy width w, eV (profile exp(-((e - e0)/w)^2))", "BTEDynamicsSetPump", pw, &pw, &p3));
+    PetscCall(PetscOptionsReal("-bte_pump_time", "Centre of the pump's Gaussian time profile, fs", "BTEDynamicsSetPump", pt, &pt, &p4));
+    PetscCall(PetscOptionsReal("-bte_pump_fwhm", "Full width at half maximum of the pump's time profile, fs", "BTEDynamicsSetPump", pf, &pf, &p5));
+    if (p1 || p2 || p3 || p4 || p5) PetscCall(BTEDynamicsSetPump(dyn, pd, pe, pw, pt, pf));
+    PetscCall(PetscOptionsReal("-bte_steady_threshold", "Stop when |dv_d/dt| < this (cm/s^2) over two consecutive output intervals (Perturbo's boltz_acc_thr; 0: off)", "BTEDynamicsSetSteadyStateThreshold", thr, &thr, &f1));
+    if (f1) PetscCall(BTEDynamicsSetSteadyStateThreshold(dyn, thr));
+    PetscCall(PetscOptionsBool("-bte_positivity", "Retry at half the step an adaptive step whose result has an occupation outside [0, 1] (a fixed-step run stops)", "BTEDynamicsSetPositivity", pos, &pos, &f1));
+    if (f1) PetscCall(BTEDynamicsSetPositivity(dyn, pos));
+  }
   PetscOptionsEnd();
+  PetscCall(BTEDynamicsSourcesCheck(dyn));
   /* the TS: defaults first, then the command line */
   PetscCall(BTEDynamicsCreateTS(dyn));
   PetscCall(TSSetFromOptions(dyn->ts));
@@ -330,7 +359,12 @@ static PetscErrorCode BTEDynamicsJacobianMult(Mat A, Vec x, Vec y)
   if (dyn->Ascale != 0.0) {
     if (dyn->Jc) PetscCall(MatMult(dyn->Jc, x, y));
     else PetscCall(VecZeroEntries(y));
-    if (dyn->drift) PetscCall(BTEDriftJacobianMultAdd(dyn->drift, x, y));
+    if (dyn->drift && dyn->src.jscale == 1.0) PetscCall(BTEDriftJacobianMultAdd(dyn->drift, x, y));
+    else if (dyn->drift && dyn->src.jscale != 0.0) { /* a time-dependent field: s(t) J_drift */
+      PetscCall(VecZeroEntries(dyn->src.work));
+      PetscCall(BTEDriftJacobianMultAdd(dyn->drift, x, dyn->src.work));
+      PetscCall(VecAXPY(y, dyn->src.jscale, dyn->src.work));
+    }
     if (dyn->Ascale != 1.0) PetscCall(VecScale(y, dyn->Ascale));
   } else PetscCall(VecZeroEntries(y));
   if (dyn->Ashift != 0.0) PetscCall(VecAXPY(y, dyn->Ashift, x));
@@ -346,7 +380,12 @@ static PetscErrorCode BTEDynamicsJacobianGetDiagonal(Mat A, Vec d)
   if (dyn->Ascale != 0.0) {
     if (dyn->Jc) PetscCall(MatGetDiagonal(dyn->Jc, d));
     else PetscCall(VecZeroEntries(d));
-    if (dyn->drift) PetscCall(BTEDriftJacobianDiagonalAdd(dyn->drift, d));
+    if (dyn->drift && dyn->src.jscale == 1.0) PetscCall(BTEDriftJacobianDiagonalAdd(dyn->drift, d));
+    else if (dyn->drift && dyn->src.jscale != 0.0) {
+      PetscCall(VecZeroEntries(dyn->src.work));
+      PetscCall(BTEDriftJacobianDiagonalAdd(dyn->drift, dyn->src.work));
+      PetscCall(VecAXPY(d, dyn->src.jscale, dyn->src.work));
+    }
     if (dyn->Ascale != 1.0) PetscCall(VecScale(d, dyn->Ascale));
   } else PetscCall(VecZeroEntries(d));
   if (dyn->Ashift != 0.0) PetscCall(VecShift(d, dyn->Ashift));
@@ -390,11 +429,18 @@ PetscErrorCode BTEDynamicsTSRHSFunction(TS ts, PetscReal t, Vec f, Vec F, void *
   BTEDynamics dyn = (BTEDynamics)ctx;
 
   PetscFunctionBegin;
-  (void)ts;
-  (void)t;
   if (dyn->coll) PetscCall(BTECollisionApply(dyn->coll, f, F));
   else PetscCall(VecZeroEntries(F));
-  if (dyn->drift) PetscCall(BTEDriftApplyAdd(dyn->drift, f, F));
+  if (dyn->drift) {
+    /* E(t) = s(t) E: the drift term is linear in the field (sources.c) */
+    PetscReal sc = BTEDynamicsFieldScale(dyn, ts, t);
+    if (sc == 1.0) PetscCall(BTEDriftApplyAdd(dyn->drift, f, F));
+    else if (sc != 0.0) {
+      PetscCall(BTEDriftApply(dyn->drift, f, dyn->src.work));
+      PetscCall(VecAXPY(F, sc, dyn->src.work));
+    }
+  }
+  PetscCall(BTEDynamicsPumpAdd(dyn, t, F));
   PetscFunctionReturn(0);
 }
 
@@ -403,10 +449,9 @@ PetscErrorCode BTEDynamicsTSRHSJacobian(TS ts, PetscReal t, Vec f, Mat A, Mat P,
   BTEDynamics dyn = (BTEDynamics)ctx;
 
   PetscFunctionBegin;
-  (void)ts;
-  (void)t;
   if (dyn->coll) PetscCall(BTECollisionComputeJacobian(dyn->coll, f, dyn->Jc));
   if (dyn->drift) PetscCall(BTEDriftSetJacobianState(dyn->drift, f));
+  if (dyn->drift) dyn->src.jscale = BTEDynamicsFieldScale(dyn, ts, t);
   if (A != dyn->Jc) {
     /* the combined shell: J_coll + J_drift at f, unshifted */
     dyn->Ascale = 1.0;
@@ -466,6 +511,7 @@ static PetscErrorCode BTEDynamicsDomainError(TS ts, PetscReal t, Vec Y, PetscBoo
   PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
   if (none) PetscFunctionReturn(0);
   PetscCall(BTEStateCheck(Y, dyn->statetol, accept, NULL, NULL, NULL));
+  if (!*accept) dyn->src.nguard++;
   if (!*accept) PetscCall(PetscInfo(ts, "bte: stage at t = %g fs rejected: not finite or outside [-%g, 1 + %g] (-bte_state_tolerance)\n", (double)t, (double)dyn->statetol, (double)dyn->statetol));
   PetscFunctionReturn(0);
 }
@@ -490,17 +536,28 @@ static PetscErrorCode BTEDynamicsPostStep(TS ts)
     Vec       u;
     PetscReal sum;
     PetscCall(TSGetSolution(ts, &u));
+    PetscReal target;
     PetscCall(VecSum(u, &sum));
-    if (sum != 0 && sum != dyn->sum0) {
-      PetscCall(VecScale(u, dyn->sum0 / sum));
+    PetscCall(TSGetTime(ts, &t));
+    target = dyn->sum0 + BTEDynamicsPumpInjected(dyn, dyn->t0, t); /* what the pump added so far */
+    if (sum != 0 && sum != target) {
+      PetscCall(VecScale(u, target / sum));
       PetscCall(TSRestartStep(ts)); /* the solution changed: no reuse of the last stage (FSAL, multistep history) */
     }
   }
   PetscCall(TSGetTime(ts, &t));
+  /* a step landed on the field's step: the next one starts afresh (no FSAL stage, no multistep
+     history from the other side of the jump) */
+  if (dyn->drift && dyn->src.fprofile == BTE_FIELD_STEP && PetscAbsReal(t - dyn->src.ftime) <= BTE_TIME_EPS(t)) PetscCall(TSRestartStep(ts));
+  if (dyn->src.sthr > 0 && t >= dyn->tnext - BTE_TIME_EPS(dyn->tnext)) {
+    Vec u;
+    PetscCall(TSGetSolution(ts, &u));
+    PetscCall(BTEDynamicsSteadyCheck(dyn, ts, t, u));
+  }
   PetscCall(TSGetTimeStep(ts, &dt));
   if (dyn->clipped) dt = PetscMax(dt, dyn->dtsaved);
   dyn->clipped = PETSC_FALSE;
-  tn           = BTEDynamicsNextOutput(dyn, t);
+  tn           = PetscMin(BTEDynamicsNextOutput(dyn, t), BTEDynamicsNextEvent(dyn, t));
   if (t + dt > tn + BTE_TIME_EPS(tn)) {
     dyn->dtsaved = dt;
     dyn->clipped = PETSC_TRUE;
@@ -530,10 +587,11 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
   }
   if (dyn->drift && !dyn->warned && !dyn->normalize && dyn->sum0 > 0) {
     PetscReal sum;
+    PetscReal expect = dyn->sum0 + BTEDynamicsPumpInjected(dyn, dyn->t0, t); /* with a pump, what it injected */
     PetscCall(VecSum(f, &sum));
-    if (PetscAbsReal(sum / dyn->sum0 - 1) > 1e-6) {
+    if (PetscAbsReal(sum / expect - 1) > 1e-6) {
       dyn->warned = PETSC_TRUE;
-      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form plain (exactly conservative), a finer grid or a wider window, or -bte_normalize\n", (double)(sum / dyn->sum0 - 1), BTEDriftForms[dyn->driftform]));
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form plain (exactly conservative), a finer grid or a wider window, or -bte_normalize\n", (double)(sum / expect - 1), BTEDriftForms[dyn->driftform]));
     }
   }
   dyn->tlast = t;
@@ -615,6 +673,9 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   PetscCall(TSMonitorSet(dyn->ts, BTEDynamicsMonitor, dyn, NULL));
   PetscCall(TSSetPostStep(dyn->ts, BTEDynamicsPostStep));
   PetscCall(TSSetFunctionDomainError(dyn->ts, BTEDynamicsDomainError));
+  PetscCall(TSSetPreStep(dyn->ts, BTEDynamicsPreStep));
+  PetscCall(TSSetPostEvaluate(dyn->ts, BTEDynamicsPostEvaluate));
+  PetscCall(BTEDynamicsSourcesSetUp(dyn));
   dyn->setupcalled = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
@@ -755,6 +816,11 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     PetscCall(PetscPrintf(comm, "dynamics: t = %g fs after %" PetscInt_FMT " steps (%" PetscInt_FMT " rejected) in %.2f s; %s\n", (double)t, steps - dyn->step0, rejects, (double)(w1 - w0), TSConvergedReasons[reason]));
     PetscCheck(reason >= 0, comm, PETSC_ERR_NOT_CONVERGED, "The time integration failed (%s)%s", TSConvergedReasons[reason], nfails ? ": nonlinear solves failed; try a smaller -ts_dt or -ts_adapt_type basic" : (rejects ? ": steps were rejected (error estimate, or stages not finite or outside [-tol, 1 + tol], -bte_state_tolerance); try a smaller -ts_dt or a looser -ts_rtol" : ""));
   }
+  if (dyn->src.sthr > 0) {
+    const BTEDynamicsSources *sr = &dyn->src;
+    if (sr->steady) PetscCall(PetscPrintf(comm, "dynamics: steady state at t = %g fs: v_d = %.6e cm/s, |dv_d/dt| = %.3e cm/s^2 over the last two output intervals (-bte_steady_threshold %g)\n", (double)sr->steadyt, (double)sr->steadyv, (double)sr->steadyacc, (double)sr->sthr));
+    else PetscCall(PetscPrintf(comm, "dynamics: no steady state by t = %g fs: |dv_d/dt| = %.3e cm/s^2 over the last output interval, threshold %g (-bte_steady_threshold)\n", (double)t, (double)sr->lastacc, (double)sr->sthr));
+  }
   PetscCall(BTEDynamicsReferenceClose(dyn));
   {
     PetscLogDouble now;
@@ -803,6 +869,7 @@ PetscErrorCode BTEDynamicsView(BTEDynamics dyn, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "collision integral: %s\n", dyn->coll || dyn->scattering ? "yes" : "no (drift only)"));
   if (dyn->drift) PetscCall(BTEDriftView(dyn->drift, viewer));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "no field\n"));
+  PetscCall(BTEDynamicsSourcesView(dyn, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "output: %s every %g fs\n", dyn->output[0] ? dyn->output : "(none)", (double)dyn->interval));
   if (dyn->ref.file[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "reference: %s (errors of every snapshot; linear interpolation in time)\n", dyn->ref.file));
   if (dyn->cost.summary[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "summary: %s (JSON)\n", dyn->cost.summary));

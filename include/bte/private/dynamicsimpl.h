@@ -99,6 +99,36 @@ typedef struct {
   PetscReal *t, *fmax, *f2, *f2rel, *carriers, *density, *emean, *vdrift, *popmax;
 } BTEDynamicsReference;
 
+/* Time-dependent sources and stopping rules (src/dynamics/sources.c). */
+typedef struct {
+  /* field profile E(t) = s(t) E: constant, a sharp step at ftime, a Gaussian pulse centred at ftime */
+  BTEFieldProfile fprofile;
+  PetscReal       ftime, ffwhm; /* fs */
+  PetscReal       jscale;       /* s(t) at the last RHS Jacobian evaluation */
+  Vec             work;         /* drift term or drift Jacobian product before scaling */
+  /* pump: S_i(t) = K p(t) g_i, g_i = exp(-((e_i - e0)/w)^2), p a normalised Gaussian in time */
+  PetscReal pdensity;           /* injected carriers, cm^-3 (cm^-2 in 2D); 0: no pump */
+  PetscReal pe0edge, psmear;    /* eV above the band edge, eV */
+  PetscReal ptime, pfwhm;       /* fs: centre and full width at half maximum of p(t) */
+  PetscReal pamp;               /* K: the occupation one carrier pulse adds at g_i = 1 */
+  PetscReal psum;               /* K sum_i g_i: sum_i f_i injected by the whole pulse */
+  Vec       pshape;             /* g */
+  /* steady-state stop: |dv_d/dt| < sthr (cm/s^2) over the last two output intervals */
+  PetscReal sthr;
+  PetscInt  shits;              /* consecutive output intervals below the threshold */
+  PetscBool sprev;              /* vprev, tprev hold the previous output time's drift velocity */
+  PetscReal vprev, tprev;
+  PetscBool steady;             /* the run stopped at a steady state */
+  PetscReal steadyt, steadyv, steadyacc, lastacc;
+  /* positivity: a step whose result leaves [0, 1] is rolled back and retried at half the step */
+  PetscBool positivity;
+  Vec       fsaved;             /* the state at the start of the step */
+  PetscReal tsaved;
+  PetscInt  npositivity;        /* steps rolled back by the positivity check */
+  PetscInt  nguard;             /* stages rejected by the finite-state guard (TSSetFunctionDomainError) */
+  PetscInt  nretry;             /* consecutive rollbacks of one step */
+} BTEDynamicsSources;
+
 struct _p_BTEDynamics {
   PETSCHEADER(struct _BTEDynamicsOps);
   BTE          bte;
@@ -142,6 +172,7 @@ struct _p_BTEDynamics {
   PetscBool    setupcalled;
   BTEDynamicsCost      cost;
   BTEDynamicsReference ref;
+  BTEDynamicsSources   src;
 };
 
 PETSC_INTERN PetscErrorCode BTEDynamicsPackageInitialize(void);
@@ -162,6 +193,18 @@ PETSC_INTERN PetscErrorCode BTEDynamicsCostBegin(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsCostEnd(BTEDynamics, PetscLogDouble, PetscLogDouble, PetscLogDouble);
 PETSC_INTERN PetscErrorCode BTEDynamicsCostView(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsCostWriteJSON(BTEDynamics);
+/* Sources and stopping rules (src/dynamics/sources.c) */
+PETSC_INTERN PetscReal      BTEDynamicsFieldScale(BTEDynamics, TS, PetscReal);
+PETSC_INTERN PetscErrorCode BTEDynamicsSourcesCheck(BTEDynamics);
+PETSC_INTERN PetscErrorCode BTEDynamicsSourcesSetUp(BTEDynamics);
+PETSC_INTERN PetscErrorCode BTEDynamicsSourcesDestroy(BTEDynamics);
+PETSC_INTERN PetscErrorCode BTEDynamicsPumpAdd(BTEDynamics, PetscReal, Vec);
+PETSC_INTERN PetscReal      BTEDynamicsPumpInjected(BTEDynamics, PetscReal, PetscReal);
+PETSC_INTERN PetscReal      BTEDynamicsNextEvent(BTEDynamics, PetscReal);
+PETSC_INTERN PetscErrorCode BTEDynamicsSteadyCheck(BTEDynamics, TS, PetscReal, Vec);
+PETSC_INTERN PetscErrorCode BTEDynamicsPreStep(TS);
+PETSC_INTERN PetscErrorCode BTEDynamicsPostEvaluate(TS);
+PETSC_INTERN PetscErrorCode BTEDynamicsSourcesView(BTEDynamics, PetscViewer);
 /* Error against a reference (src/dynamics/reference.c) */
 PETSC_INTERN PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics, PetscReal, PetscReal, Vec);
 PETSC_INTERN PetscErrorCode BTEDynamicsReferenceCompare(BTEDynamics, PetscReal, Vec);

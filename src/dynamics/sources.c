@@ -1,0 +1,306 @@
+/* Time-dependent sources and stopping rules of bte dynamics (docs/dynamics.md, "Sources").
+
+   - Field profile: E(t) = s(t) E. The drift term is linear in the field for both forms (the
+     stencil's coefficients c_b are proportional to F), so D[f; E(t)] = s(t) D[f; E] and the drift
+     is assembled once, for E, and scaled. A sharp step is a discontinuity in time: steps land on
+     it (like output times) and the step that ends there sees the field off, the one that starts
+     there on, so every one-step method integrates both sides without an error from the jump.
+   - Pump: a source S_i(t) = K p(t) g_i independent of f (the Jacobian is unchanged), p(t) a
+     normalised Gaussian, K such that the whole pulse injects the carriers asked for. p is cut at
+     5 FWHM from its centre (the tail beyond is below 1e-30 of the total), so the carrier number
+     is exactly constant outside the pulse.
+   - Steady state: Perturbo's boltz_acc_thr, checked at output times over the last two output
+     intervals (one interval could straddle an extremum of a velocity overshoot).
+   - Positivity: an accepted step whose result has an occupation outside [0, 1] is rolled back
+     (TSRollBack, the saved state restored exactly) and retried at half the step. The finite-state
+     guard (TSSetFunctionDomainError on the stages, tolerance -bte_state_tolerance) catches
+     instabilities; this check catches a step whose result is merely unphysical. */
+#include <bte/private/dynamicsimpl.h>
+#include <bte/private/validate.h>
+
+const char *const BTEFieldProfiles[] = {"constant", "step", "pulse", "BTEFieldProfile", "BTE_FIELD_", NULL};
+
+#define BTE_SRC_EPS(t)     (1e-9 * PetscMax(1.0, PetscAbsReal(t)))
+#define BTE_PUMP_CUT       5.0 /* the pump's profile is zero beyond this many FWHM from its centre */
+#define BTE_FWHM_TO_SIGMA  0.42466090014400953 /* 1 / (2 sqrt(2 ln 2)) */
+#define BTE_POSITIVITY_MAX 60  /* rollbacks of one step (the step halves each time) */
+
+PetscErrorCode BTEDynamicsSetFieldProfile(BTEDynamics dyn, BTEFieldProfile profile, PetscReal t0, PetscReal fwhm)
+{
+  MPI_Comm comm;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  comm = PetscObjectComm((PetscObject)dyn);
+  PetscCheck(profile >= BTE_FIELD_CONSTANT && profile <= BTE_FIELD_PULSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown field profile %d: use constant, step or pulse", (int)profile);
+  PetscCall(BTECheckRange(comm, "field time (-bte_efield_time)", t0, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
+  if (profile == BTE_FIELD_PULSE) PetscCall(BTECheckRange(comm, "field pulse width (-bte_efield_fwhm)", fwhm, BTE_TIME_STEP_MIN, BTE_TIME_MAX, "fs", NULL));
+  dyn->src.fprofile = profile;
+  dyn->src.ftime    = t0;
+  if (profile == BTE_FIELD_PULSE) dyn->src.ffwhm = fwhm;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetPump(BTEDynamics dyn, PetscReal density, PetscReal e0edge, PetscReal smear, PetscReal tc, PetscReal fwhm)
+{
+  MPI_Comm comm;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  comm = PetscObjectComm((PetscObject)dyn);
+  PetscCheck(!dyn->setupcalled, comm, PETSC_ERR_ARG_WRONGSTATE, "Set the pump before BTEDynamicsSetUp()");
+  PetscCall(BTECheckRange(comm, "pump density (-bte_pump_density)", density, 0, 1e30, "cm^-3 (cm^-2 in 2D)", NULL));
+  PetscCall(BTECheckRange(comm, "pump energy above the band edge (-bte_pump_e0_edge)", e0edge, -BTE_ENERGY_ABS_MAX, BTE_ENERGY_ABS_MAX, "eV", NULL));
+  PetscCall(BTECheckRange(comm, "pump energy width (-bte_pump_smear)", smear, BTE_SMEARING_MIN, 10, "eV", NULL));
+  PetscCall(BTECheckRange(comm, "pump centre time (-bte_pump_time)", tc, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
+  PetscCall(BTECheckRange(comm, "pump duration (-bte_pump_fwhm)", fwhm, BTE_TIME_STEP_MIN, BTE_TIME_MAX, "fs", NULL));
+  dyn->src.pdensity = density;
+  dyn->src.pe0edge  = e0edge;
+  dyn->src.psmear   = smear;
+  dyn->src.ptime    = tc;
+  dyn->src.pfwhm    = fwhm;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetSteadyStateThreshold(BTEDynamics dyn, PetscReal thr)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  PetscCall(BTECheckRange(PetscObjectComm((PetscObject)dyn), "steady-state threshold (-bte_steady_threshold)", thr, 0, 1e40, "cm/s^2", NULL));
+  dyn->src.sthr = thr;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsGetSteadyState(BTEDynamics dyn, PetscBool *reached, PetscReal *t, PetscReal *vd)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  if (reached) *reached = dyn->src.steady;
+  if (t) *t = dyn->src.steadyt;
+  if (vd) *vd = dyn->src.steadyv;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSetPositivity(BTEDynamics dyn, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  dyn->src.positivity = flg;
+  PetscFunctionReturn(0);
+}
+
+/* s(t) of the field profile. For the sharp step, at t = t0 itself the side is the step's: the
+   TS's current time is the start of the step being taken, so a step starting at t0 sees the
+   field on and a step ending there sees it off. Without a TS (or off a step) t >= t0 is on. */
+PetscReal BTEDynamicsFieldScale(BTEDynamics dyn, TS ts, PetscReal t)
+{
+  const BTEDynamicsSources *s = &dyn->src;
+
+  switch (s->fprofile) {
+  case BTE_FIELD_STEP: {
+    PetscReal eps = BTE_SRC_EPS(s->ftime), tstart;
+    if (t > s->ftime + eps) return 1.0;
+    if (t < s->ftime - eps) return 0.0;
+    if (ts && !TSGetTime(ts, &tstart)) return tstart >= s->ftime - eps ? 1.0 : 0.0;
+    return 1.0;
+  }
+  case BTE_FIELD_PULSE: {
+    PetscReal x = (t - s->ftime) / s->ffwhm;
+    return PetscExpReal(-4.0 * PetscLogReal(2.0) * x * x);
+  }
+  default:
+    return 1.0;
+  }
+}
+
+/* p(t), 1/fs: the normalised Gaussian, zero beyond BTE_PUMP_CUT FWHM from the centre */
+static PetscReal BTEPumpProfile(const BTEDynamicsSources *s, PetscReal t)
+{
+  PetscReal sigma = s->pfwhm * BTE_FWHM_TO_SIGMA, x = (t - s->ptime) / sigma;
+  if (PetscAbsReal(t - s->ptime) > BTE_PUMP_CUT * s->pfwhm) return 0.0;
+  return PetscExpReal(-0.5 * x * x) / (sigma * PetscSqrtReal(2.0 * PETSC_PI));
+}
+
+/* the fraction of the pulse between ta and tb (its integral; erf of the cut-off included) */
+static PetscReal BTEPumpFraction(const BTEDynamicsSources *s, PetscReal ta, PetscReal tb)
+{
+  PetscReal sigma = s->pfwhm * BTE_FWHM_TO_SIGMA, lo = s->ptime - BTE_PUMP_CUT * s->pfwhm, hi = s->ptime + BTE_PUMP_CUT * s->pfwhm;
+  ta = PetscMin(PetscMax(ta, lo), hi);
+  tb = PetscMin(PetscMax(tb, lo), hi);
+  return 0.5 * (erf((tb - s->ptime) / (sigma * PetscSqrtReal(2.0))) - erf((ta - s->ptime) / (sigma * PetscSqrtReal(2.0))));
+}
+
+/* sum_i f_i the pump injects between ta and tb (the truncated Gaussian's total is 1 - 1e-31) */
+PetscReal BTEDynamicsPumpInjected(BTEDynamics dyn, PetscReal ta, PetscReal tb)
+{
+  if (!dyn->src.pshape) return 0.0;
+  return dyn->src.psum * BTEPumpFraction(&dyn->src, ta, tb);
+}
+
+/* F += S(t) */
+PetscErrorCode BTEDynamicsPumpAdd(BTEDynamics dyn, PetscReal t, Vec F)
+{
+  PetscReal p;
+
+  PetscFunctionBegin;
+  if (!dyn->src.pshape) PetscFunctionReturn(0);
+  p = BTEPumpProfile(&dyn->src, t);
+  if (p > 0) PetscCall(VecAXPY(F, dyn->src.pamp * p, dyn->src.pshape));
+  PetscFunctionReturn(0);
+}
+
+/* The next time after t a step must land on: the field's step */
+PetscReal BTEDynamicsNextEvent(BTEDynamics dyn, PetscReal t)
+{
+  if (dyn->drift && dyn->src.fprofile == BTE_FIELD_STEP && dyn->src.ftime > t + BTE_SRC_EPS(t)) return dyn->src.ftime;
+  return PETSC_MAX_REAL;
+}
+
+/* Combinations that cannot work, refused before the table is read (one line each) */
+PetscErrorCode BTEDynamicsSourcesCheck(BTEDynamics dyn)
+{
+  MPI_Comm  comm = PetscObjectComm((PetscObject)dyn);
+  PetscBool field = (dyn->efield[0] != 0 || dyn->efield[1] != 0 || dyn->efield[2] != 0) ? PETSC_TRUE : PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCheck(field || dyn->src.fprofile == BTE_FIELD_CONSTANT, comm, PETSC_ERR_USER_INPUT, "-bte_efield_profile %s needs a field (-bte_efield Ex,Ey,Ez)", BTEFieldProfiles[dyn->src.fprofile]);
+  PetscCheck(dyn->src.sthr == 0 || field, comm, PETSC_ERR_USER_INPUT, "-bte_steady_threshold needs a field (-bte_efield): the steady state is detected from the drift velocity");
+  PetscCheck(dyn->src.sthr == 0 || dyn->src.fprofile != BTE_FIELD_PULSE, comm, PETSC_ERR_USER_INPUT, "-bte_steady_threshold with a field pulse (-bte_efield_profile pulse): a pulse has no steady state to stop at");
+  PetscFunctionReturn(0);
+}
+
+/* The pump's energy profile and amplitude; the work vector of a scaled field */
+PetscErrorCode BTEDynamicsSourcesSetUp(BTEDynamics dyn)
+{
+  BTE                 bte  = dyn->bte;
+  MPI_Comm            comm = PetscObjectComm((PetscObject)dyn);
+  BTEDynamicsSources *s    = &dyn->src;
+
+  PetscFunctionBegin;
+  if (dyn->drift && s->fprofile != BTE_FIELD_CONSTANT) PetscCall(VecDuplicate(dyn->f, &s->work));
+  s->jscale = 1.0;
+  if (s->pdensity > 0) {
+    PetscReal edge, sumg, ncell, nk = (PetscReal)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
+    PetscCall(BTEGetBandEdge(bte, &edge));
+    PetscCall(VecDuplicate(dyn->f, &s->pshape));
+    PetscCall(BTEComputeDistribution(bte, BTE_INIT_GAUSSIAN, edge + s->pe0edge, s->psmear, 1.0, s->pshape));
+    PetscCall(VecSum(s->pshape, &sumg));
+    PetscCheck(sumg > 0, comm, PETSC_ERR_USER_INPUT, "The pump at %g eV above the band edge with width %g eV has no states under it: check -bte_pump_e0_edge, -bte_pump_smear and the energy window", (double)s->pe0edge, (double)s->psmear);
+    ncell   = s->pdensity * bte->grid.volume / (bte->grid.dim == 2 ? 1e16 : 1e24); /* carriers per cell */
+    s->pamp = ncell * nk / (bte->spin * sumg);
+    s->psum = s->pamp * sumg;
+    PetscCheck(s->pamp <= 1, comm, PETSC_ERR_USER_INPUT, "-bte_pump_density %g cm^-%d would raise the occupation at the pump energy by %g > 1: lower the density or widen -bte_pump_smear", (double)s->pdensity, (int)bte->grid.dim, (double)s->pamp);
+  }
+  if (s->positivity) PetscCall(VecDuplicate(dyn->f, &s->fsaved));
+  s->shits = 0;
+  s->sprev = PETSC_FALSE;
+  s->steady = PETSC_FALSE;
+  s->npositivity = s->nguard = s->nretry = 0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSourcesDestroy(BTEDynamics dyn)
+{
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&dyn->src.work));
+  PetscCall(VecDestroy(&dyn->src.pshape));
+  PetscCall(VecDestroy(&dyn->src.fsaved));
+  PetscFunctionReturn(0);
+}
+
+/* At an output time t (after the step that lands there): the drift velocity's change over the
+   last output interval; two intervals in a row below the threshold stop the run (the caller
+   sets the TS's reason). A step field counts only from its step on. */
+PetscErrorCode BTEDynamicsSteadyCheck(BTEDynamics dyn, TS ts, PetscReal t, Vec f)
+{
+  BTEDynamicsSources *s = &dyn->src;
+  PetscReal           v[3], vd, Emag;
+
+  PetscFunctionBegin;
+  if (s->sthr <= 0 || s->steady) PetscFunctionReturn(0);
+  if (s->fprofile == BTE_FIELD_STEP && t < s->ftime - BTE_SRC_EPS(s->ftime)) PetscFunctionReturn(0);
+  PetscCall(BTEComputeMoments(dyn->bte, f, NULL, NULL, NULL, v));
+  Emag = PetscSqrtReal(dyn->efield[0] * dyn->efield[0] + dyn->efield[1] * dyn->efield[1] + dyn->efield[2] * dyn->efield[2]);
+  vd   = (v[0] * dyn->efield[0] + v[1] * dyn->efield[1] + v[2] * dyn->efield[2]) / Emag;
+  if (s->sprev && t > s->tprev) {
+    PetscReal acc = PetscAbsReal(vd - s->vprev) / ((t - s->tprev) * 1e-15); /* cm/s^2 */
+    s->lastacc    = acc;
+    s->shits      = acc < s->sthr ? s->shits + 1 : 0;
+    if (s->shits >= 2) {
+      s->steady    = PETSC_TRUE;
+      s->steadyt   = t;
+      s->steadyv   = vd;
+      s->steadyacc = acc;
+      PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_USER));
+    }
+  }
+  s->sprev = PETSC_TRUE;
+  s->vprev = vd;
+  s->tprev = t;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsPreStep(TS ts)
+{
+  BTEDynamics dyn;
+  Vec         u;
+
+  PetscFunctionBegin;
+  PetscCall(TSGetApplicationContext(ts, &dyn));
+  if (!dyn->src.positivity) PetscFunctionReturn(0);
+  PetscCall(TSGetSolution(ts, &u));
+  PetscCall(VecCopy(u, dyn->src.fsaved));
+  PetscCall(TSGetTime(ts, &dyn->src.tsaved));
+  dyn->src.nretry = 0;
+  PetscFunctionReturn(0);
+}
+
+/* After TSStep, before the step is recorded: a result outside [0, 1] is rolled back and the step
+   halved (adaptive methods), or stops the run (a fixed step is never shortened silently). TSSolve
+   calls this again after a rollback: then the time is the saved one and nothing is done. */
+PetscErrorCode BTEDynamicsPostEvaluate(TS ts)
+{
+  BTEDynamics       dyn;
+  Vec               u;
+  PetscReal         t, dt, lo, hi;
+  PetscBool         ok, finite, none;
+  TSAdapt           adapt;
+  TSConvergedReason reason;
+  MPI_Comm          comm;
+
+  PetscFunctionBegin;
+  PetscCall(TSGetApplicationContext(ts, &dyn));
+  if (!dyn->src.positivity) PetscFunctionReturn(0);
+  comm = PetscObjectComm((PetscObject)dyn);
+  PetscCall(TSGetTime(ts, &t));
+  PetscCall(TSGetConvergedReason(ts, &reason));
+  if (reason < 0 || t <= dyn->src.tsaved + BTE_SRC_EPS(t)) PetscFunctionReturn(0);
+  PetscCall(TSGetSolution(ts, &u));
+  PetscCall(BTEStateCheck(u, 0.0, &ok, &finite, &lo, &hi));
+  if (ok) PetscFunctionReturn(0);
+  PetscCall(TSGetAdapt(ts, &adapt));
+  PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
+  PetscCheck(!none, comm, PETSC_ERR_NOT_CONVERGED, "The step to t = %g fs takes occupations to [%.3g, %.3g], outside [0, 1] (-bte_positivity): with a fixed step, use a smaller -ts_dt or an adaptive integrator (-ts_adapt_type basic)", (double)t, (double)lo, (double)hi);
+  PetscCall(TSRollBack(ts));
+  PetscCall(VecCopy(dyn->src.fsaved, u)); /* exact: the rollback of some methods subtracts the increment */
+  PetscCall(TSGetTimeStep(ts, &dt));
+  dyn->src.npositivity++;
+  PetscCheck(++dyn->src.nretry <= BTE_POSITIVITY_MAX && 0.5 * dt >= BTE_TIME_STEP_MIN, comm, PETSC_ERR_NOT_CONVERGED, "The step from t = %g fs keeps taking occupations outside [0, 1] (%.3g to %.3g) down to a step of %g fs (-bte_positivity): the integrator does not keep f in [0, 1]; loosen -bte_positivity or tighten -ts_rtol", (double)dyn->src.tsaved, (double)lo, (double)hi, (double)dt);
+  PetscCall(PetscInfo(ts, "bte: step to t = %g fs rejected: occupations from %g to %g outside [0, 1]; retried with dt = %g fs\n", (double)t, (double)lo, (double)hi, (double)(0.5 * dt)));
+  PetscCall(TSSetTimeStep(ts, 0.5 * dt));
+  if (reason > 0) PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_ITERATING));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsSourcesView(BTEDynamics dyn, PetscViewer viewer)
+{
+  const BTEDynamicsSources *s = &dyn->src;
+
+  PetscFunctionBegin;
+  if (dyn->drift && s->fprofile == BTE_FIELD_STEP) PetscCall(PetscViewerASCIIPrintf(viewer, "field profile: step, on from t = %g fs\n", (double)s->ftime));
+  if (dyn->drift && s->fprofile == BTE_FIELD_PULSE) PetscCall(PetscViewerASCIIPrintf(viewer, "field profile: Gaussian pulse, peak at t = %g fs, FWHM %g fs\n", (double)s->ftime, (double)s->ffwhm));
+  if (s->pdensity > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "pump: %g cm^-%d at band edge + %g eV (width %g eV), centred at t = %g fs, FWHM %g fs\n", (double)s->pdensity, (int)dyn->bte->grid.dim, (double)s->pe0edge, (double)s->psmear, (double)s->ptime, (double)s->pfwhm));
+  if (s->sthr > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "stop at steady state: |dv_d/dt| < %g cm/s^2 over two output intervals\n", (double)s->sthr));
+  if (s->positivity) PetscCall(PetscViewerASCIIPrintf(viewer, "positivity: steps leaving [0, 1] retried at half the step\n"));
+  PetscFunctionReturn(0);
+}
