@@ -510,7 +510,13 @@ static PetscErrorCode BTEDynamicsDomainError(TS ts, PetscReal t, Vec Y, PetscBoo
   PetscCall(TSGetAdapt(ts, &adapt));
   PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
   if (none) PetscFunctionReturn(0);
-  PetscCall(BTEStateCheck(Y, dyn->statetol, accept, NULL, NULL, NULL));
+  {
+    /* Rosenbrock-W passes its stage increments (h k_i), not stage states: only finiteness means
+       something there; the step's result is checked after the step (post-step guard, positivity) */
+    PetscBool rosw;
+    PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSROSW, &rosw));
+    PetscCall(BTEStateCheck(Y, rosw ? -1.0 : dyn->statetol, accept, NULL, NULL, NULL));
+  }
   if (!*accept) dyn->src.nguard++;
   if (!*accept) PetscCall(PetscInfo(ts, "bte: stage at t = %g fs rejected: not finite or outside [-%g, 1 + %g] (-bte_state_tolerance)\n", (double)t, (double)dyn->statetol, (double)dyn->statetol));
   PetscFunctionReturn(0);
