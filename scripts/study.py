@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Work-precision study of time integrators for bte dynamics (docs/timestepping.md).
+
+    scripts/study.py STUDY.json [--bte build/bin/bte] [--out DIR] [--np N] [--mpiexec CMD]
+
+STUDY.json names the problem (the options every run shares: table or model, initial state,
+sources, final time, output interval), the reference, and the integrator configurations:
+
+    {
+      "title": "parabolic valley, hot electrons, 1 ps",
+      "common": "-bte_model parabolic -bte_grid 16 -bte_init gaussian -bte_final_time 1000",
+      "output_interval": 100,
+      "reference": {"options": "-ts_type rk -ts_rk_type 4 -ts_adapt_type none", "dt": 0.25},
+      "methods": [
+        {"name": "RK4 fixed", "options_file": "options/rk4-fixed.opts",
+         "sweep": {"option": "-ts_dt", "values": [1, 2, 4, 8]}},
+        {"name": "RK 5(4) basic", "options": "-ts_type rk -ts_rk_type 5dp -ts_adapt_type basic",
+         "sweep": {"option": "-ts_rtol", "values": [1e-4, 1e-6, 1e-8], "scale": {"-ts_atol": 1e-3}}}
+      ],
+      "baseline": "RK4 fixed", "max_error": 1e-3
+    }
+
+The reference is one run of the same problem with the reference's options and step (by default
+classical RK4 at a fixed 0.25 fs; a tight-tolerance high-order run is the other choice), written
+to REF.h5 with snapshots every output_interval. Every configuration (a method and one value of
+its sweep; "scale" sets other options to the value times a factor) then runs with
+-bte_reference REF.h5 -bte_summary RUN.json; its error is the largest max|f - f_ref| over the
+snapshots, its cost the collision applies plus the collision-Jacobian applies (each costs one pass
+over the scattering channels) and the stepping wall time, all from the summary. A run that fails
+(unstable step, failed solve) is recorded as failed and not plotted.
+
+Writes DIR/study.csv, DIR/study.json and DIR/study.png (error vs applies and vs wall time, one
+curve per method), and prints, for each method, the cheapest run at least as accurate as the
+baseline method's largest stable step (its cheapest run that completes with an error below
+"max_error", default 1e-3: a step that stays finite but is off by more is not a usable step),
+with its cost relative to that step.
+"""
+import argparse, csv, json, math, os, shlex, subprocess, sys, time
+
+
+def run(cmd, log):
+    with open(log, "w") as fp:
+        p = subprocess.run(cmd, stdout=fp, stderr=subprocess.STDOUT)
+    return p.returncode
+
+
+def last_error_line(log):
+    try:
+        lines = [l.strip() for l in open(log) if "error" in l.lower()]
+        return lines[-1] if lines else "exit nonzero"
+    except OSError:
+        return "no log"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("study", help="study description (JSON)")
+    ap.add_argument("--bte", default=os.environ.get("BTE", "build/bin/bte"), help="the bte driver")
+    ap.add_argument("--out", default="study", help="output directory")
+    ap.add_argument("--np", type=int, default=1, help="MPI ranks per run (with --mpiexec)")
+    ap.add_argument("--mpiexec", default=os.environ.get("MPIEXEC", ""), help="launcher, e.g. mpiexec")
+    ap.add_argument("--extra", default="", help="options appended to every run (e.g. -vec_type cuda)")
+    ap.add_argument("--no-plot", action="store_true", help="no PNG")
+    a = ap.parse_args()
+
+    try:
+        st = json.load(open(a.study))
+    except (OSError, ValueError) as e:
+        sys.exit("study.py: cannot read the study %s: %s" % (a.study, e))
+    for key in ("common", "methods"):
+        if key not in st:
+            sys.exit("study.py: the study %s has no \"%s\"" % (a.study, key))
+    if not os.access(a.bte, os.X_OK):
+        sys.exit("study.py: the driver %s is not an executable (give --bte)" % a.bte)
+    os.makedirs(a.out, exist_ok=True)
+    launch = (shlex.split(a.mpiexec) + ["-n", str(a.np)]) if a.mpiexec else []
+    interval = float(st.get("output_interval", 50))
+    common = shlex.split(st["common"]) + ["-bte_view", "0", "-bte_dynamics_monitor", "0",
+                                          "-bte_output_interval", repr(interval)] + shlex.split(a.extra)
+    base = os.path.dirname(os.path.abspath(a.study))
+
+    def opts_of(m):
+        o = []
+        if m.get("options_file"):
+            f = m["options_file"]
+            if not os.path.isabs(f) and not os.path.exists(f):
+                f = os.path.join(base, f)
+            o += ["-options_file", f]
+        return o + shlex.split(m.get("options", ""))
+
+    # the reference
+    ref = st.get("reference", {})
+    refopts = shlex.split(ref.get("options", "-ts_type rk -ts_rk_type 4 -ts_adapt_type none"))
+    refdt = float(ref.get("dt", 0.25))
+    refh5 = os.path.join(a.out, "reference.h5")
+    refdesc = "%s, step %g fs" % (" ".join(refopts), refdt)
+    if not os.path.exists(refh5) or st.get("remake_reference", False):
+        if os.path.exists(refh5):
+            os.remove(refh5)
+        t0 = time.time()
+        rc = run(launch + [a.bte, "dynamics"] + common + refopts + ["-ts_dt", repr(refdt), "-bte_output", refh5,
+                 "-bte_summary", os.path.join(a.out, "reference.json")], os.path.join(a.out, "reference.log"))
+        if rc:
+            sys.exit("study.py: the reference run failed: %s (%s)" % (last_error_line(os.path.join(a.out, "reference.log")), os.path.join(a.out, "reference.log")))
+        print("reference: %s (%.1f s)" % (refdesc, time.time() - t0))
+    else:
+        print("reference: %s (existing %s)" % (refdesc, refh5))
+
+    rows = []
+    for mi, m in enumerate(st["methods"]):
+        sw = m.get("sweep", {})
+        values = sw.get("values", [None])
+        for vi, v in enumerate(values):
+            tag = "m%02d_%02d" % (mi, vi)
+            o = opts_of(m)
+            if v is not None:
+                o += [sw["option"], repr(v)]
+                for opt, fac in sw.get("scale", {}).items():
+                    o += [opt, repr(v * fac)]
+            sj, log = os.path.join(a.out, tag + ".json"), os.path.join(a.out, tag + ".log")
+            if os.path.exists(sj):
+                os.remove(sj)
+            rc = run(launch + [a.bte, "dynamics"] + common + o + ["-bte_reference", refh5, "-bte_summary", sj], log)
+            row = {"method": m["name"], "option": sw.get("option", ""), "value": v, "run": tag, "status": "ok"}
+            if rc or not os.path.exists(sj):
+                row["status"] = "failed: " + last_error_line(log)
+            else:
+                s = json.load(open(sj))
+                re_ = s["reference_error"]
+                row.update(steps=s["steps"], rejected=s["rejected_steps"], collision_applies=s["collision_applies"],
+                           jacobian_applies=s["jacobian_applies"], applies=s["collision_applies"] + s["jacobian_applies"],
+                           linear_iterations=s["linear_iterations"], wall_stepping=s["wall_time"]["stepping"],
+                           error_max=re_["max"]["f_max"], error_final=re_["final"]["f_max"],
+                           error_rel_l2_max=re_["max"]["f_l2_relative"])
+                if row["error_max"] is None:  # NaN or Inf in the summary
+                    row["status"] = "failed: error not finite"
+            rows.append(row)
+            if row["status"] == "ok":
+                print("%-28s %-10s %-10s applies %8d (+%8d Jac)  error %.2e  stepping %.3f s" % (
+                    m["name"], row["option"], v, row["collision_applies"], row["jacobian_applies"], row["error_max"], row["wall_stepping"]))
+            else:
+                print("%-28s %-10s %-10s %s" % (m["name"], row["option"], v, row["status"]))
+
+    # equal accuracy: the baseline's largest stable step sets the target error
+    bname = st.get("baseline", st["methods"][0]["name"])
+    maxerr = float(st.get("max_error", 1e-3))
+    bl = [r for r in rows if r["method"] == bname and r["status"] == "ok" and r["error_max"] <= maxerr]
+    summary = []
+    if bl:
+        b = min(bl, key=lambda r: r["applies"])
+        target = b["error_max"]
+        print("\nat the error of %s at %s %s (%.2e, %d applies, %.3f s):" % (bname, b["option"], b["value"], target, b["applies"], b["wall_stepping"]))
+        for m in st["methods"]:
+            ok = [r for r in rows if r["method"] == m["name"] and r["status"] == "ok" and r["error_max"] <= target * (1 + 1e-9)]
+            if not ok:
+                summary.append({"method": m["name"], "reached": False})
+                print("  %-28s does not reach it" % m["name"])
+                continue
+            c = min(ok, key=lambda r: r["applies"])
+            e = {"method": m["name"], "reached": True, "option": c["option"], "value": c["value"], "applies": c["applies"],
+                 "error_max": c["error_max"], "wall_stepping": c["wall_stepping"], "applies_ratio": b["applies"] / c["applies"],
+                 "wall_ratio": b["wall_stepping"] / c["wall_stepping"] if c["wall_stepping"] > 0 else None}
+            summary.append(e)
+            print("  %-28s %s %-8s %8d applies (%5.2fx fewer), error %.2e, %.3f s (%s)" % (
+                m["name"], c["option"], c["value"], c["applies"], e["applies_ratio"], c["error_max"], c["wall_stepping"],
+                "%.2fx faster" % e["wall_ratio"] if e["wall_ratio"] else "-"))
+    keys = ["method", "option", "value", "status", "steps", "rejected", "collision_applies", "jacobian_applies", "applies",
+            "linear_iterations", "wall_stepping", "error_max", "error_final", "error_rel_l2_max", "run"]
+    with open(os.path.join(a.out, "study.csv"), "w", newline="") as fp:
+        w = csv.DictWriter(fp, fieldnames=keys, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    json.dump({"title": st.get("title", ""), "reference": refdesc, "baseline": bname, "runs": rows, "equal_accuracy": summary},
+              open(os.path.join(a.out, "study.json"), "w"), indent=1)
+    if not a.no_plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
+        marks = "os^vD<>px*hH+"
+        for i, m in enumerate(st["methods"]):
+            ok = sorted([r for r in rows if r["method"] == m["name"] and r["status"] == "ok" and r["error_max"] > 0], key=lambda r: r["applies"])
+            if not ok:
+                continue
+            kw = dict(marker=marks[i % len(marks)], label=m["name"], ls="--" if m.get("fixed") else "-")
+            ax[0].loglog([r["applies"] for r in ok], [r["error_max"] for r in ok], **kw)
+            ax[1].loglog([max(r["wall_stepping"], 1e-4) for r in ok], [r["error_max"] for r in ok], **kw)
+        ax[0].set_xlabel("collision + Jacobian applies")
+        ax[1].set_xlabel("stepping wall time (s)")
+        ax[0].set_ylabel("max over snapshots of max|f - f_ref|")
+        for x in ax:
+            x.grid(True, which="major", alpha=0.4)
+        ax[1].legend(fontsize=7, loc="best")
+        fig.suptitle("%s (reference: %s)" % (st.get("title", ""), refdesc), fontsize=9)
+        fig.tight_layout()
+        fig.savefig(os.path.join(a.out, "study.png"), dpi=110)
+    print("\nwrote %s/study.csv, study.json%s" % (a.out, "" if a.no_plot else ", study.png"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+# scripts/study.py on a tiny case (parabolic valley 12^3, 200 fs): the reference is made, every
+# configuration runs, and the table is checked against independent facts: the run with the
+# reference's own method and step has error exactly 0; fixed RK4 costs 4 applies per step
+# (4 T / dt); its errors fall about 16x per halved step (fourth order); adaptive RK 5(4) errors
+# fall with the tolerance; a run that leaves [0, 1] is recorded as failed, not plotted; the CSV, JSON
+# and PNG are written; a bad study file is refused with one line.
+. "$TESTDIR/common.sh"
+set -e
+[ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }
+S="$TESTDIR/../scripts/study.py"
+cat > tiny.json <<'JSON'
+{"title": "parabolic 12^3, 200 fs",
+ "common": "-bte_model parabolic -bte_grid 12 -bte_parabolic_a 20 -bte_init gaussian -bte_init_e0_edge 0.1 -bte_init_occupation 0.5 -bte_final_time 200 -bte_state_tolerance 0",
+ "output_interval": 100,
+ "reference": {"options": "-ts_type rk -ts_rk_type 4 -ts_adapt_type none", "dt": 1},
+ "methods": [
+  {"name": "RK4 fixed", "fixed": true, "options": "-ts_type rk -ts_rk_type 4 -ts_adapt_type none", "sweep": {"option": "-ts_dt", "values": [1, 5, 10, 20, 100]}},
+  {"name": "RK 5(4)", "options": "-ts_type rk -ts_rk_type 5dp -ts_adapt_type basic -ts_dt 1", "sweep": {"option": "-ts_rtol", "values": [1e-3, 1e-6], "scale": {"-ts_atol": 1e-3}}}
+ ]}
+JSON
+"$PYTHON" "$S" tiny.json --bte "$BTE" --out out > study.log
+cat study.log
+"$PYTHON" - <<'PY'
+import csv, json, os, sys
+ok = True
+def check(cond, msg):
+    global ok
+    print(("ok   " if cond else "FAIL ") + msg)
+    ok &= bool(cond)
+rows = list(csv.DictReader(open("out/study.csv")))
+check(len(rows) == 7, "7 configurations in the CSV")
+rk4 = {float(r["value"]): r for r in rows if r["method"] == "RK4 fixed"}
+check(rk4[1.0]["status"] == "ok" and float(rk4[1.0]["error_max"]) == 0.0, "RK4 at the reference's step: error exactly 0")
+check(all(int(rk4[d]["collision_applies"]) == 4 * 200 / d for d in (1.0, 5.0, 10.0, 20.0)), "RK4 applies = 4 T/dt")
+e5, e10, e20 = (float(rk4[d]["error_max"]) for d in (5.0, 10.0, 20.0))
+check(10 < e10 / e5 < 20 and 10 < e20 / e10 < 20, "RK4 errors fall 16x per halved step: %.2e %.2e %.2e (ratios %.1f, %.1f)" % (e5, e10, e20, e10 / e5, e20 / e10))
+check(rk4[100.0]["status"].startswith("failed"), "RK4 at 100 fs (leaves [0, 1]: -bte_state_tolerance 0) recorded as failed: %s" % rk4[100.0]["status"][:90])
+a = [r for r in rows if r["method"] == "RK 5(4)"]
+check(all(r["status"] == "ok" for r in a) and float(a[1]["error_max"]) < float(a[0]["error_max"]), "RK 5(4): error %.2e at rtol 1e-3, %.2e at 1e-6" % (float(a[0]["error_max"]), float(a[1]["error_max"])))
+j = json.load(open("out/study.json"))
+check(j["baseline"] == "RK4 fixed" and j["equal_accuracy"][0]["applies"] == 40, "equal accuracy against RK4 at its largest stable step (20 fs, 40 applies)")
+check(os.path.getsize("out/study.png") > 10000, "work-precision PNG written")
+sys.exit(0 if ok else 1)
+PY
+echo '{"common": "-bte_model parabolic"}' > bad.json
+expect_fail 'has no "methods"' "$PYTHON" "$S" bad.json --bte "$BTE" --out bad
+echo 'not json' > bad2.json
+expect_fail "cannot read the study" "$PYTHON" "$S" bad2.json --bte "$BTE" --out bad
+echo "study: all checks passed"
