@@ -27,7 +27,10 @@ its sweep; "scale" sets other options to the value times a factor) then runs wit
 -bte_reference REF.h5 -bte_summary RUN.json; its error is the largest max|f - f_ref| over the
 snapshots, its cost the collision applies plus the collision-Jacobian applies (each costs one pass
 over the scattering channels) and the stepping wall time, all from the summary. A run that fails
-(unstable step, failed solve) is recorded as failed and not plotted.
+(unstable step, failed solve, or longer than the study's "timeout" in seconds) is recorded as
+failed and not plotted. A method with an assembled collision Jacobian (-bte_jacobian_assembled)
+should set "count_linear": true, so that each linear iteration (a MatMult on the assembled
+matrix, which the summary does not count as a Jacobian apply) counts as one apply.
 
 Writes DIR/study.csv, DIR/study.json and DIR/study.png (error vs applies and vs wall time, one
 curve per method), and prints, for each method, the cheapest run at least as accurate as the
@@ -38,9 +41,13 @@ with its cost relative to that step.
 import argparse, csv, json, math, os, shlex, subprocess, sys, time
 
 
-def run(cmd, log):
+def run(cmd, log, timeout=None):
     with open(log, "w") as fp:
-        p = subprocess.run(cmd, stdout=fp, stderr=subprocess.STDOUT)
+        try:
+            p = subprocess.run(cmd, stdout=fp, stderr=subprocess.STDOUT, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            fp.write("error: timed out after %g s (the study's \"timeout\")\n" % timeout)
+            return 124
     return p.returncode
 
 
@@ -120,7 +127,7 @@ def main():
             sj, log = os.path.join(a.out, tag + ".json"), os.path.join(a.out, tag + ".log")
             if os.path.exists(sj):
                 os.remove(sj)
-            rc = run(launch + [a.bte, "dynamics"] + common + o + ["-bte_reference", refh5, "-bte_summary", sj], log)
+            rc = run(launch + [a.bte, "dynamics"] + common + o + ["-bte_reference", refh5, "-bte_summary", sj], log, st.get("timeout"))
             row = {"method": m["name"], "option": sw.get("option", ""), "value": v, "run": tag, "status": "ok"}
             if rc or not os.path.exists(sj):
                 row["status"] = "failed: " + last_error_line(log)
@@ -128,7 +135,10 @@ def main():
                 s = json.load(open(sj))
                 re_ = s["reference_error"]
                 row.update(steps=s["steps"], rejected=s["rejected_steps"], collision_applies=s["collision_applies"],
-                           jacobian_applies=s["jacobian_applies"], applies=s["collision_applies"] + s["jacobian_applies"],
+                           jacobian_applies=s["jacobian_applies"],
+                           # an assembled Jacobian is applied by MatMult on AIJ, not counted as a
+                           # Jacobian apply: "count_linear" counts one per linear iteration instead
+                           applies=s["collision_applies"] + s["jacobian_applies"] + (s["linear_iterations"] if m.get("count_linear") else 0),
                            linear_iterations=s["linear_iterations"], wall_stepping=s["wall_time"]["stepping"],
                            error_max=re_["max"]["f_max"], error_final=re_["final"]["f_max"],
                            error_rel_l2_max=re_["max"]["f_l2_relative"])
