@@ -26,22 +26,36 @@ to REF.h5 with snapshots every output_interval. Every configuration (a method an
 its sweep; "scale" sets other options to the value times a factor) then runs with
 -bte_reference REF.h5 -bte_summary RUN.json; its error is the largest max|f - f_ref| over the
 snapshots, its cost the collision applies plus the collision-Jacobian applies (each costs one pass
-over the scattering channels) and the stepping wall time, all from the summary. A run that fails
+over the scattering channels) and the stepping wall time, all from the summary, and the CPU time
+of the whole run (all ranks, setup included: on a shared machine the wall time measures the
+neighbours as much as the method; on a quiet one they agree). A run that fails
 (unstable step, failed solve, or longer than the study's "timeout" in seconds) is recorded as
 failed and not plotted. A method with an assembled collision Jacobian (-bte_jacobian_assembled)
 should set "count_linear": true, so that each linear iteration (a MatMult on the assembled
 matrix, which the summary does not count as a Jacobian apply) counts as one apply.
 
-Writes DIR/study.csv, DIR/study.json and DIR/study.png (error vs applies and vs wall time, one
-curve per method), and prints, for each method, the cheapest run at least as accurate as the
+Writes DIR/study.csv, DIR/study.json, DIR/study.md (the tables in Markdown) and DIR/study.png
+(error vs applies and vs stepping wall time, one curve per method), and prints, for each method, the cheapest run at least as accurate as the
 baseline method's largest stable step (its cheapest run that completes with an error below
 "max_error", default 1e-3: a step that stays finite but is off by more is not a usable step),
 with its cost relative to that step.
 """
-import argparse, csv, json, math, os, shlex, subprocess, sys, time
+import argparse, csv, json, os, resource, shlex, subprocess, sys, time
+
+
+def cpu_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def run(cmd, log, timeout=None):
+    """run cmd with its output in log; the exit status and the CPU seconds it used (all ranks)"""
+    c0 = cpu_children()
+    rc = run_(cmd, log, timeout)
+    return rc, cpu_children() - c0
+
+
+def run_(cmd, log, timeout):
     with open(log, "w") as fp:
         try:
             p = subprocess.run(cmd, stdout=fp, stderr=subprocess.STDOUT, timeout=timeout)
@@ -105,7 +119,7 @@ def main():
         if os.path.exists(refh5):
             os.remove(refh5)
         t0 = time.time()
-        rc = run(launch + [a.bte, "dynamics"] + common + refopts + ["-ts_dt", repr(refdt), "-bte_output", refh5,
+        rc, _ = run(launch + [a.bte, "dynamics"] + common + refopts + ["-ts_dt", repr(refdt), "-bte_output", refh5,
                  "-bte_summary", os.path.join(a.out, "reference.json")], os.path.join(a.out, "reference.log"))
         if rc:
             sys.exit("study.py: the reference run failed: %s (%s)" % (last_error_line(os.path.join(a.out, "reference.log")), os.path.join(a.out, "reference.log")))
@@ -127,8 +141,8 @@ def main():
             sj, log = os.path.join(a.out, tag + ".json"), os.path.join(a.out, tag + ".log")
             if os.path.exists(sj):
                 os.remove(sj)
-            rc = run(launch + [a.bte, "dynamics"] + common + o + ["-bte_reference", refh5, "-bte_summary", sj], log, st.get("timeout"))
-            row = {"method": m["name"], "option": sw.get("option", ""), "value": v, "run": tag, "status": "ok"}
+            rc, cpu = run(launch + [a.bte, "dynamics"] + common + o + ["-bte_reference", refh5, "-bte_summary", sj], log, st.get("timeout"))
+            row = {"method": m["name"], "option": sw.get("option", ""), "value": v, "run": tag, "status": "ok", "cpu_total": cpu}
             if rc or not os.path.exists(sj):
                 row["status"] = "failed: " + last_error_line(log)
             else:
@@ -175,7 +189,7 @@ def main():
                 m["name"], c["option"], c["value"], c["applies"], e["applies_ratio"], c["error_max"], c["wall_stepping"],
                 "%.2fx faster" % e["wall_ratio"] if e["wall_ratio"] else "-"))
     keys = ["method", "option", "value", "status", "steps", "rejected", "collision_applies", "jacobian_applies", "applies",
-            "linear_iterations", "wall_stepping", "error_max", "error_final", "error_rel_l2_max", "run"]
+            "linear_iterations", "wall_stepping", "cpu_total", "error_max", "error_final", "error_rel_l2_max", "run"]
     with open(os.path.join(a.out, "study.csv"), "w", newline="") as fp:
         w = csv.DictWriter(fp, fieldnames=keys, extrasaction="ignore")
         w.writeheader()
@@ -183,6 +197,24 @@ def main():
             w.writerow(r)
     json.dump({"title": st.get("title", ""), "reference": refdesc, "baseline": bname, "runs": rows, "equal_accuracy": summary},
               open(os.path.join(a.out, "study.json"), "w"), indent=1)
+    # the same as Markdown tables (docs/timestepping.md is made of these)
+    with open(os.path.join(a.out, "study.md"), "w") as fp:
+        fp.write("| method | %s | steps | rejected | collision applies | Jacobian applies | linear its | error max\\|df\\| | stepping (s) |\n" % "setting")
+        fp.write("|---|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            setting = "%s %s" % (r["option"], r["value"]) if r["value"] is not None else ""
+            if r["status"] != "ok":
+                fp.write("| %s | %s | %s |||||||\n" % (r["method"], setting, r["status"].replace("|", "/")[:100]))
+            else:
+                fp.write("| %s | %s | %d | %d | %d | %d | %d | %.2e | %.2f |\n" % (r["method"], setting, r["steps"], r["rejected"], r["collision_applies"],
+                         r["jacobian_applies"], r["linear_iterations"], r["error_max"], r["wall_stepping"]))
+        if summary:
+            fp.write("\n| method (cheapest run at the baseline's error) | setting | applies | fewer applies than the baseline | error | stepping (s) |\n|---|---|---|---|---|---|\n")
+            for e in summary:
+                if not e["reached"]:
+                    fp.write("| %s | does not reach it |||||\n" % e["method"])
+                else:
+                    fp.write("| %s | %s %s | %d | %.2fx | %.2e | %.2f |\n" % (e["method"], e["option"], e["value"], e["applies"], e["applies_ratio"], e["error_max"], e["wall_stepping"]))
     if not a.no_plot:
         import matplotlib
         matplotlib.use("Agg")
@@ -205,7 +237,7 @@ def main():
         fig.suptitle("%s (reference: %s)" % (st.get("title", ""), refdesc), fontsize=9)
         fig.tight_layout()
         fig.savefig(os.path.join(a.out, "study.png"), dpi=110)
-    print("\nwrote %s/study.csv, study.json%s" % (a.out, "" if a.no_plot else ", study.png"))
+    print("\nwrote %s/study.csv, study.json, study.md%s" % (a.out, "" if a.no_plot else ", study.png"))
 
 
 if __name__ == "__main__":
