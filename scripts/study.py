@@ -40,7 +40,7 @@ baseline method's largest stable step (its cheapest run that completes with an e
 "max_error", default 1e-3: a step that stays finite but is off by more is not a usable step),
 with its cost relative to that step.
 """
-import argparse, csv, json, os, resource, shlex, subprocess, sys, time
+import argparse, csv, json, os, re, resource, shlex, subprocess, sys, time
 
 
 def cpu_children():
@@ -82,6 +82,8 @@ def main():
     ap.add_argument("--mpiexec", default=os.environ.get("MPIEXEC", ""), help="launcher, e.g. mpiexec")
     ap.add_argument("--extra", default="", help="options appended to every run (e.g. -vec_type cuda)")
     ap.add_argument("--no-plot", action="store_true", help="no PNG")
+    ap.add_argument("--reuse", action="store_true", help="keep the runs whose summary is already in the output directory")
+    ap.add_argument("--only-existing", action="store_true", help="run nothing: tabulate the summaries already there (others: not run)")
     a = ap.parse_args()
 
     try:
@@ -115,6 +117,8 @@ def main():
     refdt = float(ref.get("dt", 0.25))
     refh5 = os.path.join(a.out, "reference.h5")
     refdesc = "%s, step %g fs" % (" ".join(refopts), refdt)
+    if a.only_existing and not os.path.exists(refh5):
+        sys.exit("study.py: --only-existing, but there is no reference %s" % refh5)
     if not os.path.exists(refh5) or st.get("remake_reference", False):
         if os.path.exists(refh5):
             os.remove(refh5)
@@ -132,17 +136,31 @@ def main():
         sw = m.get("sweep", {})
         values = sw.get("values", [None])
         for vi, v in enumerate(values):
-            tag = "m%02d_%02d" % (mi, vi)
+            # named by method and setting, so that a study split into parts (or extended) reuses runs
+            tag = re.sub(r"[^A-Za-z0-9.+-]+", "_", "%s_%s" % (m["name"], v)).strip("_")
             o = opts_of(m)
             if v is not None:
                 o += [sw["option"], repr(v)]
                 for opt, fac in sw.get("scale", {}).items():
                     o += [opt, repr(v * fac)]
             sj, log = os.path.join(a.out, tag + ".json"), os.path.join(a.out, tag + ".log")
-            if os.path.exists(sj):
-                os.remove(sj)
-            rc, cpu = run(launch + [a.bte, "dynamics"] + common + o + ["-bte_reference", refh5, "-bte_summary", sj], log, st.get("timeout"))
-            row = {"method": m["name"], "option": sw.get("option", ""), "value": v, "run": tag, "status": "ok", "cpu_total": cpu}
+            row = {"method": m["name"], "option": sw.get("option", ""), "value": v, "run": tag, "status": "ok"}
+            cpufile = os.path.join(a.out, tag + ".cpu")
+            have = os.path.exists(sj) and os.path.getmtime(sj) >= os.path.getmtime(refh5)
+            if (a.reuse or a.only_existing) and (have or (os.path.exists(log) and not os.path.exists(sj) and a.only_existing)):
+                rc = 0 if have else 1
+                row["cpu_total"] = float(open(cpufile).read()) if os.path.exists(cpufile) else None
+            elif a.only_existing:
+                row["status"] = "not run"
+                rows.append(row)
+                print("%-28s %-10s %-10s not run" % (m["name"], row["option"], v))
+                continue
+            else:
+                if os.path.exists(sj):
+                    os.remove(sj)
+                rc, cpu = run(launch + [a.bte, "dynamics"] + common + o + ["-bte_reference", refh5, "-bte_summary", sj], log, st.get("timeout"))
+                row["cpu_total"] = cpu
+                open(cpufile, "w").write("%.3f\n" % cpu)
             if rc or not os.path.exists(sj):
                 row["status"] = "failed: " + last_error_line(log)
             else:
@@ -165,29 +183,37 @@ def main():
             else:
                 print("%-28s %-10s %-10s %s" % (m["name"], row["option"], v, row["status"]))
 
-    # equal accuracy: the baseline's largest stable step sets the target error
+    # equal accuracy: the baseline's largest stable step sets the target error; a study's
+    # "target_error" adds a second comparison at that error (still against that step's cost)
     bname = st.get("baseline", st["methods"][0]["name"])
     maxerr = float(st.get("max_error", 1e-3))
     bl = [r for r in rows if r["method"] == bname and r["status"] == "ok" and r["error_max"] <= maxerr]
-    summary = []
-    if bl:
-        b = min(bl, key=lambda r: r["applies"])
-        target = b["error_max"]
-        print("\nat the error of %s at %s %s (%.2e, %d applies, %.3f s):" % (bname, b["option"], b["value"], target, b["applies"], b["wall_stepping"]))
+
+    def compare(b, target, what):
+        print("\nat %s (%.2e), against %s at %s %s (%d applies, %.3f s):" % (what, target, bname, b["option"], b["value"], b["applies"], b["wall_stepping"]))
+        out = []
         for m in st["methods"]:
             ok = [r for r in rows if r["method"] == m["name"] and r["status"] == "ok" and r["error_max"] <= target * (1 + 1e-9)]
             if not ok:
-                summary.append({"method": m["name"], "reached": False})
+                out.append({"method": m["name"], "reached": False})
                 print("  %-28s does not reach it" % m["name"])
                 continue
             c = min(ok, key=lambda r: r["applies"])
             e = {"method": m["name"], "reached": True, "option": c["option"], "value": c["value"], "applies": c["applies"],
                  "error_max": c["error_max"], "wall_stepping": c["wall_stepping"], "applies_ratio": b["applies"] / c["applies"],
                  "wall_ratio": b["wall_stepping"] / c["wall_stepping"] if c["wall_stepping"] > 0 else None}
-            summary.append(e)
-            print("  %-28s %s %-8s %8d applies (%5.2fx fewer), error %.2e, %.3f s (%s)" % (
-                m["name"], c["option"], c["value"], c["applies"], e["applies_ratio"], c["error_max"], c["wall_stepping"],
-                "%.2fx faster" % e["wall_ratio"] if e["wall_ratio"] else "-"))
+            out.append(e)
+            print("  %-28s %s %-8s %8d applies (%5.2fx fewer), error %.2e, %.3f s" % (
+                m["name"], c["option"], c["value"], c["applies"], e["applies_ratio"], c["error_max"], c["wall_stepping"]))
+        return {"target": target, "what": what, "methods": out}
+
+    comparisons = []
+    if bl:
+        b = min(bl, key=lambda r: r["applies"])
+        comparisons.append(compare(b, b["error_max"], "the error of %s at its largest usable step" % bname))
+        if "target_error" in st:
+            comparisons.append(compare(b, float(st["target_error"]), "the error target"))
+    summary = comparisons[0]["methods"] if comparisons else []
     keys = ["method", "option", "value", "status", "steps", "rejected", "collision_applies", "jacobian_applies", "applies",
             "linear_iterations", "wall_stepping", "cpu_total", "error_max", "error_final", "error_rel_l2_max", "run"]
     with open(os.path.join(a.out, "study.csv"), "w", newline="") as fp:
@@ -195,7 +221,7 @@ def main():
         w.writeheader()
         for r in rows:
             w.writerow(r)
-    json.dump({"title": st.get("title", ""), "reference": refdesc, "baseline": bname, "runs": rows, "equal_accuracy": summary},
+    json.dump({"title": st.get("title", ""), "reference": refdesc, "baseline": bname, "runs": rows, "equal_accuracy": summary, "comparisons": comparisons},
               open(os.path.join(a.out, "study.json"), "w"), indent=1)
     # the same as Markdown tables (docs/timestepping.md is made of these)
     with open(os.path.join(a.out, "study.md"), "w") as fp:
@@ -208,9 +234,10 @@ def main():
             else:
                 fp.write("| %s | %s | %d | %d | %d | %d | %d | %.2e | %.2f |\n" % (r["method"], setting, r["steps"], r["rejected"], r["collision_applies"],
                          r["jacobian_applies"], r["linear_iterations"], r["error_max"], r["wall_stepping"]))
-        if summary:
-            fp.write("\n| method (cheapest run at the baseline's error) | setting | applies | fewer applies than the baseline | error | stepping (s) |\n|---|---|---|---|---|---|\n")
-            for e in summary:
+        for cmp in comparisons:
+            fp.write("\nAt %s, %.1e: the cheapest run of each method at least as accurate\n\n" % (cmp["what"], cmp["target"]))
+            fp.write("| method | setting | applies | fewer applies than %s at its largest usable step | error | stepping (s) |\n|---|---|---|---|---|---|\n" % bname)
+            for e in cmp["methods"]:
                 if not e["reached"]:
                     fp.write("| %s | does not reach it |||||\n" % e["method"])
                 else:
