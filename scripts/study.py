@@ -150,6 +150,11 @@ def main():
             if (a.reuse or a.only_existing) and (have or (os.path.exists(log) and not os.path.exists(sj) and a.only_existing)):
                 rc = 0 if have else 1
                 row["cpu_total"] = float(open(cpufile).read()) if os.path.exists(cpufile) else None
+                if not have and last_error_line(log) == "exit nonzero":  # a log without an error: stopped from outside
+                    row["status"] = "not finished"
+                    rows.append(row)
+                    print("%-28s %-10s %-10s not finished" % (m["name"], row["option"], v))
+                    continue
             elif a.only_existing:
                 row["status"] = "not run"
                 rows.append(row)
