@@ -433,7 +433,8 @@ PetscErrorCode BTEDynamicsTSRHSFunction(TS ts, PetscReal t, Vec f, Vec F, void *
   else PetscCall(VecZeroEntries(F));
   if (dyn->drift) {
     /* E(t) = s(t) E: the drift term is linear in the field (sources.c) */
-    PetscReal sc = BTEDynamicsFieldScale(dyn, ts, t);
+    PetscReal sc;
+    PetscCall(BTEDynamicsFieldScale(dyn, ts, t, &sc));
     if (sc == 1.0) PetscCall(BTEDriftApplyAdd(dyn->drift, f, F));
     else if (sc != 0.0) {
       PetscCall(BTEDriftApply(dyn->drift, f, dyn->src.work));
@@ -451,7 +452,7 @@ PetscErrorCode BTEDynamicsTSRHSJacobian(TS ts, PetscReal t, Vec f, Mat A, Mat P,
   PetscFunctionBegin;
   if (dyn->coll) PetscCall(BTECollisionComputeJacobian(dyn->coll, f, dyn->Jc));
   if (dyn->drift) PetscCall(BTEDriftSetJacobianState(dyn->drift, f));
-  if (dyn->drift) dyn->src.jscale = BTEDynamicsFieldScale(dyn, ts, t);
+  if (dyn->drift) PetscCall(BTEDynamicsFieldScale(dyn, ts, t, &dyn->src.jscale));
   if (A != dyn->Jc) {
     /* the combined shell: J_coll + J_drift at f, unshifted */
     dyn->Ascale = 1.0;

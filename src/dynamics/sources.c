@@ -92,25 +92,25 @@ PetscErrorCode BTEDynamicsSetPositivity(BTEDynamics dyn, PetscBool flg)
 /* s(t) of the field profile. For the sharp step, at t = t0 itself the side is the step's: the
    TS's current time is the start of the step being taken, so a step starting at t0 sees the
    field on and a step ending there sees it off. Without a TS (or off a step) t >= t0 is on. */
-PetscReal BTEDynamicsFieldScale(BTEDynamics dyn, TS ts, PetscReal t)
+PetscErrorCode BTEDynamicsFieldScale(BTEDynamics dyn, TS ts, PetscReal t, PetscReal *scale)
 {
   const BTEDynamicsSources *s = &dyn->src;
 
-  switch (s->fprofile) {
-  case BTE_FIELD_STEP: {
+  PetscFunctionBegin;
+  *scale = 1.0;
+  if (s->fprofile == BTE_FIELD_STEP) {
     PetscReal eps = BTE_SRC_EPS(s->ftime), tstart;
-    if (t > s->ftime + eps) return 1.0;
-    if (t < s->ftime - eps) return 0.0;
-    if (ts && !TSGetTime(ts, &tstart)) return tstart >= s->ftime - eps ? 1.0 : 0.0;
-    return 1.0;
-  }
-  case BTE_FIELD_PULSE: {
+    if (t > s->ftime + eps) *scale = 1.0;
+    else if (t < s->ftime - eps) *scale = 0.0;
+    else if (ts) {
+      PetscCall(TSGetTime(ts, &tstart));
+      *scale = tstart >= s->ftime - eps ? 1.0 : 0.0;
+    }
+  } else if (s->fprofile == BTE_FIELD_PULSE) {
     PetscReal x = (t - s->ftime) / s->ffwhm;
-    return PetscExpReal(-4.0 * PetscLogReal(2.0) * x * x);
+    *scale      = PetscExpReal(-4.0 * PetscLogReal(2.0) * x * x);
   }
-  default:
-    return 1.0;
-  }
+  PetscFunctionReturn(0);
 }
 
 /* p(t), 1/fs: the normalised Gaussian, zero beyond BTE_PUMP_CUT FWHM from the centre */

@@ -194,7 +194,7 @@ PETSC_INTERN PetscErrorCode BTEDynamicsCostEnd(BTEDynamics, PetscLogDouble, Pets
 PETSC_INTERN PetscErrorCode BTEDynamicsCostView(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsCostWriteJSON(BTEDynamics);
 /* Sources and stopping rules (src/dynamics/sources.c) */
-PETSC_INTERN PetscReal      BTEDynamicsFieldScale(BTEDynamics, TS, PetscReal);
+PETSC_INTERN PetscErrorCode BTEDynamicsFieldScale(BTEDynamics, TS, PetscReal, PetscReal *);
 PETSC_INTERN PetscErrorCode BTEDynamicsSourcesCheck(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsSourcesSetUp(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsSourcesDestroy(BTEDynamics);
