@@ -6,9 +6,10 @@
 
 PetscClassId      BTECOLLISION_CLASSID;
 PetscFunctionList BTECollisionList = NULL;
-PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_JacAssemble;
+PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_GhostAdd, BTECOLL_JacAssemble;
 PetscLogEvent     BTECOLL_SetUpEnds, BTECOLL_LayoutPlace, BTECOLL_LayoutMerge, BTECOLL_LayoutIndex;
 const char *const BTECollisionPrecisions[] = {"double", "mixed", "BTECollisionPrecision", "BTE_COLLISION_PRECISION_", NULL};
+const char *const BTECollisionPartitions[] = {"auto", "states", "pairs", "BTECollisionPartition", "BTE_COLLISION_PARTITION_", NULL};
 
 static PetscBool BTECollisionPackageInitialized = PETSC_FALSE;
 
@@ -31,6 +32,8 @@ PetscErrorCode BTECollisionInitializePackage(void)
   PetscCall(PetscLogEventRegister("BTECollJacApply", BTECOLLISION_CLASSID, &BTECOLL_JacApply));
   PetscCall(PetscLogEventRegister("BTECollSetUp", BTECOLLISION_CLASSID, &BTECOLL_SetUp));
   PetscCall(PetscLogEventRegister("BTECollGhost", BTECOLLISION_CLASSID, &BTECOLL_Ghost));
+  /* -bte_partition pairs: the contributions to ghost states added into their owners */
+  PetscCall(PetscLogEventRegister("BTECollGhostAdd", BTECOLLISION_CLASSID, &BTECOLL_GhostAdd));
   PetscCall(PetscLogEventRegister("BTECollJacAsm", BTECOLLISION_CLASSID, &BTECOLL_JacAssemble));
   /* the phases of BTECollSetUp: ghosts and local channel ends; a layout's placement of the
      channels (rates and grouping), its merge/sort, and its index structures (chunks, slots) */
@@ -83,6 +86,8 @@ static PetscErrorCode BTECollisionReset(BTECollision coll)
   PetscCall(VecDestroy(&coll->fl));
   PetscCall(VecDestroy(&coll->xl));
   PetscCall(VecDestroy(&coll->gtemplate));
+  PetscCall(PetscFree(coll->pranges));
+  PetscCall(PetscFree(coll->pfrac));
   if (coll->assembly) {
     BTECollisionAssembly *as = coll->assembly;
     PetscCall(PetscFree4(as->P, as->Q, as->ci, as->cj));
@@ -177,12 +182,31 @@ PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision coll, PetscBool *fl
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BTECollisionSetPartition(BTECollision coll, BTECollisionPartition part)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscCheck(part >= BTE_COLLISION_PARTITION_AUTO && part <= BTE_COLLISION_PARTITION_PAIRS, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Unknown partition %d", (int)part);
+  PetscCheck(!coll->setupcalled || part == coll->partition, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "Set the partition before BTECollisionSetUp()");
+  coll->partition = part;
+  PetscFunctionReturn(0);
+}
+
+/* The partition in use after setup (states or pairs), before it the one set (possibly auto). */
+PetscErrorCode BTECollisionGetPartition(BTECollision coll, BTECollisionPartition *part)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  *part = coll->setupcalled ? coll->part : coll->partition;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
 {
   char        type[256];
   const char *deft = ((PetscObject)coll)->type_name ? ((PetscObject)coll)->type_name : BTECOLLISIONPAIR;
   PetscBool   flg;
-  PetscEnum   prec = (PetscEnum)coll->precision;
+  PetscEnum   prec = (PetscEnum)coll->precision, part = (PetscEnum)coll->partition;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
@@ -192,6 +216,8 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
   if (flg || !((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, flg ? type : deft));
   PetscCall(PetscOptionsEnum("-bte_collision_precision", "Storage precision of the fused and pair weights (mixed: float weights, double sums)", "BTECollision", BTECollisionPrecisions, prec, &prec, NULL));
   coll->precision = (BTECollisionPrecision)prec;
+  PetscCall(PetscOptionsEnum("-bte_partition", "Which rank computes a channel whose ends live on two ranks: both (states), one of them with its contribution to the other end sent back (pairs; pair type only), or auto (pairs for the pair type on several ranks)", "BTECollisionSetPartition", BTECollisionPartitions, part, &part, NULL));
+  coll->partition = (BTECollisionPartition)part;
   PetscCall(PetscOptionsBool("-bte_jacobian_assembled", "Jacobian as an assembled AIJ matrix instead of a MATSHELL", "BTECollisionSetJacobianAssembled", coll->assembled, &coll->assembled, NULL));
   PetscOptionsEnd();
   if (coll->ops->setfromoptions) PetscCall((*coll->ops->setfromoptions)(coll));
@@ -237,6 +263,7 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   /* ghosts, local numbering, scatter; local ends of the held channels */
   PetscCall(PetscLogEventBegin(BTECOLL_SetUpEnds, coll, 0, 0, 0));
   PetscCall(BTECollisionSetUpGhosts_Private(coll));
+  PetscCall(BTECollisionPartitionSetUp_Private(coll));
   if (!coll->ownends) PetscCall(BTECollisionComputeLocalEnds(coll, &coll->ci, &coll->cj));
   PetscCall(PetscLogEventEnd(BTECOLL_SetUpEnds, coll, 0, 0, 0));
   coll->nch = bte->ch.n;
@@ -336,7 +363,7 @@ PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
   PetscBool   iascii;
   MPI_Comm    comm;
   PetscMPIInt size;
-  double      loc[4], sum[4], mx[4];
+  double      loc[6], sum[6], mx[6];
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
@@ -356,13 +383,25 @@ PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
   loc[1] = (double)coll->nentries;
   loc[2] = (double)coll->nghost;
   loc[3] = (double)coll->bytes;
-  PetscCallMPI(MPI_Allreduce(loc, sum, 4, MPI_DOUBLE, MPI_SUM, comm));
-  PetscCallMPI(MPI_Allreduce(loc, mx, 4, MPI_DOUBLE, MPI_MAX, comm));
+  loc[4] = (double)coll->ncomputed;
+  loc[5] = coll->ncomputed > 0 ? (double)coll->bytes / (double)coll->ncomputed : 0;
+  PetscCallMPI(MPI_Allreduce(loc, sum, 6, MPI_DOUBLE, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(loc, mx, 6, MPI_DOUBLE, MPI_MAX, comm));
   PetscCall(PetscViewerASCIIPrintf(viewer, "temperature %g K, smearing eta %g eV, Nq %" PetscInt64_FMT "\n", (double)coll->temperature, (double)coll->eta, coll->nq));
   PetscCall(PetscViewerASCIIPrintf(viewer, "states: %" PetscInt_FMT " on %d rank(s)\n", coll->N, size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "channels: %" PetscInt64_FMT " distinct; held %.0f in all (largest rank %.0f)\n", coll->bte->ch.nglobal, sum[0], mx[0]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "layout entries (channel ends, or pairs for pair): %.0f (largest rank %.0f)\n", sum[1], mx[1]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "ghost states: %.0f in all (largest rank %.0f)\n", sum[2], mx[2]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "partition: %s (%s)\n", BTECollisionPartitions[coll->part], coll->part == BTE_COLLISION_PARTITION_PAIRS ? "a channel with ends on two ranks is computed by one of them; its contribution to the other end is added into that end's owner" : "a channel with ends on two ranks is computed by both"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "channels computed: %.0f in all, largest rank %.0f (%.3f x the mean); layout bytes per computed channel, largest rank: %.1f\n", sum[4], mx[4], sum[4] > 0 ? mx[4] * size / sum[4] : 0.0, mx[5]));
+  {
+    Vec         v;
+    const char *desc;
+    PetscCall(BTECreateStateVec(coll->bte, &v));
+    PetscCall(BTECollisionExchangeDescribe(coll, v, &desc));
+    PetscCall(VecDestroy(&v));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "ghost exchange: %s\n", desc));
+  }
   if (coll->bte->ch.nglobal > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "layout bytes per channel: %.1f\n", sum[3] / (double)coll->bte->ch.nglobal));
   PetscCall(BTECollisionViewBytes(viewer, "layout memory, all ranks", sum[3]));
   PetscCall(BTECollisionViewBytes(viewer, "layout memory, largest rank", mx[3]));

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 PETSC_INTERN PetscFunctionList BTECollisionList;
-PETSC_EXTERN PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_JacAssemble;
+PETSC_EXTERN PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_GhostAdd, BTECOLL_JacAssemble;
 PETSC_EXTERN PetscLogEvent     BTECOLL_SetUpEnds, BTECOLL_LayoutPlace, BTECOLL_LayoutMerge, BTECOLL_LayoutIndex;
 
 PETSC_EXTERN PetscErrorCode BTECollisionInitializePackage(void);
@@ -38,6 +38,20 @@ typedef enum {
   BTE_COLLISION_PRECISION_MIXED  = 1  /* weights stored in single precision, accumulation in double (fused only) */
 } BTECollisionPrecision;
 PETSC_EXTERN const char *const BTECollisionPrecisions[];
+
+/* Which rank computes a channel (-bte_partition). states: every rank computes all channels with an
+   owned end, so a channel whose ends live on two ranks is computed (and stored) by both; pairs:
+   exactly one of its two holders computes it (balanced, see BTECollisionPartitionSetUp_Private)
+   and adds its contribution to the other end into that state's owner (reverse scatter). auto:
+   pairs for the pair type on more than one rank, else states. */
+typedef enum {
+  BTE_COLLISION_PARTITION_AUTO   = 0,
+  BTE_COLLISION_PARTITION_STATES = 1,
+  BTE_COLLISION_PARTITION_PAIRS  = 2
+} BTECollisionPartition;
+PETSC_EXTERN const char *const BTECollisionPartitions[];
+PETSC_EXTERN PetscErrorCode    BTECollisionSetPartition(BTECollision, BTECollisionPartition);
+PETSC_EXTERN PetscErrorCode    BTECollisionGetPartition(BTECollision, BTECollisionPartition *);
 
 typedef struct _BTECollisionOps *BTECollisionOps;
 struct _BTECollisionOps {
@@ -112,6 +126,15 @@ struct _p_BTECollision {
   PetscInt64 napplies, njacapplies; /* BTECollisionApply and Jacobian applies so far (cost accounting) */
 
   BTECollisionAssembly *assembly;
+
+  /* -bte_partition: as set (partition), and as resolved at setup (part: STATES or PAIRS). With
+     PAIRS, the channel {i, j} whose ends are owned by ranks r < s is computed by r when
+     BTECollPairHash(i, j) < pfrac[r * psize + s], else by s (BTECollComputes). */
+  BTECollisionPartition partition, part;
+  PetscMPIInt           psize, prank;
+  PetscInt             *pranges;   /* psize+1 ownership ranges of the states */
+  PetscReal            *pfrac;     /* psize*psize: share of the r-s channels computed by r < s */
+  PetscCount            ncomputed; /* channels this rank computes */
 };
 
 /* ---- physics kernels shared by all implementations (bitwise identical formulas) ---- */
@@ -171,6 +194,47 @@ static inline PetscInt BTECollLocalIndex(BTECollision coll, PetscInt g)
   }
   return (lo < coll->nghost && coll->ghosts[lo] == g) ? coll->nlocal + lo : -1;
 }
+/* uniform in [0, 1) from the two global ends of a channel (the same for all channels of a pair
+   of states, so that the pair layout still merges them) */
+static inline PetscReal BTECollPairHash(PetscInt i, PetscInt j)
+{
+  uint64_t z = ((uint64_t)(uint32_t)i << 32 | (uint64_t)(uint32_t)j) + 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return (PetscReal)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+/* rank that owns global state g (pranges: set up by BTECollisionPartitionSetUp_Private) */
+static inline PetscMPIInt BTECollOwner(const BTECollision coll, PetscInt g)
+{
+  PetscMPIInt lo = 0, hi = coll->psize; /* largest lo with pranges[lo] <= g */
+  while (hi - lo > 1) {
+    PetscMPIInt mid = (lo + hi) / 2;
+    if (g >= coll->pranges[mid]) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+/* Does this rank compute the held channel with global ends i, j? (every held channel with the
+   states partition) */
+static inline PetscBool BTECollComputes(const BTECollision coll, PetscInt i, PetscInt j)
+{
+  PetscMPIInt oi, oj, lo, hi;
+  if (coll->part != BTE_COLLISION_PARTITION_PAIRS || coll->psize == 1) return PETSC_TRUE;
+  oi = BTECollOwner(coll, i);
+  oj = BTECollOwner(coll, j);
+  if (oi == oj) return PETSC_TRUE;
+  lo = PetscMin(oi, oj);
+  hi = PetscMax(oi, oj);
+  return (BTECollPairHash(i, j) < coll->pfrac[(size_t)lo * coll->psize + hi]) == (coll->prank == lo) ? PETSC_TRUE : PETSC_FALSE;
+}
+/* resolves the partition (coll->part) and, for pairs, the shares pfrac (collective) */
+PETSC_INTERN PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision);
+/* how the ghost exchange moves the values of Vecs like x (for views) */
+PETSC_INTERN PetscErrorCode BTECollisionExchangeDescribe(BTECollision, Vec x, const char **desc);
+/* y (global) <- sum over ranks of the local vector yl (owned + ghost entries), logged as BTECollGhostAdd */
+PETSC_INTERN PetscErrorCode BTECollisionLocalToGlobalAdd(BTECollision, Vec yl, Vec y);
+
 /* local ends (ci, cj) of the held channels, in bte->ch order (caller frees with PetscFree2) */
 PETSC_INTERN PetscErrorCode BTECollisionComputeLocalEnds(BTECollision, PetscInt **ci, PetscInt **cj);
 /* q index on the full grid of q = k_j - k_i, from two flattened k indices */

@@ -11,7 +11,13 @@
      J x:    row a  += -(p + q) x_a + (P f_a + Q (1 - f_a)) x_b        column b: the negative
      diag J: row a  += -(p + q)                      column b += -(P f_a + Q (1 - f_a))
 
-   (physics.md eqs. 2-4: x_c updates I_i by +x_c and I_j by -x_c). */
+   (physics.md eqs. 2-4: x_c updates I_i by +x_c and I_j by -x_c).
+
+   On several ranks with -bte_partition pairs, a rank computes only the channels assigned to it
+   (BTECollComputes: each channel by one of the two ranks that hold it), so each pair of states
+   is stored once over all ranks, as on one rank. The partial sums are then reduced for every
+   local state (owned and ghost) into a local vector, and the ghosts' sums are added into their
+   owners by the reverse of the ghost scatter. */
 #include <bte/private/collisionimpl.h>
 #include <bte/private/pairlayout.h>
 #include <stdlib.h>
@@ -33,28 +39,13 @@ typedef struct {
   PetscBool     ondevice;    /* built on the device: col and weights exist on the host only after a host apply */
   double       *partial;     /* host partial buffer (L.npartial) */
   double       *fp, *xp;     /* f and x in layout order (ntile*tile each) */
+  PetscBool     pairs;       /* -bte_partition pairs on several ranks: sums of ghosts sent to their owners */
+  Vec           yl;          /* pairs: the output for owned + ghost states before that reduction */
 #if defined(BTE_HAVE_CUDA)
   BTEPairCUDA cuda;
 #endif
 } BTECollision_Pair;
 
-#if defined(BTE_HAVE_CUDA)
-  #define PAIR_CUDA_DISPATCH(coll, fl, call) \
-    do { \
-      BTECollision_Pair *pa_ = (BTECollision_Pair *)(coll)->data; \
-      PetscBool          dev_; \
-      PetscCall(BTECollisionVecIsCUDA(fl, &dev_)); \
-      if (dev_) { \
-        if (!pa_->cuda) PetscCall(BTEPairCUDACreate(&pa_->L, &pa_->cuda)); \
-        PetscCall(call); \
-        PetscFunctionReturn(0); \
-      } \
-    } while (0)
-#else
-  #define PAIR_CUDA_DISPATCH(coll, fl, call) \
-    do { \
-    } while (0)
-#endif
 
 /* One chunk on the CPU: rows into partial[slot..], column sums (acc, tile entries) after them.
    f and x come in layout order (fp[l] = f[perm[l]], made once per apply), so that the inner loop
@@ -146,27 +137,50 @@ static PetscErrorCode PairRun(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y
   PetscFunctionReturn(0);
 }
 
+/* On the device when fl is a CUDA Vec, else with OpenMP; the layout's reduction writes Y
+   (states partition: the owned states) or the local vector yl (pairs: owned and ghost states),
+   whose ghost entries then go to their owners. */
+static PetscErrorCode PairApply(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  Vec                out = Y;
+  PetscBool          dev = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (pa->pairs) {
+    PetscCall(BTECollisionGetLocalVec(coll, Y, &pa->yl));
+    out = pa->yl;
+  }
+#if defined(BTE_HAVE_CUDA)
+  PetscCall(BTECollisionVecIsCUDA(fl, &dev));
+  if (dev) {
+    if (!pa->cuda) PetscCall(BTEPairCUDACreate(&pa->L, &pa->cuda));
+    PetscCall(BTEPairCUDARun(pa->cuda, mode, fl, xl, out));
+  }
+#endif
+  if (!dev) PetscCall(PairRun(coll, mode, fl, xl, out));
+  if (pa->pairs) PetscCall(BTECollisionLocalToGlobalAdd(coll, pa->yl, Y));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode BTECollisionApply_Pair(BTECollision coll, Vec fl, Vec Iv)
 {
   PetscFunctionBegin;
-  PAIR_CUDA_DISPATCH(coll, fl, BTEPairCUDARun(pa_->cuda, 0, fl, NULL, Iv));
-  PetscCall(PairRun(coll, 0, fl, NULL, Iv));
+  PetscCall(PairApply(coll, 0, fl, NULL, Iv));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode BTECollisionJacobianApply_Pair(BTECollision coll, Vec fl, Vec xl, Vec Y)
 {
   PetscFunctionBegin;
-  PAIR_CUDA_DISPATCH(coll, fl, BTEPairCUDARun(pa_->cuda, 1, fl, xl, Y));
-  PetscCall(PairRun(coll, 1, fl, xl, Y));
+  PetscCall(PairApply(coll, 1, fl, xl, Y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode BTECollisionJacobianDiagonal_Pair(BTECollision coll, Vec fl, Vec D)
 {
   PetscFunctionBegin;
-  PAIR_CUDA_DISPATCH(coll, fl, BTEPairCUDARun(pa_->cuda, 2, fl, NULL, D));
-  PetscCall(PairRun(coll, 2, fl, NULL, D));
+  PetscCall(PairApply(coll, 2, fl, NULL, D));
   PetscFunctionReturn(0);
 }
 
@@ -401,7 +415,7 @@ static int64_t PairDefaultChunk(int64_t nnz)
 #if defined(BTE_HAVE_CUDA)
 /* The layout built on the device (pair_build_cuda.cu): the table's channel arrays go to the
    device as they are; here only the row structure's chunks and the slot lists. */
-static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B)
+static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, PetscCount ncomp)
 {
   BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
   BTEPairLayout     *L  = &pa->L;
@@ -413,7 +427,21 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
-  PetscCall(BTEPairCUDABuilderAdd(B, (PetscObject)coll->bte, ch->n, ch->i, ch->j, ch->hw, ch->g2));
+  if (!pa->pairs) PetscCall(BTEPairCUDABuilderAdd(B, (PetscObject)coll->bte, ch->n, ch->i, ch->j, ch->hw, ch->g2));
+  else { /* a compact copy of the channels this rank computes (not kept on the device: it is not the BTE's) */
+    PetscInt  *ci, *cj;
+    PetscReal *hw, *g2;
+    PetscCount k = 0;
+    PetscCall(PetscMalloc4(PetscMax(ncomp, 1), &ci, PetscMax(ncomp, 1), &cj, PetscMax(ncomp, 1), &hw, PetscMax(ncomp, 1), &g2));
+    for (PetscCount c = 0; c < ch->n; c++)
+      if (BTECollComputes(coll, ch->i[c], ch->j[c])) {
+        ci[k] = ch->i[c], cj[k] = ch->j[c], hw[k] = ch->hw[c], g2[k] = ch->g2[c];
+        k++;
+      }
+    PetscCheck(k == ncomp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair: %" PetscCount_FMT " computed channels, expected %" PetscCount_FMT, k, ncomp);
+    PetscCall(BTEPairCUDABuilderAdd(B, NULL, ncomp, ci, cj, hw, g2));
+    PetscCall(PetscFree4(ci, cj, hw, g2));
+  }
   PetscCall(PetscLogEventEnd(BTECOLL_LayoutPlace, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_LayoutMerge, coll, 0, 0, 0));
   PetscCall(BTEPairCUDABuilderMerge(B, &nnz, &nrows, &rowkey, &rowcount));
@@ -468,8 +496,9 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
 
   PetscFunctionBegin;
   PetscCheck(tile >= 32 && tile <= 65536, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile must be in [32, 65536], got %" PetscInt64_FMT, (PetscInt64)tile);
+  pa->pairs = coll->part == BTE_COLLISION_PARTITION_PAIRS && coll->psize > 1 ? PETSC_TRUE : PETSC_FALSE;
   L->tile   = (int32_t)tile;
-  L->nlocal = (int32_t)coll->nlocal;
+  L->nlocal = (int32_t)(pa->pairs ? n : coll->nlocal); /* the states whose sums are reduced */
   L->n      = (int32_t)n;
   L->ntile  = (int32_t)((n + tile - 1) / tile);
   L->unroll = (int32_t)(pa->unroll ? pa->unroll : 4);
@@ -505,15 +534,23 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     info.inveta = coll->inveta;
     info.gnorm  = coll->gnorm;
     info.kT     = coll->kT;
+    if (pa->pairs) nch = coll->ncomputed; /* the builder gets only the channels this rank computes */
     PetscCall(BTEPairCUDABuilderCreate(L, &info, nch, mixed, &fits, &B));
     PetscCall(PetscFree(inv32));
     PetscCheck(fits || pa->build != 2, PETSC_COMM_SELF, PETSC_ERR_MEM, "-bte_pair_build device: the device lacks the memory to sort %" PetscCount_FMT " channels (48 B each); use -bte_pair_build host", nch);
-    if (fits) PetscCall(PairBuildDevice(coll, B));
+    if (fits) PetscCall(PairBuildDevice(coll, B, nch));
     else PetscCall(PetscInfo(coll, "pair layout: not enough device memory to build it there, building on the host\n"));
   }
 #endif
   if (!pa->ondevice) {
+    uint8_t *keep = NULL; /* pairs: the held channels this rank computes */
     PetscCall(BTECollisionComputeLocalEnds(coll, &ci, &cj));
+    if (pa->pairs) {
+      const BTEChannels *ch = &coll->bte->ch;
+      PetscCall(PetscMalloc1(PetscMax(nch, 1), &keep));
+#pragma omp parallel for schedule(static)
+      for (PetscCount c = 0; c < nch; c++) keep[c] = (uint8_t)BTECollComputes(coll, ch->i[c], ch->j[c]);
+    }
     /* entries placed into their tile-pair blocks, oriented a -> b with a < b */
     PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
     /* thread t takes the t-th share of the channels and places them after those of threads < t
@@ -531,6 +568,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
       int64_t   *cnt     = pos + (size_t)t * nblk;
       for (PetscCount c = c0; c < c1; c++) {
         PetscInt a = inv[ci[c]], b = inv[cj[c]], u;
+        if (keep && !keep[c]) continue;
         if (a > b) u = a, a = b, b = u;
         cnt[(a / tile) * L->ntile + b / tile]++;
       }
@@ -546,9 +584,9 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     }
     PetscCall(PetscMalloc2(nch, &P, nch, &Q));
     PetscCall(BTECollisionComputeChannelPQ_Private(coll, ci, cj, P, Q));
-    PetscCall(PetscMalloc2(nch, &row, nch, &L->col));
-    if (mixed) PetscCall(PetscMalloc1(2 * nch, &L->ws));
-    else PetscCall(PetscMalloc1(2 * nch, &L->w));
+    PetscCall(PetscMalloc2(boff[nblk], &row, boff[nblk], &L->col));
+    if (mixed) PetscCall(PetscMalloc1(2 * boff[nblk], &L->ws));
+    else PetscCall(PetscMalloc1(2 * boff[nblk], &L->w));
 #pragma omp parallel num_threads(nt)
     {
       PetscCount c0, c1;
@@ -558,6 +596,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
         PetscInt  a = inv[ci[c]], b = inv[cj[c]], u;
         PetscReal p = P[c], q = Q[c], v;
         int64_t   e;
+        if (keep && !keep[c]) continue;
         if (a > b) u = a, a = b, b = u, v = p, p = q, q = v; /* the pair's a -> b rate is Q */
         e         = at[(a / tile) * L->ntile + b / tile]++;
         row[e]    = (uint16_t)(a % tile);
@@ -569,6 +608,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(PetscFree(pos));
     PetscCall(PetscFree2(P, Q));
     PetscCall(PetscFree2(ci, cj));
+    PetscCall(PetscFree(keep));
     PetscCall(PetscLogEventEnd(BTECOLL_LayoutPlace, coll, 0, 0, 0));
     /* merge repeated pairs, then close the gaps between blocks */
     PetscCall(PetscLogEventBegin(BTECOLL_LayoutMerge, coll, 0, 0, 0));
@@ -671,6 +711,7 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   PetscCall(PetscFree(L->slots));
   PetscCall(PetscFree(pa->partial));
   PetscCall(PetscFree2(pa->fp, pa->xp));
+  PetscCall(VecDestroy(&pa->yl));
   PetscCall(PetscFree(coll->data));
   PetscFunctionReturn(0);
 }
