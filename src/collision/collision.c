@@ -411,6 +411,25 @@ PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
+/* One line for the views of the solvers that use the operator (-bte_view): type, partition over the
+   ranks and how the ghost exchange moves data. Collective. */
+PetscErrorCode BTECollisionViewSummary(BTECollision coll, PetscViewer viewer)
+{
+  Vec         v;
+  const char *desc;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  if (!coll->setupcalled) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)coll), &size));
+  PetscCall(BTECreateStateVec(coll->bte, &v));
+  PetscCall(BTECollisionExchangeDescribe(coll, v, &desc));
+  PetscCall(VecDestroy(&v));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "collision operator: %s (%s), partition %s on %d rank(s), ghost exchange: %s\n", ((PetscObject)coll)->type_name, BTECollisionPrecisions[coll->precision], BTECollisionPartitions[coll->part], (int)size, desc));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTECollisionSetMixedPrecision(BTECollision coll, PetscBool mixed)
 {
   PetscFunctionBegin;

@@ -9,6 +9,7 @@
 #include <bte/private/validate.h>
 #include <bte/private/outfile.h>
 #include <bte/private/diagnostics.h>
+#include <bte/private/collisionimpl.h> /* BTECollisionViewSummary */
 
 #define BTE_TIME_EPS(t) (1e-9 * PetscMax(1.0, PetscAbsReal(t)))
 
@@ -801,6 +802,7 @@ PetscErrorCode BTEDynamicsView(BTEDynamics dyn, PetscViewer viewer)
     else if (dyn->init != BTE_INIT_FERMI) PetscCall(PetscViewerASCIIPrintf(viewer, "peak occupation: %g\n", (double)dyn->peak));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "collision integral: %s\n", dyn->coll || dyn->scattering ? "yes" : "no (drift only)"));
+  if (dyn->coll) PetscCall(BTECollisionViewSummary(dyn->coll, viewer));
   if (dyn->drift) PetscCall(BTEDriftView(dyn->drift, viewer));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "no field\n"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "output: %s every %g fs\n", dyn->output[0] ? dyn->output : "(none)", (double)dyn->interval));

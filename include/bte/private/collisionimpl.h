@@ -52,6 +52,8 @@ typedef enum {
 PETSC_EXTERN const char *const BTECollisionPartitions[];
 PETSC_EXTERN PetscErrorCode    BTECollisionSetPartition(BTECollision, BTECollisionPartition);
 PETSC_EXTERN PetscErrorCode    BTECollisionGetPartition(BTECollision, BTECollisionPartition *);
+/* one line: type, precision, partition, ghost exchange (for the solvers' views) */
+PETSC_EXTERN PetscErrorCode BTECollisionViewSummary(BTECollision, PetscViewer);
 
 typedef struct _BTECollisionOps *BTECollisionOps;
 struct _BTECollisionOps {
