@@ -534,11 +534,11 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     info.inveta = coll->inveta;
     info.gnorm  = coll->gnorm;
     info.kT     = coll->kT;
-    if (pa->pairs) nch = coll->ncomputed; /* the builder gets only the channels this rank computes */
-    PetscCall(BTEPairCUDABuilderCreate(L, &info, nch, mixed, &fits, &B));
+    /* with pairs the builder gets only the channels this rank computes */
+    PetscCall(BTEPairCUDABuilderCreate(L, &info, pa->pairs ? coll->ncomputed : nch, mixed, &fits, &B));
     PetscCall(PetscFree(inv32));
     PetscCheck(fits || pa->build != 2, PETSC_COMM_SELF, PETSC_ERR_MEM, "-bte_pair_build device: the device lacks the memory to sort %" PetscCount_FMT " channels (48 B each); use -bte_pair_build host", nch);
-    if (fits) PetscCall(PairBuildDevice(coll, B, nch));
+    if (fits) PetscCall(PairBuildDevice(coll, B, pa->pairs ? coll->ncomputed : nch));
     else PetscCall(PetscInfo(coll, "pair layout: not enough device memory to build it there, building on the host\n"));
   }
 #endif
