@@ -3,7 +3,8 @@ static const char help[] = "The pair operator under -bte_partition states and pa
                            "partition, conservation, the pairs stored over all ranks, the balance of the computed\n"
                            "channels, and (-write FILE / -compare FILE) against a run on another number of ranks.\n"
                            "Options: -bte_model (else the synthetic BTE of synth.h), -max_imbalance R (largest rank's\n"
-                           "computed channels over the mean), and the collision options (-bte_partition, -bte_pair_tile, ...).\n";
+                           "computed channels over the mean), -set_after_setup (changes the partition after setup:\n"
+                           "an error), and the collision options (-bte_partition, -bte_pair_tile, ...).\n";
 
 #include "synth.h"
 #include <bte/private/collisionimpl.h>
@@ -18,7 +19,7 @@ int main(int argc, char **argv)
   Vec                   f, x, Iv[2], Jx[2], D[2], z;
   Mat                   J;
   char                  model[64] = "", wfile[PETSC_MAX_PATH_LEN] = "", cfile[PETSC_MAX_PATH_LEN] = "";
-  PetscBool             hasmodel, haswrite, hascompare;
+  PetscBool             hasmodel, haswrite, hascompare, late = PETSC_FALSE;
   PetscReal             r, maximb = 0;
   PetscInt              N;
   PetscInt64            nglob;
@@ -33,6 +34,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-write", wfile, sizeof(wfile), &haswrite));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-compare", cfile, sizeof(cfile), &hascompare));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-max_imbalance", &maximb, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-set_after_setup", &late, NULL));
   if (hasmodel) {
     PetscCall(BTECreate(comm, &bte));
     PetscCall(BTESetFromOptions(bte));
@@ -66,6 +68,7 @@ int main(int argc, char **argv)
   PetscCall(BTECollisionSetUp(ref));
   PetscCall(BTECollisionGetPartition(pair, &part));
   PetscCall(PetscPrintf(comm, "partition: %s\n", BTECollisionPartitions[part]));
+  if (late) PetscCall(BTECollisionSetPartition(pair, part == BTE_COLLISION_PARTITION_PAIRS ? BTE_COLLISION_PARTITION_STATES : BTE_COLLISION_PARTITION_PAIRS)); /* misuse: must fail */
 
   /* bookkeeping: with pairs every held channel is computed by exactly one rank, so the computed
      channels add up to the distinct ones; the stored pairs add up to those of one rank

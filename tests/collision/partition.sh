@@ -28,5 +28,6 @@ grep -q "^partition: pairs" out || { cat out; echo "auto did not choose pairs on
 OMP_NUM_THREADS=2 run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs > out
 # pairs is refused by the other types, in one line
 expect_fail "implemented by the pair collision type only" run_np 2 "$BUILD/tests/coll_check" $opts -bte_partition pairs
+expect_fail "Set the partition before BTECollisionSetUp" run_np 2 "$BUILD/tests/coll_partition" $opts -set_after_setup
 expect_fail "bte_partition" run_np 1 "$BUILD/tests/coll_partition" $opts -bte_partition nonsense
 echo ok
