@@ -300,6 +300,8 @@ static PetscErrorCode BTECollisionCheckVec(BTECollision coll, Vec v, PetscInt ar
 
 PetscErrorCode BTECollisionApply(BTECollision coll, Vec f, Vec Iv)
 {
+  PetscBool done = PETSC_FALSE;
+
   PetscFunctionBegin;
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
   PetscCall(BTECollisionSetUp(coll));
@@ -307,9 +309,12 @@ PetscErrorCode BTECollisionApply(BTECollision coll, Vec f, Vec Iv)
   PetscCall(BTECollisionCheckVec(coll, Iv, 3));
   PetscCheck(f != Iv, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_IDN, "f and I must be different vectors");
   PetscCall(PetscLogEventBegin(BTECOLL_Apply, coll, f, Iv, 0));
-  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
-  PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
-  PetscCall((*coll->ops->apply)(coll, coll->fl, Iv));
+  if (coll->ops->applyglobal) PetscCall((*coll->ops->applyglobal)(coll, 0, f, NULL, Iv, &done));
+  if (!done) {
+    PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+    PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
+    PetscCall((*coll->ops->apply)(coll, coll->fl, Iv));
+  }
   coll->napplies++;
   PetscCall(PetscLogEventEnd(BTECOLL_Apply, coll, f, Iv, 0));
   PetscFunctionReturn(0);
@@ -317,6 +322,8 @@ PetscErrorCode BTECollisionApply(BTECollision coll, Vec f, Vec Iv)
 
 PetscErrorCode BTECollisionJacobianApply(BTECollision coll, Vec f, Vec x, Vec y)
 {
+  PetscBool done = PETSC_FALSE;
+
   PetscFunctionBegin;
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
   PetscCall(BTECollisionSetUp(coll));
@@ -325,11 +332,14 @@ PetscErrorCode BTECollisionJacobianApply(BTECollision coll, Vec f, Vec x, Vec y)
   PetscCall(BTECollisionCheckVec(coll, y, 4));
   PetscCheck(y != x && y != f, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_IDN, "y must differ from f and x");
   PetscCall(PetscLogEventBegin(BTECOLL_JacApply, coll, f, x, y));
-  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
-  PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
-  PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
-  PetscCall(BTECollisionGlobalToLocal(coll, x, coll->xl));
-  PetscCall((*coll->ops->jacobian_apply)(coll, coll->fl, coll->xl, y));
+  if (coll->ops->applyglobal) PetscCall((*coll->ops->applyglobal)(coll, 1, f, x, y, &done));
+  if (!done) {
+    PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+    PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
+    PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
+    PetscCall(BTECollisionGlobalToLocal(coll, x, coll->xl));
+    PetscCall((*coll->ops->jacobian_apply)(coll, coll->fl, coll->xl, y));
+  }
   coll->njacapplies++;
   PetscCall(PetscLogEventEnd(BTECOLL_JacApply, coll, f, x, y));
   PetscFunctionReturn(0);

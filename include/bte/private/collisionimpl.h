@@ -65,6 +65,10 @@ struct _BTECollisionOps {
   PetscErrorCode (*setup)(BTECollision);
   /* I = I[f]: fl is a local vector (owned + ghosts), I a global state Vec (owned part) */
   PetscErrorCode (*apply)(BTECollision, Vec fl, Vec Iout);
+  /* optional: I[f] (mode 0) or J(f) x (mode 1) from the global Vecs f, x, the implementation
+     exchanging the ghosts itself (to overlap the exchange with work that needs no ghost); sets
+     *done to PETSC_FALSE when it leaves the call to apply/jacobian_apply */
+  PetscErrorCode (*applyglobal)(BTECollision, int mode, Vec f, Vec x, Vec y, PetscBool *done);
   /* y = J(f) x: fl and xl local vectors (owned + ghosts), y global */
   PetscErrorCode (*jacobian_apply)(BTECollision, Vec fl, Vec xl, Vec y);
   /* d = diag J(f): fl local vector, d global */

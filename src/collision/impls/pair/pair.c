@@ -41,6 +41,9 @@ typedef struct {
   double       *fp, *xp;     /* f and x in layout order (ntile*tile each) */
   PetscBool     pairs;       /* -bte_partition pairs on several ranks: sums of ghosts sent to their owners */
   Vec           yl;          /* pairs: the output for owned + ghost states before that reduction */
+  int32_t       nto;         /* pairs: tiles of owned states only (they come first in the layout) */
+  int64_t      *corder;      /* pairs: the chunks, those on owned tiles only first */
+  int64_t       ninner;      /* pairs: how many chunks need no ghost value */
 #if defined(BTE_HAVE_CUDA)
   BTEPairCUDA cuda;
 #endif
@@ -86,14 +89,110 @@ typedef struct {
 PAIR_CHUNK_KERNEL(PairChunkDouble, double)
 PAIR_CHUNK_KERNEL(PairChunkFloat, float)
 
+/* The chunks list[k0..k1) (or chunks k0..k1 when list is NULL) into the partial buffer. */
+static PetscErrorCode PairChunks(const BTEPairLayout *L, int mode, const int64_t *list, int64_t k0, int64_t k1, const double *fp, const double *xp, double *partial)
+{
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBegin;
+#pragma omp parallel reduction(| : ierr)
+  {
+    double *acc = (double *)malloc((size_t)L->tile * sizeof(double));
+    if (!acc) ierr = PETSC_ERR_MEM;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t k = k0; k < k1; k++) {
+      const int64_t c = list ? list[k] : k;
+      if (!acc) continue;
+      if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
+      else PairChunkDouble(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
+    }
+    free(acc);
+  }
+  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the per-thread tile sums of the pair layout");
+  PetscFunctionReturn(0);
+}
+
+/* y[s] = the partial sums of state s, in the fixed order of its slot list */
+static void PairReduce(const BTEPairLayout *L, const double *partial, PetscScalar *y)
+{
+#pragma omp parallel for schedule(static)
+  for (int32_t s = 0; s < L->nlocal; s++) {
+    double v = 0;
+    for (int64_t k = L->sptr[s]; k < L->sptr[s + 1]; k++) v += partial[L->slots[k]];
+    y[s] = v;
+  }
+}
+
+/* f (and x) in layout order for the layout indices l0..l1, from arrays indexed by local state */
+static void PairGather(const BTEPairLayout *L, int64_t l0, int64_t l1, const PetscScalar *f, const PetscScalar *x, double *fp, double *xp)
+{
+#pragma omp parallel for schedule(static)
+  for (int64_t l = l0; l < l1; l++) {
+    const int32_t s = L->perm[l];
+    fp[l]           = s >= 0 ? f[s] : 0.0;
+    if (x) xp[l] = s >= 0 ? x[s] : 0.0;
+  }
+}
+
+/* The pairs partition on the host, from the global Vecs: the ghost values travel while the chunks
+   of two owned tiles run (they need none); then the other chunks, the sums of owned and ghost
+   states, and the ghosts' sums to their owners. For J x, f's ghosts are exchanged first and x's
+   overlapped. */
+static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, Vec Y)
+{
+  BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
+  const BTEPairLayout *L  = &pa->L;
+  const PetscScalar   *a, *b = NULL;
+  PetscScalar         *y;
+  Vec                  last = x ? x : f, lastl;
+  const int64_t        nown = (int64_t)pa->nto * L->tile, nall = (int64_t)L->ntile * L->tile;
+  const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
+
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (!L->col) PetscCall(BTEPairCUDADownload(pa->cuda, &pa->L)); /* built on the device, applied on the host */
+#endif
+  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+  if (x) PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
+  lastl = x ? coll->xl : coll->fl;
+  PetscCall(BTECollisionGetLocalVec(coll, Y, &pa->yl));
+  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+  if (x) {
+    PetscCall(VecScatterBegin(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
+  }
+  PetscCall(VecScatterBegin(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  /* owned states first: their values are this rank's own */
+  PetscCall(VecGetArrayRead(f, &a));
+  if (x) PetscCall(VecGetArrayRead(x, &b));
+  PairGather(L, 0, nown, a, b, pa->fp, pa->xp);
+  if (x) PetscCall(VecRestoreArrayRead(x, &b));
+  PetscCall(VecRestoreArrayRead(f, &a));
+  PetscCall(PairChunks(L, mode, pa->corder, 0, pa->ninner, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(VecScatterEnd(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(VecGetArrayRead(coll->fl, &a));
+  if (x) PetscCall(VecGetArrayRead(coll->xl, &b));
+  PairGather(L, nown, nall, a, b, pa->fp, pa->xp);
+  if (x) PetscCall(VecRestoreArrayRead(coll->xl, &b));
+  PetscCall(VecRestoreArrayRead(coll->fl, &a));
+  PetscCall(PairChunks(L, mode, pa->corder, pa->ninner, L->nchunk, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(VecGetArrayWrite(pa->yl, &y));
+  PairReduce(L, pa->partial, y);
+  PetscCall(VecRestoreArrayWrite(pa->yl, &y));
+  PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
+  PetscCall(BTECollisionLocalToGlobalAdd(coll, pa->yl, Y));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PairRun(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y)
 {
   BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
   const BTEPairLayout *L  = &pa->L;
   const PetscScalar   *f, *x = NULL;
   PetscScalar         *y;
-  double              *partial = pa->partial;
-  PetscErrorCode       ierr    = 0;
   const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
 
   PetscFunctionBegin;
@@ -102,37 +201,13 @@ static PetscErrorCode PairRun(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y
 #endif
   PetscCall(VecGetArrayRead(fl, &f));
   if (xl) PetscCall(VecGetArrayRead(xl, &x));
-  PetscCall(VecGetArrayWrite(Y, &y));
-#pragma omp parallel for schedule(static)
-  for (int64_t l = 0; l < (int64_t)L->ntile * L->tile; l++) {
-    const int32_t s = L->perm[l];
-    pa->fp[l]       = s >= 0 ? f[s] : 0.0;
-    if (x) pa->xp[l] = s >= 0 ? x[s] : 0.0;
-  }
-#pragma omp parallel reduction(| : ierr)
-  {
-    double *acc = (double *)malloc((size_t)L->tile * sizeof(double));
-    if (!acc) ierr = PETSC_ERR_MEM;
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t c = 0; c < L->nchunk; c++) {
-      if (!acc) continue;
-      if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, pa->fp, x ? pa->xp : NULL, acc, partial);
-      else PairChunkDouble(L, &L->chunks[c], mode, L->w, pa->fp, x ? pa->xp : NULL, acc, partial);
-    }
-    free(acc);
-  }
-  if (!ierr) {
-#pragma omp parallel for schedule(static)
-    for (int32_t s = 0; s < L->nlocal; s++) {
-      double v = 0;
-      for (int64_t k = L->sptr[s]; k < L->sptr[s + 1]; k++) v += partial[L->slots[k]];
-      y[s] = v;
-    }
-  }
-  PetscCall(VecRestoreArrayWrite(Y, &y));
+  PairGather(L, 0, (int64_t)L->ntile * L->tile, f, x, pa->fp, pa->xp);
   if (xl) PetscCall(VecRestoreArrayRead(xl, &x));
   PetscCall(VecRestoreArrayRead(fl, &f));
-  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the per-thread tile sums of the pair layout");
+  PetscCall(PairChunks(L, mode, NULL, 0, L->nchunk, pa->fp, xl ? pa->xp : NULL, pa->partial));
+  PetscCall(VecGetArrayWrite(Y, &y));
+  PairReduce(L, pa->partial, y);
+  PetscCall(VecRestoreArrayWrite(Y, &y));
   PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
   PetscFunctionReturn(0);
 }
@@ -160,6 +235,22 @@ static PetscErrorCode PairApply(BTECollision coll, int mode, Vec fl, Vec xl, Vec
 #endif
   if (!dev) PetscCall(PairRun(coll, mode, fl, xl, out));
   if (pa->pairs) PetscCall(BTECollisionLocalToGlobalAdd(coll, pa->yl, Y));
+  PetscFunctionReturn(0);
+}
+
+/* I[f] or J(f) x from the global Vecs: the overlapped host path with the pairs partition; *done
+   false otherwise (the generic layer then exchanges the ghosts and calls apply/jacobian_apply) */
+static PetscErrorCode BTECollisionApplyGlobal_Pair(BTECollision coll, int mode, Vec f, Vec x, Vec Y, PetscBool *done)
+{
+  BTECollision_Pair *pa  = (BTECollision_Pair *)coll->data;
+  PetscBool          dev = PETSC_FALSE;
+
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  PetscCall(BTECollisionVecIsCUDA(f, &dev)); /* the device path: not overlapped yet */
+#endif
+  *done = pa->pairs && !dev ? PETSC_TRUE : PETSC_FALSE;
+  if (*done) PetscCall(PairRunOverlap(coll, mode, f, x, Y));
   PetscFunctionReturn(0);
 }
 
@@ -500,7 +591,10 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   L->tile   = (int32_t)tile;
   L->nlocal = (int32_t)(pa->pairs ? n : coll->nlocal); /* the states whose sums are reduced */
   L->n      = (int32_t)n;
-  L->ntile  = (int32_t)((n + tile - 1) / tile);
+  /* pairs: owned states fill the first tiles and ghosts the next ones, so that the chunks of two
+     owned tiles can run while the ghost values are on their way */
+  pa->nto   = (int32_t)(pa->pairs ? (coll->nlocal + tile - 1) / tile : 0);
+  L->ntile  = (int32_t)(pa->pairs ? pa->nto + (coll->nghost + tile - 1) / tile : (n + tile - 1) / tile);
   L->unroll = (int32_t)(pa->unroll ? pa->unroll : 4);
   nblk      = (int64_t)L->ntile * L->ntile;
   PetscCheck(nblk <= ((int64_t)1 << 28), PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "pair layout: %" PetscInt_FMT " states make %" PetscInt64_FMT " tile pairs with -bte_pair_tile %" PetscInt64_FMT "; use a larger tile", n, (PetscInt64)nblk, (PetscInt64)tile);
@@ -512,8 +606,15 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   }
   PetscCall(PetscSortRealWithArrayInt(n, en, order));
   PetscCall(PetscMalloc1((size_t)L->ntile * tile, &L->perm));
-  for (int64_t l = 0; l < (int64_t)L->ntile * tile; l++) L->perm[l] = l < n ? (int32_t)order[l] : -1;
-  for (PetscInt l = 0; l < n; l++) inv[order[l]] = l;
+  for (int64_t l = 0; l < (int64_t)L->ntile * tile; l++) L->perm[l] = -1;
+  if (!pa->pairs)
+    for (PetscInt l = 0; l < n; l++) L->perm[l] = (int32_t)order[l];
+  else { /* owned by energy, then (from tile nto) ghosts by energy */
+    int64_t lo = 0, lg = (int64_t)pa->nto * tile;
+    for (PetscInt l = 0; l < n; l++) L->perm[order[l] < coll->nlocal ? lo++ : lg++] = (int32_t)order[l];
+  }
+  for (int64_t l = 0; l < (int64_t)L->ntile * tile; l++)
+    if (L->perm[l] >= 0) inv[L->perm[l]] = (PetscInt)l;
   PetscCall(PairBuildOnDevice(coll, &dev));
 #if defined(BTE_HAVE_CUDA)
   if (dev) {
@@ -654,6 +755,17 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(PetscLogEventEnd(BTECOLL_LayoutIndex, coll, 0, 0, 0));
   }
   PetscCall(PetscFree3(order, inv, en));
+  if (pa->pairs) {
+    PetscCall(PetscMalloc1(PetscMax(L->nchunk, 1), &pa->corder));
+    int64_t k = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      for (int64_t c = 0; c < L->nchunk; c++) {
+        PetscBool inner = L->chunks[c].tile_i < pa->nto && L->chunks[c].tile_j < pa->nto ? PETSC_TRUE : PETSC_FALSE;
+        if (inner == (pass == 0)) pa->corder[k++] = c;
+      }
+      if (pass == 0) pa->ninner = k;
+    }
+  }
   PetscCall(PetscMalloc1(PetscMax(L->npartial, 1), &pa->partial));
   PetscCall(PetscMalloc2((size_t)L->ntile * L->tile, &pa->fp, (size_t)L->ntile * L->tile, &pa->xp));
   coll->nentries = L->nnz;
@@ -687,6 +799,11 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "pair layout: one entry per pair of states = (uint16 column, P, Q) in %s: %d bytes per pair; tiles of %d states, %" PetscInt64_FMT " chunks; built on the %s\n", mixed ? "float (mixed precision)" : "double", (int)(sizeof(uint16_t) + 2 * (mixed ? sizeof(float) : sizeof(double))), (int)pa->L.tile, (PetscInt64)pa->L.nchunk, pa->ondevice ? "device" : "host"));
+  if (pa->pairs) {
+    PetscInt64 loc[2] = {(PetscInt64)pa->ninner, (PetscInt64)pa->L.nchunk}, sum[2];
+    PetscCallMPI(MPI_Allreduce(loc, sum, 2, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)coll)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: owned states in the first tiles; %" PetscInt64_FMT " of %" PetscInt64_FMT " chunks (all ranks) need no ghost value and run while the ghost values travel (host Vecs)\n", sum[0], sum[1]));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -712,6 +829,7 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   PetscCall(PetscFree(pa->partial));
   PetscCall(PetscFree2(pa->fp, pa->xp));
   PetscCall(VecDestroy(&pa->yl));
+  PetscCall(PetscFree(pa->corder));
   PetscCall(PetscFree(coll->data));
   PetscFunctionReturn(0);
 }
@@ -729,6 +847,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   coll->ops->setup             = BTECollisionSetUp_Pair;
   coll->ownends                = PETSC_TRUE; /* local ends computed by the host build only */
   coll->ops->apply             = BTECollisionApply_Pair;
+  coll->ops->applyglobal       = BTECollisionApplyGlobal_Pair;
   coll->ops->jacobian_apply    = BTECollisionJacobianApply_Pair;
   coll->ops->jacobian_diagonal = BTECollisionJacobianDiagonal_Pair;
   coll->ops->view              = BTECollisionView_Pair;
