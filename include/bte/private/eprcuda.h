@@ -25,6 +25,9 @@ typedef struct {
 } BTEEprCUDAData;
 
 typedef struct _n_BTEEprCUDA *BTEEprCUDA;
+/* Phonons at nq crystal points q[3 nq], as epr.h's BTEEprPhonons: om[nq 3nat], u[nq 2 (3nat)^2] (or
+   NULL), with the eigenvectors in the device eigensolver's gauge (epr_phonons_cuda.cu) */
+PETSC_INTERN PetscErrorCode BTEEprPhononsCUDA(struct _n_BTEEpr *, PetscInt nq, const PetscReal q[], PetscReal om[], PetscReal u[]);
 /* PETSC_TRUE when a CUDA device is present (PETSc's device is then initialised) */
 PETSC_INTERN PetscErrorCode BTEEprCUDAAvailable(PetscBool *);
 /* Uploads the caches; nslots work slots (one per OpenMP thread) of at most maxbatch pairs each.
@@ -37,5 +40,5 @@ PETSC_INTERN PetscErrorCode BTEEprCUDAGetBytes(BTEEprCUDA, PetscLogDouble *);
    qi[c] on the q grid, q[3c..] its crystal coordinates and de[c] = |e_n - e_m| (eV). Out: g2[c nm +
    nu] (eV^2), zero for the modes that fail the energy test. Returns 0 on success (no PETSc calls:
    it runs inside OpenMP regions). */
-int BTEEprCUDACouplings(BTEEprCUDA, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const double de[], double g2[]);
+PETSC_INTERN int BTEEprCUDACouplings(BTEEprCUDA, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const double de[], double g2[]);
 #endif

@@ -297,6 +297,7 @@ typedef struct {
   PetscBool kset, qset, bset, emin_set, emax_set, monitor, lr, lrset;
   PetscReal emin, emax;
   PetscEnum carrier, device;
+  PetscBool gpuphonons;
 } PerturboOptions;
 
 static const char *const PerturboCarriers[] = {"electrons", "holes", "BTEPerturboCarrier", "", NULL};
@@ -336,6 +337,7 @@ static PetscErrorCode BTEModelSetFromOptions_Perturbo(BTE bte)
   PetscCall(PetscOptionsBool("-bte_perturbo_polar", "Add the long-range terms of a polar material (dipole-dipole phonons, Frohlich coupling); default: the file's lpolar", "BTESetModel", o->lr, &o->lr, &flg));
   if (flg) o->lrset = PETSC_TRUE;
   PetscCall(PetscOptionsEnum("-bte_perturbo_device", "Where the couplings of the pairs of states are evaluated: auto (the GPU when bte has CUDA and a GPU is present), host, device, host_batch (the device's batched path on the host)", "BTESetModel", PerturboDevices, o->device, &o->device, NULL));
+  PetscCall(PetscOptionsBool("-bte_perturbo_gpu_phonons", "With the GPU: also the phonons (D(q) and its eigenproblems) on the device", "BTESetModel", o->gpuphonons, &o->gpuphonons, NULL));
   PetscCall(PetscOptionsBool("-bte_perturbo_monitor", "Print the import's steps and timings", "BTESetModel", o->monitor, &o->monitor, NULL));
   PetscOptionsEnd();
   PetscFunctionReturn(0);
@@ -360,6 +362,8 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscInt       s0, s1;
   PetscLogDouble tk = 0, tq = 0, tc = 0;
   int            blasthreads = 0;
+  PerturboDevice dev;
+  PetscBool      gpu = PETSC_FALSE; /* the phonons and couplings on the GPU */
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -392,6 +396,14 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCheck(emin_set == emax_set, comm, PETSC_ERR_USER_INPUT, "Give both -bte_perturbo_emin and -bte_perturbo_emax (an absolute window), or neither (the window is -bte_window above the band edge)");
   PetscCheck(!emin_set || emax > emin, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_perturbo_emin %g must be below -bte_perturbo_emax %g", (double)emin, (double)emax);
 
+  /* the GPU (-bte_perturbo_device; auto: when bte has CUDA and a device is present) */
+  dev = (PerturboDevice)o->device;
+#if defined(BTE_HAVE_CUDA)
+  if (dev == PERTURBO_DEVICE_AUTO || dev == PERTURBO_DEVICE_DEVICE) PetscCall(BTEEprCUDAAvailable(&gpu));
+  PetscCheck(gpu || dev != PERTURBO_DEVICE_DEVICE, comm, PETSC_ERR_SUP, "-bte_perturbo_device device: no CUDA device is available");
+#else
+  PetscCheck(dev != PERTURBO_DEVICE_DEVICE, comm, PETSC_ERR_SUP, "-bte_perturbo_device device: bte was built without CUDA (docs/gpu.md)");
+#endif
   PetscCall(BTEEprRead(comm, file, &p.epr));
   if (lrset) {
     PetscCheck(!lr || p.epr->polar, comm, PETSC_ERR_USER_INPUT, "-bte_perturbo_polar 1: %s is not a polar material (lpolar = 0, or no Born charges)", file);
@@ -542,6 +554,32 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscMalloc3((size_t)nqtot * p.nm, &p.om, (size_t)nqtot * 2 * p.nm * p.nm, &p.u, (size_t)nqtot * 2 * p.nm, &p.glr));
   s0 = (PetscInt)(((PetscInt64)nqtot * rank) / size);
   s1 = (PetscInt)(((PetscInt64)nqtot * (rank + 1)) / size);
+#if defined(BTE_HAVE_CUDA)
+  if (gpu && o->gpuphonons) {
+    /* D(q) and its eigenproblems on the device, in pieces of at most 1024 q points */
+    PetscInt   cap = 1024, n = 0;
+    PetscReal *qb, *omb, *ub;
+    PetscInt  *list;
+    PetscCall(PetscMalloc4(3 * cap, &qb, cap * p.nm, &omb, (size_t)cap * 2 * p.nm * p.nm, &ub, cap, &list));
+    for (PetscInt iq = s0; iq <= s1; iq++) {
+      if (iq < s1 && MinusQ(&p, iq) >= iq) {
+        qb[3 * n]     = (PetscReal)(iq / (p.nq[1] * p.nq[2])) / p.nq[0];
+        qb[3 * n + 1] = (PetscReal)((iq / p.nq[2]) % p.nq[1]) / p.nq[1];
+        qb[3 * n + 2] = (PetscReal)(iq % p.nq[2]) / p.nq[2];
+        list[n++]     = iq;
+      }
+      if (n == cap || (iq == s1 && n)) {
+        PetscCall(BTEEprPhononsCUDA(p.epr, n, qb, omb, ub));
+        for (PetscInt c = 0; c < n; c++) {
+          PetscCall(PetscArraycpy(p.om + (size_t)list[c] * p.nm, omb + (size_t)c * p.nm, p.nm));
+          PetscCall(PetscArraycpy(p.u + (size_t)list[c] * 2 * p.nm * p.nm, ub + (size_t)c * 2 * p.nm * p.nm, 2 * p.nm * p.nm));
+        }
+        n = 0;
+      }
+    }
+    PetscCall(PetscFree4(qb, omb, ub, list));
+  }
+#endif
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : err)
   for (PetscInt iq = s0; iq < s1; iq++) {
     int       t = ThreadId();
@@ -550,7 +588,7 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     q[0] = (PetscReal)(iq / (p.nq[1] * p.nq[2])) / p.nq[0];
     q[1] = (PetscReal)((iq / p.nq[2]) % p.nq[1]) / p.nq[1];
     q[2] = (PetscReal)(iq % p.nq[2]) / p.nq[2];
-    err |= BTEEprPhonons(p.epr, p.work[t], q, p.om + (size_t)iq * p.nm, p.u + (size_t)iq * 2 * p.nm * p.nm);
+    if (!(gpu && o->gpuphonons)) err |= BTEEprPhonons(p.epr, p.work[t], q, p.om + (size_t)iq * p.nm, p.u + (size_t)iq * 2 * p.nm * p.nm);
     err |= BTEEprCouplingLR(p.epr, q, p.glr + (size_t)iq * 2 * p.nm);
   }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
@@ -584,7 +622,7 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   }
   PetscCall(PetscTime(&t1));
   tq = t1 - t0 - tk;
-  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: phonons at %" PetscInt_FMT " q points (%" PetscInt_FMT " modes), %.1f s\n", nqtot, p.nm, t1 - t0));
+  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: phonons at %" PetscInt_FMT " q points (%" PetscInt_FMT " modes) on the %s, %.1f s\n", nqtot, p.nm, gpu && o->gpuphonons ? "GPU" : "host", t1 - t0));
   if (nneg) PetscCall(PetscPrintf(comm, "WARNING perturbo: %" PetscInt_FMT " of %" PetscInt_FMT " phonon frequencies on the q grid are imaginary (lowest %.3g meV); their channels are dropped (below -bte_phonon_min), as Perturbo does\n", nneg, nqtot * p.nm, (double)(wneg * 1e3)));
 
   /* the builder (the coupling callbacks call no BLAS) */
@@ -605,14 +643,10 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   spec.coupling_grid = PerturboCoupling;
   /* where the couplings are evaluated: on the GPU (the caches uploaded once) or on the host */
   {
-    PerturboDevice dev    = (PerturboDevice)o->device;
-    PetscBool      batch  = dev == PERTURBO_DEVICE_HOST_BATCH ? PETSC_TRUE : PETSC_FALSE;
-    const char    *where  = "host";
+    PetscBool   batch = dev == PERTURBO_DEVICE_HOST_BATCH ? PETSC_TRUE : PETSC_FALSE;
+    const char *where = "host";
 #if defined(BTE_HAVE_CUDA)
-    PetscBool      avail = PETSC_FALSE;
-    if (dev == PERTURBO_DEVICE_AUTO || dev == PERTURBO_DEVICE_DEVICE) PetscCall(BTEEprCUDAAvailable(&avail));
-    PetscCheck(avail || dev != PERTURBO_DEVICE_DEVICE, comm, PETSC_ERR_SUP, "-bte_perturbo_device device: no CUDA device is available");
-    if (avail) {
+    if (gpu) {
       BTEEprCUDAData d;
       PetscBool      fits;
       d.nw     = p.nw;
@@ -641,8 +675,6 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
         where = "GPU";
       }
     }
-#else
-    PetscCheck(dev != PERTURBO_DEVICE_DEVICE, comm, PETSC_ERR_SUP, "-bte_perturbo_device device: bte was built without CUDA (docs/gpu.md)");
 #endif
     if (batch) {
       PetscCall(PetscMalloc6((size_t)p.nthr * 4 * PERTURBO_BATCH, &p.bidx, (size_t)p.nthr * PERTURBO_BATCH, &p.bqi, (size_t)p.nthr * 3 * PERTURBO_BATCH, &p.bq, (size_t)p.nthr * PERTURBO_BATCH, &p.bde, (size_t)p.nthr * p.nm * PERTURBO_BATCH, &p.bg2, (size_t)p.nthr * PERTURBO_BATCH, &p.bpos));
@@ -707,6 +739,7 @@ PetscErrorCode BTEModelCreate_Perturbo(BTE bte)
   o->nqd                       = 3;
   o->nbd                       = 2;
   o->monitor                   = PETSC_TRUE;
+  o->gpuphonons                = PETSC_TRUE;
   o->lr                        = PETSC_TRUE;
   o->carrier                   = (PetscEnum)0;
   bte->modeldata               = o;
