@@ -53,19 +53,21 @@ __global__ static void PhasesKernel(int nR, int nb, const double *__restrict__ R
   S[t] = s;
 }
 
-/* epr_interp.c's LRWeight for the phonon term */
+/* epr_interp.c's LRWeight for the phonon term. K.eps.K is rounded as the host rounds it (no fused
+   multiply-add): whether a vector sits inside the Ewald cutoff must not depend on the machine, and
+   on symmetric cells vectors land exactly on it */
 __device__ static double LRWeightPh(const PhConst &k, const double xc[3])
 {
   const double falph = 4.0 * k.alpha, ggmax = 14.0 * falph;
   double       qeq   = 0;
   if (!k.sys2d) {
     for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++) qeq += xc[i] * k.epsil[3 * i + j] * xc[j];
+      for (int j = 0; j < 3; j++) qeq = __dadd_rn(qeq, __dmul_rn(__dmul_rn(xc[i], k.epsil[3 * i + j]), xc[j]));
     if (qeq < 1e-14 || qeq > ggmax) return 0;
     return exp(-qeq / falph) / qeq;
   } else {
-    double gp2 = xc[0] * xc[0] + xc[1] * xc[1], r = 0, sq;
-    qeq        = gp2 + xc[2] * xc[2];
+    double gp2 = __dadd_rn(__dmul_rn(xc[0], xc[0]), __dmul_rn(xc[1], xc[1])), r = 0, sq;
+    qeq        = __dadd_rn(gp2, __dmul_rn(xc[2], xc[2]));
     if (gp2 > 1e-8) r = (xc[0] * (k.reff[0] * xc[0] + k.reff[1] * xc[1]) + xc[1] * (k.reff[2] * xc[0] + k.reff[3] * xc[1])) / gp2;
     if (qeq < 1e-14 || qeq > ggmax) return 0;
     sq = sqrt(qeq);
@@ -83,7 +85,7 @@ __global__ static void DipoleColumns(PhConst k, int nb, const double *__restrict
   int     m1 = col / (n2 * n3) - k.nrx[0], m2 = (col / n3) % n2 - k.nrx[1], m3 = col % n3 - k.nrx[2];
   double  x[3] = {q[3 * b] + m1, q[3 * b + 1] + m2, q[3 * b + 2] + m3}, xc[3], wk, sf;
   double *v = V + 2 * ((size_t)b * k.ncol + col) * k.nm;
-  for (int c = 0; c < 3; c++) xc[c] = x[0] * k.bg[c] + x[1] * k.bg[3 + c] + x[2] * k.bg[6 + c];
+  for (int c = 0; c < 3; c++) xc[c] = __dadd_rn(__dadd_rn(__dmul_rn(x[0], k.bg[c]), __dmul_rn(x[1], k.bg[3 + c])), __dmul_rn(x[2], k.bg[6 + c]));
   wk = LRWeightPh(k, xc);
   if (!(wk > 0)) {
     for (int r = 0; r < 2 * k.nm; r++) v[r] = 0;
@@ -170,6 +172,8 @@ PetscErrorCode BTEEprPhononsCUDA(BTEEpr e, PetscInt nq, const PetscReal q[], Pet
   cusolverDnHandle_t cs;
   cusolverDnParams_t params;
   cudaStream_t       stream;
+  cudaEvent_t        ev[4];
+  float              tph[3] = {0, 0, 0}; /* ms: short-range and dipole sums, eigenproblems, the rest */
 
   PetscFunctionBegin;
   if (nq <= 0) PetscFunctionReturn(0);
@@ -210,6 +214,7 @@ PetscErrorCode BTEEprPhononsCUDA(BTEEpr e, PetscInt nq, const PetscReal q[], Pet
   PetscCallCUBLASBTE(cublasSetStream(cb, stream));
   PetscCallCUSOLVERBTE(cusolverDnSetStream(cs, stream));
   PetscCallCUSOLVERBTE(cusolverDnCreateParams(&params));
+  for (int i = 0; i < 4; i++) PetscCallCUDA(cudaEventCreate(&ev[i]));
 
   /* batch size from the free memory (a quarter of it) */
   perq = sizeof(double) * (2 * (size_t)k.nR + 2 * (size_t)k.nf9 + 2 * (size_t)nm * nm * (k.lr ? 2 : 1) + 2 * (size_t)nm + 3 + (k.lr ? 2 * (size_t)nm * k.ncol : 0)) + sizeof(int);
@@ -253,6 +258,7 @@ PetscErrorCode BTEEprPhononsCUDA(BTEEpr e, PetscInt nq, const PetscReal q[], Pet
     const int    nb = (int)PetscMin(B, nq - q0), thr = 256;
     const double one = 1.0, zero = 0.0;
     size_t       n;
+    PetscCallCUDA(cudaEventRecord(ev[0], stream));
     PetscCallCUDA(cudaMemcpyAsync(dq, q + 3 * q0, sizeof(double) * 3 * nb, cudaMemcpyHostToDevice, stream));
     if (k.nR) {
       n = (size_t)k.nR * nb;
@@ -275,17 +281,27 @@ PetscErrorCode BTEEprPhononsCUDA(BTEEpr e, PetscInt nq, const PetscReal q[], Pet
     n = (size_t)nm * nm * nb;
     Assemble<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k, nb, dDre, dDim, dDLR, dons, dmass, dA);
     PetscCallCUDA(cudaGetLastError());
+    PetscCallCUDA(cudaEventRecord(ev[1], stream));
     PetscCallCUSOLVERBTE(cusolverDnXsyevBatched(cs, params, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, nm, CUDA_C_64F, dA, nm, CUDA_R_64F, dW, CUDA_C_64F, dwork, lwd, hwork, lwh, dinfo, nb));
+    PetscCallCUDA(cudaEventRecord(ev[2], stream));
     Finish<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k.nm, nb, dW, dmass, dom, dA);
     PetscCallCUDA(cudaGetLastError());
     PetscCallCUDA(cudaMemcpyAsync(hinfo, dinfo, sizeof(int) * nb, cudaMemcpyDeviceToHost, stream));
     PetscCallCUDA(cudaMemcpyAsync(om + (size_t)q0 * nm, dom, sizeof(double) * (size_t)nm * nb, cudaMemcpyDeviceToHost, stream));
     if (u) PetscCallCUDA(cudaMemcpyAsync(u + 2 * (size_t)q0 * nm * nm, dA, sizeof(double) * 2 * (size_t)nm * nm * nb, cudaMemcpyDeviceToHost, stream));
+    PetscCallCUDA(cudaEventRecord(ev[3], stream));
     PetscCallCUDA(cudaStreamSynchronize(stream));
+    for (int i = 0; i < 3; i++) {
+      float ms;
+      PetscCallCUDA(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
+      tph[i] += ms;
+    }
     for (int b = 0; b < nb; b++) PetscCheck(hinfo[b] == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSOLVER's batched eigensolver failed on D(q) at q point %" PetscInt_FMT " (info %d)", q0 + b, hinfo[b]);
   }
   PetscCall(PetscLogGpuToCpu((PetscLogDouble)sizeof(double) * nq * (nm + (u ? 2 * nm * nm : 0))));
 
+  PetscCall(PetscInfo(NULL, "phonons of %" PetscInt_FMT " q points on the GPU in batches of %" PetscInt_FMT ": dynamical matrices %.3f s (%d dipole columns per q), eigenproblems %.3f s, copies %.3f s\n", nq, B, (double)tph[0] / 1e3, k.ncol, (double)tph[1] / 1e3, (double)tph[2] / 1e3));
+  for (int i = 0; i < 4; i++) PetscCallCUDA(cudaEventDestroy(ev[i]));
   PetscCallCUSOLVERBTE(cusolverDnDestroyParams(params));
   PetscCallCUBLASBTE(cublasDestroy(cb));
   PetscCallCUSOLVERBTE(cusolverDnDestroy(cs));
