@@ -189,7 +189,7 @@ class Transport:
             self.diagnostics = _diagnostics(f)
         self.units = {"temperature": "K", "chemical_potential": "eV", "carrier_density": "cm^-2" if two else "cm^-3",
                       "conductivity": "S" if two else "S/m", "mobility": "cm^2/(V s)", "smearing": "eV",
-                      "residual": "1", "iterations": "", "operator_applies": ""}
+                      "residual": "1", "iterations": "1", "operator_applies": "1", "converged": "1"}
 
     def __len__(self):
         return len(self.temperature)
