@@ -62,7 +62,7 @@ def check_units(obj, uname, expect, what):
     got = text(obj.attrs[uname])
     allowed = expect if isinstance(expect, (list, tuple)) else [expect]
     if got not in allowed:
-        raise BTEFileError("%s: %s of %s says '%s', expected '%s'" % (obj.file.filename, uname, what, got, "' or '".join(allowed)))
+        raise BTEFileError("%s: %s has %s = '%s', expected '%s'" % (obj.file.filename, what, uname, got, "' or '".join(allowed)))
     return got
 
 
