@@ -3,7 +3,8 @@
 #    a^3/4), the Gamma-valley states satisfy e (1 + alpha e) = hbar^2 |k|^2 / (2 m*) at their
 #    Cartesian k (minimal image), the lowest state away from Gamma sits at |k| = sqrt(3) pi / a, and
 #    crystal -> Cartesian -> crystal is exact; every dataset equals what h5py reads;
-#  - graphene (2D): dim 2, nk[2] = 1, the area in Angstrom^2 = |a1 x a2|, a3 the unit normal;
+#  - graphene (2D): dim 2, nk[2] = 1, the area in Angstrom^2 = |a1 x a2|, a3 the unit normal; its
+#    transport output in sheet units (cm^-2, S) with mu = sigma / (e n);
 #  - bad input raises BTEFileError naming the file and what is wrong (missing, not HDF5, a table
 #    whose units say Ry, a table read as an output), the CLI prints one line and exits 1, and an
 #    output without /grid (written before outputs carried it) still gives crystal k while Cartesian
@@ -14,6 +15,7 @@ source "$TESTDIR/common.sh"
 export PYTHONPATH="$TESTDIR/../python"
 "$BTE" generate -bte_model gaas -bte_grid 32 -bte_window 0.32 -bte_output gaas.h5 > /dev/null
 "$BTE" generate -bte_model graphene -bte_grid 24 -bte_output gr.h5 > /dev/null
+"$BTE" transport -bte_model graphene -bte_grid 300 -bte_view 0 -bte_carrier_densities 1e12 -bte_output gr_tr.h5 > /dev/null
 "$BTE" dynamics -bte_model parabolic -bte_grid 6 -bte_parabolic_a 20 -bte_view 0 -bte_final_time 2 -bte_output_interval 1 \
   -bte_dynamics_monitor 0 -bte_output dyn.h5 > /dev/null
 echo "not hdf5" > text.h5
@@ -60,6 +62,12 @@ assert abs(G.volume - np.linalg.norm(np.cross(G.lattice[0], G.lattice[1]))) < 1e
 assert np.allclose(G.lattice[2], [0, 0, 1]) and np.allclose(G.reciprocal @ G.lattice.T, 2 * np.pi * np.eye(3))
 kk = g.kpoints(cartesian=True)
 assert np.all(kk[:, 2] == 0) and np.allclose(G.to_crystal(kk), g.kpoints(), atol=1e-13)
+tr = bte.open("gr_tr.h5")  # 2D transport: sheet units, sigma / (e n) with n in cm^-2
+assert tr.dim == 2 and tr.units["carrier_density"] == "cm^-2" and tr.units["conductivity"] == "S"
+assert tr.lattice.dim == 2 and tr.lattice.nk.tolist() == [300, 300, 1] and tr.lattice.units["volume"] == "Angstrom^2"
+assert abs(tr.carrier_density[0] / 1e12 - 1) < 1e-9
+assert np.allclose(tr.mobility_from_conductivity()[0, :2, :2], tr.mobility[0, :2, :2], rtol=1e-9)
+assert abs(tr.component("trace")[0] - (tr.mobility[0, 0, 0] + tr.mobility[0, 1, 1]) / 2) < 1e-9 * tr.mobility[0, 0, 0]
 
 def refused(fn, *want):
     try:
