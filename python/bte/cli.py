@@ -13,13 +13,9 @@ DYNAMICS_DOC = """Plots of a bte dynamics output file (docs/dynamics.md):
   <outdir>/<stem>_mean_energy.png          mean energy above the band edge versus time (and the
                                            drift velocity when the run had a field)
   <outdir>/<stem>_kspace.png               (with --kspace) the last snapshot's occupations in k space
-
-usage: plot_dynamics.py FILE.h5 [--outdir DIR] [--times t1,t2,...] [--smooth BINS] [--kspace PLANE]
 """
 
 TRANSPORT_DOC = """Plot bte's steady-state transport results (docs/transport.md).
-
-  plot_transport.py FILE.h5 [-o OUT.png] [--component xx|yy|zz|trace]
 
 FILE.h5 written by `bte transport` (group /transport): mobility versus temperature,
 one curve per carrier density (or chemical potential).
