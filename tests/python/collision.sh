@@ -12,7 +12,7 @@
 set -e
 [ -n "$PYTHON" ] || { echo "skip: no Python with h5py and matplotlib (scripts/find-python.sh)"; exit 77; }
 "$PYTHON" -c "import scipy.sparse" 2> /dev/null || { echo "skip: $PYTHON has no scipy (bte.Collision.jacobian needs it)"; exit 77; }
-export PYTHONPATH="$TESTDIR/../python"
+export PYTHONPATH="$TESTDIR/../python" PYTHONDONTWRITEBYTECODE=1 # the repository's package, read only
 model="-bte_model parabolic -bte_parabolic_a 20 -bte_grid 10 -bte_view 0"
 "$BTE" generate $model -bte_output table.h5 > /dev/null
 "$BTE" transport -bte_input table.h5 -bte_view 0 -bte_temperatures 200,300 -bte_transport_method rta -bte_output rta.h5 > /dev/null

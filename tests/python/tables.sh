@@ -12,7 +12,7 @@
 set -e
 [ -n "$PYTHON" ] || { echo "skip: no Python with h5py and matplotlib (scripts/find-python.sh)"; exit 77; }
 source "$TESTDIR/common.sh"
-export PYTHONPATH="$TESTDIR/../python"
+export PYTHONPATH="$TESTDIR/../python" PYTHONDONTWRITEBYTECODE=1 # the repository's package, read only
 "$BTE" generate -bte_model gaas -bte_grid 32 -bte_window 0.32 -bte_output gaas.h5 > /dev/null
 "$BTE" generate -bte_model graphene -bte_grid 24 -bte_output gr.h5 > /dev/null
 "$BTE" transport -bte_model graphene -bte_grid 300 -bte_view 0 -bte_carrier_densities 1e12 -bte_output gr_tr.h5 > /dev/null
