@@ -37,6 +37,7 @@
 #include "transportio.h"
 #include "valleys.h"
 #include <bte/private/diagnostics.h>
+#include <bte/private/latticeh5.h>
 #include <hdf5.h>
 
 const char *const BTEHighFieldMethods[] = {"newton", "ptc", "BTEHighFieldMethod", "BTE_HIGHFIELD_", NULL};
@@ -1094,6 +1095,7 @@ static int HFWriter(void *vctx, const char file[], char err[], size_t len)
   ok = ok && !BTETrH5AttrString(g, "model", c->model ? c->model : "", err, len);
   ok = ok && !BTETrH5AttrInt(g, "dimension", c->dim, err, len);
   ok = ok && !BTEDiagnosticsWriteH5(f, &c->diag, c->why, err, len);
+  ok = ok && !BTELatticeWriteH5(f, &hf->bte->grid, err, len);
   free(buf);
   free(ibuf);
   free(lbuf);
