@@ -68,6 +68,7 @@ PetscErrorCode BTEHighFieldCreate(BTE bte, BTEHighField *hfo)
   PetscCall(SNESSetOptionsPrefix(hf->snes, "bte_highfield_"));
   PetscCall(SNESSetType(hf->snes, SNESNEWTONLS));
   PetscCall(SNESSetTolerances(hf->snes, PETSC_DEFAULT, 1e-50, 1e-14, 50, 10000));
+  PetscCall(SNESGetTolerances(hf->snes, &hf->snes_atol, NULL, NULL, NULL, NULL));
   PetscCall(SNESKSPSetUseEW(hf->snes, PETSC_TRUE)); /* Eisenstat-Walker: loose linear solves far from the solution */
   PetscCall(SNESGetKSP(hf->snes, &ksp));
   PetscCall(KSPSetType(ksp, KSPGMRES));
@@ -690,7 +691,7 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
   PetscInt   dim, nl, N, nb;
   PetscReal  kT, atol, gnorm;
   BTEValleys valleys;
-  PetscBool  ok, user_atol;
+  PetscBool  ok;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
@@ -787,16 +788,15 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
   PetscCall(MatShellSetVecType(hf->Jptc, ((PetscObject)hf->g)->type_name));
   PetscCall(SNESSetFunction(hf->snes, hf->r, HFSNESFunction, hf));
   PetscCall(SNESSetJacobian(hf->snes, hf->Jr, hf->Jr, HFSNESJacobian, hf));
-  {
-    char opt[256];
-    const char *prefix;
-    PetscCall(SNESGetOptionsPrefix(hf->snes, &prefix));
-    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%ssnes_atol", prefix ? prefix : ""));
-    PetscCall(PetscOptionsHasName(((PetscObject)hf)->options, NULL, opt, &user_atol));
+  /* The absolute tolerance follows -bte_highfield_tol (relative to this solve's ||Gamma||) unless
+     the SNES's atol was set, through the API or the options: a value other than the one bte
+     set last is the application's and is used as it is. */
+  PetscCall(SNESGetTolerances(hf->snes, &atol, NULL, NULL, NULL, NULL));
+  if (atol == hf->snes_atol) {
+    atol = hf->tol * hf->gnorm0;
+    PetscCall(SNESSetTolerances(hf->snes, atol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+    PetscCall(SNESGetTolerances(hf->snes, &hf->snes_atol, NULL, NULL, NULL, NULL));
   }
-  atol = hf->tol * hf->gnorm0;
-  if (!user_atol) PetscCall(SNESSetTolerances(hf->snes, atol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
-  else PetscCall(SNESGetTolerances(hf->snes, &atol, NULL, NULL, NULL, NULL));
 
   /* valleys */
   {

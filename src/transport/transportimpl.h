@@ -142,6 +142,8 @@ struct _p_BTEHighField {
   PetscReal          ptc_switch; /* newton after ptc once ||r|| < ptc_switch ||r0|| */
   PetscBool          monitor;
   SNES               snes;
+  PetscReal          snes_atol; /* the SNES atol bte last set itself; any other value was set by the
+                                   application (BTEHighFieldGetSNES) or -bte_highfield_snes_atol */
   KSP                ptc_ksp;
   BTEHighFieldDrift  drift;
   PetscBool          have_drift;
