@@ -35,6 +35,11 @@ PETSC_EXTERN PetscErrorCode BTEDestroy(BTE *);
 PETSC_EXTERN PetscErrorCode BTESetInputFile(BTE, const char[]);
 PETSC_EXTERN PetscErrorCode BTESetModel(BTE, const char[]);
 PETSC_EXTERN PetscErrorCode BTEGetModel(BTE, const char *[]);
+/* An application's own model (docs/extending.md): its create function sets the model operations
+   of bte/private/bteimpl.h; the names registered (built-in and the application's), freed with
+   PetscFree() */
+PETSC_EXTERN PetscErrorCode BTEModelRegister(const char[], PetscErrorCode (*)(BTE));
+PETSC_EXTERN PetscErrorCode BTEModelGetTypes(PetscInt *, const char **[]);
 PETSC_EXTERN PetscErrorCode BTESetGrid(BTE, PetscInt);
 PETSC_EXTERN PetscErrorCode BTESetTemperature(BTE, PetscReal);
 PETSC_EXTERN PetscErrorCode BTEGetTemperature(BTE, PetscReal *);
@@ -138,7 +143,10 @@ PETSC_EXTERN PetscErrorCode BTECollisionSetFromOptions(BTECollision);
 PETSC_EXTERN PetscErrorCode BTECollisionSetUp(BTECollision);
 PETSC_EXTERN PetscErrorCode BTECollisionView(BTECollision, PetscViewer);
 PETSC_EXTERN PetscErrorCode BTECollisionDestroy(BTECollision *);
+/* An application's own implementation (docs/extending.md): its create function sets the
+   operations of bte/private/collisionimpl.h; the types registered, freed with PetscFree() */
 PETSC_EXTERN PetscErrorCode BTECollisionRegister(const char[], PetscErrorCode (*)(BTECollision));
+PETSC_EXTERN PetscErrorCode BTECollisionGetTypes(PetscInt *, const char **[]);
 /* I = I[f] */
 PETSC_EXTERN PetscErrorCode BTECollisionApply(BTECollision, Vec, Vec);
 /* y = J(f) x, J = dI/df at f */
@@ -156,6 +164,8 @@ PETSC_EXTERN PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision, Petsc
 PETSC_EXTERN PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision, PetscBool *);
 /* fused only: weights stored in single precision, sums in double (-bte_collision_precision mixed) */
 PETSC_EXTERN PetscErrorCode BTECollisionSetMixedPrecision(BTECollision, PetscBool);
+/* whether a registered type implements it */
+PETSC_EXTERN PetscErrorCode BTECollisionTypeHasMixedPrecision(BTECollisionType, PetscBool *);
 /* held channels, stored channel ends, ghost states, bytes of the layout on this rank */
 PETSC_EXTERN PetscErrorCode BTECollisionGetInfo(BTECollision, PetscCount *, PetscCount *, PetscInt *, PetscLogDouble *);
 /* TS callbacks with the BTECollision as context */

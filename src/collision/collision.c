@@ -125,10 +125,10 @@ PetscErrorCode BTECollisionSetType(BTECollision coll, BTECollisionType type)
   if (!create) {
     char         names[256] = "";
     const char **list;
-    int          n;
+    PetscInt     n;
 
-    PetscCall(PetscFunctionListGet(BTECollisionList, &list, &n));
-    for (int k = 0; k < n; k++) {
+    PetscCall(BTECollisionGetTypes(&n, &list));
+    for (PetscInt k = 0; k < n; k++) {
       PetscCall(PetscStrlcat(names, " ", sizeof(names)));
       PetscCall(PetscStrlcat(names, list[k], sizeof(names)));
     }
@@ -210,7 +210,7 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   if (!((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, BTECOLLISIONPAIR));
   if (coll->precision == BTE_COLLISION_PRECISION_MIXED) {
     PetscBool ok;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)coll, &ok, BTECOLLISIONFUSED, BTECOLLISIONPAIR, ""));
+    PetscCall(BTECollisionTypeHasMixedPrecision(((PetscObject)coll)->type_name, &ok));
     PetscCheck(ok, PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "Mixed precision (-bte_collision_precision mixed) is implemented by the fused and pair types, not by %s", ((PetscObject)coll)->type_name);
   }
   PetscCall(PetscLogEventBegin(BTECOLL_SetUp, coll, 0, 0, 0));
