@@ -122,7 +122,7 @@ PETSC_EXTERN PetscErrorCode BTEGetMemoryEstimate(BTE, PetscLogDouble *, PetscLog
 PETSC_EXTERN PetscErrorCode BTEFermiDirac(BTE, PetscReal, PetscReal, Vec);
 
 /* ------------------------------------------------------------------------- */
-/* BTECollision: the collision integral I[f] (physics.md eq. 2) and its Jacobian
+/* BTECollision: the collision integral I[f] (docs/theory.md eq. 2) and its Jacobian
    (eq. 4) on the states of a BTE. Implementations (-bte_collision_type):
    baseline (Perturbo v2.2, per (k,q) pair records, atomics), tgt (Perturbo v3's
    target layer, two passes), fused (precomputed P/Q, one pass over a
@@ -177,7 +177,7 @@ PETSC_EXTERN PetscErrorCode BTECollisionTSRHSJacobian(TS, PetscReal, Vec, Mat, M
 
    BTEDrift: the drift term of a static field E (V/cm); F = -eE for electrons,
    +eE for holes (F in eV/Angstrom = 1e-8 E[V/cm]). grad_k by Wannier90-style
-   finite-difference b-vectors on the full k grid (physics.md section 5); the
+   finite-difference b-vectors on the full k grid (docs/theory.md section 5); the
    neighbour (n,k+b) of (n,k) contributes only if it is in the energy window.
    Forms (-bte_drift_form): log (Perturbo's: differentiates ln((1-f)/f) clipped
    to +-35, keeps f in (0,1)) and plain (differentiates f in flux form: carriers

@@ -214,7 +214,7 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
     PetscCheck(ok, PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "Mixed precision (-bte_collision_precision mixed) is implemented by the fused and pair types, not by %s", ((PetscObject)coll)->type_name);
   }
   PetscCall(PetscLogEventBegin(BTECOLL_SetUp, coll, 0, 0, 0));
-  /* constants of physics.md section 2 */
+  /* constants of docs/theory.md section 2 */
   coll->temperature = coll->Tset > 0 ? coll->Tset : bte->temperature;
   PetscCheck(coll->temperature > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive, got %g K", (double)coll->temperature);
   PetscCheck(bte->smearing > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Smearing must be positive, got %g eV", (double)bte->smearing);

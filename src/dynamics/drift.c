@@ -1,4 +1,4 @@
-/* BTEDrift: the drift term -(F/hbar).grad_k f of a static field (physics.md section 5).
+/* BTEDrift: the drift term -(F/hbar).grad_k f of a static field (docs/theory.md section 5).
 
    grad_k by finite-difference b-vectors (bvectors.c). The neighbour (n,k+b) of a state
    (n,k) is looked up once at setup: the full-grid key kindex*nbands + band of every

@@ -1,6 +1,6 @@
 /* Carrier statistics on the states of a BTE: Fermi-Dirac occupations, -df0/de,
    carrier density and its inverse (the chemical potential), and the unit
-   conversions of physics.md eq. 6.
+   conversions of docs/theory.md eq. 6.
 
    Units. Energies e, mu in eV; velocities v in Angstrom/fs; the transport
    solution F of eq. 5 in Angstrom (v times a time); D = -df0/de in 1/eV; the

@@ -1,4 +1,4 @@
-/* BTEHighField: steady state of eq. 1 with a static field (physics.md sections 4-5),
+/* BTEHighField: steady state of eq. 1 with a static field (docs/theory.md sections 4-5),
        df/dt = R(f) = D_E(f) + I[f] = 0,   sum_i f_i = N0 (carrier number fixed).
 
    Unknowns. We solve for g_i = ln((1 - f_i)/f_i) (f = 1/(1 + e^g)), the variable the

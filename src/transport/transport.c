@@ -1,4 +1,4 @@
-/* BTETransport: low-field transport (physics.md section 4). For every temperature
+/* BTETransport: low-field transport (docs/theory.md section 4). For every temperature
    the collision operator is rebuilt (its phonon occupations N_c depend on T), then
    for every carrier density / chemical potential the three systems A F_b = v_b
    (linear.c) are solved by KSP, RTA or ITA and eq. 6 gives the tensors. */
@@ -654,7 +654,7 @@ PetscErrorCode BTETransportView(BTETransport tr, PetscViewer v)
   PetscCall(BTEGetGrid(tr->bte, &dim, NULL, NULL, NULL, NULL));
   switch (tr->method) {
   case BTE_TRANSPORT_KSP:
-    PetscCall(PetscViewerASCIIPrintf(v, "method: ksp (Krylov solve of A F = v, A = Gamma - P, physics.md eq. 5)\n"));
+    PetscCall(PetscViewerASCIIPrintf(v, "method: ksp (Krylov solve of A F = v, A = Gamma - P, docs/theory.md eq. 5)\n"));
     if (tr->nres) PetscCall(PetscViewerASCIIPrintf(v, "ksp type: %s\n", tr->ksp_type));
     if (tr->pctype == BTE_TRANSPORT_PC_TWOLEVEL) {
       PetscInt         nbins, ang, nc, setups;

@@ -1,5 +1,5 @@
 /* The interface a built-in model implements; BTEModelBuild (src/models/build.c) turns it
-   into states and channels on a BTE, with the selection rules of physics.md section 2. */
+   into states and channels on a BTE, with the selection rules of docs/theory.md section 2. */
 #pragma once
 #include <bte/private/bteimpl.h>
 
