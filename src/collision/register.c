@@ -18,6 +18,19 @@ PetscErrorCode BTECollisionRegisterAll(void)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionGetTypes - Gets the names of the registered collision operator types
+
+   Not Collective
+
+   Output Parameters:
++  n     - the number of types
+-  types - their names, in registration order; free the array (not the names) with PetscFree()
+
+   Level: intermediate
+
+.seealso: `BTECollisionRegister()`, `BTECollisionTypeHasMixedPrecision()`
+@*/
 PetscErrorCode BTECollisionGetTypes(PetscInt *n, const char **types[])
 {
   PetscFunctionBegin;
@@ -30,6 +43,21 @@ PetscErrorCode BTECollisionGetTypes(PetscInt *n, const char **types[])
 
 /* The types whose layouts can hold their weights in single precision (their setup reads
    coll->precision); an application's type never does. */
+/*@
+   BTECollisionTypeHasMixedPrecision - Tells whether a collision operator type implements single-precision weights
+
+   Not Collective
+
+   Input Parameter:
+.  type - a type name
+
+   Output Parameter:
+.  flg - PETSC_TRUE if it does
+
+   Level: advanced
+
+.seealso: `BTECollisionSetMixedPrecision()`, `BTECollisionGetTypes()`
+@*/
 PetscErrorCode BTECollisionTypeHasMixedPrecision(BTECollisionType type, PetscBool *flg)
 {
   PetscBool f, p;

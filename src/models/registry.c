@@ -6,6 +6,25 @@
 
 PetscFunctionList BTEModelList = NULL;
 
+/*@
+   BTEModelRegister - Adds a model that BTESetModel() and -bte_model can select
+
+   Not Collective
+
+   Input Parameters:
++  name   - the model's name
+-  create - its create function
+
+   Notes:
+   The create function sets bte->modeldata (the model's parameters at their defaults) and
+   bte->modelops (include/bte/private/bteimpl.h): generate (required) fills the states and channels
+   at BTESetUp(), usually through BTEModelBuild(); setfromoptions (optional) reads the model's
+   options; destroy (optional) frees modeldata. docs/extending.md and examples/extend.c show one.
+
+   Level: advanced
+
+.seealso: `BTESetModel()`, `BTEModelGetTypes()`, `BTECollisionRegister()`
+@*/
 PetscErrorCode BTEModelRegister(const char name[], PetscErrorCode (*create)(BTE))
 {
   PetscFunctionBegin;
@@ -31,6 +50,19 @@ PetscErrorCode BTEFunctionListGetNames(PetscFunctionList fl, PetscInt *n, const 
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEModelGetTypes - Gets the names of the registered models, built-in and an application's
+
+   Not Collective
+
+   Output Parameters:
++  n     - the number of models
+-  names - their names, in registration order; free the array (not the names) with PetscFree()
+
+   Level: intermediate
+
+.seealso: `BTEModelRegister()`, `BTESetModel()`
+@*/
 PetscErrorCode BTEModelGetTypes(PetscInt *n, const char **names[])
 {
   PetscFunctionBegin;
