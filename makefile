@@ -150,6 +150,7 @@ bench: all
 # bte.pc records this PETSc (its include and library directories, its compiler): pkg-config
 # alone builds an application.
 IPREFIX := $(abspath $(PREFIX))
+BTE_PETSC_VERSION = $(shell awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR) /{v = v (v == "" ? "" : ".") $$3} END {print v}' $(firstword $(wildcard $(PETSC_DIR)/include/petscversion.h $(PETSC_DIR)/$(PETSC_ARCH)/include/petscversion.h) /dev/null))
 IROOT   := $(DESTDIR)$(IPREFIX)
 install: all
 	@mkdir -p $(IROOT)/lib/pkgconfig $(IROOT)/include/bte/private $(IROOT)/bin $(IROOT)/share/bte/examples $(BUILD)/install
@@ -165,7 +166,7 @@ endif
 	cp $(BUILD)/install/bte $(IROOT)/bin/
 	cp $(EX_C) $(IROOT)/share/bte/examples/
 	sed -e 's|@PREFIX@|$(IPREFIX)|g' -e 's|@VERSION@|$(BTE_VERSION)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' \
-	  -e 's|@PETSC_ARCH@|$(PETSC_ARCH)|g' -e 's|@PETSC_VERSION@|$(shell sed -n 's/^Version: *//p' $(firstword $(wildcard $(PETSC_LIB_DIR)/pkgconfig/PETSc.pc $(PETSC_LIB_DIR)/pkgconfig/petsc.pc)))|g' \
+	  -e 's|@PETSC_ARCH@|$(PETSC_ARCH)|g' -e 's|@PETSC_VERSION@|$(BTE_PETSC_VERSION)|g' \
 	  -e 's|@CC@|$(PCC)|g' -e 's|@PETSC_CFLAGS@|$(PETSC_CC_INCLUDES)|g' \
 	  -e 's|@PETSC_LIBS@|-L$(PETSC_LIB_DIR) -Wl,-rpath,$(PETSC_LIB_DIR) $(PETSC_LIB_BASIC)|g' \
 	  scripts/bte.pc.in > $(IROOT)/lib/pkgconfig/bte.pc
