@@ -373,7 +373,22 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   if (coll->precision == BTE_COLLISION_PRECISION_MIXED) {
     PetscBool ok;
     PetscCall(BTECollisionTypeHasMixedPrecision(((PetscObject)coll)->type_name, &ok));
-    PetscCheck(ok, PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "Mixed precision (-bte_collision_precision mixed) is implemented by the fused and pair types, not by %s", ((PetscObject)coll)->type_name);
+    if (!ok) {
+      char         names[256] = "";
+      const char **list;
+      PetscInt     n;
+
+      PetscCall(BTECollisionGetTypes(&n, &list));
+      for (PetscInt k = 0; k < n; k++) {
+        PetscBool mixed;
+        PetscCall(BTECollisionTypeHasMixedPrecision(list[k], &mixed));
+        if (!mixed) continue;
+        PetscCall(PetscStrlcat(names, names[0] ? " and " : "", sizeof(names)));
+        PetscCall(PetscStrlcat(names, list[k], sizeof(names)));
+      }
+      PetscCall(PetscFree(list));
+      SETERRQ(PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "Mixed precision (-bte_collision_precision mixed) is implemented by the %s types, not by %s", names, ((PetscObject)coll)->type_name);
+    }
   }
   PetscCall(PetscLogEventBegin(BTECOLL_SetUp, coll, 0, 0, 0));
   /* constants of docs/theory.md section 2 */
