@@ -54,10 +54,11 @@ done
 grep -q "$prefix/include/bte/private/collisionimpl.h" extend.d || fail "extend did not use the installed implementation headers"
 
 # the loader takes libbte from the prefix, never from the build tree
-loaded() { # cmd...: the libbte the loader maps
-  LD_DEBUG=libs "$@" > run.out 2> ld.txt || { cat run.out ld.txt | tail -n 30; fail "$* failed"; }
-  ! grep -q "$build" ld.txt || fail "$1 looked into the build tree"
-  grep -o "calling init: [^ ]*libbte[^ ]*" ld.txt | head -n 1
+loaded() { # cmd...: the libbte the loader maps (one file of loader output per process: MPI may start helpers)
+  rm -f ld.*
+  LD_DEBUG=libs LD_DEBUG_OUTPUT="$(pwd)/ld" "$@" > run.out 2> run.err || { cat run.out run.err | tail -n 30; fail "$* failed"; }
+  ! grep -q "$build" ld.* || fail "$1 looked into the build tree"
+  grep -ho "calling init: [^ ]*libbte[^ ]*" ld.* | sort -u
 }
 lib=$(loaded ./embed_ts -bte_model parabolic -bte_grid 8 -bte_parabolic_a 20 -ts_max_time 20 -ts_dt 1 -every 10)
 [ "$lib" = "calling init: $prefix/lib/libbte.so.$major" ] || fail "embed_ts loaded '$lib'"
