@@ -264,6 +264,9 @@ PetscErrorCode BTEDynamicsSetCarrierDensity(BTEDynamics dyn, PetscReal n)
 +  dyn - the dynamics object
 -  A   - the peak occupation, in (0, 1]
 
+   Options Database Key:
+.  -bte_init_occupation <A> - the peak occupation
+
    Level: beginner
 
 .seealso: `BTEDynamicsSetCarrierDensity()`
@@ -310,7 +313,7 @@ PetscErrorCode BTEDynamicsSetRestart(BTEDynamics dyn, const char file[])
 -  tfinal - final time, fs
 
    Options Database Keys:
-+  -ts_dt <fs>          - time step
++  -bte_time_step <fs>  - time step
 -  -bte_final_time <fs> - final time
 
    Level: beginner
