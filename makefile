@@ -107,7 +107,7 @@ $(BUILD)/tests/%: $(LIBBTE) $(wildcard include/*.h include/*/*.h include/*/*/*.h
 	@echo '  LD   $@'
 	$(Q)$(PCC) $(BTE_CFLAGS) -Isrc -o $@ $(filter %/$*.c,$(TEST_C)) $(BTE_LIBS)
 
-$(BUILD)/examples/%: $(LIBBTE) include/bte.h
+$(BUILD)/examples/%: $(LIBBTE) $(wildcard include/*.h include/*/*.h include/*/*/*.h)
 	@mkdir -p $(dir $@)
 	@echo '  LD   $@'
 	$(Q)$(PCC) $(BTE_CFLAGS) -o $@ $(filter %/$*.c,$(EX_C)) $(BTE_LIBS)
