@@ -54,7 +54,7 @@ done
 grep -q "$prefix/include/bte/private/collisionimpl.h" extend.d || fail "extend did not use the installed implementation headers"
 
 # the loader takes libbte from the prefix, never from the build tree
-loaded() { # cmd...: the libbte the loader maps (one file of loader output per process: MPI may start helpers)
+loaded() { # cmd...: the libbte the loader maps (one file of loader output per process: MPI may start other processes)
   rm -f ld.*
   LD_DEBUG=libs LD_DEBUG_OUTPUT="$(pwd)/ld" "$@" > run.out 2> run.err || { cat run.out run.err | tail -n 30; fail "$* failed"; }
   ! grep -q "$build" ld.* || fail "$1 looked into the build tree"
