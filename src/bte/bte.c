@@ -99,6 +99,7 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   b->gpieces      = -1;
   b->iochunk      = 1 << 20;
   b->genbatch     = 0;
+  b->pairbatch    = 4096;
   b->genmonitor   = PETSC_FALSE;
   b->diagnostics  = PETSC_TRUE;
   *bte           = b;
@@ -452,6 +453,8 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscCall(PetscOptionsBool("-bte_generate_monitor", "Models: print progress of the channel search every 10%", "BTESetUp", bte->genmonitor, &bte->genmonitor, NULL));
   PetscCall(PetscOptionsInt("-bte_generate_batch", "Models: channels a rank holds at a time when writing a table while generating (0: 2^25, at most a quarter of its memory)", "BTEGenerateTable", bte->genbatch, &bte->genbatch, NULL));
   PetscCheck(bte->genbatch >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_batch must be >= 0 (0: automatic), got %" PetscInt_FMT, bte->genbatch);
+  PetscCall(PetscOptionsInt("-bte_generate_pair_batch", "Models that evaluate couplings in batches (the GPU import): pairs of states per batch (1..4096)", "BTEGenerateTable", bte->pairbatch, &bte->pairbatch, NULL));
+  PetscCheck(bte->pairbatch >= 1 && bte->pairbatch <= 4096, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_pair_batch must be in 1..4096, got %" PetscInt_FMT, bte->pairbatch);
   PetscCall(PetscOptionsBool("-bte_diagnostics", "Diagnostics at setup (equilibrium defect, relaxation temperature, window edge) in views and outputs; 0 skips them (they cost a collision operator setup and ~10 applies)", "BTESetDiagnostics", bte->diagnostics, &bte->diagnostics, NULL));
   PetscOptionsEnd();
   PetscCall(BTEModelSetFromOptions(bte));

@@ -88,6 +88,7 @@ struct _p_BTE {
   /* I/O and generation settings (BTESetFromOptions) */
   PetscInt  iochunk;       /* -bte_io_chunk: channel rows per rank per I/O step */
   PetscInt  genbatch;      /* -bte_generate_batch: 0 automatic */
+  PetscInt  pairbatch;     /* -bte_generate_pair_batch: pairs a model evaluates at once (coupling_grid_batch) */
   PetscBool genmonitor;    /* -bte_generate_monitor */
   /* state space */
   BTEGrid   grid;

@@ -3,6 +3,14 @@
 #pragma once
 #include <bte/private/bteimpl.h>
 
+/* One candidate pair of states for coupling_grid_batch: bands n (lower global index) and m, their
+   grid indices, energies (eV) and q = kp - k on the grid (each component in [0, nk)). */
+typedef struct _BTEModelPair {
+  PetscInt  n, m;
+  PetscInt  ik[3], ikp[3], iq[3];
+  PetscReal en, em;
+} BTEModelPair;
+
 typedef struct {
   const char *name;
   PetscInt    dim;        /* 2 or 3 */
@@ -25,6 +33,11 @@ typedef struct {
      two band energies (eV), so that modes that cannot pass the energy selection can be skipped
      (g2 = 0). */
   PetscErrorCode (*coupling_grid)(void *ctx, PetscInt n, const PetscInt ik[3], PetscReal en, PetscInt m, const PetscInt ikp[3], PetscReal em, const PetscInt iq[3], PetscReal hw[], PetscReal g2[]);
+  /* Optional, used instead of coupling_grid when set: the same for np pairs at once (pairs[c], hw and
+     g2 of pair c at [c nmodes, (c+1) nmodes)), so that a model can evaluate them together (on a GPU).
+     The builder hands it the candidate pairs of one state at a time, in the order coupling_grid
+     would see them. Returns 0 on success. */
+  int (*coupling_grid_batch)(void *ctx, PetscInt np, const struct _BTEModelPair *pairs, PetscReal hw[], PetscReal g2[]);
   PetscInt nk[3];         /* k points per direction; 0: bte->ngrid (1 along a3 in 2D) */
   PetscReal window;       /* window width, eV; 0: bte->window */
   const char *source;     /* provenance written to the table; NULL: the bte generate command line */
