@@ -205,6 +205,8 @@ PetscErrorCode BTECollisionSetType(BTECollision coll, BTECollisionType type)
   PetscCall(PetscMemzero(coll->ops, sizeof(struct _BTECollisionOps)));
   coll->ownends = PETSC_FALSE;
   PetscCall((*create)(coll));
+  /* an application's type (BTECollisionRegister) is refused here, not by a call through NULL later */
+  PetscCheck(coll->ops->setup && coll->ops->apply && coll->ops->jacobian_apply && coll->ops->jacobian_diagonal, PetscObjectComm((PetscObject)coll), PETSC_ERR_PLIB, "Collision type %s: its create function must set the setup, apply, jacobian_apply and jacobian_diagonal operations (docs/extending.md)", type);
   PetscCall(PetscObjectChangeTypeName((PetscObject)coll, type));
   PetscFunctionReturn(0);
 }
