@@ -35,6 +35,11 @@ PETSC_EXTERN PetscErrorCode BTEDestroy(BTE *);
 PETSC_EXTERN PetscErrorCode BTESetInputFile(BTE, const char[]);
 PETSC_EXTERN PetscErrorCode BTESetModel(BTE, const char[]);
 PETSC_EXTERN PetscErrorCode BTEGetModel(BTE, const char *[]);
+/* An application's own model (docs/extending.md): its create function sets the model operations
+   of bte/private/bteimpl.h; the names registered (built-in and the application's), freed with
+   PetscFree() */
+PETSC_EXTERN PetscErrorCode BTEModelRegister(const char[], PetscErrorCode (*)(BTE));
+PETSC_EXTERN PetscErrorCode BTEModelGetTypes(PetscInt *, const char **[]);
 PETSC_EXTERN PetscErrorCode BTESetGrid(BTE, PetscInt);
 PETSC_EXTERN PetscErrorCode BTESetTemperature(BTE, PetscReal);
 PETSC_EXTERN PetscErrorCode BTEGetTemperature(BTE, PetscReal *);
@@ -117,7 +122,7 @@ PETSC_EXTERN PetscErrorCode BTEGetMemoryEstimate(BTE, PetscLogDouble *, PetscLog
 PETSC_EXTERN PetscErrorCode BTEFermiDirac(BTE, PetscReal, PetscReal, Vec);
 
 /* ------------------------------------------------------------------------- */
-/* BTECollision: the collision integral I[f] (physics.md eq. 2) and its Jacobian
+/* BTECollision: the collision integral I[f] (docs/theory.md eq. 2) and its Jacobian
    (eq. 4) on the states of a BTE. Implementations (-bte_collision_type):
    baseline (Perturbo v2.2, per (k,q) pair records, atomics), tgt (Perturbo v3's
    target layer, two passes), fused (precomputed P/Q, one pass over a
@@ -138,7 +143,10 @@ PETSC_EXTERN PetscErrorCode BTECollisionSetFromOptions(BTECollision);
 PETSC_EXTERN PetscErrorCode BTECollisionSetUp(BTECollision);
 PETSC_EXTERN PetscErrorCode BTECollisionView(BTECollision, PetscViewer);
 PETSC_EXTERN PetscErrorCode BTECollisionDestroy(BTECollision *);
+/* An application's own implementation (docs/extending.md): its create function sets the
+   operations of bte/private/collisionimpl.h; the types registered, freed with PetscFree() */
 PETSC_EXTERN PetscErrorCode BTECollisionRegister(const char[], PetscErrorCode (*)(BTECollision));
+PETSC_EXTERN PetscErrorCode BTECollisionGetTypes(PetscInt *, const char **[]);
 /* I = I[f] */
 PETSC_EXTERN PetscErrorCode BTECollisionApply(BTECollision, Vec, Vec);
 /* y = J(f) x, J = dI/df at f */
@@ -156,6 +164,8 @@ PETSC_EXTERN PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision, Petsc
 PETSC_EXTERN PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision, PetscBool *);
 /* fused only: weights stored in single precision, sums in double (-bte_collision_precision mixed) */
 PETSC_EXTERN PetscErrorCode BTECollisionSetMixedPrecision(BTECollision, PetscBool);
+/* whether a registered type implements it */
+PETSC_EXTERN PetscErrorCode BTECollisionTypeHasMixedPrecision(BTECollisionType, PetscBool *);
 /* held channels, stored channel ends, ghost states, bytes of the layout on this rank */
 PETSC_EXTERN PetscErrorCode BTECollisionGetInfo(BTECollision, PetscCount *, PetscCount *, PetscInt *, PetscLogDouble *);
 /* TS callbacks with the BTECollision as context */
@@ -167,7 +177,7 @@ PETSC_EXTERN PetscErrorCode BTECollisionTSRHSJacobian(TS, PetscReal, Vec, Mat, M
 
    BTEDrift: the drift term of a static field E (V/cm); F = -eE for electrons,
    +eE for holes (F in eV/Angstrom = 1e-8 E[V/cm]). grad_k by Wannier90-style
-   finite-difference b-vectors on the full k grid (physics.md section 5); the
+   finite-difference b-vectors on the full k grid (docs/theory.md section 5); the
    neighbour (n,k+b) of (n,k) contributes only if it is in the energy window.
    Forms (-bte_drift_form): log (Perturbo's: differentiates ln((1-f)/f) clipped
    to +-35, keeps f in (0,1)) and plain (differentiates f in flux form: carriers

@@ -5,6 +5,18 @@ PetscClassId  BTE_CLASSID;
 PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate, BTE_Diagnostics;
 static PetscBool BTEPackageInitialized = PETSC_FALSE;
 
+/*@
+   BTEFinalizePackage - Frees what BTEInitializePackage() registered (the model list)
+
+   Not Collective
+
+   Notes:
+   Called by PetscFinalize().
+
+   Level: developer
+
+.seealso: `BTEInitializePackage()`
+@*/
 PetscErrorCode BTEFinalizePackage(void)
 {
   PetscFunctionBegin;
@@ -13,6 +25,20 @@ PetscErrorCode BTEFinalizePackage(void)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEInitializePackage - Registers the BTE class, its log events and the built-in models
+
+   Not Collective
+
+   Notes:
+   Called by BTECreate() and the other constructors; an application calls it only to register its
+   own models or collision types before creating any object, which BTEModelRegister() and
+   BTECollisionRegister() also do.
+
+   Level: developer
+
+.seealso: `BTEFinalizePackage()`, `BTEModelRegister()`
+@*/
 PetscErrorCode BTEInitializePackage(void)
 {
   PetscFunctionBegin;
@@ -29,6 +55,25 @@ PetscErrorCode BTEInitializePackage(void)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECreate - Creates a BTE: the state space (k grid, bands, energy window, states over the ranks) and the scattering channels of a table or a model
+
+   Collective
+
+   Input Parameter:
+.  comm - the MPI communicator
+
+   Output Parameter:
+.  bte - the new BTE
+
+   Notes:
+   Give it a table (BTESetInputFile()) or a model (BTESetModel()), then BTESetFromOptions() and
+   BTESetUp().
+
+   Level: beginner
+
+.seealso: `BTESetUp()`, `BTEDestroy()`, `BTESetInputFile()`, `BTESetModel()`
+@*/
 PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
 {
   BTE b;
@@ -61,6 +106,18 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDestroy - Destroys a BTE
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE (set to NULL)
+
+   Level: beginner
+
+.seealso: `BTECreate()`
+@*/
 PetscErrorCode BTEDestroy(BTE *bte)
 {
   PetscFunctionBegin;
@@ -77,6 +134,22 @@ PetscErrorCode BTEDestroy(BTE *bte)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetInputFile - Sets the scattering table the BTE reads at setup
+
+   Logically Collective
+
+   Input Parameters:
++  bte  - the BTE
+-  file - an HDF5 table (docs/format.md)
+
+   Options Database Key:
+.  -bte_input <file> - the table
+
+   Level: beginner
+
+.seealso: `BTESetModel()`, `BTESetUp()`
+@*/
 PetscErrorCode BTESetInputFile(BTE bte, const char file[])
 {
   PetscFunctionBegin;
@@ -87,6 +160,26 @@ PetscErrorCode BTESetInputFile(BTE bte, const char file[])
 
 /* A different model drops the previous one's parameters (its options are read again by
    BTESetFromOptions); the same model keeps them. */
+/*@
+   BTESetModel - Sets the model material whose table the BTE generates at setup
+
+   Logically Collective
+
+   Input Parameters:
++  bte   - the BTE
+-  model - a registered model name (parabolic, gaas, graphene, si-holes, perturbo, or one registered
+           with BTEModelRegister())
+
+   Options Database Key:
+.  -bte_model <name> - the model
+
+   Notes:
+   The model's own options are read by BTESetFromOptions().
+
+   Level: beginner
+
+.seealso: `BTEModelRegister()`, `BTEModelGetTypes()`, `BTESetInputFile()`
+@*/
 PetscErrorCode BTESetModel(BTE bte, const char model[])
 {
   PetscBool same;
@@ -100,6 +193,21 @@ PetscErrorCode BTESetModel(BTE bte, const char model[])
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetModel - Gets the name of the BTE's model
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  model - the model name, "" when the BTE reads a table (not a copy)
+
+   Level: beginner
+
+.seealso: `BTESetModel()`
+@*/
 PetscErrorCode BTEGetModel(BTE bte, const char *model[])
 {
   PetscFunctionBegin;
@@ -107,6 +215,25 @@ PetscErrorCode BTEGetModel(BTE bte, const char *model[])
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetGrid - Sets the number of k points per reciprocal direction of a model's grid
+
+   Logically Collective
+
+   Input Parameters:
++  bte - the BTE
+-  n   - k points per direction (>= 1)
+
+   Options Database Key:
+.  -bte_grid <n> - k points per direction
+
+   Notes:
+   Used by models; a table brings its own grid.
+
+   Level: beginner
+
+.seealso: `BTESetModel()`, `BTEGetGrid()`
+@*/
 PetscErrorCode BTESetGrid(BTE bte, PetscInt n)
 {
   PetscFunctionBegin;
@@ -115,6 +242,25 @@ PetscErrorCode BTESetGrid(BTE bte, PetscInt n)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetTemperature - Sets the lattice temperature
+
+   Logically Collective
+
+   Input Parameters:
++  bte - the BTE
+-  T   - temperature, K (> 0)
+
+   Options Database Key:
+.  -bte_temperature <K> - lattice temperature
+
+   Notes:
+   A value set here is used as set: a table's temperature applies only when none was set.
+
+   Level: beginner
+
+.seealso: `BTEGetTemperature()`, `BTECollisionSetTemperature()`
+@*/
 PetscErrorCode BTESetTemperature(BTE bte, PetscReal T)
 {
   PetscFunctionBegin;
@@ -125,6 +271,21 @@ PetscErrorCode BTESetTemperature(BTE bte, PetscReal T)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetTemperature - Gets the lattice temperature
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  T - temperature, K
+
+   Level: beginner
+
+.seealso: `BTESetTemperature()`
+@*/
 PetscErrorCode BTEGetTemperature(BTE bte, PetscReal *T)
 {
   PetscFunctionBegin;
@@ -132,6 +293,25 @@ PetscErrorCode BTEGetTemperature(BTE bte, PetscReal *T)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetSmearing - Sets the smearing eta of the Gaussian that stands for energy conservation
+
+   Logically Collective
+
+   Input Parameters:
++  bte - the BTE
+-  eta - smearing, eV (> 0); G(x) = exp(-(x/eta)^2)/(eta sqrt(pi))
+
+   Options Database Key:
+.  -bte_smearing <eV> - the smearing
+
+   Notes:
+   A value set here is used as set: a table's smearing applies only when none was set.
+
+   Level: beginner
+
+.seealso: `BTEGetSmearing()`
+@*/
 PetscErrorCode BTESetSmearing(BTE bte, PetscReal eta)
 {
   PetscFunctionBegin;
@@ -142,6 +322,21 @@ PetscErrorCode BTESetSmearing(BTE bte, PetscReal eta)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetSmearing - Gets the smearing
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  eta - smearing, eV
+
+   Level: beginner
+
+.seealso: `BTESetSmearing()`
+@*/
 PetscErrorCode BTEGetSmearing(BTE bte, PetscReal *eta)
 {
   PetscFunctionBegin;
@@ -149,6 +344,22 @@ PetscErrorCode BTEGetSmearing(BTE bte, PetscReal *eta)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetMemoryLimit - Sets the memory a rank may use; setup and runs that need more are refused early
+
+   Logically Collective
+
+   Input Parameters:
++  bte   - the BTE
+-  bytes - bytes per rank; 0 (default) for the rank's share of the machine's memory
+
+   Options Database Key:
+.  -bte_memory_limit <GB> - memory per rank
+
+   Level: intermediate
+
+.seealso: `BTEGetMemoryLimit()`, `BTEGetMemoryEstimate()`
+@*/
 PetscErrorCode BTESetMemoryLimit(BTE bte, PetscLogDouble bytes)
 {
   PetscFunctionBegin;
@@ -158,6 +369,21 @@ PetscErrorCode BTESetMemoryLimit(BTE bte, PetscLogDouble bytes)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetMemoryLimit - Gets the memory a rank may use
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  bytes - bytes per rank (0: the machine's share)
+
+   Level: intermediate
+
+.seealso: `BTESetMemoryLimit()`
+@*/
 PetscErrorCode BTEGetMemoryLimit(BTE bte, PetscLogDouble *bytes)
 {
   PetscFunctionBegin;
@@ -168,6 +394,29 @@ PetscErrorCode BTEGetMemoryLimit(BTE bte, PetscLogDouble *bytes)
 
 /* The only place where the BTE and its model read options. A value given here or through a
    setter is marked as set, and a table's value never replaces it (BTESetUp). */
+/*@
+   BTESetFromOptions - Reads the BTE's options (table or model, grid, temperature, smearing, window, memory and I/O settings, the model's own options)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Options Database Keys:
++  -bte_input <file>    - scattering table (HDF5)
+.  -bte_model <name>    - built-in or registered model
+.  -bte_grid <n>        - k points per direction for a model
+.  -bte_temperature <K> - lattice temperature
+-  -bte_smearing <eV>   - Gaussian smearing eta
+
+   Notes:
+   The only place the BTE reads the options database; values set through the API before or after it
+   are used as set. -help lists every option, those of every model included.
+
+   Level: beginner
+
+.seealso: `BTECreate()`, `BTESetUp()`
+@*/
 PetscErrorCode BTESetFromOptions(BTE bte)
 {
   char      buf[PETSC_MAX_PATH_LEN];
@@ -212,6 +461,23 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetUp - Reads the table or generates the model's states and channels and distributes them over the ranks
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Notes:
+   A table's temperature and smearing apply only to values never set (BTESetTemperature(),
+   BTESetSmearing() or the options). Refuses, with one line, a table or a run that does not fit in
+   the memory a rank may use.
+
+   Level: beginner
+
+.seealso: `BTECreate()`, `BTESetFromOptions()`, `BTESetLoadChannels()`
+@*/
 PetscErrorCode BTESetUp(BTE bte)
 {
   PetscFunctionBegin;
@@ -230,6 +496,21 @@ PetscErrorCode BTESetUp(BTE bte)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetLoadChannels - Sets what BTESetUp() does with the channels
+
+   Logically Collective
+
+   Input Parameters:
++  bte  - the BTE
+-  load - PETSC_BOOL3_TRUE loads them (default), PETSC_BOOL3_FALSE only counts them (enough for
+          BTEView() and BTEGetMemoryEstimate()), PETSC_BOOL3_UNKNOWN loads them if they fit in
+          memory
+
+   Level: intermediate
+
+.seealso: `BTEGetChannelsLoaded()`, `BTESetUp()`
+@*/
 PetscErrorCode BTESetLoadChannels(BTE bte, PetscBool3 load)
 {
   PetscFunctionBegin;
@@ -240,6 +521,21 @@ PetscErrorCode BTESetLoadChannels(BTE bte, PetscBool3 load)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetChannelsLoaded - Tells whether setup loaded the channels or only counted them
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  loaded - PETSC_FALSE if they were only counted
+
+   Level: intermediate
+
+.seealso: `BTESetLoadChannels()`
+@*/
 PetscErrorCode BTEGetChannelsLoaded(BTE bte, PetscBool *loaded)
 {
   PetscFunctionBegin;
@@ -251,6 +547,24 @@ PetscErrorCode BTEGetChannelsLoaded(BTE bte, PetscBool *loaded)
 
 /* Streaming generation: the model builder writes the table while generating (src/models/build.c,
    src/io/table_write.c), so the table may be larger than memory. */
+/*@
+   BTEGenerateTable - Generates the model's table and writes it while generating, for tables larger than memory
+
+   Collective
+
+   Input Parameters:
++  bte  - the BTE
+-  file - the HDF5 file
+
+   Notes:
+   Holds at most -bte_generate_batch channels per rank at a time. The BTE ends up set up with its
+   states and channel counts but no channel arrays; a run needs BTESetUp() on the file. On a BTE
+   already set up with its channels it is BTEWriteTable().
+
+   Level: intermediate
+
+.seealso: `BTEWriteTable()`, `BTESetLoadChannels()`
+@*/
 PetscErrorCode BTEGenerateTable(BTE bte, const char file[])
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)bte);

@@ -327,6 +327,26 @@ PetscErrorCode BTEDiagnosticsCompute(BTE bte, BTECollision runcoll, BTEDiagnosti
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetDiagnostics - Gets the diagnostics of what the grid can represent (docs/diagnostics.md)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  d - the diagnostics: pieces of the channel graph, equilibrium defect, relaxation temperature,
+       share of carriers at the window's edge
+
+   Notes:
+   Computed once (a collision operator setup, an apply and a GMRES solve) and cached; d->computed is
+   PETSC_FALSE when switched off or when the BTE lacks what they need.
+
+   Level: intermediate
+
+.seealso: `BTESetDiagnostics()`, `BTEView()`
+@*/
 PetscErrorCode BTEGetDiagnostics(BTE bte, BTEDiagnostics *d)
 {
   PetscFunctionBegin;
@@ -336,6 +356,22 @@ PetscErrorCode BTEGetDiagnostics(BTE bte, BTEDiagnostics *d)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetDiagnostics - Turns the setup diagnostics on or off
+
+   Logically Collective
+
+   Input Parameters:
++  bte - the BTE
+-  on  - PETSC_TRUE (default) to compute them
+
+   Options Database Key:
+.  -bte_diagnostics <bool> - compute them
+
+   Level: intermediate
+
+.seealso: `BTEGetDiagnostics()`
+@*/
 PetscErrorCode BTESetDiagnostics(BTE bte, PetscBool on)
 {
   PetscFunctionBegin;

@@ -21,6 +21,19 @@ static PetscErrorCode BTEViewBytes(PetscViewer v, const char what[], PetscLogDou
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEView - Prints a summary of the BTE: grid, states, channels, settings, memory and diagnostics
+
+   Collective
+
+   Input Parameters:
++  bte    - the BTE
+-  viewer - an ASCII viewer, e.g. PETSC_VIEWER_STDOUT_WORLD
+
+   Level: beginner
+
+.seealso: `BTEGetDiagnostics()`
+@*/
 PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
 {
   PetscBool      iascii;

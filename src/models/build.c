@@ -1,6 +1,6 @@
 /* The generic model builder: a BTEModelSpec (band energies and couplings as functions of k)
    becomes the k grid, the states inside the energy window and the scattering channels of a BTE,
-   with the selection rules of physics.md section 2.
+   with the selection rules of docs/theory.md section 2.
 
    Outline (every rank does the same, deterministically):
    1. grid: lattice from the spec, nk = spec->nk, or bte->ngrid per direction (1 along a3 in 2D), point

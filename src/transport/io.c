@@ -242,6 +242,19 @@ static int BTETransportWriter(void *vctx, const char file[], char err[], size_t 
   return BTETrH5Close(f, file, tmp, ok, err, len);
 }
 
+/*@
+   BTETransportWriteHDF5 - Writes the results to an HDF5 file (/transport, docs/transport.md)
+
+   Collective
+
+   Input Parameters:
++  tr   - the transport object
+-  file - the file (created or truncated)
+
+   Level: beginner
+
+.seealso: `BTETransportSolve()`
+@*/
 PetscErrorCode BTETransportWriteHDF5(BTETransport tr, const char file[])
 {
   BTETransportWriteCtx c;

@@ -1,5 +1,5 @@
 static const char help[] = "The drift operator (stencil matrix + pointwise steps) against a direct loop over the b-vector\n"
-                           "neighbours (the formulas of physics.md section 5, as drift.c computed them before the matrix),\n"
+                           "neighbours (the formulas of docs/theory.md section 5, as drift.c computed them before the matrix),\n"
                            "for both forms: D[f], y + D[f], J(f) x and diag J, on a model (-bte_model ...), 1 or more ranks.\n"
                            "States with f = 0 and f = 1e-18 exercise the clipping of g. With -cuda: the same on CUDA Vecs\n"
                            "through a MATAIJCUSPARSE stencil (GPU vs CPU to -tol), that the kernels ran (GPU flops) and, on\n"

@@ -14,7 +14,7 @@
               points is good to ~1/(R dR), well below 3% for the grids used.
    -test lo|ac  Equilibrium out-scattering rates. With f -> 0 (non-degenerate) the rate out of
               state i is Gamma_i = sum of P_c over channels whose lower end is i plus Q_c over
-              those whose upper end is i (physics.md eq. 3), N at bte->temperature. Compared, in
+              those whose upper end is i (docs/theory.md eq. 3), N at bte->temperature. Compared, in
               energy bins away from the window edges, with
               (a) the same golden-rule integral done by quadrature in the continuum, with the
                   Gaussian smearing, the 3 eta cut, the window and phonon_min: only the grid

@@ -1,4 +1,4 @@
-# Parabolic model: equilibrium out-scattering rates from the channels (physics.md eq. 3, f -> 0)
+# Parabolic model: equilibrium out-scattering rates from the channels (docs/theory.md eq. 3, f -> 0)
 # against (a) the smeared golden-rule integral (3%) and (b) the textbook Frohlich and acoustic
 # (equipartition) formulas (5%), each mechanism alone, in 6 energy bins of [0.04, 0.22] eV (away from
 # the window's top, where final states are cut, and from e < 3 eta); the checker must reject a

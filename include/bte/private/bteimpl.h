@@ -164,8 +164,9 @@ PETSC_INTERN PetscErrorCode BTETableStreamDestroy(BTETableStream *);
 /* Built-in models (src/models): a generator fills grid, states and channels. */
 PETSC_INTERN PetscFunctionList BTEModelList;
 PETSC_INTERN PetscErrorCode BTEModelRegisterAll(void);
-/* create: sets bte->modelops and bte->modeldata (see BTEModelOps) */
-PETSC_EXTERN PetscErrorCode BTEModelRegister(const char[], PetscErrorCode (*)(BTE));
+/* BTEModelRegister (bte.h): create sets bte->modelops and bte->modeldata (see BTEModelOps).
+   The names of a PetscFunctionList, without the NULL end PETSc < 3.19 counts (free with PetscFree) */
+PETSC_EXTERN PetscErrorCode BTEFunctionListGetNames(PetscFunctionList, PetscInt *, const char **[]);
 /* Runs the create function of bte->model if not yet done (error for an unknown name) */
 PETSC_INTERN PetscErrorCode BTEModelSetUpType(BTE);
 PETSC_INTERN PetscErrorCode BTEModelReset(BTE);

@@ -126,7 +126,7 @@ static inline PetscReal BTECollBose(PetscReal hw, PetscReal kT)
 {
   return 1.0 / (PetscExpReal(hw / kT) - 1.0);
 }
-/* absorption a and emission b weights (1/fs), physics.md eq. 2 */
+/* absorption a and emission b weights (1/fs), docs/theory.md eq. 2 */
 static inline void BTECollWeightsAB(PetscReal pref, PetscReal inveta, PetscReal gnorm, PetscReal ei, PetscReal ej, PetscReal hw, PetscReal g2, PetscReal *a, PetscReal *b)
 {
   PetscReal d = ei - ej, w = pref * g2;
@@ -215,7 +215,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCountingSort(PetscCount n, const PetscCo
 
 /* Out-scattering rates Gamma_t = -J_tt(f) = sum over channel ends at t of
    [out (1 - f_o) + in f_o] (the RTA inverse lifetime at f = f0), 1/fs. For the
-   transport solver (physics.md eq. 5). f and Gamma are global state Vecs. */
+   transport solver (docs/theory.md eq. 5). f and Gamma are global state Vecs. */
 /* (declared in bte.h) */
 /* Choose MATSHELL (PETSC_FALSE, default) or assembled AIJ (PETSC_TRUE) for BTECollisionCreateJacobian(). */
 /* (declared in bte.h) */

@@ -1,5 +1,5 @@
 /* The interface a built-in model implements; BTEModelBuild (src/models/build.c) turns it
-   into states and channels on a BTE, with the selection rules of physics.md section 2. */
+   into states and channels on a BTE, with the selection rules of docs/theory.md section 2. */
 #pragma once
 #include <bte/private/bteimpl.h>
 
@@ -47,7 +47,9 @@ typedef struct {
 #define BTE_MAX_BANDS 64
 #define BTE_MAX_MODES 768
 
-PETSC_INTERN PetscErrorCode BTEModelBuild(BTE, const BTEModelSpec *);
+/* States and channels from a spec (the generate operation of a model, built-in or an
+   application's); collective */
+PETSC_EXTERN PetscErrorCode BTEModelBuild(BTE, const BTEModelSpec *);
 /* Collective: refuse (one line with the figures and advice) when a rank needs more than slack times
    the memory it may use (-bte_memory_limit, else its share of the node); with fits, say instead. */
 PETSC_INTERN PetscErrorCode BTEModelCheckMemory(BTE, PetscLogDouble, PetscLogDouble, const char[], const char[], PetscBool *);

@@ -3,7 +3,7 @@
    The epr file holds H(R), the force constants and the e-ph couplings in a Wannier basis
    (epr_read.c); this generator interpolates them (epr_interp.c) onto the fine k grid and hands
    bands and couplings to the generic builder (build.c), which applies Perturbo's selection rules
-   (physics.md section 2) and makes the states and channels, in memory or streamed to a table.
+   (docs/theory.md section 2) and makes the states and channels, in memory or streamed to a table.
 
    Steps (every rank does the same; the caches are replicated):
    1. bands at every point of the k grid -> band edge and the window; the k points with a state

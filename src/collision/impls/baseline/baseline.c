@@ -2,7 +2,7 @@
    record per (k, k+q) pair (Perturbo's `scatter_base`: ik, ikq, iq and the pair's channels:
    packed band pair and mode, |g|^2, and here the phonon energy). Every apply loops over the
    records with OpenMP, evaluates the two Gaussians and the phonon occupation of each
-   channel (three exponentials), forms x_c from F_abs and F_em (physics.md eq. 2) and adds it
+   channel (three exponentials), forms x_c from F_abs and F_em (docs/theory.md eq. 2) and adds it
    to both ends with `omp atomic` (only ends owned by this rank). States are addressed as
    (band, k point) through a dense table, as Perturbo's epcol(band, k).
 

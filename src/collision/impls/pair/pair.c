@@ -11,7 +11,7 @@
      J x:    row a  += -(p + q) x_a + (P f_a + Q (1 - f_a)) x_b        column b: the negative
      diag J: row a  += -(p + q)                      column b += -(P f_a + Q (1 - f_a))
 
-   (physics.md eqs. 2-4: x_c updates I_i by +x_c and I_j by -x_c). */
+   (docs/theory.md eqs. 2-4: x_c updates I_i by +x_c and I_j by -x_c). */
 #include <bte/private/collisionimpl.h>
 #include <bte/private/pairlayout.h>
 #include <stdlib.h>
