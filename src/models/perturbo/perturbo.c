@@ -556,8 +556,9 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   s1 = (PetscInt)(((PetscInt64)nqtot * (rank + 1)) / size);
 #if defined(BTE_HAVE_CUDA)
   if (gpu && o->gpuphonons) {
-    /* D(q) and its eigenproblems on the device, in pieces of at most 1024 q points */
-    PetscInt   cap = 1024, n = 0;
+    /* D(q) and its eigenproblems on the device, in pieces whose host buffers stay near 1 GB (each
+       piece creates the device's handles and work space: few pieces) */
+    PetscInt   cap = (PetscInt)PetscMax(1, PetscMin((PetscInt64)nqtot, ((PetscInt64)1 << 27) / (2 * p.nm * p.nm + p.nm + 4))), n = 0;
     PetscReal *qb, *omb, *ub;
     PetscInt  *list;
     PetscCall(PetscMalloc4(3 * cap, &qb, cap * p.nm, &omb, (size_t)cap * 2 * p.nm * p.nm, &ub, cap, &list));
