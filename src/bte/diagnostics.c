@@ -190,10 +190,10 @@ static PetscErrorCode RelaxationTemperature(BTE bte, BTECollision coll, PetscRea
   PetscFunctionReturn(0);
 }
 
-/* A run's operator serves if it is set up at the BTE's temperature in double precision */
+/* A run's operator serves if it is set up at the BTE's temperature, with its delta, in double precision */
 static PetscBool BTEDiagnosticsCanReuse(BTE bte, BTECollision coll)
 {
-  return coll && coll->setupcalled && coll->temperature == bte->temperature && coll->precision == BTE_COLLISION_PRECISION_DOUBLE ? PETSC_TRUE : PETSC_FALSE;
+  return coll && coll->setupcalled && coll->temperature == bte->temperature && (coll->kTdb > 0) == (bte->delta == BTE_DELTA_BALANCED) && coll->precision == BTE_COLLISION_PRECISION_DOUBLE ? PETSC_TRUE : PETSC_FALSE;
 }
 
 static PetscErrorCode BTEDiagnosticsRun(BTE bte, BTECollision runcoll)
@@ -211,6 +211,7 @@ static PetscErrorCode BTEDiagnosticsRun(BTE bte, BTECollision runcoll)
   PetscCall(PetscTime(&t0));
   PetscCall(PetscMemzero(d, sizeof(*d)));
   d->temperature = T;
+  d->delta       = bte->delta;
   PetscCall(BTEGetChannelGraph(bte, &d->pieces, &d->states_cut, NULL));
   for (PetscInt i = 0; i < bte->nlocal; i++) {
     emin = PetscMin(emin, bte->energy[i]);
@@ -302,7 +303,7 @@ PetscErrorCode BTEDiagnosticsCompute(BTE bte, BTECollision runcoll, BTEDiagnosti
     PetscCall(PetscStrncpy(bte->diagwhy, "the channels were counted, not loaded", sizeof(bte->diagwhy)));
     bte->diag.computed = PETSC_FALSE;
     bte->diagdone      = PETSC_FALSE;
-  } else if (!bte->diagdone || bte->diag.temperature != bte->temperature) {
+  } else if (!bte->diagdone || bte->diag.temperature != bte->temperature || bte->diag.delta != bte->delta) {
     PetscBool      fits = PETSC_TRUE;
     PetscLogDouble run;
 
@@ -318,6 +319,7 @@ PetscErrorCode BTEDiagnosticsCompute(BTE bte, BTECollision runcoll, BTEDiagnosti
     else {
       PetscCall(PetscMemzero(&bte->diag, sizeof(bte->diag)));
       bte->diag.temperature = bte->temperature;
+      bte->diag.delta       = bte->delta;
       PetscCall(PetscStrncpy(bte->diagwhy, "a collision operator would not fit in memory (see -bte_memory_limit)", sizeof(bte->diagwhy)));
     }
     bte->diagdone = PETSC_TRUE;
@@ -357,7 +359,7 @@ PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
 {
   BTEDiagnostics d;
   char           T[32], Tr[32], w[32], piece[64] = "";
-  const char    *fix = "reduce the smearing (-bte_smearing) on a grid fine enough to stay connected";
+  const char    *fix = bte->delta == BTE_DELTA_BALANCED ? "reduce the smearing (-bte_smearing) on a grid fine enough to stay connected" : "use -bte_delta balanced (exact detailed balance), or reduce the smearing (-bte_smearing) on a grid fine enough to stay connected";
 
   PetscFunctionBegin;
   if (bte->chcounted) PetscFunctionReturn(0); /* as the channel graph: no line without channels */
@@ -372,7 +374,7 @@ PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
   snprintf(w, sizeof(w), "%g kT (%.4g eV)", (double)BTE_DIAG_EDGE_KT, (double)d.edge_width);
   if (d.pieces > 1) snprintf(piece, sizeof(piece), " (carriers of the largest piece)");
   if (d.defect > BTE_DIAG_DEFECT_MAX) PetscCall(PetscViewerASCIIPrintf(v, "equilibrium defect: WARNING %.3g of the gross scattering flux of Fermi-Dirac at %s (above %s): Fermi-Dirac is not a steady state of this grid; %s\n", (double)d.defect, T, "0.05", fix));
-  else PetscCall(PetscViewerASCIIPrintf(v, "equilibrium defect: %.3g of the gross scattering flux of Fermi-Dirac at %s (sum_i |I_i[f]| / sum_i Gamma_i f_i; 0 with exact detailed balance)\n", (double)d.defect, T));
+  else PetscCall(PetscViewerASCIIPrintf(v, "equilibrium defect: %.3g of the gross scattering flux of Fermi-Dirac at %s (sum_i |I_i[f]| / sum_i Gamma_i f_i; 0 with exact detailed balance%s)\n", (double)d.defect, T, bte->delta == BTE_DELTA_BALANCED ? ", which -bte_delta balanced has" : ""));
   if (PetscIsNanReal(d.relax_temperature)) PetscCall(PetscViewerASCIIPrintf(v, "relaxation temperature: WARNING not found (no stationary state computed, or one outside T/64 .. 64 T): check the channel graph, the window and the smearing\n"));
   else {
     PetscReal rel = d.relax_temperature / d.temperature - 1;

@@ -73,6 +73,7 @@ struct _p_BTE {
   /* physics settings */
   PetscReal temperature;   /* K, lattice temperature */
   PetscReal smearing;      /* eta, eV: G(x) = exp(-(x/eta)^2)/(eta sqrt(pi)) */
+  BTEDelta  delta;         /* discretised delta: Perturbo's Gaussians, or balanced (detailed balance) */
   PetscReal emin, emax;    /* energy window, eV (absolute energies, as in the table) */
   PetscReal window;        /* window width above the band edge for models, eV */
   PetscReal g2_cutoff;     /* drop channels with |g|^2 below, eV^2 */
