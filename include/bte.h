@@ -183,11 +183,14 @@ PETSC_EXTERN PetscErrorCode BTECollisionTSRHSJacobian(TS, PetscReal, Vec, Mat, M
    neighbour (n,k+b) of (n,k) contributes only if it is in the energy window.
    Forms (-bte_drift_form): log (Perturbo's: differentiates ln((1-f)/f) clipped
    to +-35, keeps f in (0,1)) and plain (differentiates f in flux form: carriers
-   are conserved exactly, also at the window's edge).                          */
+   are conserved exactly, also at the window's edge), upwind (flux form with the
+   upwind state's f: conserves carriers exactly and keeps f >= 0, and f <= 1
+   wherever a state has all its neighbours; first order).                      */
 typedef struct _p_BTEDrift *BTEDrift;
 typedef enum {
   BTE_DRIFT_LOG,
-  BTE_DRIFT_PLAIN
+  BTE_DRIFT_PLAIN,
+  BTE_DRIFT_UPWIND
 } BTEDriftForm;
 PETSC_EXTERN const char *const BTEDriftForms[];
 PETSC_EXTERN PetscClassId      BTEDRIFT_CLASSID;
