@@ -112,7 +112,8 @@ PetscErrorCode BTESetGrid(BTE bte, PetscInt n)
 {
   PetscFunctionBegin;
   PetscCheck(n >= 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "k grid must have at least 2 points per direction, got %" PetscInt_FMT, n);
-  bte->ngrid = n;
+  bte->ngrid    = n;
+  bte->grid_set = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 

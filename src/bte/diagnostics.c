@@ -383,5 +383,16 @@ PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
   }
   if (d.edge_share > BTE_DIAG_EDGE_MAX) PetscCall(PetscViewerASCIIPrintf(v, "window edge: WARNING %.2e of the carriers of Fermi-Dirac at %s lie within %s of the window's top (above 1e-3): the window cuts the distribution's tail off; widen it (-bte_window)\n", (double)d.edge_share, T, w));
   else PetscCall(PetscViewerASCIIPrintf(v, "window edge: %.2e of the carriers of Fermi-Dirac at %s lie within %s of the window's top\n", (double)d.edge_share, T, w));
+  /* A model on its default grid is a quick look, not a converged result: where the grid fails the
+     checks above, say so in one line with their numbers (docs/diagnostics.md, "Defaults") */
+  if (bte->model[0] && !bte->input[0] && !bte->grid_set) {
+    PetscReal rel = d.relax_temperature / d.temperature - 1;
+    PetscBool bad = (PetscBool)(d.pieces > 1 || d.defect > BTE_DIAG_DEFECT_MAX || PetscIsNanReal(d.relax_temperature) || PetscAbsReal(rel) > BTE_DIAG_TRELAX_MAX || d.edge_share > BTE_DIAG_EDGE_MAX);
+    if (bad) {
+      char nums[160];
+      snprintf(nums, sizeof(nums), "%d piece%s, defect %.3g, relaxes to %.1f K, edge share %.2g", (int)d.pieces, d.pieces > 1 ? "s" : "", (double)d.defect, (double)d.relax_temperature, (double)d.edge_share);
+      PetscCall(PetscViewerASCIIPrintf(v, "defaults: WARNING the %s model on its default grid (%" PetscInt_FMT "^%" PetscInt_FMT ", no -bte_grid%s) fails the checks above (%s): results are a quick look, not converged; set -bte_grid (and -bte_window) and refine until they stop changing\n", bte->model, bte->ngrid, bte->grid.dim, bte->window_set ? "" : ", default window", nums));
+    }
+  }
   PetscFunctionReturn(0);
 }
