@@ -5,7 +5,7 @@
 # relax for 2 ps at 300 K in the three-valley GaAs model (64^3 fcc grid, 0.7 eV window: Gamma,
 # L and X valleys), by polar-optical, acoustic and intervalley phonon emission/absorption.
 # 64^3 is the smallest grid found on which the channel graph is connected: 36, 50, 54, 56-58, 60,
-# 62 and 63^3 leave the 15 lowest Gamma states without a path to the rest (carriers could never
+# 62 and 63^3 leave the lowest Gamma states (15 to 27) without a path to the rest (carriers could never
 # cool into them; docs/dynamics.md).
 # The balanced delta (exact detailed balance): the electrons cool toward the lattice's 300 K (with
 # Perturbo's delta this grid's equilibrium sits at 387 K). Adaptive RK 5(4) (options/adaptive.opts), a snapshot every 50 fs. Environment: NP (ranks, 2),
