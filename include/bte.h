@@ -47,6 +47,17 @@ PETSC_EXTERN PetscErrorCode BTESetSmearing(BTE, PetscReal);
 PETSC_EXTERN PetscErrorCode BTEGetSmearing(BTE, PetscReal *);
 /* Temperature and smearing set here or by options are used as set: a table's values (its
    /channels smearing, its temperature) apply only to those never set. */
+/* The discretised delta of energy conservation (-bte_delta, docs/collision.md):
+   BTE_DELTA_PERTURBO (default) Perturbo's Gaussians at e_i - e_j -+ hw; BTE_DELTA_BALANCED the same
+   Gaussian weight per channel, split between its two directions by exp((e_i - e_j)/kT), so that
+   Fermi-Dirac at the lattice temperature is an exact steady state (detailed balance). */
+typedef enum {
+  BTE_DELTA_PERTURBO,
+  BTE_DELTA_BALANCED
+} BTEDelta;
+PETSC_EXTERN const char *const BTEDeltas[];
+PETSC_EXTERN PetscErrorCode BTESetDelta(BTE, BTEDelta);
+PETSC_EXTERN PetscErrorCode BTEGetDelta(BTE, BTEDelta *);
 /* Memory a rank may use, bytes (0, the default: the machine's; -bte_memory_limit in GB) */
 PETSC_EXTERN PetscErrorCode BTESetMemoryLimit(BTE, PetscLogDouble);
 PETSC_EXTERN PetscErrorCode BTEGetMemoryLimit(BTE, PetscLogDouble *);
@@ -97,6 +108,7 @@ PETSC_EXTERN PetscErrorCode BTEGetChannelGraph(BTE, PetscInt *, PetscInt *, Pets
 typedef struct {
   PetscBool computed;
   PetscReal temperature;       /* K, the lattice temperature they refer to */
+  BTEDelta  delta;             /* the discretised delta they refer to (BTESetDelta) */
   PetscInt  pieces;            /* connected pieces of the channel graph */
   PetscInt  states_cut;        /* states outside its largest piece */
   PetscReal defect;            /* equilibrium defect, 1 */
@@ -181,11 +193,14 @@ PETSC_EXTERN PetscErrorCode BTECollisionTSRHSJacobian(TS, PetscReal, Vec, Mat, M
    neighbour (n,k+b) of (n,k) contributes only if it is in the energy window.
    Forms (-bte_drift_form): log (Perturbo's: differentiates ln((1-f)/f) clipped
    to +-35, keeps f in (0,1)) and plain (differentiates f in flux form: carriers
-   are conserved exactly, also at the window's edge).                          */
+   are conserved exactly, also at the window's edge), upwind (flux form with the
+   upwind state's f: conserves carriers exactly and keeps f >= 0, and f <= 1
+   wherever a state has all its neighbours; first order).                      */
 typedef struct _p_BTEDrift *BTEDrift;
 typedef enum {
   BTE_DRIFT_LOG,
-  BTE_DRIFT_PLAIN
+  BTE_DRIFT_PLAIN,
+  BTE_DRIFT_UPWIND
 } BTEDriftForm;
 PETSC_EXTERN const char *const BTEDriftForms[];
 PETSC_EXTERN PetscClassId      BTEDRIFT_CLASSID;

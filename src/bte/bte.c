@@ -2,6 +2,7 @@
 #include <bte/private/validate.h>
 
 PetscClassId  BTE_CLASSID;
+const char *const BTEDeltas[] = {"perturbo", "balanced", "BTEDelta", "BTE_DELTA_", NULL};
 PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate, BTE_Diagnostics;
 static PetscBool BTEPackageInitialized = PETSC_FALSE;
 
@@ -85,6 +86,7 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   b->ngrid       = 24;
   b->temperature = 300.0;
   b->smearing    = 0.010;
+  b->delta       = BTE_DELTA_PERTURBO;
   b->emin        = PETSC_MIN_REAL;
   b->emax        = PETSC_MAX_REAL;
   b->window      = 0.3;
@@ -238,7 +240,8 @@ PetscErrorCode BTESetGrid(BTE bte, PetscInt n)
 {
   PetscFunctionBegin;
   PetscCheck(n >= 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "k grid must have at least 2 points per direction, got %" PetscInt_FMT, n);
-  bte->ngrid = n;
+  bte->ngrid    = n;
+  bte->grid_set = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -345,6 +348,57 @@ PetscErrorCode BTEGetSmearing(BTE bte, PetscReal *eta)
 }
 
 /*@
+   BTESetDelta - Sets the discretisation of the energy-conserving delta in the collision rates
+
+   Logically Collective
+
+   Input Parameters:
++  bte   - the BTE
+-  delta - `BTE_DELTA_PERTURBO` (default: Perturbo's Gaussian convention) or `BTE_DELTA_BALANCED`
+           (the Gaussian weight split by the Boltzmann factor of the states' energy difference, so that
+           Fermi-Dirac at the lattice temperature is an exact steady state)
+
+   Options Database Key:
+.  -bte_delta <perturbo,balanced> - the discretisation
+
+   Level: intermediate
+
+.seealso: `BTEGetDelta()`, `BTEGetDiagnostics()`
+@*/
+PetscErrorCode BTESetDelta(BTE bte, BTEDelta delta)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(delta == BTE_DELTA_PERTURBO || delta == BTE_DELTA_BALANCED, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Unknown delta discretisation %d; -bte_delta takes perturbo or balanced", (int)delta);
+  bte->delta = delta;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTEGetDelta - Gets the discretisation of the energy-conserving delta
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  delta - `BTE_DELTA_PERTURBO` or `BTE_DELTA_BALANCED`
+
+   Level: intermediate
+
+.seealso: `BTESetDelta()`
+@*/
+PetscErrorCode BTEGetDelta(BTE bte, BTEDelta *delta)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscAssertPointer(delta, 2);
+  *delta = bte->delta;
+  PetscFunctionReturn(0);
+}
+
+/*@
    BTESetMemoryLimit - Sets the memory a rank may use; setup and runs that need more are refused early
 
    Logically Collective
@@ -437,6 +491,11 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscCheck(bte->window > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_window must be positive (eV), got %g", (double)bte->window);
   PetscCall(PetscOptionsReal("-bte_smearing", "Gaussian smearing eta of energy conservation, eV (default: a table's, else 0.01)", "BTESetSmearing", bte->smearing, &v, &flg));
   if (flg) PetscCall(BTESetSmearing(bte, v));
+  {
+    PetscEnum d = (PetscEnum)bte->delta;
+    PetscCall(PetscOptionsEnum("-bte_delta", "Discretised delta of energy conservation: perturbo (Gaussians at e_i-e_j-+hw, Perturbo's) or balanced (the same weights split by exp((e_i-e_j)/kT): Fermi-Dirac at the lattice temperature is an exact steady state)", "BTESetDelta", BTEDeltas, d, &d, &flg));
+    if (flg) PetscCall(BTESetDelta(bte, (BTEDelta)d));
+  }
   PetscCall(PetscOptionsReal("-bte_temperature", "Lattice temperature, K (default: a table's, else 300)", "BTESetTemperature", bte->temperature, &v, &flg));
   if (flg) PetscCall(BTESetTemperature(bte, v));
   PetscCall(PetscOptionsReal("-bte_g2_cutoff", "Drop channels with |g|^2 below this, eV^2", "BTESetUp", bte->g2_cutoff, &bte->g2_cutoff, NULL));

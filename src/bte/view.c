@@ -84,7 +84,7 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
     }
     PetscCall(BTEDiagnosticsView(bte, viewer)); /* equilibrium defect, relaxation temperature, window edge */
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "smearing eta: %g eV, temperature: %g K\n", (double)bte->smearing, (double)bte->temperature));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "smearing eta: %g eV (delta: %s), temperature: %g K\n", (double)bte->smearing, BTEDeltas[bte->delta], (double)bte->temperature));
   PetscCall(BTEGetMemoryEstimate(bte, &mtot, &mloc));
   PetscCall(MPIU_Allreduce(&mloc, &mmax, 1, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)bte)));
   PetscCall(MPIU_Allreduce(&mloc, &msum, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, PetscObjectComm((PetscObject)bte)));

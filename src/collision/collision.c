@@ -404,6 +404,7 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   coll->gnorm       = 1.0 / (bte->smearing * PetscSqrtReal(PETSC_PI));
   coll->nq          = (PetscInt64)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
   coll->pref        = 2.0 * PETSC_PI / BTE_HBAR / (PetscReal)coll->nq;
+  coll->kTdb        = bte->delta == BTE_DELTA_BALANCED ? coll->kT : 0.0;
   coll->nbands      = bte->nbands;
   coll->nmodes      = bte->nmodes;
   for (PetscInt a = 0; a < 3; a++) coll->nk[a] = bte->grid.nk[a];
@@ -626,7 +627,7 @@ PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
   loc[3] = (double)coll->bytes;
   PetscCallMPI(MPI_Allreduce(loc, sum, 4, MPI_DOUBLE, MPI_SUM, comm));
   PetscCallMPI(MPI_Allreduce(loc, mx, 4, MPI_DOUBLE, MPI_MAX, comm));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "temperature %g K, smearing eta %g eV, Nq %" PetscInt64_FMT "\n", (double)coll->temperature, (double)coll->eta, coll->nq));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "temperature %g K, smearing eta %g eV (delta: %s), Nq %" PetscInt64_FMT "\n", (double)coll->temperature, (double)coll->eta, coll->kTdb > 0 ? "balanced, exact detailed balance" : "perturbo", coll->nq));
   PetscCall(PetscViewerASCIIPrintf(viewer, "states: %" PetscInt_FMT " on %d rank(s)\n", coll->N, size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "channels: %" PetscInt64_FMT " distinct; held %.0f in all (largest rank %.0f)\n", coll->bte->ch.nglobal, sum[0], mx[0]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "layout entries (channel ends, or pairs for pair): %.0f (largest rank %.0f)\n", sum[1], mx[1]));

@@ -27,7 +27,7 @@
 #include <bte/private/driftcuda.h>
 #include <petscsf.h>
 
-const char *const BTEDriftForms[] = {"log", "plain", "BTEDriftForm", "BTE_DRIFT_", NULL};
+const char *const BTEDriftForms[] = {"log", "plain", "upwind", "BTEDriftForm", "BTE_DRIFT_", NULL};
 
 /*@
    BTEDriftCreate - Creates the drift term -(F/hbar).grad_k f of a static field (docs/theory.md section 5)
@@ -400,11 +400,19 @@ static PetscErrorCode BTEDriftCreateMatrix(BTEDrift d, Vec v)
   PetscFunctionReturn(0);
 }
 
-/* The values: c_b off the diagonal, +sum_b c_b (plain) or -sum_b c_b (log) on it, summed in b order */
+/* The values: c_b off the diagonal, +sum_b c_b (plain) or -sum_b c_b (log) on it, summed in b order.
+   upwind: the flux from i to j = i + b, -c_b (f_i + f_j) in the plain form, takes twice the f of
+   the upwind end instead: 2 max(c_b, 0) off the diagonal (inflow from j) and -2 sum_b max(-c_b, 0)
+   on it (outflow). That is plain + sum_b |c_b| (f_j - f_i), a diffusion along the field of
+   strength |c_b| (first order in the grid step); still a flux form (b and -b have the same
+   |c_b|, so sum_i D_i = 0 exactly), with no negative coefficient off the diagonal, so f >= 0 is
+   kept; at f = 1 a state with all its neighbours has D_i <= 0 (the c_b of b and -b cancel), so f <= 1
+   too; a state at the window's edge missing a downstream neighbour can pile up. */
 static PetscErrorCode BTEDriftFillMatrix(BTEDrift d)
 {
   const PetscInt  nb = d->bv.nb, nl = d->nlocal;
   const PetscReal sign = d->form == BTE_DRIFT_PLAIN ? 1.0 : -1.0;
+  const PetscBool up   = d->form == BTE_DRIFT_UPWIND ? PETSC_TRUE : PETSC_FALSE;
   PetscScalar    *v;
   PetscCount      q = 0;
 
@@ -415,8 +423,8 @@ static PetscErrorCode BTEDriftFillMatrix(BTEDrift d)
     PetscReal  s  = 0;
     for (PetscInt b = 0; b < nb; b++) {
       if (d->nbr[i * nb + b] < 0) continue;
-      v[q++] = d->c[b];
-      s += d->c[b];
+      v[q++] = up ? 2 * PetscMax(d->c[b], 0) : d->c[b];
+      s += up ? 2 * PetscMax(-d->c[b], 0) : d->c[b];
     }
     v[qd] = sign * s;
   }
@@ -786,7 +794,7 @@ static PetscErrorCode BTEDriftApply_Private(BTEDrift d, Vec f, Vec y, PetscBool 
   PetscCall(BTEDriftSameKind(d, y, &same));
   if (!same) PetscCall(BTEDriftWork(d, &d->w2));
   out = same ? y : d->w2;
-  if (d->form == BTE_DRIFT_PLAIN) {
+  if (d->form != BTE_DRIFT_LOG) { /* plain, upwind: D = A f */
     if (same && add) PetscCall(MatMultAdd(d->A, fw, y, y));
     else PetscCall(MatMult(d->A, fw, out));
   } else {
@@ -847,7 +855,7 @@ PetscErrorCode BTEDriftApplyAdd(BTEDrift d, Vec f, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* Jacobian state. plain: J = A (independent of f). log: with p_i = f_i(f_i-1), S = A g,
+/* Jacobian state. plain, upwind: J = A (independent of f). log: with p_i = f_i(f_i-1), S = A g,
    u = dg/df (0 where clipped): J x = (2f-1) S x + p A(u x), so J_ii = (2 f_i - 1) S_i + p_i u_i A_ii
    (A_ii = -sum_b c_b) and J_ij = p_i c_b u_j. */
 /*@
@@ -915,7 +923,7 @@ PetscErrorCode BTEDriftJacobianMultAdd(BTEDrift d, Vec x, Vec y)
   PetscCall(BTEDriftSameKind(d, y, &same));
   if (!same) PetscCall(BTEDriftWork(d, &d->w2));
   out = same ? y : d->w2;
-  if (d->form == BTE_DRIFT_PLAIN) {
+  if (d->form != BTE_DRIFT_LOG) {
     if (same) PetscCall(MatMultAdd(d->A, xw, y, y));
     else PetscCall(MatMult(d->A, xw, out));
   } else {
@@ -951,7 +959,7 @@ PetscErrorCode BTEDriftJacobianDiagonalAdd(BTEDrift d, Vec diag)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   PetscCheck(d->jstate && d->setupcalled, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_WRONGSTATE, "Call BTEDriftSetJacobianState() first");
-  dv = d->form == BTE_DRIFT_PLAIN ? d->adiag : d->jdiag;
+  dv = d->form != BTE_DRIFT_LOG ? d->adiag : d->jdiag;
   PetscCall(BTEDriftSameKind(d, diag, &same));
   if (same) PetscCall(VecAXPY(diag, 1.0, dv));
   else PetscCall(BTEDriftCopyValues(dv, diag, PETSC_TRUE));

@@ -777,7 +777,18 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
     PetscCall(VecSum(f, &sum));
     if (PetscAbsReal(sum / dyn->sum0 - 1) > 1e-6) {
       dyn->warned = PETSC_TRUE;
-      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form plain (exactly conservative), a finer grid or a wider window, or -bte_normalize\n", (double)(sum / dyn->sum0 - 1), BTEDriftForms[dyn->driftform]));
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form upwind (exactly conservative, 0 <= f <= 1), a finer grid or a wider window, or -bte_normalize\n", (double)(sum / dyn->sum0 - 1), BTEDriftForms[dyn->driftform]));
+    }
+  }
+  /* the conservative forms can leave [0, 1] (plain: overshoots; upwind: carriers piled up against
+     the window's top): say so once */
+  if (dyn->drift && !dyn->warnedf) {
+    PetscReal lo, hi;
+    PetscCall(VecMin(f, NULL, &lo));
+    PetscCall(VecMax(f, NULL, &hi));
+    if (lo < -1e-10 || hi > 1 + 1e-10) {
+      dyn->warnedf = PETSC_TRUE;
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: occupations from %.3g to %.6g at t = %g fs, outside [0, 1]: the %s drift form %s\n", (double)lo, (double)hi, (double)t, BTEDriftForms[dyn->driftform], dyn->driftform == BTE_DRIFT_PLAIN ? "overshoots where f varies fast on the grid; use -bte_drift_form upwind, or a finer grid" : "piles carriers up against the window's top; widen the window (-bte_window) or use a finer grid"));
     }
   }
   dyn->tlast = t;
@@ -1005,7 +1016,8 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(BTEDynamicsCheckState(dyn, dyn->f, t0, dyn->step0, dyn->init == BTE_INIT_RESTART ? "initial state (the restart snapshot)" : "initial state"));
   PetscCall(VecSum(dyn->f, &dyn->sum0));
   PetscCheck(dyn->sum0 > 0, comm, PETSC_ERR_USER_INPUT, "The initial state has no carriers (every occupation is 0): its energy (-bte_init_e0, -bte_init_e0_edge) is too far from the states in the window, or its width (-bte_init_smear) too small");
-  dyn->warned = PETSC_FALSE;
+  dyn->warned  = PETSC_FALSE;
+  dyn->warnedf = PETSC_FALSE;
   PetscCall(TSGetMaxTime(dyn->ts, &tmax));
   PetscCall(BTECheckRange(comm, "final time (-bte_final_time, -ts_max_time)", tmax, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
   PetscCheck(tmax > t0 + BTE_TIME_EPS(t0), comm, PETSC_ERR_USER_INPUT, "The final time %g fs is not after the initial time %g fs%s: raise -bte_final_time", (double)tmax, (double)t0, dyn->init == BTE_INIT_RESTART ? " (the restart snapshot's)" : "");

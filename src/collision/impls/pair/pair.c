@@ -505,6 +505,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     info.inveta = coll->inveta;
     info.gnorm  = coll->gnorm;
     info.kT     = coll->kT;
+    info.kTdb   = coll->kTdb;
     PetscCall(BTEPairCUDABuilderCreate(L, &info, nch, mixed, &fits, &B));
     PetscCall(PetscFree(inv32));
     PetscCheck(fits || pa->build != 2, PETSC_COMM_SELF, PETSC_ERR_MEM, "-bte_pair_build device: the device lacks the memory to sort %" PetscCount_FMT " channels (48 B each); use -bte_pair_build host", nch);
