@@ -354,14 +354,13 @@ static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal 
 /* The model's parameters (BTEModelCreate_SiHoles: defaults; -bte_si_holes_* options) */
 typedef struct {
   PetscReal a, A, B, C, delta, rho, vs, dac, hwop, dop, finter, fso;
-  PetscBool soc, overlap_set;
+  PetscBool soc;
   PetscInt  overlap, bands, acfloor;
 } SiHolesParams;
 
 static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
 {
   SiHolesParams *p = (SiHolesParams *)bte->modeldata;
-  PetscBool      flg;
 
   PetscFunctionBegin;
   PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Holes in silicon (-bte_model si-holes)", "BTE");
@@ -377,8 +376,7 @@ static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
   PetscCall(PetscOptionsReal("-bte_si_holes_hwop", "Optical phonon energy, eV", "BTEModelSpecSiHoles", p->hwop, &p->hwop, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_dop", "Optical deformation potential D_t K, eV/cm (shared by LO, TO1, TO2)", "BTEModelSpecSiHoles", p->dop, &p->dop, NULL));
   PetscCall(PetscOptionsEList("-bte_si_holes_bands", "Hole bands: dkk (parabolic warped heavy/light, parabolic split-off) or kp6 (6x6 k.p with spin-orbit: non-parabolic, coupled)", "BTEModelSpecSiHoles", SiBandsTypes, 2, SiBandsTypes[p->bands], &p->bands, NULL));
-  PetscCall(PetscOptionsEList("-bte_si_holes_overlap", "Band-overlap factors: const (1 within a band, -bte_si_holes_interband between), wiley (angular, heavy/light) or kp (from the kp6 eigenvectors; the default with -bte_si_holes_bands kp6)", "BTEModelSpecSiHoles", SiOverlaps, 3, SiOverlaps[p->overlap], &p->overlap, &flg));
-  if (flg) p->overlap_set = PETSC_TRUE;
+  PetscCall(PetscOptionsEList("-bte_si_holes_overlap", "Band-overlap factors: const (1 within a band, -bte_si_holes_interband between), wiley (angular, heavy/light) or kp (from the kp6 eigenvectors)", "BTEModelSpecSiHoles", SiOverlaps, 3, SiOverlaps[p->overlap], &p->overlap, NULL));
   PetscCall(PetscOptionsEList("-bte_si_holes_acoustic_floor", "Acoustic phonons below -bte_phonon_min: drop (Perturbo) or equipartition (kept at the floor, |g|^2 scaled to keep the elastic rate)", "BTEModelSpecSiHoles", BTEAcousticFloors, 2, BTEAcousticFloors[p->acfloor], &p->acfloor, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_interband", "Overlap factor between different bands (overlap const)", "BTEModelSpecSiHoles", p->finter, &p->finter, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_so_overlap", "Overlap factor between the split-off band and each other band (overlap wiley)", "BTEModelSpecSiHoles", p->fso, &p->fso, NULL));
@@ -418,7 +416,6 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   soc     = p->soc;
   overlap = p->overlap;
   bands   = p->bands;
-  if (bands == SI_BANDS_KP6 && !p->overlap_set) overlap = SI_OVERLAP_KP;
   PetscCall(PetscMemzero(spec, sizeof(*spec)));
   PetscCheck(overlap != SI_OVERLAP_KP || bands == SI_BANDS_KP6, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "si-holes: -bte_si_holes_overlap kp needs -bte_si_holes_bands kp6 (the overlaps come from its eigenvectors)");
   PetscCheck(bands != SI_BANDS_KP6 || delta > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: -bte_si_holes_bands kp6 needs a spin-orbit splitting -bte_si_holes_delta > 0");

@@ -216,10 +216,10 @@ int main(int argc, char **argv)
       PetscCall(spec.coupling(spec.ctx, 0, k1, 0, k2, q, hw, g2));
       g2one = g2[3];
     }
-    PetscCall(Spec("-bte_si_holes_bands kp6", &bk, &sk));
-    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_delta 100", &bl, &sl));
-    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_delta 1e-7", &bs, &ss));
-    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_delta 100 -bte_si_holes_dkk_c 0", &bsph, &ssph));
+    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp", &bk, &sk));
+    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 100", &bl, &sl));
+    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 1e-7", &bs, &ss));
+    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 100 -bte_si_holes_dkk_c 0", &bsph, &ssph));
     {
       PetscReal k0[3] = {0, 0, 0};
       PetscCall(sk.bands(sk.ctx, k0, e, v));
