@@ -21,6 +21,14 @@
    final states are found in every valley of the right type. Overlap factors of the
    non-parabolic Frohlich matrix element are taken as 1.
 
+   -bte_gaas_masses anisotropic: the L and X valleys are ellipsoids along their axes ([111],
+   [100]) with longitudinal and transverse masses, gamma = hbar^2 (dk_l^2/m_l + dk_t^2/m_t)/2;
+   the band is then the lowest of Gamma and all 8 L and 6 X ellipsoids (an elongated valley's
+   nearest centre need not be its lowest). The isotropic set stays the default (tables and tests
+   depend on it).
+   -bte_gaas_acoustic_floor equipartition: acoustic phonons below the builder's phonon floor are
+   kept at the floor (BTEModelAcousticRaise) instead of dropped.
+
    Parameters (the standard Monte Carlo set; docs/models.md gives the sources): see the
    defaults below; each is recorded with BTEParamsAdd. */
 #include <bte/private/modelimpl.h>

@@ -10,6 +10,10 @@
    dispersion (the hole picture: a hole is a particle with energy e(k) and charge +e).
    With -bte_si_holes_soc each band is split into its two Kramers partners (6 bands, band
    index 2 b + s), listed as separate bands with spin degeneracy 1.
+   -bte_si_holes_bands kp6: the bands are instead the three Kramers pairs of the 6x6 k.p
+   (Luttinger-Kohn) Hamiltonian with spin-orbit coupling built from the same A, B, C, Delta
+   (SiKp6): non-parabolic and heavier at kT ~ Delta, as the real bands of Si; its eigenvectors
+   give the overlaps of -bte_si_holes_overlap kp.
 
    Phonons (6 modes): LA, TA1, TA2 (acoustic, hw = hbar v_s |q|) and LO, TO1, TO2 (optical,
    hw = hw_op), the deformation-potential model of Jacoboni & Reggiani, Rev. Mod. Phys. 55, 645
@@ -21,7 +25,8 @@
      -bte_si_holes_overlap wiley: Wiley's factors for the heavy/light pair, (1 + 3 cos^2)/4
                                   within a band, 3 sin^2 / 4 between them, scaled by (1 - f_so),
                                   and f_so (-bte_si_holes_so_overlap, default 1/3) between the
-                                  split-off band and each of the others, 1 - 2 f_so within it.
+                                  split-off band and each of the others, 1 - 2 f_so within it;
+     -bte_si_holes_overlap kp:    tr(P_n(k) P_m(k'))/2 with the kp6 projectors (kp6 only).
    With spin-orbit doubling each G is shared equally by the two Kramers partners of the final
    band, so that the rates summed over partners are those of the 3-band model. */
 #include <bte/private/modelimpl.h>
