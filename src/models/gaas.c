@@ -287,6 +287,7 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
     PetscCall(PetscOptionsRealArray("-bte_gaas_l_masses", "L valley longitudinal,transverse masses (m_e), with -bte_gaas_masses anisotropic", "BTESetModel", m, &n, &set));
     if (set) {
       PetscCheck(n == 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_SIZ, "-bte_gaas_l_masses needs two values (longitudinal,transverse), got %" PetscInt_FMT, n);
+      PetscCheck(p->masses == GAAS_MASSES_ANISOTROPIC, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "-bte_gaas_l_masses needs -bte_gaas_masses anisotropic (the isotropic valleys use the density-of-states masses)");
       p->ml[GAAS_L] = m[0];
       p->mt[GAAS_L] = m[1];
     }
@@ -296,6 +297,7 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
     PetscCall(PetscOptionsRealArray("-bte_gaas_x_masses", "X valley longitudinal,transverse masses (m_e), with -bte_gaas_masses anisotropic", "BTESetModel", m, &n, &set));
     if (set) {
       PetscCheck(n == 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_SIZ, "-bte_gaas_x_masses needs two values (longitudinal,transverse), got %" PetscInt_FMT, n);
+      PetscCheck(p->masses == GAAS_MASSES_ANISOTROPIC, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "-bte_gaas_x_masses needs -bte_gaas_masses anisotropic (the isotropic valleys use the density-of-states masses)");
       p->ml[GAAS_X] = m[0];
       p->mt[GAAS_X] = m[1];
     }

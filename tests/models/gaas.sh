@@ -21,6 +21,7 @@ cmp t1.txt np3.txt && echo "3 ranks x 2 threads: identical table"
 OMP_NUM_THREADS=1 "$C" $G -gaas_minima -bte_gaas_masses anisotropic
 expect_fail "needs two values" "$BTE" info -bte_model gaas -bte_grid 8 -bte_gaas_masses anisotropic -bte_gaas_l_masses 1.9
 expect_fail "must be positive" "$BTE" info -bte_model gaas -bte_grid 8 -bte_gaas_masses anisotropic -bte_gaas_x_masses 1.3,-1
+expect_fail "needs -bte_gaas_masses anisotropic" "$BTE" info -bte_model gaas -bte_grid 8 -bte_gaas_l_masses 1.9,0.075
 # at fixed smearing, channels grow as states^2 (each state couples to a fixed energy shell)
 r1=$("$C" -bte_model gaas -bte_grid 32 | awk '/^ok:/ {print $4/($2*$2)}')
 r2=$("$C" -bte_model gaas -bte_grid 40 | awk '/^ok:/ {print $4/($2*$2)}')
