@@ -164,6 +164,11 @@ int main(int argc, char **argv)
   m.eta    = bte->smearing;
   m.tol    = bte->tol_eta * bte->smearing;
   m.hwmin  = bte->phonon_min;
+  /* -bte_parabolic_acoustic_floor equipartition keeps the phonons below the floor at the floor's
+     energy with |g|^2 x floor/hw, i.e. |g|^2 (2N + 1) of the phonon itself to O((floor/kT)^2):
+     the reference is then the integral over all q */
+  for (PetscInt k = 0; k < bte->params.n; k++)
+    if (!strcmp(bte->params.name[k], "acoustic_floor_equipartition")) m.hwmin = 0;
   m.W      = bte->emax;
   m.T      = bte->temperature;
 

@@ -2,6 +2,7 @@
    into states and channels on a BTE, with the selection rules of docs/theory.md section 2. */
 #pragma once
 #include <bte/private/bteimpl.h>
+#include <bte/private/validate.h>
 
 /* One candidate pair of states for coupling_grid_batch: bands n (lower global index) and m, their
    grid indices, energies (eV) and q = kp - k on the grid (each component in [0, nk)). */
@@ -50,6 +51,28 @@ typedef struct {
 /* States and channels from a spec (the generate operation of a model, built-in or an
    application's); collective */
 PETSC_EXTERN PetscErrorCode BTEModelBuild(BTE, const BTEModelSpec *);
+
+/* Acoustic phonons and the table's phonon floor (-bte_phonon_min, 1 meV): the builder drops
+   channels whose hw is below it (Perturbo's rule), which for light carriers removes most of the
+   small-q acoustic scattering. A model may instead keep them under equipartition: hw raised to
+   the floor and |g|^2 scaled by floor/hw. The elastic rate ~ |g|^2 (2N + 1) ~ 2 |g|^2 kT/hw is
+   then unchanged (to O((floor/kT)^2)), and each such channel exchanges the floor's energy,
+   well inside the smearing. floor: the builder's effective floor (BTEModelPhononFloor). */
+static inline void BTEModelAcousticRaise(PetscReal floor, PetscReal *hw, PetscReal *g2)
+{
+  if (*hw > 0 && *hw < floor && *g2 > 0) {
+    *g2 *= floor / *hw;
+    *hw = floor;
+  }
+}
+/* The acoustic treatments a model offers (-bte_<model>_acoustic_floor) */
+typedef enum {
+  BTE_ACOUSTIC_FLOOR_DROP,
+  BTE_ACOUSTIC_FLOOR_EQUIPARTITION
+} BTEAcousticFloor;
+static const char *const BTEAcousticFloors[] = {"drop", "equipartition", "BTEAcousticFloor", "BTE_ACOUSTIC_FLOOR_", NULL};
+/* The phonon energy below which the builder drops a channel */
+#define BTEModelPhononFloor(bte) PetscMax((bte)->phonon_min, BTE_PHONON_FLOOR)
 /* Collective: refuse (one line with the figures and advice) when a rank needs more than slack times
    the memory it may use (-bte_memory_limit, else its share of the node); with fits, say instead. */
 PETSC_INTERN PetscErrorCode BTEModelCheckMemory(BTE, PetscLogDouble, PetscLogDouble, const char[], const char[], PetscBool *);
