@@ -46,6 +46,24 @@ PetscErrorCode BTECollisionInitializePackage(void)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionRegister - Adds a collision operator implementation that BTECollisionSetType() and -bte_collision_type can select
+
+   Not Collective
+
+   Input Parameters:
++  name   - the type's name
+-  create - its create function
+
+   Notes:
+   The create function fills coll->ops (include/bte/private/collisionimpl.h): setup, apply,
+   jacobian_apply and jacobian_diagonal are required. docs/extending.md and examples/extend.c show
+   one.
+
+   Level: advanced
+
+.seealso: `BTECollisionSetType()`, `BTECollisionGetTypes()`, `BTEModelRegister()`
+@*/
 PetscErrorCode BTECollisionRegister(const char name[], PetscErrorCode (*create)(BTECollision))
 {
   PetscFunctionBegin;
@@ -54,6 +72,25 @@ PetscErrorCode BTECollisionRegister(const char name[], PetscErrorCode (*create)(
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionCreate - Creates the collision operator I[f] on the states of a BTE (docs/theory.md eq. 2)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  coll - the new operator
+
+   Notes:
+   Its type is the pair layout unless BTECollisionSetType() or -bte_collision_type says otherwise;
+   the BTE must be set up before BTECollisionSetUp().
+
+   Level: beginner
+
+.seealso: `BTECollisionSetType()`, `BTECollisionApply()`, `BTECollisionDestroy()`
+@*/
 PetscErrorCode BTECollisionCreate(BTE bte, BTECollision *coll)
 {
   BTECollision c;
@@ -102,6 +139,18 @@ static PetscErrorCode BTECollisionReset(BTECollision coll)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionDestroy - Destroys a collision operator
+
+   Collective
+
+   Input Parameter:
+.  coll - the operator (set to NULL)
+
+   Level: beginner
+
+.seealso: `BTECollisionCreate()`
+@*/
 PetscErrorCode BTECollisionDestroy(BTECollision *coll)
 {
   PetscFunctionBegin;
@@ -117,6 +166,23 @@ PetscErrorCode BTECollisionDestroy(BTECollision *coll)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetType - Sets the implementation of the collision operator
+
+   Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  type - BTECOLLISIONBASELINE, BTECOLLISIONTGT, BTECOLLISIONFUSED, BTECOLLISIONPAIR or a type
+          registered with BTECollisionRegister()
+
+   Options Database Key:
+.  -bte_collision_type <type> - the implementation
+
+   Level: intermediate
+
+.seealso: `BTECollisionGetType()`, `BTECollisionGetTypes()`, `BTECollisionRegister()`
+@*/
 PetscErrorCode BTECollisionSetType(BTECollision coll, BTECollisionType type)
 {
   PetscErrorCode (*create)(BTECollision) = NULL;
@@ -130,10 +196,10 @@ PetscErrorCode BTECollisionSetType(BTECollision coll, BTECollisionType type)
   if (!create) {
     char         names[256] = "";
     const char **list;
-    int          n;
+    PetscInt     n;
 
-    PetscCall(PetscFunctionListGet(BTECollisionList, &list, &n));
-    for (int k = 0; k < n; k++) {
+    PetscCall(BTECollisionGetTypes(&n, &list));
+    for (PetscInt k = 0; k < n; k++) {
       PetscCall(PetscStrlcat(names, " ", sizeof(names)));
       PetscCall(PetscStrlcat(names, list[k], sizeof(names)));
     }
@@ -144,10 +210,27 @@ PetscErrorCode BTECollisionSetType(BTECollision coll, BTECollisionType type)
   PetscCall(PetscMemzero(coll->ops, sizeof(struct _BTECollisionOps)));
   coll->ownends = PETSC_FALSE;
   PetscCall((*create)(coll));
+  /* an application's type (BTECollisionRegister) is refused here, not by a call through NULL later */
+  PetscCheck(coll->ops->setup && coll->ops->apply && coll->ops->jacobian_apply && coll->ops->jacobian_diagonal, PetscObjectComm((PetscObject)coll), PETSC_ERR_PLIB, "Collision type %s: its create function must set the setup, apply, jacobian_apply and jacobian_diagonal operations (docs/extending.md)", type);
   PetscCall(PetscObjectChangeTypeName((PetscObject)coll, type));
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionGetType - Gets the implementation of the collision operator
+
+   Not Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Output Parameter:
+.  type - the type name
+
+   Level: intermediate
+
+.seealso: `BTECollisionSetType()`
+@*/
 PetscErrorCode BTECollisionGetType(BTECollision coll, BTECollisionType *type)
 {
   PetscFunctionBegin;
@@ -156,6 +239,23 @@ PetscErrorCode BTECollisionGetType(BTECollision coll, BTECollisionType *type)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetTemperature - Sets the lattice temperature of this operator's phonon occupations
+
+   Logically Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  T    - temperature, K (> 0)
+
+   Notes:
+   Default: the BTE's at setup. Call before BTECollisionSetUp(); the BTE is not changed, so
+   operators at several temperatures can share it.
+
+   Level: intermediate
+
+.seealso: `BTESetTemperature()`
+@*/
 PetscErrorCode BTECollisionSetTemperature(BTECollision coll, PetscReal T)
 {
   PetscFunctionBegin;
@@ -166,6 +266,22 @@ PetscErrorCode BTECollisionSetTemperature(BTECollision coll, PetscReal T)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetJacobianAssembled - Chooses an assembled AIJ Jacobian instead of a MATSHELL
+
+   Logically Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  flg  - PETSC_TRUE for AIJ
+
+   Options Database Key:
+.  -bte_jacobian_assembled <bool> - AIJ Jacobian
+
+   Level: intermediate
+
+.seealso: `BTECollisionCreateJacobian()`
+@*/
 PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision coll, PetscBool flg)
 {
   PetscFunctionBegin;
@@ -174,6 +290,21 @@ PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision coll, PetscBool flg
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionGetJacobianAssembled - Tells whether the Jacobian is an assembled AIJ matrix
+
+   Not Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Output Parameter:
+.  flg - PETSC_TRUE for AIJ
+
+   Level: intermediate
+
+.seealso: `BTECollisionSetJacobianAssembled()`
+@*/
 PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision coll, PetscBool *flg)
 {
   PetscFunctionBegin;
@@ -201,6 +332,24 @@ PetscErrorCode BTECollisionGetPartition(BTECollision coll, BTECollisionPartition
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetFromOptions - Reads the collision operator's options, its type's own included
+
+   Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Options Database Keys:
++  -bte_collision_type <type>              - implementation
+.  -bte_collision_precision <double,mixed> - weight storage
+.  -bte_partition <auto,states,pairs>      - which rank computes a channel whose ends live on two ranks
+-  -bte_jacobian_assembled <bool>          - AIJ Jacobian
+
+   Level: beginner
+
+.seealso: `BTECollisionSetType()`
+@*/
 PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
 {
   char        type[256];
@@ -224,6 +373,22 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetUp - Builds the operator's layout from the BTE's channels at the operator's temperature
+
+   Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Notes:
+   Called by the applies if needed. The BTE must be set up. Refuses a run that does not fit in
+   memory.
+
+   Level: intermediate
+
+.seealso: `BTECollisionCreate()`, `BTECollisionSetTemperature()`
+@*/
 PetscErrorCode BTECollisionSetUp(BTECollision coll)
 {
   BTE bte;
@@ -236,11 +401,26 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   if (!((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, BTECOLLISIONPAIR));
   if (coll->precision == BTE_COLLISION_PRECISION_MIXED) {
     PetscBool ok;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)coll, &ok, BTECOLLISIONFUSED, BTECOLLISIONPAIR, ""));
-    PetscCheck(ok, PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "Mixed precision (-bte_collision_precision mixed) is implemented by the fused and pair types, not by %s", ((PetscObject)coll)->type_name);
+    PetscCall(BTECollisionTypeHasMixedPrecision(((PetscObject)coll)->type_name, &ok));
+    if (!ok) {
+      char         names[256] = "";
+      const char **list;
+      PetscInt     n;
+
+      PetscCall(BTECollisionGetTypes(&n, &list));
+      for (PetscInt k = 0; k < n; k++) {
+        PetscBool mixed;
+        PetscCall(BTECollisionTypeHasMixedPrecision(list[k], &mixed));
+        if (!mixed) continue;
+        PetscCall(PetscStrlcat(names, names[0] ? " and " : "", sizeof(names)));
+        PetscCall(PetscStrlcat(names, list[k], sizeof(names)));
+      }
+      PetscCall(PetscFree(list));
+      SETERRQ(PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "Mixed precision (-bte_collision_precision mixed) is implemented by the %s types, not by %s", names, ((PetscObject)coll)->type_name);
+    }
   }
   PetscCall(PetscLogEventBegin(BTECOLL_SetUp, coll, 0, 0, 0));
-  /* constants of physics.md section 2 */
+  /* constants of docs/theory.md section 2 */
   coll->temperature = coll->Tset > 0 ? coll->Tset : bte->temperature;
   PetscCheck(coll->temperature > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive, got %g K", (double)coll->temperature);
   PetscCheck(bte->smearing > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Smearing must be positive, got %g eV", (double)bte->smearing);
@@ -251,6 +431,7 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   coll->gnorm       = 1.0 / (bte->smearing * PetscSqrtReal(PETSC_PI));
   coll->nq          = (PetscInt64)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
   coll->pref        = 2.0 * PETSC_PI / BTE_HBAR / (PetscReal)coll->nq;
+  coll->kTdb        = bte->delta == BTE_DELTA_BALANCED ? coll->kT : 0.0;
   coll->nbands      = bte->nbands;
   coll->nmodes      = bte->nmodes;
   for (PetscInt a = 0; a < 3; a++) coll->nk[a] = bte->grid.nk[a];
@@ -275,6 +456,27 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionGetInfo - Gets the size of the operator's layout on this rank
+
+   Not Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Output Parameters:
++  nch      - held channels (may be NULL)
+.  nentries - stored channel ends (may be NULL)
+.  nghost   - ghost states (may be NULL)
+-  bytes    - bytes of the layout (may be NULL)
+
+   Notes:
+   Sets the operator up if needed (then collective).
+
+   Level: advanced
+
+.seealso: `BTECollisionView()`
+@*/
 PetscErrorCode BTECollisionGetInfo(BTECollision coll, PetscCount *nch, PetscCount *nentries, PetscInt *nghost, PetscLogDouble *bytes)
 {
   PetscFunctionBegin;
@@ -298,6 +500,25 @@ static PetscErrorCode BTECollisionCheckVec(BTECollision coll, Vec v, PetscInt ar
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionApply - Computes the collision integral I = I[f]
+
+   Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  f    - occupations (a vector of BTECreateStateVec())
+
+   Output Parameter:
+.  Iv - I[f], 1/fs
+
+   Notes:
+   Sets the operator up on first use. Sum_i I_i = 0 to rounding.
+
+   Level: beginner
+
+.seealso: `BTECollisionJacobianApply()`, `BTECollisionTSRHSFunction()`
+@*/
 PetscErrorCode BTECollisionApply(BTECollision coll, Vec f, Vec Iv)
 {
   PetscBool done = PETSC_FALSE;
@@ -320,6 +541,23 @@ PetscErrorCode BTECollisionApply(BTECollision coll, Vec f, Vec Iv)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionJacobianApply - Computes y = J(f) x with J = dI/df
+
+   Collective
+
+   Input Parameters:
++  coll - the collision operator
+.  f    - the occupations J is taken at
+-  x    - the vector J multiplies
+
+   Output Parameter:
+.  y - J(f) x
+
+   Level: intermediate
+
+.seealso: `BTECollisionApply()`, `BTECollisionCreateJacobian()`
+@*/
 PetscErrorCode BTECollisionJacobianApply(BTECollision coll, Vec f, Vec x, Vec y)
 {
   PetscBool done = PETSC_FALSE;
@@ -345,6 +583,22 @@ PetscErrorCode BTECollisionJacobianApply(BTECollision coll, Vec f, Vec x, Vec y)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionGetScatteringRates - Computes the out-scattering rates Gamma_t = -J_tt(f)
+
+   Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  f    - the occupations
+
+   Output Parameter:
+.  Gamma - the rates, 1/fs (the inverse RTA lifetimes at f = f0)
+
+   Level: intermediate
+
+.seealso: `BTECollisionJacobianApply()`
+@*/
 PetscErrorCode BTECollisionGetScatteringRates(BTECollision coll, Vec f, Vec Gamma)
 {
   PetscFunctionBegin;
@@ -368,6 +622,22 @@ static PetscErrorCode BTECollisionViewBytes(PetscViewer v, const char what[], Pe
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionView - Prints the collision operator: type, channels, ghosts and layout bytes per rank
+
+   Collective
+
+   Input Parameters:
++  coll   - the collision operator
+-  viewer - an ASCII viewer, e.g. PETSC_VIEWER_STDOUT_WORLD
+
+   Options Database Key:
+.  -bte_collision_view - view after setup
+
+   Level: beginner
+
+.seealso: `BTECollisionGetInfo()`
+@*/
 PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
 {
   PetscBool   iascii;
@@ -397,7 +667,7 @@ PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
   loc[5] = coll->ncomputed > 0 ? (double)coll->bytes / (double)coll->ncomputed : 0;
   PetscCallMPI(MPI_Allreduce(loc, sum, 6, MPI_DOUBLE, MPI_SUM, comm));
   PetscCallMPI(MPI_Allreduce(loc, mx, 6, MPI_DOUBLE, MPI_MAX, comm));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "temperature %g K, smearing eta %g eV, Nq %" PetscInt64_FMT "\n", (double)coll->temperature, (double)coll->eta, coll->nq));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "temperature %g K, smearing eta %g eV (delta: %s), Nq %" PetscInt64_FMT "\n", (double)coll->temperature, (double)coll->eta, coll->kTdb > 0 ? "balanced, exact detailed balance" : "perturbo", coll->nq));
   PetscCall(PetscViewerASCIIPrintf(viewer, "states: %" PetscInt_FMT " on %d rank(s)\n", coll->N, size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "channels: %" PetscInt64_FMT " distinct; held %.0f in all (largest rank %.0f)\n", coll->bte->ch.nglobal, sum[0], mx[0]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "layout entries (channel ends, or pairs for pair): %.0f (largest rank %.0f)\n", sum[1], mx[1]));
@@ -440,6 +710,22 @@ PetscErrorCode BTECollisionViewSummary(BTECollision coll, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetMixedPrecision - Stores the weights in single precision, summing in double (types that implement it)
+
+   Logically Collective
+
+   Input Parameters:
++  coll  - the collision operator
+-  mixed - PETSC_TRUE for single-precision weights
+
+   Options Database Key:
+.  -bte_collision_precision <double,mixed> - weight storage
+
+   Level: advanced
+
+.seealso: `BTECollisionTypeHasMixedPrecision()`
+@*/
 PetscErrorCode BTECollisionSetMixedPrecision(BTECollision coll, PetscBool mixed)
 {
   PetscFunctionBegin;

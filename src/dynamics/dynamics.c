@@ -13,6 +13,21 @@
 
 #define BTE_TIME_EPS(t) (1e-9 * PetscMax(1.0, PetscAbsReal(t)))
 
+/*@
+   BTEDynamicsCreate - Creates a real-time BTE solver: df/dt = drift + I[f] under a PETSc TS (docs/dynamics.md)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  dyn - the new dynamics object
+
+   Level: beginner
+
+.seealso: `BTEDynamicsSetUp()`, `BTEDynamicsSolve()`, `BTEDynamicsDestroy()`
+@*/
 PetscErrorCode BTEDynamicsCreate(BTE bte, BTEDynamics *dyn)
 {
   BTEDynamics d;
@@ -42,6 +57,18 @@ PetscErrorCode BTEDynamicsCreate(BTE bte, BTEDynamics *dyn)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsDestroy - Destroys a dynamics object
+
+   Collective
+
+   Input Parameter:
+.  dyn - the object (set to NULL)
+
+   Level: beginner
+
+.seealso: `BTEDynamicsCreate()`
+@*/
 PetscErrorCode BTEDynamicsDestroy(BTEDynamics *dyn)
 {
   BTEDynamics d;
@@ -68,6 +95,22 @@ PetscErrorCode BTEDynamicsDestroy(BTEDynamics *dyn)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetCollision - Gives the dynamics a collision operator made by the caller
+
+   Logically Collective
+
+   Input Parameters:
++  dyn  - the dynamics object
+-  coll - the operator (referenced)
+
+   Notes:
+   Without it one is made from the options.
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsGetCollision()`
+@*/
 PetscErrorCode BTEDynamicsSetCollision(BTEDynamics dyn, BTECollision coll)
 {
   PetscFunctionBegin;
@@ -79,6 +122,21 @@ PetscErrorCode BTEDynamicsSetCollision(BTEDynamics dyn, BTECollision coll)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsGetCollision - Gets the dynamics' collision operator
+
+   Not Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Output Parameter:
+.  coll - the operator (not a new reference)
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetCollision()`
+@*/
 PetscErrorCode BTEDynamicsGetCollision(BTEDynamics dyn, BTECollision *coll)
 {
   PetscFunctionBegin;
@@ -86,6 +144,25 @@ PetscErrorCode BTEDynamicsGetCollision(BTEDynamics dyn, BTECollision *coll)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetField - Sets a static electric field, which adds the drift term
+
+   Logically Collective
+
+   Input Parameters:
++  dyn - the dynamics object
+-  E   - the field, V/cm
+
+   Options Database Key:
+.  -bte_efield <Ex,Ey,Ez> - the field
+
+   Notes:
+   Call before BTEDynamicsSetUp().
+
+   Level: beginner
+
+.seealso: `BTEDynamicsGetDrift()`
+@*/
 PetscErrorCode BTEDynamicsSetField(BTEDynamics dyn, const PetscReal E[3])
 {
   PetscFunctionBegin;
@@ -99,6 +176,21 @@ PetscErrorCode BTEDynamicsSetField(BTEDynamics dyn, const PetscReal E[3])
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsGetDrift - Gets the dynamics' drift term
+
+   Not Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Output Parameter:
+.  drift - the drift term (NULL when there is none)
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetField()`
+@*/
 PetscErrorCode BTEDynamicsGetDrift(BTEDynamics dyn, BTEDrift *drift)
 {
   PetscFunctionBegin;
@@ -106,6 +198,27 @@ PetscErrorCode BTEDynamicsGetDrift(BTEDynamics dyn, BTEDrift *drift)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetInitialState - Sets the initial distribution
+
+   Logically Collective
+
+   Input Parameters:
++  dyn   - the dynamics object
+.  type  - BTE_INIT_FERMI, BTE_INIT_GAUSSIAN, BTE_INIT_LORENTZ or BTE_INIT_RESTART
+.  e0    - centre, eV (the table's energy zero)
+-  smear - width, eV
+
+   Options Database Key:
+.  -bte_init <type> - the distribution
+
+   Notes:
+   The carrier number comes from BTEDynamicsSetCarrierDensity() or BTEDynamicsSetPeakOccupation().
+
+   Level: beginner
+
+.seealso: `BTEComputeDistribution()`, `BTEDynamicsSetRestart()`
+@*/
 PetscErrorCode BTEDynamicsSetInitialState(BTEDynamics dyn, BTEInitType type, PetscReal e0, PetscReal smear)
 {
   PetscFunctionBegin;
@@ -119,6 +232,22 @@ PetscErrorCode BTEDynamicsSetInitialState(BTEDynamics dyn, BTEInitType type, Pet
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetCarrierDensity - Sets the carrier density of the initial state
+
+   Logically Collective
+
+   Input Parameters:
++  dyn - the dynamics object
+-  n   - density, cm^-3 (cm^-2 in 2D); 0 unsets it
+
+   Options Database Key:
+.  -bte_carrier_density <n> - the density
+
+   Level: beginner
+
+.seealso: `BTEDynamicsSetPeakOccupation()`
+@*/
 PetscErrorCode BTEDynamicsSetCarrierDensity(BTEDynamics dyn, PetscReal n)
 {
   PetscFunctionBegin;
@@ -127,6 +256,22 @@ PetscErrorCode BTEDynamicsSetCarrierDensity(BTEDynamics dyn, PetscReal n)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetPeakOccupation - Sets the peak occupation A of a gaussian or lorentz initial state
+
+   Logically Collective
+
+   Input Parameters:
++  dyn - the dynamics object
+-  A   - the peak occupation, in (0, 1]
+
+   Options Database Key:
+.  -bte_init_occupation <A> - the peak occupation
+
+   Level: beginner
+
+.seealso: `BTEDynamicsSetCarrierDensity()`
+@*/
 PetscErrorCode BTEDynamicsSetPeakOccupation(BTEDynamics dyn, PetscReal A)
 {
   PetscFunctionBegin;
@@ -135,6 +280,22 @@ PetscErrorCode BTEDynamicsSetPeakOccupation(BTEDynamics dyn, PetscReal A)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetRestart - Starts from the last snapshot of a dynamics output file
+
+   Logically Collective
+
+   Input Parameters:
++  dyn  - the dynamics object
+-  file - a bte dynamics output (HDF5)
+
+   Options Database Key:
+.  -bte_restart <file> - the file
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetInitialState()`
+@*/
 PetscErrorCode BTEDynamicsSetRestart(BTEDynamics dyn, const char file[])
 {
   PetscFunctionBegin;
@@ -142,6 +303,24 @@ PetscErrorCode BTEDynamicsSetRestart(BTEDynamics dyn, const char file[])
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetTimes - Sets the time step and the final time
+
+   Logically Collective
+
+   Input Parameters:
++  dyn    - the dynamics object
+.  dt     - time step, fs
+-  tfinal - final time, fs
+
+   Options Database Keys:
++  -bte_time_step <fs>  - time step
+-  -bte_final_time <fs> - final time
+
+   Level: beginner
+
+.seealso: `BTEDynamicsGetTS()`
+@*/
 PetscErrorCode BTEDynamicsSetTimes(BTEDynamics dyn, PetscReal dt, PetscReal tfinal)
 {
   MPI_Comm comm = PetscObjectComm((PetscObject)dyn);
@@ -160,6 +339,24 @@ PetscErrorCode BTEDynamicsSetTimes(BTEDynamics dyn, PetscReal dt, PetscReal tfin
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetOutput - Sets the HDF5 output file and the interval between snapshots
+
+   Logically Collective
+
+   Input Parameters:
++  dyn      - the dynamics object
+.  file     - the file (NULL or "" for none)
+-  interval - fs between snapshots (> 0)
+
+   Options Database Keys:
++  -bte_output <file>        - the file
+-  -bte_output_interval <fs> - the interval
+
+   Level: beginner
+
+.seealso: `BTEDynamicsSolve()`
+@*/
 PetscErrorCode BTEDynamicsSetOutput(BTEDynamics dyn, const char file[], PetscReal interval)
 {
   PetscFunctionBegin;
@@ -236,6 +433,18 @@ static PetscErrorCode BTEDynamicsCheckSummaryReference(BTEDynamics dyn)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetFromOptions - Reads the dynamics' options, those of its TS, collision operator and drift term included
+
+   Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Level: beginner
+
+.seealso: `BTEDynamicsCreate()`
+@*/
 PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)dyn);
@@ -386,6 +595,24 @@ static PetscErrorCode BTEDynamicsJacobianZeroEntries(Mat A)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsTSRHSFunction - TS right-hand side function: collision plus drift, with a set-up BTEDynamics as context
+
+   Collective
+
+   Input Parameters:
++  ts  - the TS
+.  t   - time, fs
+.  f   - the occupations
+-  ctx - the BTEDynamics
+
+   Output Parameter:
+.  F - I[f] + D[f]
+
+   Level: advanced
+
+.seealso: `BTEDynamicsTSRHSJacobian()`, `BTECollisionTSRHSFunction()`
+@*/
 PetscErrorCode BTEDynamicsTSRHSFunction(TS ts, PetscReal t, Vec f, Vec F, void *ctx)
 {
   BTEDynamics dyn = (BTEDynamics)ctx;
@@ -399,6 +626,23 @@ PetscErrorCode BTEDynamicsTSRHSFunction(TS ts, PetscReal t, Vec f, Vec F, void *
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsTSRHSJacobian - TS right-hand side Jacobian: collision plus drift Jacobians, with a set-up BTEDynamics as context
+
+   Collective
+
+   Input Parameters:
++  ts  - the TS
+.  t   - time, fs
+.  f   - the occupations
+.  A   - the Jacobian
+.  P   - the matrix to build the preconditioner from
+-  ctx - the BTEDynamics
+
+   Level: advanced
+
+.seealso: `BTEDynamicsTSRHSFunction()`
+@*/
 PetscErrorCode BTEDynamicsTSRHSJacobian(TS ts, PetscReal t, Vec f, Mat A, Mat P, void *ctx)
 {
   BTEDynamics dyn = (BTEDynamics)ctx;
@@ -534,7 +778,18 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
     PetscCall(VecSum(f, &sum));
     if (PetscAbsReal(sum / dyn->sum0 - 1) > 1e-6) {
       dyn->warned = PETSC_TRUE;
-      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form plain (exactly conservative), a finer grid or a wider window, or -bte_normalize\n", (double)(sum / dyn->sum0 - 1), BTEDriftForms[dyn->driftform]));
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form upwind (exactly conservative, 0 <= f <= 1), a finer grid or a wider window, or -bte_normalize\n", (double)(sum / dyn->sum0 - 1), BTEDriftForms[dyn->driftform]));
+    }
+  }
+  /* the conservative forms can leave [0, 1] (plain: overshoots; upwind: carriers piled up against
+     the window's top): say so once */
+  if (dyn->drift && !dyn->warnedf) {
+    PetscReal lo, hi;
+    PetscCall(VecMin(f, NULL, &lo));
+    PetscCall(VecMax(f, NULL, &hi));
+    if (lo < -1e-10 || hi > 1 + 1e-10) {
+      dyn->warnedf = PETSC_TRUE;
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: occupations from %.3g to %.6g at t = %g fs, outside [0, 1]: the %s drift form %s\n", (double)lo, (double)hi, (double)t, BTEDriftForms[dyn->driftform], dyn->driftform == BTE_DRIFT_PLAIN ? "overshoots where f varies fast on the grid; use -bte_drift_form upwind, or a finer grid" : "piles carriers up against the window's top; widen the window (-bte_window) or use a finer grid"));
     }
   }
   dyn->tlast = t;
@@ -556,6 +811,18 @@ static PetscErrorCode BTEDynamicsMonitor(TS ts, PetscInt step, PetscReal t, Vec 
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetUp - Sets up the collision operator, the drift term and the TS
+
+   Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSolve()`
+@*/
 PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
 {
   BTE      bte;
@@ -620,6 +887,21 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsGetTS - Gets the TS that integrates the dynamics
+
+   Not Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Output Parameter:
+.  ts - the TS (not a new reference)
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsTSRHSFunction()`
+@*/
 PetscErrorCode BTEDynamicsGetTS(BTEDynamics dyn, TS *ts)
 {
   PetscFunctionBegin;
@@ -637,6 +919,22 @@ static PetscErrorCode BTEDynamicsCarriers(BTE bte, BTEInitType type, PetscReal e
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsComputeInitialState - Computes the initial state
+
+   Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Output Parameters:
++  f  - the initial occupations
+-  t0 - its time, fs (0, or the restart snapshot's)
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetInitialState()`
+@*/
 PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics dyn, Vec f, PetscReal *t0)
 {
   BTE       bte  = dyn->bte;
@@ -689,6 +987,21 @@ PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics dyn, Vec f, PetscReal 
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSolve - Integrates from the initial state to the final time, writing snapshots
+
+   Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Output Parameter:
+.  fout - the final state (may be NULL)
+
+   Level: beginner
+
+.seealso: `BTEDynamicsSetTimes()`, `BTEDynamicsSetOutput()`
+@*/
 PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)dyn);
@@ -704,7 +1017,8 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(BTEDynamicsCheckState(dyn, dyn->f, t0, dyn->step0, dyn->init == BTE_INIT_RESTART ? "initial state (the restart snapshot)" : "initial state"));
   PetscCall(VecSum(dyn->f, &dyn->sum0));
   PetscCheck(dyn->sum0 > 0, comm, PETSC_ERR_USER_INPUT, "The initial state has no carriers (every occupation is 0): its energy (-bte_init_e0, -bte_init_e0_edge) is too far from the states in the window, or its width (-bte_init_smear) too small");
-  dyn->warned = PETSC_FALSE;
+  dyn->warned  = PETSC_FALSE;
+  dyn->warnedf = PETSC_FALSE;
   PetscCall(TSGetMaxTime(dyn->ts, &tmax));
   PetscCall(BTECheckRange(comm, "final time (-bte_final_time, -ts_max_time)", tmax, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
   PetscCheck(tmax > t0 + BTE_TIME_EPS(t0), comm, PETSC_ERR_USER_INPUT, "The final time %g fs is not after the initial time %g fs%s: raise -bte_final_time", (double)tmax, (double)t0, dyn->init == BTE_INIT_RESTART ? " (the restart snapshot's)" : "");
@@ -780,6 +1094,19 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsView - Prints the dynamics' settings
+
+   Collective
+
+   Input Parameters:
++  dyn    - the dynamics object
+-  viewer - the viewer (NULL: standard output)
+
+   Level: beginner
+
+.seealso: `BTEDynamicsCreate()`
+@*/
 PetscErrorCode BTEDynamicsView(BTEDynamics dyn, PetscViewer viewer)
 {
   PetscBool iascii;

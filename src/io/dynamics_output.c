@@ -14,6 +14,7 @@
 #include <string.h>
 #include <bte/private/validate.h>
 #include <bte/private/diagnostics.h>
+#include <bte/private/latticeh5.h>
 
 #define BTE_DYN_FORMAT_NAME    "bte-dynamics"
 #define BTE_DYN_FORMAT_VERSION 1
@@ -319,6 +320,7 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
       {
         char err[256];
         PetscCheck(!BTEDiagnosticsWriteH5((hid_t)dyn->out.fid, &diag, why, err, sizeof(err)), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Writing %s: %s", dyn->out.tmp, err);
+        PetscCheck(!BTELatticeWriteH5((hid_t)dyn->out.fid, &bte->grid, err, sizeof(err)), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Writing %s: %s", dyn->out.tmp, err);
       }
       gid = H5Gopen2((hid_t)dyn->out.fid, "dynamics", H5P_DEFAULT);
       PetscCall(H5AttrString(gid, "format", BTE_DYN_FORMAT_NAME));

@@ -1,7 +1,7 @@
 # Dynamics in a static field (parabolic valley): +E_x drives electrons toward -x (v_d < 0) and -E_x
 # mirrors it; the plain form keeps the carrier number; the log form warns when it does not and
 # -bte_normalize restores it; the low-field steady-state drift velocity gives the mobility of
-# `bte transport` on the same table (independent code path: linear response, physics.md eq. 5-6).
+# `bte transport` on the same table (independent code path: linear response, docs/theory.md eq. 5-6).
 . "$TESTDIR/common.sh"
 set -e
 [ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }

@@ -108,6 +108,7 @@ struct _p_BTECollision {
   PetscReal  inveta;      /* 1/eta */
   PetscReal  gnorm;       /* 1/(eta sqrt(pi)): G(x) = gnorm exp(-(x/eta)^2) */
   PetscReal  pref;        /* (2 pi / hbar) / Nq, 1/(eV fs) */
+  PetscReal  kTdb;        /* -bte_delta balanced: kT (eV) of the detailed balance the weights obey; 0: Perturbo's delta */
   PetscInt64 nq;          /* q points of the full grid */
   PetscInt   nbands, nmodes;
   PetscInt   nk[3];
@@ -155,12 +156,35 @@ static inline PetscReal BTECollBose(PetscReal hw, PetscReal kT)
 {
   return 1.0 / (PetscExpReal(hw / kT) - 1.0);
 }
-/* absorption a and emission b weights (1/fs), physics.md eq. 2 */
-static inline void BTECollWeightsAB(PetscReal pref, PetscReal inveta, PetscReal gnorm, PetscReal ei, PetscReal ej, PetscReal hw, PetscReal g2, PetscReal *a, PetscReal *b)
+/* -bte_delta balanced (docs/collision.md): the channel's Gaussian weight a + b is split between
+   its two directions by the Boltzmann factor of the states' own energy difference d = e_i - e_j,
+
+     P = (a + b) e^u / (2 sinh v),  Q = (a + b) e^-u / (2 sinh v),  u = d / 2kT,  v = hw / 2kT,
+
+   so P / Q = exp(d / kT): every channel obeys detailed balance at kT and Fermi-Dirac at the lattice
+   temperature is an exact steady state. Where the channel conserves energy (d = -hw, b = 0, or
+   d = +hw, a = 0) this is Perturbo's a N, a (N + 1) (or b (N + 1), b N) exactly. The rates are
+   returned as the effective weights a', b' for which eq. 3 (BTECollWeightsPQ) and BTECollXabs give
+   these P and Q, so every implementation, and a layout that stores a, b (tgt's STORE_G2DT), keeps
+   its form and its bytes:
+
+     a' + b' = (P + Q) / (2N + 1) = (a + b) cosh u / cosh v,   b' - a' = P - Q = (a + b) sinh u / sinh v
+
+   (a' may be negative). collisioncuda_device.h's bte_balance mirrors it. */
+static inline void BTECollBalance(PetscReal d, PetscReal hw, PetscReal kT, PetscReal *a, PetscReal *b)
+{
+  PetscReal eu = PetscExpReal(0.5 * d / kT), ev = PetscExpReal(0.5 * hw / kT);
+  PetscReal c = (eu + 1.0 / eu) / (ev + 1.0 / ev), s = (eu - 1.0 / eu) / (ev - 1.0 / ev), h = 0.5 * (*a + *b);
+  *a = h * (c - s);
+  *b = h * (c + s);
+}
+/* absorption a and emission b weights (1/fs), docs/theory.md eq. 2; kTdb > 0: balanced (above) */
+static inline void BTECollWeightsAB(PetscReal pref, PetscReal inveta, PetscReal gnorm, PetscReal kTdb, PetscReal ei, PetscReal ej, PetscReal hw, PetscReal g2, PetscReal *a, PetscReal *b)
 {
   PetscReal d = ei - ej, w = pref * g2;
   *a = w * BTECollGauss(d + hw, inveta, gnorm);
   *b = w * BTECollGauss(d - hw, inveta, gnorm);
+  if (kTdb > 0) BTECollBalance(d, hw, kTdb, a, b);
 }
 /* P = a N + b (N+1) (rate i -> j), Q = a (N+1) + b N (rate j -> i), eq. 3 */
 static inline void BTECollWeightsPQ(PetscReal a, PetscReal b, PetscReal N, PetscReal *P, PetscReal *Q)
@@ -285,7 +309,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCountingSort(PetscCount n, const PetscCo
 
 /* Out-scattering rates Gamma_t = -J_tt(f) = sum over channel ends at t of
    [out (1 - f_o) + in f_o] (the RTA inverse lifetime at f = f0), 1/fs. For the
-   transport solver (physics.md eq. 5). f and Gamma are global state Vecs. */
+   transport solver (docs/theory.md eq. 5). f and Gamma are global state Vecs. */
 /* (declared in bte.h) */
 /* Choose MATSHELL (PETSC_FALSE, default) or assembled AIJ (PETSC_TRUE) for BTECollisionCreateJacobian(). */
 /* (declared in bte.h) */

@@ -124,6 +124,7 @@ struct _p_BTEDynamics {
   PetscBool    normalize;  /* rescale f to the initial carrier number after every step */
   PetscReal    sum0;       /* sum_i f_i of the initial state */
   PetscBool    warned;     /* carrier-number warning printed */
+  PetscBool    warnedf;    /* occupations-outside-[0,1] warning printed */
   PetscReal    statetol;   /* occupations must stay finite and in [-statetol, 1 + statetol] (< 0: finite only) */
   /* TS and its operators */
   TS           ts;

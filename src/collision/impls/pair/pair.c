@@ -11,7 +11,7 @@
      J x:    row a  += -(p + q) x_a + (P f_a + Q (1 - f_a)) x_b        column b: the negative
      diag J: row a  += -(p + q)                      column b += -(P f_a + Q (1 - f_a))
 
-   (physics.md eqs. 2-4: x_c updates I_i by +x_c and I_j by -x_c).
+   (docs/theory.md eqs. 2-4: x_c updates I_i by +x_c and I_j by -x_c).
 
    On several ranks with -bte_partition pairs, a rank computes only the channels assigned to it
    (BTECollComputes: each channel by one of the two ranks that hold it), so each pair of states
@@ -635,6 +635,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     info.inveta = coll->inveta;
     info.gnorm  = coll->gnorm;
     info.kT     = coll->kT;
+    info.kTdb   = coll->kTdb;
     /* with pairs the builder gets only the channels this rank computes */
     PetscCall(BTEPairCUDABuilderCreate(L, &info, pa->pairs ? coll->ncomputed : nch, mixed, &fits, &B));
     PetscCall(PetscFree(inv32));
