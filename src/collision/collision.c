@@ -313,6 +313,27 @@ PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision coll, PetscBool *fl
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetPartition - Chooses which rank computes a channel whose ends live on two ranks
+
+   Logically Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  part - BTE_COLLISION_PARTITION_STATES (both ranks), BTE_COLLISION_PARTITION_PAIRS (one of them,
+          its contribution to the other end sent to that end's owner; pair type only) or
+          BTE_COLLISION_PARTITION_AUTO (pairs for the pair type on several ranks, else states)
+
+   Options Database Key:
+.  -bte_partition <auto,states,pairs> - the partition
+
+   Notes:
+   Call before BTECollisionSetUp(). Declared in bte/private/collisionimpl.h. See docs/collision.md.
+
+   Level: advanced
+
+.seealso: `BTECollisionGetPartition()`, `BTECollisionSetFromOptions()`
+@*/
 PetscErrorCode BTECollisionSetPartition(BTECollision coll, BTECollisionPartition part)
 {
   PetscFunctionBegin;
@@ -323,7 +344,21 @@ PetscErrorCode BTECollisionSetPartition(BTECollision coll, BTECollisionPartition
   PetscFunctionReturn(0);
 }
 
-/* The partition in use after setup (states or pairs), before it the one set (possibly auto). */
+/*@
+   BTECollisionGetPartition - The partition in use after setup (states or pairs); before setup the one set (possibly auto)
+
+   Not Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Output Parameter:
+.  part - the partition
+
+   Level: advanced
+
+.seealso: `BTECollisionSetPartition()`
+@*/
 PetscErrorCode BTECollisionGetPartition(BTECollision coll, BTECollisionPartition *part)
 {
   PetscFunctionBegin;
