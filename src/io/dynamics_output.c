@@ -14,6 +14,7 @@
 #include <string.h>
 #include <bte/private/validate.h>
 #include <bte/private/diagnostics.h>
+#include <bte/private/h5util.h>
 
 #define BTE_DYN_FORMAT_NAME    "bte-dynamics"
 #define BTE_DYN_FORMAT_VERSION 1
@@ -26,18 +27,16 @@
 static PetscErrorCode H5AttrString(hid_t obj, const char name[], const char value[])
 {
   hid_t       type, space, attr;
-  const char *v = value;
+  const char *v = value ? value : "";
 
   PetscFunctionBegin;
-  /* variable-length UTF-8: h5py reads it as str */
-  type = H5Tcopy(H5T_C_S1);
-  H5CALL(H5Tset_size(type, H5T_VARIABLE), "HDF5: string type");
-  H5CALL(H5Tset_cset(type, H5T_CSET_UTF8), "HDF5: string type");
+  type = BTEH5StringType(v); /* fixed-length UTF-8 (src/io/h5util.c says why) */
+  H5CALL(type, "HDF5: string type");
   space = H5Screate(H5S_SCALAR);
   if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
   attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
   H5CALL(attr, "HDF5: cannot create attribute %s", name);
-  H5CALL(H5Awrite(attr, type, &v), "HDF5: cannot write attribute %s", name);
+  H5CALL(H5Awrite(attr, type, v), "HDF5: cannot write attribute %s", name);
   H5Aclose(attr);
   H5Sclose(space);
   H5Tclose(type);
@@ -278,9 +277,9 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
         }
       }
     } else {
-      /* the default (oldest compatible) file format: it has no "open for writing" flag, so a run
-         killed midway leaves a file that opens as it was at its last flush */
-      fid = H5Fcreate(dyn->out.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+      /* the 1.8 file format: it has no "open for writing" flag, so a run killed midway leaves a
+         file that opens as it was at its last flush */
+      fid = BTEH5FileCreate(dyn->out.tmp, PETSC_TRUE);
       if (fid < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot create the dynamics output file %s (-bte_output; written as %s until its first snapshot): check the directory exists and is writable", file, dyn->out.tmp));
       else {
         gid = H5Gcreate2(fid, "dynamics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);

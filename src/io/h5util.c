@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 void BTEH5Silence(BTEH5Auto *saved)
 {
@@ -107,6 +109,32 @@ static const char *ClassName(H5T_class_t c)
   }
 }
 
+/* Only the standard number types are read: HDF5 converts whatever a file's type describes, so a
+   flipped byte in a float type (its exponent size or bias, say) would turn every value into a
+   different but finite number without any error. H5Tequal compares size, byte order, precision,
+   offset, sign and, for floats, the bit fields and the exponent bias. */
+static int StandardNumberType(hid_t t, H5T_class_t cls)
+{
+  hid_t ints[] = {H5T_STD_I8LE, H5T_STD_I8BE, H5T_STD_I16LE, H5T_STD_I16BE, H5T_STD_I32LE, H5T_STD_I32BE, H5T_STD_I64LE, H5T_STD_I64BE, H5T_STD_U8LE, H5T_STD_U8BE, H5T_STD_U16LE, H5T_STD_U16BE, H5T_STD_U32LE, H5T_STD_U32BE, H5T_STD_U64LE, H5T_STD_U64BE};
+  hid_t flts[] = {H5T_IEEE_F32LE, H5T_IEEE_F32BE, H5T_IEEE_F64LE, H5T_IEEE_F64BE};
+
+  if (cls == H5T_INTEGER) {
+    for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++)
+      if (H5Tequal(t, ints[k]) > 0) return 1;
+  } else if (cls == H5T_FLOAT) {
+    for (size_t k = 0; k < sizeof(flts) / sizeof(flts[0]); k++)
+      if (H5Tequal(t, flts[k]) > 0) return 1;
+  }
+  return 0;
+}
+
+int BTEH5CheckNumberType(hid_t t, H5T_class_t cls, const char what[], BTEH5Status *st)
+{
+  if (StandardNumberType(t, cls)) return 0;
+  if (cls == H5T_FLOAT) return BTEH5Fail(st, "%s has a floating-point type that is not IEEE single or double precision (size %zu bytes); the file is corrupt or not written by a standard HDF5 writer", what, H5Tget_size(t));
+  return BTEH5Fail(st, "%s has an integer type that is not a standard 8-, 16-, 32- or 64-bit integer (size %zu bytes); the file is corrupt", what, H5Tget_size(t));
+}
+
 /* Opens attribute name of obj, checks that it holds one value; returns its type class. */
 static int AttrOpen(hid_t loc, const char obj[], const char name[], hid_t *attr, H5T_class_t *cls, BTEH5Status *st)
 {
@@ -136,6 +164,7 @@ int BTEH5ReadAttrString(hid_t loc, const char obj[], const char name[], char buf
 {
   hid_t       a, ft = -1, mt = -1;
   H5T_class_t cls;
+  H5T_cset_t  cset;
   int         ret = 0;
 
   buf[0] = 0;
@@ -144,22 +173,20 @@ int BTEH5ReadAttrString(hid_t loc, const char obj[], const char name[], char buf
     H5Aclose(a);
     return BTEH5Fail(st, "attribute '%s' of %s has %s type; expected a string", name, ObjName(obj), ClassName(cls));
   }
-  ft = H5Aget_type(a);
-  if (H5Tis_variable_str(ft) > 0) {
-    char *s = NULL;
-    mt      = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, H5T_VARIABLE);
-    H5Tset_cset(mt, H5Tget_cset(ft));
-    if (H5Aread(a, mt, &s) < 0 || !s) ret = BTEH5Fail(st, "attribute '%s' of %s cannot be read", name, ObjName(obj));
-    else {
-      snprintf(buf, len, "%s", s);
-      H5free_memory(s);
-    }
+  ft   = H5Aget_type(a);
+  cset = ft >= 0 ? H5Tget_cset(ft) : H5T_CSET_ERROR;
+  if (cset != H5T_CSET_ASCII && cset != H5T_CSET_UTF8) ret = BTEH5Fail(st, "attribute '%s' of %s is a string of an unknown character set; the file is corrupt", name, ObjName(obj));
+  else if (H5Tis_variable_str(ft) > 0) {
+    /* Variable-length (what h5py writes for a str, and bte wrote before format 1.10 files): the
+       bytes live in the file's global heap, which HDF5 trusts; BTEH5ReadVarString bounds them. */
+    char why[256];
+    if (BTEH5ReadVarString(a, ft, buf, len, why, sizeof(why))) ret = BTEH5Fail(st, "attribute '%s' of %s (a variable-length string) cannot be read: %s; the file is damaged", name, ObjName(obj), why);
   } else {
     size_t sz = H5Tget_size(ft);
     char  *tmp;
-    mt = H5Tcopy(ft);
-    if (!sz || !(tmp = (char *)calloc(sz + 1, 1))) ret = BTEH5Fail(st, "attribute '%s' of %s cannot be read", name, ObjName(obj));
+    /* a fixed-length string is read whole: bound it first (a corrupted size would allocate it) */
+    if (!sz || sz > BTE_H5_STRING_MAX) ret = BTEH5Fail(st, "attribute '%s' of %s is a string of %zu bytes; expected 1 to %d: the file is corrupt", name, ObjName(obj), sz, BTE_H5_STRING_MAX);
+    else if ((mt = H5Tcopy(ft)) < 0 || !(tmp = (char *)calloc(sz + 1, 1))) ret = BTEH5Fail(st, "attribute '%s' of %s cannot be read", name, ObjName(obj));
     else {
       if (H5Aread(a, mt, tmp) < 0) ret = BTEH5Fail(st, "attribute '%s' of %s cannot be read", name, ObjName(obj));
       else {
@@ -171,8 +198,40 @@ int BTEH5ReadAttrString(hid_t loc, const char obj[], const char name[], char buf
     }
   }
   if (mt >= 0) H5Tclose(mt);
-  H5Tclose(ft);
+  if (ft >= 0) H5Tclose(ft);
   H5Aclose(a);
+  return ret;
+}
+
+int BTEH5ReadVarString(hid_t a, hid_t ft, char buf[], size_t len, char why[], size_t wlen)
+{
+  hid_t mt = H5Tcopy(H5T_C_S1);
+  char *s  = NULL;
+  int   ret = 0;
+
+  H5Tset_size(mt, H5T_VARIABLE);
+  H5Tset_cset(mt, H5Tget_cset(ft));
+  if (H5Aread(a, mt, &s) < 0 || !s) ret = -1;
+  else {
+    snprintf(buf, len, "%s", s);
+    H5free_memory(s);
+  }
+  H5Tclose(mt);
+  if (ret) snprintf(why, wlen, "HDF5 cannot read it");
+  return ret;
+}
+
+/* The attribute's type must be a standard one of class cls (see StandardNumberType). */
+static int AttrNumberType(hid_t a, H5T_class_t cls, const char obj[], const char name[], BTEH5Status *st)
+{
+  hid_t t = H5Aget_type(a);
+  char  what[256];
+  int   ret;
+
+  if (t < 0) return BTEH5Fail(st, "attribute '%s' of %s: cannot read its type; the file is damaged", name, ObjName(obj));
+  snprintf(what, sizeof(what), "attribute '%s' of %s", name, ObjName(obj));
+  ret = BTEH5CheckNumberType(t, cls, what, st);
+  H5Tclose(t);
   return ret;
 }
 
@@ -184,6 +243,7 @@ int BTEH5ReadAttrInt(hid_t loc, const char obj[], const char name[], long long *
 
   if (AttrOpen(loc, obj, name, &a, &cls, st)) return -1;
   if (cls != H5T_INTEGER) ret = BTEH5Fail(st, "attribute '%s' of %s has %s type; expected an integer", name, ObjName(obj), ClassName(cls));
+  else if (AttrNumberType(a, cls, obj, name, st)) ret = -1;
   else if (H5Aread(a, H5T_NATIVE_LLONG, v) < 0) ret = BTEH5Fail(st, "attribute '%s' of %s cannot be read", name, ObjName(obj));
   H5Aclose(a);
   return ret;
@@ -197,6 +257,7 @@ int BTEH5ReadAttrReal(hid_t loc, const char obj[], const char name[], double *v,
 
   if (AttrOpen(loc, obj, name, &a, &cls, st)) return -1;
   if (cls != H5T_FLOAT && cls != H5T_INTEGER) ret = BTEH5Fail(st, "attribute '%s' of %s has %s type; expected a number", name, ObjName(obj), ClassName(cls));
+  else if (AttrNumberType(a, cls, obj, name, st)) ret = -1;
   else if (H5Aread(a, H5T_NATIVE_DOUBLE, v) < 0) ret = BTEH5Fail(st, "attribute '%s' of %s cannot be read", name, ObjName(obj));
   H5Aclose(a);
   return ret;
@@ -230,18 +291,66 @@ static int WriteAttr(hid_t obj, const char name[], hid_t ftype, hid_t mtype, con
   return ret;
 }
 
+hid_t BTEH5StringType(const char value[])
+{
+  hid_t  t = H5Tcopy(H5T_C_S1);
+  size_t n = value ? strlen(value) : 0;
+
+  /* fixed-length, null-terminated UTF-8 (h5py reads it as bytes): its bytes sit in the attribute
+     itself, not in the global heap that a variable-length string points into, so a reader
+     bounds them by the type's size alone */
+  if (t < 0) return t;
+  if (H5Tset_size(t, n ? n + 1 : 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+    H5Tclose(t);
+    return -1;
+  }
+  return t;
+}
+
 int BTEH5WriteAttrString(hid_t obj, const char name[], const char value[], BTEH5Status *st)
 {
-  hid_t       t = H5Tcopy(H5T_C_S1);
   const char *v = value ? value : "";
+  hid_t       t = BTEH5StringType(v);
   int         ret;
 
-  /* variable-length UTF-8: what h5py writes for a Python str, and reads back as str */
-  H5Tset_size(t, H5T_VARIABLE);
-  H5Tset_cset(t, H5T_CSET_UTF8);
-  ret = WriteAttr(obj, name, t, t, &v, st);
+  if (t < 0) return BTEH5Fail(st, "cannot write attribute '%s': no string type", name);
+  ret = WriteAttr(obj, name, t, t, v, st);
   H5Tclose(t);
   return ret;
+}
+
+hid_t BTEH5FileCreate(const char file[], PetscBool growing)
+{
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f;
+
+  /* The newest file format HDF5 1.10 writes (readable by 1.10 and later; what h5py writes with
+     libver='v110'): version 2 object headers with checksums on all metadata, so a damaged header
+     is reported instead of trusted. A file that grows during a run (the dynamics output) stops at
+     the 1.8 format: the 1.10 superblock marks a file open for writing, and a run killed midway
+     would leave a file that HDF5 refuses to open until 'h5clear -s'; the 1.8 format has the same
+     checksummed object headers and no such mark. */
+  if (fapl >= 0) {
+#if H5_VERSION_GE(1, 10, 2)
+    if (growing) H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18);
+    else H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110);
+#else
+    if (!growing) H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+#endif
+  }
+  f = H5Fcreate(file, H5F_ACC_TRUNC, H5P_DEFAULT, fapl >= 0 ? fapl : H5P_DEFAULT);
+  if (fapl >= 0) H5Pclose(fapl);
+  return f;
+}
+
+int BTEH5CheckRegularFile(const char file[], BTEH5Status *st)
+{
+  struct stat sb;
+
+  /* HDF5 would open a FIFO or a device and wait on it (or read it forever): only regular files */
+  if (stat(file, &sb)) return BTEH5Fail(st, "cannot open it: %s", strerror(errno));
+  if (S_ISDIR(sb.st_mode)) return BTEH5Fail(st, "it is a directory, not an HDF5 file");
+  if (!S_ISREG(sb.st_mode)) return BTEH5Fail(st, "it is not a regular file (%s); bte reads HDF5 files only from regular files", S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISCHR(sb.st_mode) ? "a character device" : S_ISBLK(sb.st_mode) ? "a block device" : S_ISSOCK(sb.st_mode) ? "a socket" : "a special file");
+  return 0;
 }
 
 int BTEH5WriteAttrInt(hid_t obj, const char name[], long long v, BTEH5Status *st)
@@ -279,11 +388,21 @@ int BTEH5DatasetShape(hid_t loc, const char path[], H5T_class_t cls, int rank, c
     return BTEH5Fail(st, "%s is not a dataset (docs/format.md)", path);
   }
   t = H5Dget_type(o);
-  c = H5Tget_class(t);
-  H5Tclose(t);
+  c = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
   if (c != cls) {
+    if (t >= 0) H5Tclose(t);
     H5Oclose(o);
     return BTEH5Fail(st, "dataset %s has %s type; expected %s type (docs/format.md)", path, ClassName(c), ClassName(cls));
+  }
+  if (cls == H5T_INTEGER || cls == H5T_FLOAT) {
+    char what[256];
+    snprintf(what, sizeof(what), "dataset %s", path);
+    ret = BTEH5CheckNumberType(t, cls, what, st);
+  }
+  H5Tclose(t);
+  if (ret) {
+    H5Oclose(o);
+    return ret;
   }
   sp = H5Dget_space(o);
   r  = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
