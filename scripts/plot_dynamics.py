@@ -21,6 +21,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
 
 
+
+def text(x):
+    # string attributes are fixed-length (bytes in h5py); older files have str
+    return x.decode() if isinstance(x, bytes) else str(x)
+
 def smooth(y, width):
     """Gaussian smoothing over `width` bins (standard deviation); 0 leaves y as it is."""
     if width <= 0:
@@ -54,8 +59,8 @@ def main():
         edge = float(g.attrs["band_edge"])
         T = float(g.attrs["temperature"])
         efield = np.asarray(g.attrs["efield"], dtype=float)
-        kind = str(g.attrs.get("carriers", "carriers"))
-        source = str(g.attrs.get("source", ""))
+        kind = text(g.attrs.get("carriers", "carriers"))
+        source = text(g.attrs.get("source", ""))
 
     outdir = args.outdir or os.path.dirname(os.path.abspath(args.file))
     os.makedirs(outdir, exist_ok=True)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <bte/private/validate.h>
 #include <bte/private/diagnostics.h>
 #include <bte/private/h5util.h>
@@ -645,6 +646,10 @@ PetscErrorCode BTEDynamicsRestartRead(BTE bte, const char file[], Vec f, BTEDyna
 
   PetscFunctionBegin;
   PetscCheck(file && file[0], comm, PETSC_ERR_USER_INPUT, "-bte_init restart needs the file to restart from: -bte_restart FILE.h5 (a bte dynamics output)");
+  {
+    struct stat sb;
+    PetscCheck(!stat(file, &sb) || errno != ENOENT, comm, PETSC_ERR_FILE_OPEN, "Restart file %s not found (-bte_restart)", file);
+  }
   PetscCall(PetscLogEventBegin(BTE_DynamicsRestart, bte, 0, 0, 0));
   PetscCall(PetscMemzero(&st, sizeof(st)));
   PetscCall(PetscMemzero(rs, sizeof(*rs)));
