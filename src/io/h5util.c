@@ -80,8 +80,13 @@ int BTEH5Exists(hid_t loc, const char path[])
 
 int BTEH5AttrExists(hid_t loc, const char obj[], const char name[])
 {
+  htri_t e;
+
   if (!BTEH5Exists(loc, obj)) return 0;
-  return H5Aexists_by_name(loc, obj, name, H5P_DEFAULT) > 0;
+  e = H5Aexists_by_name(loc, obj, name, H5P_DEFAULT);
+  /* an error (damaged attribute storage) is not "absent": -1 is true, so the caller goes on to
+     read the attribute and reports the damage instead of skipping an optional check */
+  return e > 0 ? 1 : (e == 0 ? 0 : -1);
 }
 
 static const char *ObjName(const char obj[])

@@ -40,6 +40,7 @@ PETSC_INTERN int  BTEH5Fail(BTEH5Status *, const char *, ...) PETSC_ATTRIBUTE_FO
 PETSC_INTERN void BTEH5StackMessage(char[], size_t);
 /* 1 if every component of path exists under loc (no error if an ancestor is missing) */
 PETSC_INTERN int BTEH5Exists(hid_t, const char[]);
+/* 1 if the attribute exists, 0 if not, -1 if HDF5 cannot tell (damaged storage: reading it then fails) */
 PETSC_INTERN int BTEH5AttrExists(hid_t, const char obj[], const char name[]);
 
 /* Scalar attributes of the object at path obj (relative to loc). A one-element array is accepted. */
