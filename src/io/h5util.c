@@ -71,11 +71,15 @@ int BTEH5Exists(hid_t loc, const char path[])
     if (buf[k] == '/' || buf[k] == 0) {
       char c = buf[k];
       buf[k] = 0;
-      if (H5Lexists(loc, buf, H5P_DEFAULT) <= 0) return 0;
+      htri_t e = H5Lexists(loc, buf, H5P_DEFAULT);
+      if (e <= 0) return e < 0 ? -1 : 0;
       buf[k] = c;
     }
   }
-  return H5Oexists_by_name(loc, path, H5P_DEFAULT) > 0;
+  {
+    htri_t e = H5Oexists_by_name(loc, path, H5P_DEFAULT);
+    return e > 0 ? 1 : (e == 0 ? 0 : -1);
+  }
 }
 
 int BTEH5AttrExists(hid_t loc, const char obj[], const char name[])
@@ -147,8 +151,20 @@ static int AttrOpen(hid_t loc, const char obj[], const char name[], hid_t *attr,
   hssize_t np;
 
   *attr = -1;
-  if (!BTEH5Exists(loc, obj)) return BTEH5Fail(st, "%s is missing (required by docs/format.md)", ObjName(obj));
-  if (H5Aexists_by_name(loc, obj, name, H5P_DEFAULT) <= 0) return BTEH5Fail(st, "attribute '%s' of %s is missing (required by docs/format.md)", name, ObjName(obj));
+  switch (BTEH5Exists(loc, obj)) {
+  case 0:
+    return BTEH5Fail(st, "%s is missing (required by docs/format.md)", ObjName(obj));
+  case -1:
+    return BTEH5Fail(st, "%s cannot be looked up; the file is damaged", ObjName(obj));
+  }
+  switch (H5Aexists_by_name(loc, obj, name, H5P_DEFAULT)) {
+  case 0:
+    return BTEH5Fail(st, "attribute '%s' of %s is missing (required by docs/format.md)", name, ObjName(obj));
+  case 1:
+    break;
+  default:
+    return BTEH5Fail(st, "attribute '%s' of %s cannot be looked up; the file is damaged", name, ObjName(obj));
+  }
   *attr = H5Aopen_by_name(loc, obj, name, H5P_DEFAULT, H5P_DEFAULT);
   if (*attr < 0) return BTEH5Fail(st, "attribute '%s' of %s cannot be opened; the file is damaged", name, ObjName(obj));
   sp = H5Aget_space(*attr);
@@ -385,7 +401,7 @@ int BTEH5DatasetShape(hid_t loc, const char path[], H5T_class_t cls, int rank, c
   int         r, ret = 0;
   hsize_t     d[H5S_MAX_RANK];
 
-  if (!BTEH5Exists(loc, path)) return BTEH5Fail(st, "dataset %s is missing (required by docs/format.md)", path);
+  if (!BTEH5Exists(loc, path)) return BTEH5Fail(st, "dataset %s is missing (required by docs/format.md)", path); /* -1 (damaged): the open fails */
   o = H5Oopen(loc, path, H5P_DEFAULT);
   if (o < 0) return BTEH5Fail(st, "dataset %s cannot be opened; the file is damaged", path);
   if (H5Iget_type(o) != H5I_DATASET) {

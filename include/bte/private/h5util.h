@@ -38,7 +38,8 @@ PETSC_INTERN void BTEH5Restore(const BTEH5Auto *);
 PETSC_INTERN int  BTEH5Fail(BTEH5Status *, const char *, ...) PETSC_ATTRIBUTE_FORMAT(2, 3);
 /* The innermost message of HDF5's error stack (call right after the failing call). */
 PETSC_INTERN void BTEH5StackMessage(char[], size_t);
-/* 1 if every component of path exists under loc (no error if an ancestor is missing) */
+/* 1 if every component of path exists under loc (0 if one is missing, -1 if HDF5 cannot tell:
+   damaged metadata; opening it then fails) */
 PETSC_INTERN int BTEH5Exists(hid_t, const char[]);
 /* 1 if the attribute exists, 0 if not, -1 if HDF5 cannot tell (damaged storage: reading it then fails) */
 PETSC_INTERN int BTEH5AttrExists(hid_t, const char obj[], const char name[]);
