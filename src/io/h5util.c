@@ -151,6 +151,7 @@ static int AttrOpen(hid_t loc, const char obj[], const char name[], hid_t *attr,
   hssize_t np;
 
   *attr = -1;
+  *cls  = H5T_NO_CLASS;
   switch (BTEH5Exists(loc, obj)) {
   case 0:
     return BTEH5Fail(st, "%s is missing (required by docs/format.md)", ObjName(obj));
