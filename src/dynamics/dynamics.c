@@ -461,6 +461,8 @@ static PetscErrorCode BTEDynamicsCheckState(BTEDynamics dyn, Vec u, PetscReal t,
   PetscCall(TSGetTimeStep(dyn->ts, &dt));
   if (!finite) PetscCall(PetscSNPrintf(what, sizeof(what), "is not finite (NaN or Inf)"));
   else PetscCall(PetscSNPrintf(what, sizeof(what), "has occupations from %.3g to %.3g, outside [%g, %g] (-bte_state_tolerance %g)", (double)lo, (double)hi, (double)-dyn->statetol, (double)(1 + dyn->statetol), (double)dyn->statetol));
+  /* the initial state has taken no step: the integrator is not to blame */
+  PetscCheck(!strstr(when, "initial"), PetscObjectComm((PetscObject)dyn), PETSC_ERR_USER_INPUT, "The %s at t = %g fs (step %" PetscInt_FMT ") %s: check -bte_init and its parameters%s", when, (double)t, step, what, dyn->init == BTE_INIT_RESTART ? ", or the restart file (-bte_restart): it is damaged or not from this table" : "");
   SETERRQ(PetscObjectComm((PetscObject)dyn), PETSC_ERR_NOT_CONVERGED, "The %s at t = %g fs (step %" PetscInt_FMT ") %s: the time integration (TS %s, step %g fs) is unstable or inaccurate; use a smaller -bte_time_step / -ts_dt, or an adaptive integrator (-ts_adapt_type basic)", when, (double)t, step, what, type ? type : "?", (double)dt);
 }
 
