@@ -8,6 +8,10 @@
 #include <string.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
 
 void BTEH5Silence(BTEH5Auto *saved)
 {
@@ -225,22 +229,101 @@ int BTEH5ReadAttrString(hid_t loc, const char obj[], const char name[], char buf
   return ret;
 }
 
+/* A variable-length string's bytes live in the file's global heap, found through a heap address
+   and index stored in the attribute; HDF5 1.10 trusts both, and a damaged heap makes it read out
+   of bounds or loop (a fuzz test of tables in the old format found crashes and a hang in 150
+   metadata byte flips). HDF5 offers no bounded read of them, so the read runs in a child
+   process (fork: the parent's HDF5 state and open file are its copy) that sends back at most
+   BTE_H5_STRING_MAX bytes through a pipe; a child killed by a signal, or not done in
+   BTE_H5_VLEN_TIMEOUT seconds, means a damaged file, and the parent goes on to refuse it. Files
+   bte writes have fixed-length strings only; this path reads older tables and h5py-made files. */
+#define BTE_H5_VLEN_TIMEOUT 10
+
 int BTEH5ReadVarString(hid_t a, hid_t ft, char buf[], size_t len, char why[], size_t wlen)
 {
-  hid_t mt = H5Tcopy(H5T_C_S1);
-  char *s  = NULL;
-  int   ret = 0;
+  int    fd[2], status = 0;
+  pid_t  pid;
+  size_t got = 0, total = 0;
+  char   head[sizeof(size_t) + 1];
+  int    nhead = 0, timedout = 0;
 
-  H5Tset_size(mt, H5T_VARIABLE);
-  H5Tset_cset(mt, H5Tget_cset(ft));
-  if (H5Aread(a, mt, &s) < 0 || !s) ret = -1;
-  else {
-    snprintf(buf, len, "%s", s);
-    H5free_memory(s);
+  buf[0] = 0;
+  if (pipe(fd)) {
+    snprintf(why, wlen, "no pipe: %s", strerror(errno));
+    return -1;
   }
-  H5Tclose(mt);
-  if (ret) snprintf(why, wlen, "HDF5 cannot read it");
-  return ret;
+  fflush(NULL);
+  pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    snprintf(why, wlen, "cannot fork to read it safely: %s", strerror(errno));
+    return -1;
+  }
+  if (pid == 0) { /* child: read, send "ok flag, length, bytes", exit without any cleanup */
+    hid_t  mt = H5Tcopy(H5T_C_S1);
+    char  *s  = NULL, ok = 0;
+    size_t n  = 0;
+    close(fd[0]);
+    if (mt >= 0 && H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Tset_cset(mt, H5Tget_cset(ft)) >= 0 && H5Aread(a, mt, &s) >= 0 && s) {
+      ok = 1;
+      n  = strnlen(s, BTE_H5_STRING_MAX + 1);
+    }
+    if (write(fd[1], &ok, 1) == 1 && write(fd[1], &n, sizeof(n)) == (ssize_t)sizeof(n) && ok) {
+      size_t m = n < BTE_H5_STRING_MAX ? n : BTE_H5_STRING_MAX, off = 0;
+      while (off < m) {
+        ssize_t w = write(fd[1], s + off, m - off);
+        if (w <= 0) break;
+        off += (size_t)w;
+      }
+    }
+    _exit(0);
+  }
+  close(fd[1]);
+  {
+    PetscLogDouble t0, t;
+    char           sink[4096];
+    (void)PetscTime(&t0);
+    for (;;) {
+      struct pollfd p = {fd[0], POLLIN, 0};
+      ssize_t       r;
+      (void)PetscTime(&t);
+      if (t - t0 > BTE_H5_VLEN_TIMEOUT) {
+        timedout = 1;
+        break;
+      }
+      if (poll(&p, 1, 200) <= 0) continue;
+      if (nhead < (int)sizeof(head)) r = read(fd[0], head + nhead, sizeof(head) - (size_t)nhead);
+      else if (got + 1 < len) r = read(fd[0], buf + got, len - 1 - got);
+      else r = read(fd[0], sink, sizeof(sink));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      if (nhead < (int)sizeof(head)) nhead += (int)r;
+      else if (got + 1 < len) got += (size_t)r;
+    }
+  }
+  close(fd[0]);
+  if (timedout) kill(pid, SIGKILL);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  buf[got] = 0;
+  if (timedout) {
+    snprintf(why, wlen, "HDF5 did not finish reading it in %d s", BTE_H5_VLEN_TIMEOUT);
+    return -1;
+  }
+  if (WIFSIGNALED(status)) {
+    snprintf(why, wlen, "HDF5 crashed reading it (signal %d)", WTERMSIG(status));
+    return -1;
+  }
+  if (nhead < (int)sizeof(head) || !head[0]) {
+    snprintf(why, wlen, "HDF5 cannot read it");
+    return -1;
+  }
+  memcpy(&total, head + 1, sizeof(total));
+  if (total > BTE_H5_STRING_MAX) {
+    snprintf(why, wlen, "it is longer than %d bytes", BTE_H5_STRING_MAX);
+    return -1;
+  }
+  return 0;
 }
 
 /* The attribute's type must be a standard one of class cls (see StandardNumberType). */
