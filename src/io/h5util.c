@@ -527,8 +527,10 @@ int BTEH5CreateDataset(hid_t loc, const char name[], hid_t ftype, int rank, cons
   hid_t sp = H5Screate_simple(rank, dims, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE), d = -1;
   int   ret = 0;
 
-  /* every element gets written, so skip HDF5's fill-value pass */
-  H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+  /* every element gets written: no fill value is set, so HDF5 writes none (IFSET, its default).
+     Not H5D_FILL_TIME_NEVER: with the 1.10 file format, HDF5 1.10.8 then loses what is written to
+     a chunk larger than its chunk cache (1 MB; a channel dataset's chunks hold 2^20 rows) */
+  H5Pset_fill_time(dcpl, H5D_FILL_TIME_IFSET);
   if (chunk && dims[0] > 0) {
     hsize_t c[2] = {chunk < dims[0] ? chunk : dims[0], rank > 1 ? dims[1] : 1};
     H5Pset_chunk(dcpl, rank, c);
