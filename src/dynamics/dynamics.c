@@ -675,6 +675,21 @@ static PetscReal BTEDynamicsNextOutput(BTEDynamics dyn, PetscReal t)
   return tn;
 }
 
+/* The next time a step must land on: the next output time, or the final time when bte lands the
+   last step itself (dyn->landfinal, see BTEDynamicsSolve). */
+static PetscErrorCode BTEDynamicsNextBoundary(BTEDynamics dyn, PetscReal t, PetscReal *tn)
+{
+  PetscReal tmax;
+
+  PetscFunctionBegin;
+  *tn = BTEDynamicsNextOutput(dyn, t);
+  if (dyn->landfinal) {
+    PetscCall(TSGetMaxTime(dyn->ts, &tmax));
+    if (tmax > t && tmax < *tn) *tn = tmax; /* strictly: a last step of a rounding error still lands */
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The finite-state guard: a state that is not finite, or has occupations outside
    [-statetol, 1 + statetol], stops the run with a line saying what to change. */
 static PetscErrorCode BTEDynamicsCheckState(BTEDynamics dyn, Vec u, PetscReal t, PetscInt step, const char when[])
@@ -691,6 +706,8 @@ static PetscErrorCode BTEDynamicsCheckState(BTEDynamics dyn, Vec u, PetscReal t,
   PetscCall(TSGetTimeStep(dyn->ts, &dt));
   if (!finite) PetscCall(PetscSNPrintf(what, sizeof(what), "is not finite (NaN or Inf)"));
   else PetscCall(PetscSNPrintf(what, sizeof(what), "has occupations from %.3g to %.3g, outside [%g, %g] (-bte_state_tolerance %g)", (double)lo, (double)hi, (double)-dyn->statetol, (double)(1 + dyn->statetol), (double)dyn->statetol));
+  /* the initial state has taken no step: the integrator is not to blame */
+  PetscCheck(!strstr(when, "initial"), PetscObjectComm((PetscObject)dyn), PETSC_ERR_USER_INPUT, "The %s at t = %g fs (step %" PetscInt_FMT ") %s: check -bte_init and its parameters%s", when, (double)t, step, what, dyn->init == BTE_INIT_RESTART ? ", or the restart file (-bte_restart): it is damaged or not from this table" : "");
   SETERRQ(PetscObjectComm((PetscObject)dyn), PETSC_ERR_NOT_CONVERGED, "The %s at t = %g fs (step %" PetscInt_FMT ") %s: the time integration (TS %s, step %g fs) is unstable or inaccurate; use a smaller -bte_time_step / -ts_dt, or an adaptive integrator (-ts_adapt_type basic)", when, (double)t, step, what, type ? type : "?", (double)dt);
 }
 
@@ -745,7 +762,7 @@ static PetscErrorCode BTEDynamicsPostStep(TS ts)
   PetscCall(TSGetTimeStep(ts, &dt));
   if (dyn->clipped) dt = PetscMax(dt, dyn->dtsaved);
   dyn->clipped = PETSC_FALSE;
-  tn           = BTEDynamicsNextOutput(dyn, t);
+  PetscCall(BTEDynamicsNextBoundary(dyn, t, &tn));
   if (t + dt > tn + BTE_TIME_EPS(tn)) {
     dyn->dtsaved = dt;
     dyn->clipped = PETSC_TRUE;
@@ -807,6 +824,10 @@ static PetscErrorCode BTEDynamicsMonitor(TS ts, PetscInt step, PetscReal t, Vec 
   if (t >= dyn->tnext - BTE_TIME_EPS(dyn->tnext)) {
     PetscCall(BTEDynamicsSnapshot(dyn, step, t, f));
     dyn->tnext = BTEDynamicsNextOutput(dyn, t);
+    /* Every snapshot is a step boundary a restart reproduces: the next step starts afresh (an
+       FSAL Runge-Kutta method evaluates its first stage again, a multistep method such as BDF
+       starts its history again, second order from the start), as a run restarted here does. */
+    PetscCall(TSRestartStep(ts));
   }
   PetscFunctionReturn(0);
 }
@@ -947,7 +968,9 @@ PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics dyn, Vec f, PetscReal 
   dyn->t0    = 0;
   dyn->step0 = 0;
   if (dyn->init == BTE_INIT_RESTART) {
-    PetscCall(BTEDynamicsRestartRead(bte, dyn->restart, f, &dyn->t0, &dyn->step0));
+    PetscCall(BTEDynamicsRestartRead(bte, dyn->restart, f, &dyn->rs));
+    dyn->t0    = dyn->rs.t;
+    dyn->step0 = dyn->rs.step;
     if (t0) *t0 = dyn->t0;
     PetscFunctionReturn(0);
   }
@@ -1051,8 +1074,40 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   dyn->tnext   = append ? t0 + dyn->interval : t0;
   dyn->tlast   = append ? t0 : PETSC_MIN_REAL;
   dyn->clipped = PETSC_FALSE;
+  {
+    /* Steps land on the output times (BTEDynamicsPostStep) and, instead of PETSc's matchstep
+       (which also shortens the steps before the final time), on the final time: so a run
+       interrupted at an output time (-ts_max_time) takes the same steps as one that goes on. */
+    TSExactFinalTimeOption eft;
+    TSAdapt                adapt;
+    PetscBool              none;
+    PetscCall(TSGetExactFinalTime(dyn->ts, &eft));
+    dyn->landfinal = eft == TS_EXACTFINALTIME_MATCHSTEP ? PETSC_TRUE : PETSC_FALSE;
+    if (dyn->landfinal) PetscCall(TSSetExactFinalTime(dyn->ts, TS_EXACTFINALTIME_STEPOVER));
+    PetscCall(TSGetAdapt(dyn->ts, &adapt));
+    PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
+    if (dyn->init == BTE_INIT_RESTART && dyn->rs.hasdt && (!none || (dyn->rs.dtclip > 0 ? dyn->rs.dtclip : dyn->rs.dt) == dt)) {
+      /* continue with the step sizes of the run that wrote the snapshot (adaptive runs; a fixed
+         step only when it is the same step) */
+      PetscCall(TSSetTimeStep(dyn->ts, dyn->rs.dt));
+      dyn->clipped = dyn->rs.dtclip > 0 ? PETSC_TRUE : PETSC_FALSE;
+      dyn->dtsaved = dyn->rs.dtclip;
+    } else {
+      /* the first step lands on the next boundary, as every later one (BTEDynamicsPostStep) */
+      PetscReal tn;
+      dyn->tnext = append ? t0 + dyn->interval : t0;
+      PetscCall(BTEDynamicsNextBoundary(dyn, t0, &tn));
+      if (t0 + dt > tn + BTE_TIME_EPS(tn)) {
+        dyn->dtsaved = dt;
+        dyn->clipped = PETSC_TRUE;
+        PetscCall(TSSetTimeStep(dyn->ts, tn - t0));
+      }
+    }
+    dyn->tnext = append ? t0 + dyn->interval : t0;
+  }
   PetscCall(TSSetTime(dyn->ts, t0));
   PetscCall(TSSetStepNumber(dyn->ts, dyn->step0));
+  PetscCall(TSRestartStep(dyn->ts)); /* a restarted run starts its step afresh, as after every snapshot */
   PetscCall(BTEDynamicsCostBegin(dyn));
   PetscCall(PetscTime(&w0));
   s0 = dyn->cost.tsnap;

@@ -6,6 +6,7 @@
 #include "transportio.h"
 #include <bte/private/diagnostics.h>
 #include <bte/private/latticeh5.h>
+#include <bte/private/h5util.h>
 #include <hdf5.h>
 #include <stdio.h>
 
@@ -115,7 +116,7 @@ hid_t BTETrH5Open(const char file[], char tmp[], size_t tmplen, char err[], size
 {
   hid_t f;
   snprintf(tmp, tmplen, "%s.tmp", file);
-  f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  f = BTEH5FileCreate(tmp, PETSC_FALSE); /* the newest 1.10 format, like tables */
   if (f < 0) snprintf(err, len, "cannot create %s: check the directory exists and is writable", file);
   return f;
 }

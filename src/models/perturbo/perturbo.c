@@ -306,26 +306,35 @@ static PetscErrorCode BTEModelSetFromOptions_Perturbo(BTE bte)
 {
   PerturboOptions *o = (PerturboOptions *)bte->modeldata;
   PetscBool        flg;
-  PetscInt         n;
+  PetscInt         n, v[4];
 
   PetscFunctionBegin;
   PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Model perturbo: a material from Perturbo's prefix_epr.h5 (docs/import.md)", "BTE");
   PetscCall(PetscOptionsString("-bte_perturbo_epr", "Perturbo's epr file (qe2pert.x output, prefix_epr.h5)", "BTESetModel", o->file, o->file, sizeof(o->file), NULL));
-  n = 3;
-  PetscCall(PetscOptionsIntArray("-bte_perturbo_kdim", "Fine k grid n1,n2,n3 (Perturbo's boltz_kdim; default -bte_grid in every direction, 1 along a3 in 2D)", "BTESetModel", o->kdim, &n, &flg));
+  n = 4; /* one more than it takes: an extra component is an error, not dropped */
+  for (PetscInt a = 0; a < 3; a++) v[a] = o->kdim[a];
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_kdim", "Fine k grid n1,n2,n3 (Perturbo's boltz_kdim; default -bte_grid in every direction, 1 along a3 in 2D)", "BTESetModel", v, &n, &flg));
   if (flg) {
+    PetscCheck(n <= 3, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "-bte_perturbo_kdim takes at most 3 values (n1,n2,n3), got more");
+    for (PetscInt a = 0; a < n; a++) o->kdim[a] = v[a];
     o->nkd = n;
     o->kset = PETSC_TRUE;
   }
-  n = 3;
-  PetscCall(PetscOptionsIntArray("-bte_perturbo_qdim", "q grid n1,n2,n3 (Perturbo's boltz_qdim; default the k grid; must divide it)", "BTESetModel", o->qdim, &n, &flg));
+  n = 4; /* one more than it takes: an extra component is an error, not dropped */
+  for (PetscInt a = 0; a < 3; a++) v[a] = o->qdim[a];
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_qdim", "q grid n1,n2,n3 (Perturbo's boltz_qdim; default the k grid; must divide it)", "BTESetModel", v, &n, &flg));
   if (flg) {
+    PetscCheck(n <= 3, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "-bte_perturbo_qdim takes at most 3 values (n1,n2,n3), got more");
+    for (PetscInt a = 0; a < n; a++) o->qdim[a] = v[a];
     o->nqd = n;
     o->qset = PETSC_TRUE;
   }
-  n = 2;
-  PetscCall(PetscOptionsIntArray("-bte_perturbo_bands", "First,last band of the Wannier bands, counted from 1 (Perturbo's band_min,band_max; default all)", "BTESetModel", o->bands, &n, &flg));
+  n = 3; /* one more than it takes: an extra component is an error, not dropped */
+  for (PetscInt a = 0; a < 2; a++) v[a] = o->bands[a];
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_bands", "First,last band of the Wannier bands, counted from 1 (Perturbo's band_min,band_max; default all)", "BTESetModel", v, &n, &flg));
   if (flg) {
+    PetscCheck(n <= 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "-bte_perturbo_bands takes at most 2 values (first,last), got more");
+    for (PetscInt a = 0; a < n; a++) o->bands[a] = v[a];
     o->nbd = n;
     o->bset = PETSC_TRUE;
   }
