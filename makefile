@@ -14,7 +14,7 @@ SAN_BUILD ?= build-san
 BUILD     ?= $(if $(filter 1,$(SANITIZE)),$(SAN_BUILD),build)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
 # The subset run under the sanitizers (tests/run.sh patterns); SANITIZE_TESTS=all runs every test.
-SANITIZE_TESTS ?= io/roundtrip io/bad_inputs models/parabolic_rates collision/misc collision/check collision/tgt dynamics/restart dynamics/integrators transport/methods guards/table_values guards/huge_grid guards/options guards/outputs api/setters
+SANITIZE_TESTS ?= io/roundtrip io/bad_inputs guards/fuzz models/parabolic_rates collision/misc collision/check collision/tgt dynamics/restart dynamics/integrators transport/methods guards/table_values guards/huge_grid guards/options guards/outputs api/setters
 
 .PHONY: all lib driver tests check check-sanitize run bench deps install clean info help
 .DEFAULT_GOAL := all
@@ -37,6 +37,16 @@ BINDIR   := $(BUILD)/bin
 OBJDIR   := $(BUILD)/obj
 LIBBTE   := $(LIBDIR)/libbte.$(SL_LINKER_SUFFIX)
 BTE      := $(BINDIR)/bte
+# The version is bte.h's; on ELF systems libbte.so -> libbte.so.MAJOR (the SONAME, what programs
+# record) -> libbte.so.MAJOR.MINOR.PATCH (the file), so that a new MAJOR can sit beside the old.
+BTE_VERSION := $(shell sed -n 's/^\#define BTE_VERSION_MAJOR *//p' include/bte.h).$(shell sed -n 's/^\#define BTE_VERSION_MINOR *//p' include/bte.h).$(shell sed -n 's/^\#define BTE_VERSION_PATCH *//p' include/bte.h)
+ifeq ($(SL_LINKER_SUFFIX),so)
+LIBBTE_SONAME := libbte.so.$(firstword $(subst ., ,$(BTE_VERSION)))
+LIBBTE_FILE   := libbte.so.$(BTE_VERSION)
+LIBBTE_LDFLAGS := -Wl,-soname,$(LIBBTE_SONAME)
+else
+LIBBTE_FILE   := $(notdir $(LIBBTE))
+endif
 
 LIB_C    := $(shell find src -name '*.c' -not -path 'src/cli/*' | sort)
 LIB_CU   := $(if $(BTE_HAVE_CUDA),$(shell find src -name '*.cu' | sort))
@@ -74,10 +84,14 @@ $(OBJDIR)/%.o: %.cu $(wildcard include/*.h include/*/*.h include/*/*/*.h)
 	@echo '  NVCC $<'
 	$(Q)$(CUDAC) $(BTE_CUFLAGS) -Isrc -c $< -o $@
 
-$(LIBBTE): $(LIB_O)
+$(LIBDIR)/$(LIBBTE_FILE): $(LIB_O)
 	@mkdir -p $(LIBDIR)
 	@echo '  LD   $@'
-	$(Q)$(PCC_LINKER) -shared -o $@ $(LIB_O) $(PETSC_WITH_EXTERNAL_LIB) -lhdf5 -fopenmp -lm $(BTE_LDSAN)
+	$(Q)$(PCC_LINKER) -shared $(LIBBTE_LDFLAGS) -o $@ $(LIB_O) $(C_SH_LIB_PATH) $(PETSC_WITH_EXTERNAL_LIB) -lhdf5 -fopenmp -lm $(BTE_LDSAN)
+ifdef LIBBTE_SONAME
+$(LIBBTE): $(LIBDIR)/$(LIBBTE_FILE)
+	$(Q)ln -sf $(LIBBTE_FILE) $(LIBDIR)/$(LIBBTE_SONAME) && ln -sf $(LIBBTE_SONAME) $@
+endif
 
 $(BTE): $(CLI_O) $(LIBBTE)
 	@mkdir -p $(BINDIR)
@@ -93,7 +107,7 @@ $(BUILD)/tests/%: $(LIBBTE) $(wildcard include/*.h include/*/*.h include/*/*/*.h
 	@echo '  LD   $@'
 	$(Q)$(PCC) $(BTE_CFLAGS) -Isrc -o $@ $(filter %/$*.c,$(TEST_C)) $(BTE_LIBS)
 
-$(BUILD)/examples/%: $(LIBBTE) include/bte.h
+$(BUILD)/examples/%: $(LIBBTE) $(wildcard include/*.h include/*/*.h include/*/*/*.h)
 	@mkdir -p $(dir $@)
 	@echo '  LD   $@'
 	$(Q)$(PCC) $(BTE_CFLAGS) -o $@ $(filter %/$*.c,$(EX_C)) $(BTE_LIBS)
@@ -129,14 +143,34 @@ run: all
 bench: all
 	@scripts/bench.sh $(abspath $(BTE))
 
+# Install into PREFIX (DESTDIR: a staging root for packagers, not recorded anywhere). The driver
+# is relinked with its RUNPATH on PREFIX/lib, so that the install does not depend on the build
+# tree; the implementation headers (bte/private, as PETSc installs petsc/private) let an
+# application build its own collision types and models against the install (docs/extending.md).
+# bte.pc records this PETSc (its include and library directories, its compiler): pkg-config
+# alone builds an application.
+IPREFIX := $(abspath $(PREFIX))
+BTE_PETSC_VERSION = $(shell awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR) /{v = v (v == "" ? "" : ".") $$3} END {print v}' $(firstword $(wildcard $(PETSC_DIR)/include/petscversion.h $(PETSC_DIR)/$(PETSC_ARCH)/include/petscversion.h) /dev/null))
+IROOT   := $(DESTDIR)$(IPREFIX)
 install: all
-	@mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include/bte $(PREFIX)/bin
-	cp $(LIBBTE) $(PREFIX)/lib/
-	cp include/bte.h $(PREFIX)/include/
-	cp include/bte/*.h $(PREFIX)/include/bte/
-	cp $(BTE) $(PREFIX)/bin/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' scripts/bte.pc.in > $(PREFIX)/lib/pkgconfig/bte.pc
-	@echo "installed bte into $(PREFIX) (pkg-config: $(PREFIX)/lib/pkgconfig/bte.pc)"
+	@mkdir -p $(IROOT)/lib/pkgconfig $(IROOT)/include/bte/private $(IROOT)/bin $(IROOT)/share/bte/examples $(BUILD)/install
+	$(Q)$(PCC_LINKER) -o $(BUILD)/install/bte $(CLI_O) -Wl,-rpath,$(IPREFIX)/lib -L$(LIBDIR) -lbte $(C_SH_LIB_PATH) $(PETSC_WITH_EXTERNAL_LIB) -lhdf5 -fopenmp -lm $(BTE_LDSAN)
+	cp $(LIBDIR)/$(LIBBTE_FILE) $(IROOT)/lib/
+ifdef LIBBTE_SONAME
+	ln -sf $(LIBBTE_FILE) $(IROOT)/lib/$(LIBBTE_SONAME)
+	ln -sf $(LIBBTE_SONAME) $(IROOT)/lib/$(notdir $(LIBBTE))
+endif
+	cp include/bte.h $(IROOT)/include/
+	cp include/bte/*.h $(IROOT)/include/bte/
+	cp include/bte/private/*.h $(IROOT)/include/bte/private/
+	cp $(BUILD)/install/bte $(IROOT)/bin/
+	cp $(EX_C) $(IROOT)/share/bte/examples/
+	sed -e 's|@PREFIX@|$(IPREFIX)|g' -e 's|@VERSION@|$(BTE_VERSION)|g' -e 's|@PETSC_DIR@|$(PETSC_DIR)|g' \
+	  -e 's|@PETSC_ARCH@|$(PETSC_ARCH)|g' -e 's|@PETSC_VERSION@|$(BTE_PETSC_VERSION)|g' \
+	  -e 's|@CC@|$(PCC)|g' -e 's|@PETSC_CFLAGS@|$(PETSC_CC_INCLUDES)|g' \
+	  -e 's|@PETSC_LIBS@|-L$(PETSC_LIB_DIR) -Wl,-rpath,$(PETSC_LIB_DIR) $(PETSC_LIB_BASIC)|g' \
+	  scripts/bte.pc.in > $(IROOT)/lib/pkgconfig/bte.pc
+	@echo "installed bte $(BTE_VERSION) into $(IROOT) (pkg-config: PKG_CONFIG_PATH=$(IPREFIX)/lib/pkgconfig)"
 
 # PETSc >= 3.20's rules define `clean::` (older ones `clean:`); a target cannot have both kinds.
 BTE_CLEAN_SEP := $(if $(shell grep -s '^clean::' $(PETSC_DIR)/lib/petsc/conf/rules),::,:)

@@ -35,6 +35,11 @@ PETSC_EXTERN PetscErrorCode BTEDestroy(BTE *);
 PETSC_EXTERN PetscErrorCode BTESetInputFile(BTE, const char[]);
 PETSC_EXTERN PetscErrorCode BTESetModel(BTE, const char[]);
 PETSC_EXTERN PetscErrorCode BTEGetModel(BTE, const char *[]);
+/* An application's own model (docs/extending.md): its create function sets the model operations
+   of bte/private/bteimpl.h; the names registered (built-in and the application's), freed with
+   PetscFree() */
+PETSC_EXTERN PetscErrorCode BTEModelRegister(const char[], PetscErrorCode (*)(BTE));
+PETSC_EXTERN PetscErrorCode BTEModelGetTypes(PetscInt *, const char **[]);
 PETSC_EXTERN PetscErrorCode BTESetGrid(BTE, PetscInt);
 PETSC_EXTERN PetscErrorCode BTESetTemperature(BTE, PetscReal);
 PETSC_EXTERN PetscErrorCode BTEGetTemperature(BTE, PetscReal *);
@@ -42,6 +47,17 @@ PETSC_EXTERN PetscErrorCode BTESetSmearing(BTE, PetscReal);
 PETSC_EXTERN PetscErrorCode BTEGetSmearing(BTE, PetscReal *);
 /* Temperature and smearing set here or by options are used as set: a table's values (its
    /channels smearing, its temperature) apply only to those never set. */
+/* The discretised delta of energy conservation (-bte_delta, docs/collision.md):
+   BTE_DELTA_PERTURBO (default) Perturbo's Gaussians at e_i - e_j -+ hw; BTE_DELTA_BALANCED the same
+   Gaussian weight per channel, split between its two directions by exp((e_i - e_j)/kT), so that
+   Fermi-Dirac at the lattice temperature is an exact steady state (detailed balance). */
+typedef enum {
+  BTE_DELTA_PERTURBO,
+  BTE_DELTA_BALANCED
+} BTEDelta;
+PETSC_EXTERN const char *const BTEDeltas[];
+PETSC_EXTERN PetscErrorCode BTESetDelta(BTE, BTEDelta);
+PETSC_EXTERN PetscErrorCode BTEGetDelta(BTE, BTEDelta *);
 /* Memory a rank may use, bytes (0, the default: the machine's; -bte_memory_limit in GB) */
 PETSC_EXTERN PetscErrorCode BTESetMemoryLimit(BTE, PetscLogDouble);
 PETSC_EXTERN PetscErrorCode BTEGetMemoryLimit(BTE, PetscLogDouble *);
@@ -92,6 +108,7 @@ PETSC_EXTERN PetscErrorCode BTEGetChannelGraph(BTE, PetscInt *, PetscInt *, Pets
 typedef struct {
   PetscBool computed;
   PetscReal temperature;       /* K, the lattice temperature they refer to */
+  BTEDelta  delta;             /* the discretised delta they refer to (BTESetDelta) */
   PetscInt  pieces;            /* connected pieces of the channel graph */
   PetscInt  states_cut;        /* states outside its largest piece */
   PetscReal defect;            /* equilibrium defect, 1 */
@@ -117,7 +134,7 @@ PETSC_EXTERN PetscErrorCode BTEGetMemoryEstimate(BTE, PetscLogDouble *, PetscLog
 PETSC_EXTERN PetscErrorCode BTEFermiDirac(BTE, PetscReal, PetscReal, Vec);
 
 /* ------------------------------------------------------------------------- */
-/* BTECollision: the collision integral I[f] (physics.md eq. 2) and its Jacobian
+/* BTECollision: the collision integral I[f] (docs/theory.md eq. 2) and its Jacobian
    (eq. 4) on the states of a BTE. Implementations (-bte_collision_type):
    baseline (Perturbo v2.2, per (k,q) pair records, atomics), tgt (Perturbo v3's
    target layer, two passes), fused (precomputed P/Q, one pass over a
@@ -138,7 +155,10 @@ PETSC_EXTERN PetscErrorCode BTECollisionSetFromOptions(BTECollision);
 PETSC_EXTERN PetscErrorCode BTECollisionSetUp(BTECollision);
 PETSC_EXTERN PetscErrorCode BTECollisionView(BTECollision, PetscViewer);
 PETSC_EXTERN PetscErrorCode BTECollisionDestroy(BTECollision *);
+/* An application's own implementation (docs/extending.md): its create function sets the
+   operations of bte/private/collisionimpl.h; the types registered, freed with PetscFree() */
 PETSC_EXTERN PetscErrorCode BTECollisionRegister(const char[], PetscErrorCode (*)(BTECollision));
+PETSC_EXTERN PetscErrorCode BTECollisionGetTypes(PetscInt *, const char **[]);
 /* I = I[f] */
 PETSC_EXTERN PetscErrorCode BTECollisionApply(BTECollision, Vec, Vec);
 /* y = J(f) x, J = dI/df at f */
@@ -156,6 +176,8 @@ PETSC_EXTERN PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision, Petsc
 PETSC_EXTERN PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision, PetscBool *);
 /* fused only: weights stored in single precision, sums in double (-bte_collision_precision mixed) */
 PETSC_EXTERN PetscErrorCode BTECollisionSetMixedPrecision(BTECollision, PetscBool);
+/* whether a registered type implements it */
+PETSC_EXTERN PetscErrorCode BTECollisionTypeHasMixedPrecision(BTECollisionType, PetscBool *);
 /* held channels, stored channel ends, ghost states, bytes of the layout on this rank */
 PETSC_EXTERN PetscErrorCode BTECollisionGetInfo(BTECollision, PetscCount *, PetscCount *, PetscInt *, PetscLogDouble *);
 /* TS callbacks with the BTECollision as context */
@@ -167,15 +189,18 @@ PETSC_EXTERN PetscErrorCode BTECollisionTSRHSJacobian(TS, PetscReal, Vec, Mat, M
 
    BTEDrift: the drift term of a static field E (V/cm); F = -eE for electrons,
    +eE for holes (F in eV/Angstrom = 1e-8 E[V/cm]). grad_k by Wannier90-style
-   finite-difference b-vectors on the full k grid (physics.md section 5); the
+   finite-difference b-vectors on the full k grid (docs/theory.md section 5); the
    neighbour (n,k+b) of (n,k) contributes only if it is in the energy window.
    Forms (-bte_drift_form): log (Perturbo's: differentiates ln((1-f)/f) clipped
    to +-35, keeps f in (0,1)) and plain (differentiates f in flux form: carriers
-   are conserved exactly, also at the window's edge).                          */
+   are conserved exactly, also at the window's edge), upwind (flux form with the
+   upwind state's f: conserves carriers exactly and keeps f >= 0, and f <= 1
+   wherever a state has all its neighbours; first order).                      */
 typedef struct _p_BTEDrift *BTEDrift;
 typedef enum {
   BTE_DRIFT_LOG,
-  BTE_DRIFT_PLAIN
+  BTE_DRIFT_PLAIN,
+  BTE_DRIFT_UPWIND
 } BTEDriftForm;
 PETSC_EXTERN const char *const BTEDriftForms[];
 PETSC_EXTERN PetscClassId      BTEDRIFT_CLASSID;

@@ -1,4 +1,4 @@
-/* bte transport: steady states of the BTE (physics.md section 4).
+/* bte transport: steady states of the BTE (docs/theory.md section 4).
    - BTETransport: low-field (linear response) conductivity and mobility tensors,
      eq. 5 solved with KSP on A = Gamma - P = -D^{-1} J(f0) D, or Perturbo's RTA/ITA.
    - BTEHighField: the steady state of eq. 1 with a static field (collision + drift)

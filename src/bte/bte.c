@@ -2,9 +2,22 @@
 #include <bte/private/validate.h>
 
 PetscClassId  BTE_CLASSID;
+const char *const BTEDeltas[] = {"perturbo", "balanced", "BTEDelta", "BTE_DELTA_", NULL};
 PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate, BTE_Diagnostics;
 static PetscBool BTEPackageInitialized = PETSC_FALSE;
 
+/*@
+   BTEFinalizePackage - Frees what BTEInitializePackage() registered (the model list)
+
+   Not Collective
+
+   Notes:
+   Called by PetscFinalize().
+
+   Level: developer
+
+.seealso: `BTEInitializePackage()`
+@*/
 PetscErrorCode BTEFinalizePackage(void)
 {
   PetscFunctionBegin;
@@ -13,6 +26,20 @@ PetscErrorCode BTEFinalizePackage(void)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEInitializePackage - Registers the BTE class, its log events and the built-in models
+
+   Not Collective
+
+   Notes:
+   Called by BTECreate() and the other constructors; an application calls it only to register its
+   own models or collision types before creating any object, which BTEModelRegister() and
+   BTECollisionRegister() also do.
+
+   Level: developer
+
+.seealso: `BTEFinalizePackage()`, `BTEModelRegister()`
+@*/
 PetscErrorCode BTEInitializePackage(void)
 {
   PetscFunctionBegin;
@@ -29,6 +56,25 @@ PetscErrorCode BTEInitializePackage(void)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECreate - Creates a BTE: the state space (k grid, bands, energy window, states over the ranks) and the scattering channels of a table or a model
+
+   Collective
+
+   Input Parameter:
+.  comm - the MPI communicator
+
+   Output Parameter:
+.  bte - the new BTE
+
+   Notes:
+   Give it a table (BTESetInputFile()) or a model (BTESetModel()), then BTESetFromOptions() and
+   BTESetUp().
+
+   Level: beginner
+
+.seealso: `BTESetUp()`, `BTEDestroy()`, `BTESetInputFile()`, `BTESetModel()`
+@*/
 PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
 {
   BTE b;
@@ -40,6 +86,7 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   b->ngrid       = 24;
   b->temperature = 300.0;
   b->smearing    = 0.010;
+  b->delta       = BTE_DELTA_PERTURBO;
   b->emin        = PETSC_MIN_REAL;
   b->emax        = PETSC_MAX_REAL;
   b->window      = 0.3;
@@ -54,12 +101,25 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   b->gpieces      = -1;
   b->iochunk      = 1 << 20;
   b->genbatch     = 0;
+  b->pairbatch    = 4096;
   b->genmonitor   = PETSC_FALSE;
   b->diagnostics  = PETSC_TRUE;
   *bte           = b;
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDestroy - Destroys a BTE
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE (set to NULL)
+
+   Level: beginner
+
+.seealso: `BTECreate()`
+@*/
 PetscErrorCode BTEDestroy(BTE *bte)
 {
   PetscFunctionBegin;
@@ -76,6 +136,22 @@ PetscErrorCode BTEDestroy(BTE *bte)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetInputFile - Sets the scattering table the BTE reads at setup
+
+   Logically Collective
+
+   Input Parameters:
++  bte  - the BTE
+-  file - an HDF5 table (docs/format.md)
+
+   Options Database Key:
+.  -bte_input <file> - the table
+
+   Level: beginner
+
+.seealso: `BTESetModel()`, `BTESetUp()`
+@*/
 PetscErrorCode BTESetInputFile(BTE bte, const char file[])
 {
   PetscFunctionBegin;
@@ -86,6 +162,26 @@ PetscErrorCode BTESetInputFile(BTE bte, const char file[])
 
 /* A different model drops the previous one's parameters (its options are read again by
    BTESetFromOptions); the same model keeps them. */
+/*@
+   BTESetModel - Sets the model material whose table the BTE generates at setup
+
+   Logically Collective
+
+   Input Parameters:
++  bte   - the BTE
+-  model - a registered model name (parabolic, gaas, graphene, si-holes, perturbo, or one registered
+           with BTEModelRegister())
+
+   Options Database Key:
+.  -bte_model <name> - the model
+
+   Notes:
+   The model's own options are read by BTESetFromOptions().
+
+   Level: beginner
+
+.seealso: `BTEModelRegister()`, `BTEModelGetTypes()`, `BTESetInputFile()`
+@*/
 PetscErrorCode BTESetModel(BTE bte, const char model[])
 {
   PetscBool same;
@@ -99,6 +195,21 @@ PetscErrorCode BTESetModel(BTE bte, const char model[])
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetModel - Gets the name of the BTE's model
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  model - the model name, "" when the BTE reads a table (not a copy)
+
+   Level: beginner
+
+.seealso: `BTESetModel()`
+@*/
 PetscErrorCode BTEGetModel(BTE bte, const char *model[])
 {
   PetscFunctionBegin;
@@ -106,14 +217,53 @@ PetscErrorCode BTEGetModel(BTE bte, const char *model[])
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetGrid - Sets the number of k points per reciprocal direction of a model's grid
+
+   Logically Collective
+
+   Input Parameters:
++  bte - the BTE
+-  n   - k points per direction (>= 1)
+
+   Options Database Key:
+.  -bte_grid <n> - k points per direction
+
+   Notes:
+   Used by models; a table brings its own grid.
+
+   Level: beginner
+
+.seealso: `BTESetModel()`, `BTEGetGrid()`
+@*/
 PetscErrorCode BTESetGrid(BTE bte, PetscInt n)
 {
   PetscFunctionBegin;
   PetscCheck(n >= 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "k grid must have at least 2 points per direction, got %" PetscInt_FMT, n);
-  bte->ngrid = n;
+  bte->ngrid    = n;
+  bte->grid_set = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetTemperature - Sets the lattice temperature
+
+   Logically Collective
+
+   Input Parameters:
++  bte - the BTE
+-  T   - temperature, K (> 0)
+
+   Options Database Key:
+.  -bte_temperature <K> - lattice temperature
+
+   Notes:
+   A value set here is used as set: a table's temperature applies only when none was set.
+
+   Level: beginner
+
+.seealso: `BTEGetTemperature()`, `BTECollisionSetTemperature()`
+@*/
 PetscErrorCode BTESetTemperature(BTE bte, PetscReal T)
 {
   PetscFunctionBegin;
@@ -124,6 +274,21 @@ PetscErrorCode BTESetTemperature(BTE bte, PetscReal T)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetTemperature - Gets the lattice temperature
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  T - temperature, K
+
+   Level: beginner
+
+.seealso: `BTESetTemperature()`
+@*/
 PetscErrorCode BTEGetTemperature(BTE bte, PetscReal *T)
 {
   PetscFunctionBegin;
@@ -131,6 +296,25 @@ PetscErrorCode BTEGetTemperature(BTE bte, PetscReal *T)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetSmearing - Sets the smearing eta of the Gaussian that stands for energy conservation
+
+   Logically Collective
+
+   Input Parameters:
++  bte - the BTE
+-  eta - smearing, eV (> 0); G(x) = exp(-(x/eta)^2)/(eta sqrt(pi))
+
+   Options Database Key:
+.  -bte_smearing <eV> - the smearing
+
+   Notes:
+   A value set here is used as set: a table's smearing applies only when none was set.
+
+   Level: beginner
+
+.seealso: `BTEGetSmearing()`
+@*/
 PetscErrorCode BTESetSmearing(BTE bte, PetscReal eta)
 {
   PetscFunctionBegin;
@@ -141,6 +325,21 @@ PetscErrorCode BTESetSmearing(BTE bte, PetscReal eta)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetSmearing - Gets the smearing
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  eta - smearing, eV
+
+   Level: beginner
+
+.seealso: `BTESetSmearing()`
+@*/
 PetscErrorCode BTEGetSmearing(BTE bte, PetscReal *eta)
 {
   PetscFunctionBegin;
@@ -148,6 +347,73 @@ PetscErrorCode BTEGetSmearing(BTE bte, PetscReal *eta)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetDelta - Sets the discretisation of the energy-conserving delta in the collision rates
+
+   Logically Collective
+
+   Input Parameters:
++  bte   - the BTE
+-  delta - `BTE_DELTA_PERTURBO` (default: Perturbo's Gaussian convention) or `BTE_DELTA_BALANCED`
+           (the Gaussian weight split by the Boltzmann factor of the states' energy difference, so that
+           Fermi-Dirac at the lattice temperature is an exact steady state)
+
+   Options Database Key:
+.  -bte_delta <perturbo,balanced> - the discretisation
+
+   Level: intermediate
+
+.seealso: `BTEGetDelta()`, `BTEGetDiagnostics()`
+@*/
+PetscErrorCode BTESetDelta(BTE bte, BTEDelta delta)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(delta == BTE_DELTA_PERTURBO || delta == BTE_DELTA_BALANCED, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Unknown delta discretisation %d; -bte_delta takes perturbo or balanced", (int)delta);
+  bte->delta = delta;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTEGetDelta - Gets the discretisation of the energy-conserving delta
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  delta - `BTE_DELTA_PERTURBO` or `BTE_DELTA_BALANCED`
+
+   Level: intermediate
+
+.seealso: `BTESetDelta()`
+@*/
+PetscErrorCode BTEGetDelta(BTE bte, BTEDelta *delta)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscAssertPointer(delta, 2);
+  *delta = bte->delta;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTESetMemoryLimit - Sets the memory a rank may use; setup and runs that need more are refused early
+
+   Logically Collective
+
+   Input Parameters:
++  bte   - the BTE
+-  bytes - bytes per rank; 0 (default) for the rank's share of the machine's memory
+
+   Options Database Key:
+.  -bte_memory_limit <GB> - memory per rank
+
+   Level: intermediate
+
+.seealso: `BTEGetMemoryLimit()`, `BTEGetMemoryEstimate()`
+@*/
 PetscErrorCode BTESetMemoryLimit(BTE bte, PetscLogDouble bytes)
 {
   PetscFunctionBegin;
@@ -157,6 +423,21 @@ PetscErrorCode BTESetMemoryLimit(BTE bte, PetscLogDouble bytes)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetMemoryLimit - Gets the memory a rank may use
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  bytes - bytes per rank (0: the machine's share)
+
+   Level: intermediate
+
+.seealso: `BTESetMemoryLimit()`
+@*/
 PetscErrorCode BTEGetMemoryLimit(BTE bte, PetscLogDouble *bytes)
 {
   PetscFunctionBegin;
@@ -167,6 +448,29 @@ PetscErrorCode BTEGetMemoryLimit(BTE bte, PetscLogDouble *bytes)
 
 /* The only place where the BTE and its model read options. A value given here or through a
    setter is marked as set, and a table's value never replaces it (BTESetUp). */
+/*@
+   BTESetFromOptions - Reads the BTE's options (table or model, grid, temperature, smearing, window, memory and I/O settings, the model's own options)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Options Database Keys:
++  -bte_input <file>    - scattering table (HDF5)
+.  -bte_model <name>    - built-in or registered model
+.  -bte_grid <n>        - k points per direction for a model
+.  -bte_temperature <K> - lattice temperature
+-  -bte_smearing <eV>   - Gaussian smearing eta
+
+   Notes:
+   The only place the BTE reads the options database; values set through the API before or after it
+   are used as set. -help lists every option, those of every model included.
+
+   Level: beginner
+
+.seealso: `BTECreate()`, `BTESetUp()`
+@*/
 PetscErrorCode BTESetFromOptions(BTE bte)
 {
   char      buf[PETSC_MAX_PATH_LEN];
@@ -187,6 +491,11 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscCheck(bte->window > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_window must be positive (eV), got %g", (double)bte->window);
   PetscCall(PetscOptionsReal("-bte_smearing", "Gaussian smearing eta of energy conservation, eV (default: a table's, else 0.01)", "BTESetSmearing", bte->smearing, &v, &flg));
   if (flg) PetscCall(BTESetSmearing(bte, v));
+  {
+    PetscEnum d = (PetscEnum)bte->delta;
+    PetscCall(PetscOptionsEnum("-bte_delta", "Discretised delta of energy conservation: perturbo (Gaussians at e_i-e_j-+hw, Perturbo's) or balanced (the same weights split by exp((e_i-e_j)/kT): Fermi-Dirac at the lattice temperature is an exact steady state)", "BTESetDelta", BTEDeltas, d, &d, &flg));
+    if (flg) PetscCall(BTESetDelta(bte, (BTEDelta)d));
+  }
   PetscCall(PetscOptionsReal("-bte_temperature", "Lattice temperature, K (default: a table's, else 300)", "BTESetTemperature", bte->temperature, &v, &flg));
   if (flg) PetscCall(BTESetTemperature(bte, v));
   PetscCall(PetscOptionsReal("-bte_g2_cutoff", "Drop channels with |g|^2 below this, eV^2", "BTESetUp", bte->g2_cutoff, &bte->g2_cutoff, NULL));
@@ -203,12 +512,31 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscCall(PetscOptionsBool("-bte_generate_monitor", "Models: print progress of the channel search every 10%", "BTESetUp", bte->genmonitor, &bte->genmonitor, NULL));
   PetscCall(PetscOptionsInt("-bte_generate_batch", "Models: channels a rank holds at a time when writing a table while generating (0: 2^25, at most a quarter of its memory)", "BTEGenerateTable", bte->genbatch, &bte->genbatch, NULL));
   PetscCheck(bte->genbatch >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_batch must be >= 0 (0: automatic), got %" PetscInt_FMT, bte->genbatch);
+  PetscCall(PetscOptionsInt("-bte_generate_pair_batch", "Models that evaluate couplings in batches (the GPU import): pairs of states per batch (1..4096)", "BTEGenerateTable", bte->pairbatch, &bte->pairbatch, NULL));
+  PetscCheck(bte->pairbatch >= 1 && bte->pairbatch <= 4096, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_pair_batch must be in 1..4096, got %" PetscInt_FMT, bte->pairbatch);
   PetscCall(PetscOptionsBool("-bte_diagnostics", "Diagnostics at setup (equilibrium defect, relaxation temperature, window edge) in views and outputs; 0 skips them (they cost a collision operator setup and ~10 applies)", "BTESetDiagnostics", bte->diagnostics, &bte->diagnostics, NULL));
   PetscOptionsEnd();
   PetscCall(BTEModelSetFromOptions(bte));
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetUp - Reads the table or generates the model's states and channels and distributes them over the ranks
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Notes:
+   A table's temperature and smearing apply only to values never set (BTESetTemperature(),
+   BTESetSmearing() or the options). Refuses, with one line, a table or a run that does not fit in
+   the memory a rank may use.
+
+   Level: beginner
+
+.seealso: `BTECreate()`, `BTESetFromOptions()`, `BTESetLoadChannels()`
+@*/
 PetscErrorCode BTESetUp(BTE bte)
 {
   PetscFunctionBegin;
@@ -227,6 +555,21 @@ PetscErrorCode BTESetUp(BTE bte)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetLoadChannels - Sets what BTESetUp() does with the channels
+
+   Logically Collective
+
+   Input Parameters:
++  bte  - the BTE
+-  load - PETSC_BOOL3_TRUE loads them (default), PETSC_BOOL3_FALSE only counts them (enough for
+          BTEView() and BTEGetMemoryEstimate()), PETSC_BOOL3_UNKNOWN loads them if they fit in
+          memory
+
+   Level: intermediate
+
+.seealso: `BTEGetChannelsLoaded()`, `BTESetUp()`
+@*/
 PetscErrorCode BTESetLoadChannels(BTE bte, PetscBool3 load)
 {
   PetscFunctionBegin;
@@ -237,6 +580,21 @@ PetscErrorCode BTESetLoadChannels(BTE bte, PetscBool3 load)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetChannelsLoaded - Tells whether setup loaded the channels or only counted them
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  loaded - PETSC_FALSE if they were only counted
+
+   Level: intermediate
+
+.seealso: `BTESetLoadChannels()`
+@*/
 PetscErrorCode BTEGetChannelsLoaded(BTE bte, PetscBool *loaded)
 {
   PetscFunctionBegin;
@@ -248,6 +606,24 @@ PetscErrorCode BTEGetChannelsLoaded(BTE bte, PetscBool *loaded)
 
 /* Streaming generation: the model builder writes the table while generating (src/models/build.c,
    src/io/table_write.c), so the table may be larger than memory. */
+/*@
+   BTEGenerateTable - Generates the model's table and writes it while generating, for tables larger than memory
+
+   Collective
+
+   Input Parameters:
++  bte  - the BTE
+-  file - the HDF5 file
+
+   Notes:
+   Holds at most -bte_generate_batch channels per rank at a time. The BTE ends up set up with its
+   states and channel counts but no channel arrays; a run needs BTESetUp() on the file. On a BTE
+   already set up with its channels it is BTEWriteTable().
+
+   Level: intermediate
+
+.seealso: `BTEWriteTable()`, `BTESetLoadChannels()`
+@*/
 PetscErrorCode BTEGenerateTable(BTE bte, const char file[])
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)bte);

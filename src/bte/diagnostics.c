@@ -190,10 +190,10 @@ static PetscErrorCode RelaxationTemperature(BTE bte, BTECollision coll, PetscRea
   PetscFunctionReturn(0);
 }
 
-/* A run's operator serves if it is set up at the BTE's temperature in double precision */
+/* A run's operator serves if it is set up at the BTE's temperature, with its delta, in double precision */
 static PetscBool BTEDiagnosticsCanReuse(BTE bte, BTECollision coll)
 {
-  return coll && coll->setupcalled && coll->temperature == bte->temperature && coll->precision == BTE_COLLISION_PRECISION_DOUBLE ? PETSC_TRUE : PETSC_FALSE;
+  return coll && coll->setupcalled && coll->temperature == bte->temperature && (coll->kTdb > 0) == (bte->delta == BTE_DELTA_BALANCED) && coll->precision == BTE_COLLISION_PRECISION_DOUBLE ? PETSC_TRUE : PETSC_FALSE;
 }
 
 static PetscErrorCode BTEDiagnosticsRun(BTE bte, BTECollision runcoll)
@@ -211,6 +211,7 @@ static PetscErrorCode BTEDiagnosticsRun(BTE bte, BTECollision runcoll)
   PetscCall(PetscTime(&t0));
   PetscCall(PetscMemzero(d, sizeof(*d)));
   d->temperature = T;
+  d->delta       = bte->delta;
   PetscCall(BTEGetChannelGraph(bte, &d->pieces, &d->states_cut, NULL));
   for (PetscInt i = 0; i < bte->nlocal; i++) {
     emin = PetscMin(emin, bte->energy[i]);
@@ -302,7 +303,7 @@ PetscErrorCode BTEDiagnosticsCompute(BTE bte, BTECollision runcoll, BTEDiagnosti
     PetscCall(PetscStrncpy(bte->diagwhy, "the channels were counted, not loaded", sizeof(bte->diagwhy)));
     bte->diag.computed = PETSC_FALSE;
     bte->diagdone      = PETSC_FALSE;
-  } else if (!bte->diagdone || bte->diag.temperature != bte->temperature) {
+  } else if (!bte->diagdone || bte->diag.temperature != bte->temperature || bte->diag.delta != bte->delta) {
     PetscBool      fits = PETSC_TRUE;
     PetscLogDouble run;
 
@@ -318,6 +319,7 @@ PetscErrorCode BTEDiagnosticsCompute(BTE bte, BTECollision runcoll, BTEDiagnosti
     else {
       PetscCall(PetscMemzero(&bte->diag, sizeof(bte->diag)));
       bte->diag.temperature = bte->temperature;
+      bte->diag.delta       = bte->delta;
       PetscCall(PetscStrncpy(bte->diagwhy, "a collision operator would not fit in memory (see -bte_memory_limit)", sizeof(bte->diagwhy)));
     }
     bte->diagdone = PETSC_TRUE;
@@ -327,6 +329,26 @@ PetscErrorCode BTEDiagnosticsCompute(BTE bte, BTECollision runcoll, BTEDiagnosti
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetDiagnostics - Gets the diagnostics of what the grid can represent (docs/diagnostics.md)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  d - the diagnostics: pieces of the channel graph, equilibrium defect, relaxation temperature,
+       share of carriers at the window's edge
+
+   Notes:
+   Computed once (a collision operator setup, an apply and a GMRES solve) and cached; d->computed is
+   PETSC_FALSE when switched off or when the BTE lacks what they need.
+
+   Level: intermediate
+
+.seealso: `BTESetDiagnostics()`, `BTEView()`
+@*/
 PetscErrorCode BTEGetDiagnostics(BTE bte, BTEDiagnostics *d)
 {
   PetscFunctionBegin;
@@ -336,6 +358,22 @@ PetscErrorCode BTEGetDiagnostics(BTE bte, BTEDiagnostics *d)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTESetDiagnostics - Turns the setup diagnostics on or off
+
+   Logically Collective
+
+   Input Parameters:
++  bte - the BTE
+-  on  - PETSC_TRUE (default) to compute them
+
+   Options Database Key:
+.  -bte_diagnostics <bool> - compute them
+
+   Level: intermediate
+
+.seealso: `BTEGetDiagnostics()`
+@*/
 PetscErrorCode BTESetDiagnostics(BTE bte, PetscBool on)
 {
   PetscFunctionBegin;
@@ -357,7 +395,7 @@ PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
 {
   BTEDiagnostics d;
   char           T[32], Tr[32], w[32], piece[64] = "";
-  const char    *fix = "reduce the smearing (-bte_smearing) on a grid fine enough to stay connected";
+  const char    *fix = bte->delta == BTE_DELTA_BALANCED ? "reduce the smearing (-bte_smearing) on a grid fine enough to stay connected" : "use -bte_delta balanced (exact detailed balance), or reduce the smearing (-bte_smearing) on a grid fine enough to stay connected";
 
   PetscFunctionBegin;
   if (bte->chcounted) PetscFunctionReturn(0); /* as the channel graph: no line without channels */
@@ -372,7 +410,7 @@ PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
   snprintf(w, sizeof(w), "%g kT (%.4g eV)", (double)BTE_DIAG_EDGE_KT, (double)d.edge_width);
   if (d.pieces > 1) snprintf(piece, sizeof(piece), " (carriers of the largest piece)");
   if (d.defect > BTE_DIAG_DEFECT_MAX) PetscCall(PetscViewerASCIIPrintf(v, "equilibrium defect: WARNING %.3g of the gross scattering flux of Fermi-Dirac at %s (above %s): Fermi-Dirac is not a steady state of this grid; %s\n", (double)d.defect, T, "0.05", fix));
-  else PetscCall(PetscViewerASCIIPrintf(v, "equilibrium defect: %.3g of the gross scattering flux of Fermi-Dirac at %s (sum_i |I_i[f]| / sum_i Gamma_i f_i; 0 with exact detailed balance)\n", (double)d.defect, T));
+  else PetscCall(PetscViewerASCIIPrintf(v, "equilibrium defect: %.3g of the gross scattering flux of Fermi-Dirac at %s (sum_i |I_i[f]| / sum_i Gamma_i f_i; 0 with exact detailed balance%s)\n", (double)d.defect, T, bte->delta == BTE_DELTA_BALANCED ? ", which -bte_delta balanced has" : ""));
   if (PetscIsNanReal(d.relax_temperature)) PetscCall(PetscViewerASCIIPrintf(v, "relaxation temperature: WARNING not found (no stationary state computed, or one outside T/64 .. 64 T): check the channel graph, the window and the smearing\n"));
   else {
     PetscReal rel = d.relax_temperature / d.temperature - 1;
@@ -381,5 +419,16 @@ PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
   }
   if (d.edge_share > BTE_DIAG_EDGE_MAX) PetscCall(PetscViewerASCIIPrintf(v, "window edge: WARNING %.2e of the carriers of Fermi-Dirac at %s lie within %s of the window's top (above 1e-3): the window cuts the distribution's tail off; widen it (-bte_window)\n", (double)d.edge_share, T, w));
   else PetscCall(PetscViewerASCIIPrintf(v, "window edge: %.2e of the carriers of Fermi-Dirac at %s lie within %s of the window's top\n", (double)d.edge_share, T, w));
+  /* A model on its default grid is a quick look, not a converged result: where the grid fails the
+     checks above, say so in one line with their numbers (docs/diagnostics.md, "Defaults") */
+  if (bte->model[0] && !bte->input[0] && !bte->grid_set) {
+    PetscReal rel = d.relax_temperature / d.temperature - 1;
+    PetscBool bad = (PetscBool)(d.pieces > 1 || d.defect > BTE_DIAG_DEFECT_MAX || PetscIsNanReal(d.relax_temperature) || PetscAbsReal(rel) > BTE_DIAG_TRELAX_MAX || d.edge_share > BTE_DIAG_EDGE_MAX);
+    if (bad) {
+      char nums[160];
+      snprintf(nums, sizeof(nums), "%d piece%s, defect %.3g, relaxes to %.1f K, edge share %.2g", (int)d.pieces, d.pieces > 1 ? "s" : "", (double)d.defect, (double)d.relax_temperature, (double)d.edge_share);
+      PetscCall(PetscViewerASCIIPrintf(v, "defaults: WARNING the %s model on its default grid (%" PetscInt_FMT "^%" PetscInt_FMT ", no -bte_grid%s) fails the checks above (%s): results are a quick look, not converged; set -bte_grid (and -bte_window) and refine until they stop changing\n", bte->model, bte->ngrid, bte->grid.dim, bte->window_set ? "" : ", default window", nums));
+    }
+  }
   PetscFunctionReturn(0);
 }

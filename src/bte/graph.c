@@ -30,6 +30,27 @@ static inline void Join(PetscInt *par, PetscInt a, PetscInt b)
   else par[a] = b;
 }
 
+/*@
+   BTEGetChannelGraph - Gets the connected pieces of the channel graph (states joined by channels)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameters:
++  npieces - number of pieces
+.  nout    - states outside the largest piece
+-  eout    - lowest energy among them, eV (PETSC_MAX_REAL if none)
+
+   Notes:
+   The channels must be loaded. With several pieces carriers cannot move between them
+   (docs/diagnostics.md).
+
+   Level: intermediate
+
+.seealso: `BTEGetDiagnostics()`
+@*/
 PetscErrorCode BTEGetChannelGraph(BTE bte, PetscInt *npieces, PetscInt *nout, PetscReal *eout)
 {
   MPI_Comm    comm;

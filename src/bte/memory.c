@@ -26,6 +26,26 @@ PetscErrorCode BTERunMemoryEstimate(BTE bte, PetscCount nheld, PetscInt nlocal, 
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetMemoryEstimate - Gets the estimated memory of a run: table, collision operator, ghosts and work vectors
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameters:
++  total - bytes on one rank (may be NULL)
+-  local - bytes on this rank of this layout (may be NULL)
+
+   Notes:
+   The figure the runs check before allocating (docs/validation.md); also when the channels were
+   only counted.
+
+   Level: intermediate
+
+.seealso: `BTESetMemoryLimit()`
+@*/
 PetscErrorCode BTEGetMemoryEstimate(BTE bte, PetscLogDouble *total, PetscLogDouble *local)
 {
   PetscFunctionBegin;

@@ -77,6 +77,21 @@ PetscErrorCode BTEParamsAdd(BTE bte, const char name[], PetscReal value, const c
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetStateLayout - Gets the layout of the states over the ranks
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  map - the PetscLayout: contiguous blocks of the global state numbering (not a copy)
+
+   Level: intermediate
+
+.seealso: `BTEGetNumStates()`, `BTECreateStateVec()`
+@*/
 PetscErrorCode BTEGetStateLayout(BTE bte, PetscLayout *map)
 {
   PetscFunctionBegin;
@@ -85,6 +100,22 @@ PetscErrorCode BTEGetStateLayout(BTE bte, PetscLayout *map)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetNumStates - Gets the number of states owned by this rank and in all
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameters:
++  nlocal  - states owned here (may be NULL)
+-  nglobal - states in all (may be NULL)
+
+   Level: beginner
+
+.seealso: `BTEGetStateLayout()`
+@*/
 PetscErrorCode BTEGetNumStates(BTE bte, PetscInt *nlocal, PetscInt *nglobal)
 {
   PetscFunctionBegin;
@@ -93,6 +124,25 @@ PetscErrorCode BTEGetNumStates(BTE bte, PetscInt *nlocal, PetscInt *nglobal)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetNumChannels - Gets the number of channels held by this rank and of distinct channels in all
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameters:
++  nlocal  - channels held here, 0 when they were only counted (may be NULL)
+-  nglobal - distinct channels (may be NULL)
+
+   Notes:
+   A rank holds every channel with an end it owns, so a channel between two ranks is held by both.
+
+   Level: beginner
+
+.seealso: `BTEGetNumStates()`
+@*/
 PetscErrorCode BTEGetNumChannels(BTE bte, PetscCount *nlocal, PetscInt64 *nglobal)
 {
   PetscFunctionBegin;
@@ -101,6 +151,27 @@ PetscErrorCode BTEGetNumChannels(BTE bte, PetscCount *nlocal, PetscInt64 *ngloba
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetLocalStates - Gets the arrays of the states this rank owns
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameters:
++  energy   - energies, eV (may be NULL)
+.  velocity - band velocities, 3 per state, Angstrom/fs (may be NULL)
+.  kindex   - flattened full-grid k index (may be NULL)
+-  band     - band index (may be NULL)
+
+   Notes:
+   The arrays belong to the BTE; do not free or change them.
+
+   Level: intermediate
+
+.seealso: `BTEGetGrid()`, `BTEGetNumStates()`
+@*/
 PetscErrorCode BTEGetLocalStates(BTE bte, const PetscReal *energy[], const PetscReal *velocity[], const PetscInt *kindex[], const PetscInt *band[])
 {
   PetscFunctionBegin;
@@ -111,6 +182,25 @@ PetscErrorCode BTEGetLocalStates(BTE bte, const PetscReal *energy[], const Petsc
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetGrid - Gets the k grid
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameters:
++  dim        - 2 or 3 (may be NULL)
+.  nk         - points per reciprocal direction (may be NULL)
+.  lattice    - rows a1, a2, a3, Angstrom (may be NULL)
+.  reciprocal - rows b1, b2, b3, 1/Angstrom (may be NULL)
+-  volume     - cell volume, Angstrom^3 (area, Angstrom^2, in 2D; may be NULL)
+
+   Level: intermediate
+
+.seealso: `BTEGetLocalStates()`
+@*/
 PetscErrorCode BTEGetGrid(BTE bte, PetscInt *dim, PetscInt nk[3], PetscReal lattice[9], PetscReal reciprocal[9], PetscReal *volume)
 {
   PetscFunctionBegin;
@@ -122,6 +212,21 @@ PetscErrorCode BTEGetGrid(BTE bte, PetscInt *dim, PetscInt nk[3], PetscReal latt
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetSpinDegeneracy - Gets the spin degeneracy s
+
+   Not Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  s - 2 without spin-orbit coupling, 1 with it
+
+   Level: intermediate
+
+.seealso: `BTEComputeMoments()`
+@*/
 PetscErrorCode BTEGetSpinDegeneracy(BTE bte, PetscInt *s)
 {
   PetscFunctionBegin;
@@ -130,6 +235,21 @@ PetscErrorCode BTEGetSpinDegeneracy(BTE bte, PetscInt *s)
 }
 
 /* A Vec over the states; its type follows -vec_type (cuda gives device vectors). */
+/*@
+   BTECreateStateVec - Creates a vector on the states (occupations, rates)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  v - the new vector, of the layout of BTEGetStateLayout() and the type of -vec_type
+
+   Level: beginner
+
+.seealso: `BTEGetStateLayout()`
+@*/
 PetscErrorCode BTECreateStateVec(BTE bte, Vec *v)
 {
   PetscFunctionBegin;
@@ -144,6 +264,23 @@ PetscErrorCode BTECreateStateVec(BTE bte, Vec *v)
 
 /* f_i = 1/(exp((e_i - mu)/kT) + 1) for electrons; for holes the table stores hole
    energies (positive into the band), so the same form gives hole occupations. */
+/*@
+   BTEFermiDirac - Fills a vector with Fermi-Dirac occupations at the state energies
+
+   Collective
+
+   Input Parameters:
++  bte - the BTE
+.  T   - temperature, K
+-  mu  - chemical potential, eV (the table's energy zero)
+
+   Output Parameter:
+.  f - the occupations
+
+   Level: beginner
+
+.seealso: `BTEComputeDistribution()`, `BTEChemicalPotential()`
+@*/
 PetscErrorCode BTEFermiDirac(BTE bte, PetscReal T, PetscReal mu, Vec f)
 {
   PetscScalar *a;

@@ -21,6 +21,19 @@ static PetscErrorCode BTEViewBytes(PetscViewer v, const char what[], PetscLogDou
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEView - Prints a summary of the BTE: grid, states, channels, settings, memory and diagnostics
+
+   Collective
+
+   Input Parameters:
++  bte    - the BTE
+-  viewer - an ASCII viewer, e.g. PETSC_VIEWER_STDOUT_WORLD
+
+   Level: beginner
+
+.seealso: `BTEGetDiagnostics()`
+@*/
 PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
 {
   PetscBool      iascii;
@@ -71,7 +84,7 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
     }
     PetscCall(BTEDiagnosticsView(bte, viewer)); /* equilibrium defect, relaxation temperature, window edge */
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "smearing eta: %g eV, temperature: %g K\n", (double)bte->smearing, (double)bte->temperature));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "smearing eta: %g eV (delta: %s), temperature: %g K\n", (double)bte->smearing, BTEDeltas[bte->delta], (double)bte->temperature));
   PetscCall(BTEGetMemoryEstimate(bte, &mtot, &mloc));
   PetscCall(MPIU_Allreduce(&mloc, &mmax, 1, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)bte)));
   PetscCall(MPIU_Allreduce(&mloc, &msum, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, PetscObjectComm((PetscObject)bte)));

@@ -158,11 +158,24 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscOptionsBegin(comm, NULL, "bte bench: time the collision operator implementations", "BTE");
-  PetscCall(PetscOptionsStringArray("-bte_bench_types", "Implementations to time (comma-separated; <type>-mixed = that type with single-precision weights, for fused and pair)", "BTECollisionSetType", types, &ntypes, &flg));
-  if (!flg) {
-    const char *def[] = {"baseline", "tgt", "fused", "fused-mixed", "pair", "pair-mixed"};
-    ntypes            = 6;
-    for (PetscInt k = 0; k < ntypes; k++) PetscCall(PetscStrallocpy(def[k], &types[k]));
+  PetscCall(PetscOptionsStringArray("-bte_bench_types", "Implementations to time (comma-separated; default: every registered type; <type>-mixed = that type with single-precision weights, for the types that have them)", "BTECollisionSetType", types, &ntypes, &flg));
+  if (!flg) { /* every registered type, and its -mixed form where it has one */
+    const char **reg;
+    PetscInt     nreg;
+
+    PetscCall(BTECollisionGetTypes(&nreg, &reg));
+    ntypes = 0;
+    for (PetscInt k = 0; k < nreg; k++) {
+      PetscBool mixed;
+      char      name[64];
+
+      PetscCall(BTECollisionTypeHasMixedPrecision(reg[k], &mixed));
+      for (PetscInt m = 0; m < (mixed ? 2 : 1) && ntypes < BTE_BENCH_MAXTYPES; m++) {
+        PetscCall(PetscSNPrintf(name, sizeof(name), "%s%s", reg[k], m ? "-mixed" : ""));
+        PetscCall(PetscStrallocpy(name, &types[ntypes++]));
+      }
+    }
+    PetscCall(PetscFree(reg));
   }
   PetscCall(PetscOptionsInt("-bte_bench_reps", "Timed repetitions (median taken) after 3 warm-up applies", "", reps, &reps, NULL));
   PetscCheck(reps >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_bench_reps must be >= 1");

@@ -22,9 +22,18 @@ PetscErrorCode BTECommandGenerate(MPI_Comm comm)
   }
   PetscCall(BTECommandCheckOptions(comm, "generate"));
   {
-    const char *model;
+    const char *model, **names;
+    char        list[512] = "";
+    PetscInt    n;
+
     PetscCall(BTEGetModel(bte, &model));
-    PetscCheck(model[0], comm, PETSC_ERR_USER_INPUT, "bte generate needs a model: -bte_model parabolic|gaas|graphene|si-holes, or -bte_model perturbo -bte_perturbo_epr prefix_epr.h5 for a real material (docs/import.md)");
+    PetscCall(BTEModelGetTypes(&n, &names));
+    for (PetscInt k = 0; k < n; k++) {
+      PetscCall(PetscStrlcat(list, k ? "|" : "", sizeof(list)));
+      PetscCall(PetscStrlcat(list, names[k], sizeof(list)));
+    }
+    PetscCall(PetscFree(names));
+    PetscCheck(model[0], comm, PETSC_ERR_USER_INPUT, "bte generate needs a model: -bte_model %s (perturbo with -bte_perturbo_epr prefix_epr.h5 for a real material, docs/import.md)", list);
   }
   PetscCheck(flg && out[0], comm, PETSC_ERR_USER_INPUT, "bte generate needs an output file: -bte_output FILE.h5");
   PetscCall(BTECheckOutputFile(bte, out, "-bte_output")); /* before anything is opened for writing */

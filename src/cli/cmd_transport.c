@@ -1,4 +1,4 @@
-/* bte transport: low-field conductivity and mobility tensors (physics.md eq. 5-6)
+/* bte transport: low-field conductivity and mobility tensors (docs/theory.md eq. 5-6)
    at a list of temperatures and carrier densities or chemical potentials. */
 #include "commands.h"
 #include <bte/transport.h>

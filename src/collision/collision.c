@@ -6,9 +6,10 @@
 
 PetscClassId      BTECOLLISION_CLASSID;
 PetscFunctionList BTECollisionList = NULL;
-PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_JacAssemble;
+PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_GhostAdd, BTECOLL_JacAssemble;
 PetscLogEvent     BTECOLL_SetUpEnds, BTECOLL_LayoutPlace, BTECOLL_LayoutMerge, BTECOLL_LayoutIndex;
 const char *const BTECollisionPrecisions[] = {"double", "mixed", "BTECollisionPrecision", "BTE_COLLISION_PRECISION_", NULL};
+const char *const BTECollisionPartitions[] = {"auto", "states", "pairs", "BTECollisionPartition", "BTE_COLLISION_PARTITION_", NULL};
 
 static PetscBool BTECollisionPackageInitialized = PETSC_FALSE;
 
@@ -31,6 +32,8 @@ PetscErrorCode BTECollisionInitializePackage(void)
   PetscCall(PetscLogEventRegister("BTECollJacApply", BTECOLLISION_CLASSID, &BTECOLL_JacApply));
   PetscCall(PetscLogEventRegister("BTECollSetUp", BTECOLLISION_CLASSID, &BTECOLL_SetUp));
   PetscCall(PetscLogEventRegister("BTECollGhost", BTECOLLISION_CLASSID, &BTECOLL_Ghost));
+  /* -bte_partition pairs: the contributions to ghost states added into their owners */
+  PetscCall(PetscLogEventRegister("BTECollGhostAdd", BTECOLLISION_CLASSID, &BTECOLL_GhostAdd));
   PetscCall(PetscLogEventRegister("BTECollJacAsm", BTECOLLISION_CLASSID, &BTECOLL_JacAssemble));
   /* the phases of BTECollSetUp: ghosts and local channel ends; a layout's placement of the
      channels (rates and grouping), its merge/sort, and its index structures (chunks, slots) */
@@ -43,6 +46,24 @@ PetscErrorCode BTECollisionInitializePackage(void)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionRegister - Adds a collision operator implementation that BTECollisionSetType() and -bte_collision_type can select
+
+   Not Collective
+
+   Input Parameters:
++  name   - the type's name
+-  create - its create function
+
+   Notes:
+   The create function fills coll->ops (include/bte/private/collisionimpl.h): setup, apply,
+   jacobian_apply and jacobian_diagonal are required. docs/extending.md and examples/extend.c show
+   one.
+
+   Level: advanced
+
+.seealso: `BTECollisionSetType()`, `BTECollisionGetTypes()`, `BTEModelRegister()`
+@*/
 PetscErrorCode BTECollisionRegister(const char name[], PetscErrorCode (*create)(BTECollision))
 {
   PetscFunctionBegin;
@@ -51,6 +72,25 @@ PetscErrorCode BTECollisionRegister(const char name[], PetscErrorCode (*create)(
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionCreate - Creates the collision operator I[f] on the states of a BTE (docs/theory.md eq. 2)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  coll - the new operator
+
+   Notes:
+   Its type is the pair layout unless BTECollisionSetType() or -bte_collision_type says otherwise;
+   the BTE must be set up before BTECollisionSetUp().
+
+   Level: beginner
+
+.seealso: `BTECollisionSetType()`, `BTECollisionApply()`, `BTECollisionDestroy()`
+@*/
 PetscErrorCode BTECollisionCreate(BTE bte, BTECollision *coll)
 {
   BTECollision c;
@@ -83,6 +123,8 @@ static PetscErrorCode BTECollisionReset(BTECollision coll)
   PetscCall(VecDestroy(&coll->fl));
   PetscCall(VecDestroy(&coll->xl));
   PetscCall(VecDestroy(&coll->gtemplate));
+  PetscCall(PetscFree(coll->pranges));
+  PetscCall(PetscFree(coll->pfrac));
   if (coll->assembly) {
     BTECollisionAssembly *as = coll->assembly;
     PetscCall(PetscFree4(as->P, as->Q, as->ci, as->cj));
@@ -97,6 +139,18 @@ static PetscErrorCode BTECollisionReset(BTECollision coll)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionDestroy - Destroys a collision operator
+
+   Collective
+
+   Input Parameter:
+.  coll - the operator (set to NULL)
+
+   Level: beginner
+
+.seealso: `BTECollisionCreate()`
+@*/
 PetscErrorCode BTECollisionDestroy(BTECollision *coll)
 {
   PetscFunctionBegin;
@@ -112,6 +166,23 @@ PetscErrorCode BTECollisionDestroy(BTECollision *coll)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetType - Sets the implementation of the collision operator
+
+   Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  type - BTECOLLISIONBASELINE, BTECOLLISIONTGT, BTECOLLISIONFUSED, BTECOLLISIONPAIR or a type
+          registered with BTECollisionRegister()
+
+   Options Database Key:
+.  -bte_collision_type <type> - the implementation
+
+   Level: intermediate
+
+.seealso: `BTECollisionGetType()`, `BTECollisionGetTypes()`, `BTECollisionRegister()`
+@*/
 PetscErrorCode BTECollisionSetType(BTECollision coll, BTECollisionType type)
 {
   PetscErrorCode (*create)(BTECollision) = NULL;
@@ -125,10 +196,10 @@ PetscErrorCode BTECollisionSetType(BTECollision coll, BTECollisionType type)
   if (!create) {
     char         names[256] = "";
     const char **list;
-    int          n;
+    PetscInt     n;
 
-    PetscCall(PetscFunctionListGet(BTECollisionList, &list, &n));
-    for (int k = 0; k < n; k++) {
+    PetscCall(BTECollisionGetTypes(&n, &list));
+    for (PetscInt k = 0; k < n; k++) {
       PetscCall(PetscStrlcat(names, " ", sizeof(names)));
       PetscCall(PetscStrlcat(names, list[k], sizeof(names)));
     }
@@ -139,10 +210,27 @@ PetscErrorCode BTECollisionSetType(BTECollision coll, BTECollisionType type)
   PetscCall(PetscMemzero(coll->ops, sizeof(struct _BTECollisionOps)));
   coll->ownends = PETSC_FALSE;
   PetscCall((*create)(coll));
+  /* an application's type (BTECollisionRegister) is refused here, not by a call through NULL later */
+  PetscCheck(coll->ops->setup && coll->ops->apply && coll->ops->jacobian_apply && coll->ops->jacobian_diagonal, PetscObjectComm((PetscObject)coll), PETSC_ERR_PLIB, "Collision type %s: its create function must set the setup, apply, jacobian_apply and jacobian_diagonal operations (docs/extending.md)", type);
   PetscCall(PetscObjectChangeTypeName((PetscObject)coll, type));
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionGetType - Gets the implementation of the collision operator
+
+   Not Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Output Parameter:
+.  type - the type name
+
+   Level: intermediate
+
+.seealso: `BTECollisionSetType()`
+@*/
 PetscErrorCode BTECollisionGetType(BTECollision coll, BTECollisionType *type)
 {
   PetscFunctionBegin;
@@ -151,6 +239,23 @@ PetscErrorCode BTECollisionGetType(BTECollision coll, BTECollisionType *type)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetTemperature - Sets the lattice temperature of this operator's phonon occupations
+
+   Logically Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  T    - temperature, K (> 0)
+
+   Notes:
+   Default: the BTE's at setup. Call before BTECollisionSetUp(); the BTE is not changed, so
+   operators at several temperatures can share it.
+
+   Level: intermediate
+
+.seealso: `BTESetTemperature()`
+@*/
 PetscErrorCode BTECollisionSetTemperature(BTECollision coll, PetscReal T)
 {
   PetscFunctionBegin;
@@ -161,6 +266,22 @@ PetscErrorCode BTECollisionSetTemperature(BTECollision coll, PetscReal T)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetJacobianAssembled - Chooses an assembled AIJ Jacobian instead of a MATSHELL
+
+   Logically Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  flg  - PETSC_TRUE for AIJ
+
+   Options Database Key:
+.  -bte_jacobian_assembled <bool> - AIJ Jacobian
+
+   Level: intermediate
+
+.seealso: `BTECollisionCreateJacobian()`
+@*/
 PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision coll, PetscBool flg)
 {
   PetscFunctionBegin;
@@ -169,6 +290,21 @@ PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision coll, PetscBool flg
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionGetJacobianAssembled - Tells whether the Jacobian is an assembled AIJ matrix
+
+   Not Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Output Parameter:
+.  flg - PETSC_TRUE for AIJ
+
+   Level: intermediate
+
+.seealso: `BTECollisionSetJacobianAssembled()`
+@*/
 PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision coll, PetscBool *flg)
 {
   PetscFunctionBegin;
@@ -177,12 +313,84 @@ PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision coll, PetscBool *fl
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetPartition - Chooses which rank computes a channel whose ends live on two ranks
+
+   Logically Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  part - BTE_COLLISION_PARTITION_STATES (both ranks), BTE_COLLISION_PARTITION_PAIRS (one of them,
+          its contribution to the other end sent to that end's owner; pair type only) or
+          BTE_COLLISION_PARTITION_AUTO (pairs for the pair type on several ranks, else states)
+
+   Options Database Key:
+.  -bte_partition <auto,states,pairs> - the partition
+
+   Notes:
+   Call before BTECollisionSetUp(). Declared in bte/private/collisionimpl.h. See docs/collision.md.
+
+   Level: advanced
+
+.seealso: `BTECollisionGetPartition()`, `BTECollisionSetFromOptions()`
+@*/
+PetscErrorCode BTECollisionSetPartition(BTECollision coll, BTECollisionPartition part)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscCheck(part >= BTE_COLLISION_PARTITION_AUTO && part <= BTE_COLLISION_PARTITION_PAIRS, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Unknown partition %d", (int)part);
+  PetscCheck(!coll->setupcalled || part == coll->partition, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "Set the partition before BTECollisionSetUp()");
+  coll->partition = part;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTECollisionGetPartition - The partition in use after setup (states or pairs); before setup the one set (possibly auto)
+
+   Not Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Output Parameter:
+.  part - the partition
+
+   Level: advanced
+
+.seealso: `BTECollisionSetPartition()`
+@*/
+PetscErrorCode BTECollisionGetPartition(BTECollision coll, BTECollisionPartition *part)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  *part = coll->setupcalled ? coll->part : coll->partition;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTECollisionSetFromOptions - Reads the collision operator's options, its type's own included
+
+   Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Options Database Keys:
++  -bte_collision_type <type>              - implementation
+.  -bte_collision_precision <double,mixed> - weight storage
+.  -bte_partition <auto,states,pairs>      - which rank computes a channel whose ends live on two ranks
+-  -bte_jacobian_assembled <bool>          - AIJ Jacobian
+
+   Level: beginner
+
+.seealso: `BTECollisionSetType()`
+@*/
 PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
 {
   char        type[256];
   const char *deft = ((PetscObject)coll)->type_name ? ((PetscObject)coll)->type_name : BTECOLLISIONPAIR;
   PetscBool   flg;
-  PetscEnum   prec = (PetscEnum)coll->precision;
+  PetscEnum   prec = (PetscEnum)coll->precision, part = (PetscEnum)coll->partition;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
@@ -192,12 +400,30 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
   if (flg || !((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, flg ? type : deft));
   PetscCall(PetscOptionsEnum("-bte_collision_precision", "Storage precision of the fused and pair weights (mixed: float weights, double sums)", "BTECollision", BTECollisionPrecisions, prec, &prec, NULL));
   coll->precision = (BTECollisionPrecision)prec;
+  PetscCall(PetscOptionsEnum("-bte_partition", "Which rank computes a channel whose ends live on two ranks: both (states), one of them with its contribution to the other end sent back (pairs; pair type only), or auto (pairs for the pair type on several ranks)", "BTECollisionSetPartition", BTECollisionPartitions, part, &part, NULL));
+  coll->partition = (BTECollisionPartition)part;
   PetscCall(PetscOptionsBool("-bte_jacobian_assembled", "Jacobian as an assembled AIJ matrix instead of a MATSHELL", "BTECollisionSetJacobianAssembled", coll->assembled, &coll->assembled, NULL));
   PetscOptionsEnd();
   if (coll->ops->setfromoptions) PetscCall((*coll->ops->setfromoptions)(coll));
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionSetUp - Builds the operator's layout from the BTE's channels at the operator's temperature
+
+   Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Notes:
+   Called by the applies if needed. The BTE must be set up. Refuses a run that does not fit in
+   memory.
+
+   Level: intermediate
+
+.seealso: `BTECollisionCreate()`, `BTECollisionSetTemperature()`
+@*/
 PetscErrorCode BTECollisionSetUp(BTECollision coll)
 {
   BTE bte;
@@ -210,11 +436,26 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   if (!((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, BTECOLLISIONPAIR));
   if (coll->precision == BTE_COLLISION_PRECISION_MIXED) {
     PetscBool ok;
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)coll, &ok, BTECOLLISIONFUSED, BTECOLLISIONPAIR, ""));
-    PetscCheck(ok, PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "Mixed precision (-bte_collision_precision mixed) is implemented by the fused and pair types, not by %s", ((PetscObject)coll)->type_name);
+    PetscCall(BTECollisionTypeHasMixedPrecision(((PetscObject)coll)->type_name, &ok));
+    if (!ok) {
+      char         names[256] = "";
+      const char **list;
+      PetscInt     n;
+
+      PetscCall(BTECollisionGetTypes(&n, &list));
+      for (PetscInt k = 0; k < n; k++) {
+        PetscBool mixed;
+        PetscCall(BTECollisionTypeHasMixedPrecision(list[k], &mixed));
+        if (!mixed) continue;
+        PetscCall(PetscStrlcat(names, names[0] ? " and " : "", sizeof(names)));
+        PetscCall(PetscStrlcat(names, list[k], sizeof(names)));
+      }
+      PetscCall(PetscFree(list));
+      SETERRQ(PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "Mixed precision (-bte_collision_precision mixed) is implemented by the %s types, not by %s", names, ((PetscObject)coll)->type_name);
+    }
   }
   PetscCall(PetscLogEventBegin(BTECOLL_SetUp, coll, 0, 0, 0));
-  /* constants of physics.md section 2 */
+  /* constants of docs/theory.md section 2 */
   coll->temperature = coll->Tset > 0 ? coll->Tset : bte->temperature;
   PetscCheck(coll->temperature > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive, got %g K", (double)coll->temperature);
   PetscCheck(bte->smearing > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Smearing must be positive, got %g eV", (double)bte->smearing);
@@ -225,6 +466,7 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   coll->gnorm       = 1.0 / (bte->smearing * PetscSqrtReal(PETSC_PI));
   coll->nq          = (PetscInt64)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
   coll->pref        = 2.0 * PETSC_PI / BTE_HBAR / (PetscReal)coll->nq;
+  coll->kTdb        = bte->delta == BTE_DELTA_BALANCED ? coll->kT : 0.0;
   coll->nbands      = bte->nbands;
   coll->nmodes      = bte->nmodes;
   for (PetscInt a = 0; a < 3; a++) coll->nk[a] = bte->grid.nk[a];
@@ -237,6 +479,7 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   /* ghosts, local numbering, scatter; local ends of the held channels */
   PetscCall(PetscLogEventBegin(BTECOLL_SetUpEnds, coll, 0, 0, 0));
   PetscCall(BTECollisionSetUpGhosts_Private(coll));
+  PetscCall(BTECollisionPartitionSetUp_Private(coll));
   if (!coll->ownends) PetscCall(BTECollisionComputeLocalEnds(coll, &coll->ci, &coll->cj));
   PetscCall(PetscLogEventEnd(BTECOLL_SetUpEnds, coll, 0, 0, 0));
   coll->nch = bte->ch.n;
@@ -248,6 +491,27 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionGetInfo - Gets the size of the operator's layout on this rank
+
+   Not Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Output Parameters:
++  nch      - held channels (may be NULL)
+.  nentries - stored channel ends (may be NULL)
+.  nghost   - ghost states (may be NULL)
+-  bytes    - bytes of the layout (may be NULL)
+
+   Notes:
+   Sets the operator up if needed (then collective).
+
+   Level: advanced
+
+.seealso: `BTECollisionView()`
+@*/
 PetscErrorCode BTECollisionGetInfo(BTECollision coll, PetscCount *nch, PetscCount *nentries, PetscInt *nghost, PetscLogDouble *bytes)
 {
   PetscFunctionBegin;
@@ -271,8 +535,29 @@ static PetscErrorCode BTECollisionCheckVec(BTECollision coll, Vec v, PetscInt ar
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionApply - Computes the collision integral I = I[f]
+
+   Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  f    - occupations (a vector of BTECreateStateVec())
+
+   Output Parameter:
+.  Iv - I[f], 1/fs
+
+   Notes:
+   Sets the operator up on first use. Sum_i I_i = 0 to rounding.
+
+   Level: beginner
+
+.seealso: `BTECollisionJacobianApply()`, `BTECollisionTSRHSFunction()`
+@*/
 PetscErrorCode BTECollisionApply(BTECollision coll, Vec f, Vec Iv)
 {
+  PetscBool done = PETSC_FALSE;
+
   PetscFunctionBegin;
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
   PetscCall(BTECollisionSetUp(coll));
@@ -280,16 +565,38 @@ PetscErrorCode BTECollisionApply(BTECollision coll, Vec f, Vec Iv)
   PetscCall(BTECollisionCheckVec(coll, Iv, 3));
   PetscCheck(f != Iv, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_IDN, "f and I must be different vectors");
   PetscCall(PetscLogEventBegin(BTECOLL_Apply, coll, f, Iv, 0));
-  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
-  PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
-  PetscCall((*coll->ops->apply)(coll, coll->fl, Iv));
+  if (coll->ops->applyglobal) PetscCall((*coll->ops->applyglobal)(coll, 0, f, NULL, Iv, &done));
+  if (!done) {
+    PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+    PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
+    PetscCall((*coll->ops->apply)(coll, coll->fl, Iv));
+  }
   coll->napplies++;
   PetscCall(PetscLogEventEnd(BTECOLL_Apply, coll, f, Iv, 0));
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionJacobianApply - Computes y = J(f) x with J = dI/df
+
+   Collective
+
+   Input Parameters:
++  coll - the collision operator
+.  f    - the occupations J is taken at
+-  x    - the vector J multiplies
+
+   Output Parameter:
+.  y - J(f) x
+
+   Level: intermediate
+
+.seealso: `BTECollisionApply()`, `BTECollisionCreateJacobian()`
+@*/
 PetscErrorCode BTECollisionJacobianApply(BTECollision coll, Vec f, Vec x, Vec y)
 {
+  PetscBool done = PETSC_FALSE;
+
   PetscFunctionBegin;
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
   PetscCall(BTECollisionSetUp(coll));
@@ -298,16 +605,35 @@ PetscErrorCode BTECollisionJacobianApply(BTECollision coll, Vec f, Vec x, Vec y)
   PetscCall(BTECollisionCheckVec(coll, y, 4));
   PetscCheck(y != x && y != f, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_IDN, "y must differ from f and x");
   PetscCall(PetscLogEventBegin(BTECOLL_JacApply, coll, f, x, y));
-  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
-  PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
-  PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
-  PetscCall(BTECollisionGlobalToLocal(coll, x, coll->xl));
-  PetscCall((*coll->ops->jacobian_apply)(coll, coll->fl, coll->xl, y));
+  if (coll->ops->applyglobal) PetscCall((*coll->ops->applyglobal)(coll, 1, f, x, y, &done));
+  if (!done) {
+    PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+    PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
+    PetscCall(BTECollisionGlobalToLocal(coll, f, coll->fl));
+    PetscCall(BTECollisionGlobalToLocal(coll, x, coll->xl));
+    PetscCall((*coll->ops->jacobian_apply)(coll, coll->fl, coll->xl, y));
+  }
   coll->njacapplies++;
   PetscCall(PetscLogEventEnd(BTECOLL_JacApply, coll, f, x, y));
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionGetScatteringRates - Computes the out-scattering rates Gamma_t = -J_tt(f)
+
+   Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  f    - the occupations
+
+   Output Parameter:
+.  Gamma - the rates, 1/fs (the inverse RTA lifetimes at f = f0)
+
+   Level: intermediate
+
+.seealso: `BTECollisionJacobianApply()`
+@*/
 PetscErrorCode BTECollisionGetScatteringRates(BTECollision coll, Vec f, Vec Gamma)
 {
   PetscFunctionBegin;
@@ -331,12 +657,28 @@ static PetscErrorCode BTECollisionViewBytes(PetscViewer v, const char what[], Pe
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionView - Prints the collision operator: type, channels, ghosts and layout bytes per rank
+
+   Collective
+
+   Input Parameters:
++  coll   - the collision operator
+-  viewer - an ASCII viewer, e.g. PETSC_VIEWER_STDOUT_WORLD
+
+   Options Database Key:
+.  -bte_collision_view - view after setup
+
+   Level: beginner
+
+.seealso: `BTECollisionGetInfo()`
+@*/
 PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
 {
   PetscBool   iascii;
   MPI_Comm    comm;
   PetscMPIInt size;
-  double      loc[4], sum[4], mx[4];
+  double      loc[6], sum[6], mx[6];
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
@@ -356,13 +698,25 @@ PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
   loc[1] = (double)coll->nentries;
   loc[2] = (double)coll->nghost;
   loc[3] = (double)coll->bytes;
-  PetscCallMPI(MPI_Allreduce(loc, sum, 4, MPI_DOUBLE, MPI_SUM, comm));
-  PetscCallMPI(MPI_Allreduce(loc, mx, 4, MPI_DOUBLE, MPI_MAX, comm));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "temperature %g K, smearing eta %g eV, Nq %" PetscInt64_FMT "\n", (double)coll->temperature, (double)coll->eta, coll->nq));
+  loc[4] = (double)coll->ncomputed;
+  loc[5] = coll->ncomputed > 0 ? (double)coll->bytes / (double)coll->ncomputed : 0;
+  PetscCallMPI(MPI_Allreduce(loc, sum, 6, MPI_DOUBLE, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(loc, mx, 6, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "temperature %g K, smearing eta %g eV (delta: %s), Nq %" PetscInt64_FMT "\n", (double)coll->temperature, (double)coll->eta, coll->kTdb > 0 ? "balanced, exact detailed balance" : "perturbo", coll->nq));
   PetscCall(PetscViewerASCIIPrintf(viewer, "states: %" PetscInt_FMT " on %d rank(s)\n", coll->N, size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "channels: %" PetscInt64_FMT " distinct; held %.0f in all (largest rank %.0f)\n", coll->bte->ch.nglobal, sum[0], mx[0]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "layout entries (channel ends, or pairs for pair): %.0f (largest rank %.0f)\n", sum[1], mx[1]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "ghost states: %.0f in all (largest rank %.0f)\n", sum[2], mx[2]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "partition: %s (%s)\n", BTECollisionPartitions[coll->part], coll->part == BTE_COLLISION_PARTITION_PAIRS ? "a channel with ends on two ranks is computed by one of them; its contribution to the other end is added into that end's owner" : "a channel with ends on two ranks is computed by both"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "channels computed: %.0f in all, largest rank %.0f (%.3f x the mean); layout bytes per computed channel, largest rank: %.1f\n", sum[4], mx[4], sum[4] > 0 ? mx[4] * size / sum[4] : 0.0, mx[5]));
+  {
+    Vec         v;
+    const char *desc;
+    PetscCall(BTECreateStateVec(coll->bte, &v));
+    PetscCall(BTECollisionExchangeDescribe(coll, v, &desc));
+    PetscCall(VecDestroy(&v));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "ghost exchange: %s\n", desc));
+  }
   if (coll->bte->ch.nglobal > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "layout bytes per channel: %.1f\n", sum[3] / (double)coll->bte->ch.nglobal));
   PetscCall(BTECollisionViewBytes(viewer, "layout memory, all ranks", sum[3]));
   PetscCall(BTECollisionViewBytes(viewer, "layout memory, largest rank", mx[3]));
@@ -372,6 +726,41 @@ PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
+/* One line for the views of the solvers that use the operator (-bte_view): type, partition over the
+   ranks and how the ghost exchange moves data. Collective. */
+PetscErrorCode BTECollisionViewSummary(BTECollision coll, PetscViewer viewer)
+{
+  Vec         v;
+  const char *desc;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  if (!coll->setupcalled) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)coll), &size));
+  PetscCall(BTECreateStateVec(coll->bte, &v));
+  PetscCall(BTECollisionExchangeDescribe(coll, v, &desc));
+  PetscCall(VecDestroy(&v));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "collision operator: %s (%s), partition %s on %d rank(s), ghost exchange: %s\n", ((PetscObject)coll)->type_name, BTECollisionPrecisions[coll->precision], BTECollisionPartitions[coll->part], (int)size, desc));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTECollisionSetMixedPrecision - Stores the weights in single precision, summing in double (types that implement it)
+
+   Logically Collective
+
+   Input Parameters:
++  coll  - the collision operator
+-  mixed - PETSC_TRUE for single-precision weights
+
+   Options Database Key:
+.  -bte_collision_precision <double,mixed> - weight storage
+
+   Level: advanced
+
+.seealso: `BTECollisionTypeHasMixedPrecision()`
+@*/
 PetscErrorCode BTECollisionSetMixedPrecision(BTECollision coll, PetscBool mixed)
 {
   PetscFunctionBegin;

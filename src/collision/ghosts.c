@@ -153,3 +153,116 @@ PetscErrorCode BTECollisionSetUpGhosts_Private(BTECollision coll)
   PetscCall(ScatterStateArray(coll, NULL, bte->band, NULL, coll->band));
   PetscFunctionReturn(0);
 }
+
+/* The partition (-bte_partition). With pairs, a channel whose ends are owned by ranks r < s is held
+   by both (the table is distributed that way) and computed by one: by r for a share pfrac[r][s]
+   of the r-s channels, chosen by a hash of the pair of states (so that all channels of a pair of
+   states go to the same rank and are still merged into one entry). The shares balance the
+   channels computed per rank: rank 0 gathers the counts (internal and per other rank; psize^2
+   numbers), moves shares between the two ranks of every r-s block towards the less loaded one
+   until no move changes a rank's load by a channel, and broadcasts them. */
+PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision coll)
+{
+  BTE                bte = coll->bte;
+  const BTEChannels *ch  = &bte->ch;
+  MPI_Comm           comm;
+  PetscMPIInt        size, rank;
+  const PetscInt    *ranges;
+  PetscBool          ispair;
+  PetscInt64        *cnt, *all = NULL;
+  PetscCount         ncomp = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetComm((PetscObject)coll, &comm));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  coll->psize = size;
+  coll->prank = rank;
+  PetscCall(PetscFree(coll->pranges));
+  PetscCall(PetscFree(coll->pfrac));
+  PetscCall(PetscMalloc1(size + 1, &coll->pranges));
+  PetscCall(PetscLayoutGetRanges(bte->states, &ranges));
+  PetscCall(PetscArraycpy(coll->pranges, ranges, size + 1));
+  PetscCall(PetscObjectTypeCompare((PetscObject)coll, BTECOLLISIONPAIR, &ispair));
+  coll->part = coll->partition;
+  if (coll->part == BTE_COLLISION_PARTITION_AUTO) coll->part = ispair && size > 1 ? BTE_COLLISION_PARTITION_PAIRS : BTE_COLLISION_PARTITION_STATES;
+  PetscCheck(coll->part != BTE_COLLISION_PARTITION_PAIRS || ispair, comm, PETSC_ERR_SUP, "-bte_partition pairs is implemented by the pair collision type only, not by %s; use -bte_partition states or auto", ((PetscObject)coll)->type_name);
+  coll->ncomputed = ch->n;
+  if (coll->part != BTE_COLLISION_PARTITION_PAIRS || size == 1) PetscFunctionReturn(0);
+
+  PetscCall(PetscCalloc1(size, &cnt));
+  for (PetscCount c = 0; c < ch->n; c++) { /* cnt[rank]: both ends owned; cnt[s]: other end on s */
+    PetscMPIInt oi = BTECollOwner(coll, ch->i[c]), oj = BTECollOwner(coll, ch->j[c]);
+    cnt[oi == rank ? oj : oi]++;
+  }
+  PetscCall(PetscMalloc1((size_t)size * size, &coll->pfrac));
+  if (rank == 0) PetscCall(PetscMalloc1((size_t)size * size, &all));
+  PetscCallMPI(MPI_Gather(cnt, size, MPIU_INT64, all, size, MPIU_INT64, 0, comm));
+  if (rank == 0) {
+    PetscReal *load, *g = coll->pfrac;
+    PetscCall(PetscMalloc1(size, &load));
+    for (PetscMPIInt r = 0; r < size; r++) load[r] = (PetscReal)all[(size_t)r * size + r];
+    for (PetscMPIInt r = 0; r < size; r++)
+      for (PetscMPIInt s = 0; s < size; s++) {
+        g[(size_t)r * size + s] = 0.5;
+        if (r < s) {
+          load[r] += 0.5 * (PetscReal)all[(size_t)r * size + s];
+          load[s] += 0.5 * (PetscReal)all[(size_t)r * size + s];
+        }
+      }
+    for (PetscInt sweep = 0; sweep < 1000; sweep++) {
+      PetscReal moved = 0;
+      for (PetscMPIInt r = 0; r < size; r++)
+        for (PetscMPIInt s = r + 1; s < size; s++) {
+          PetscReal X = (PetscReal)all[(size_t)r * size + s], *gr = &g[(size_t)r * size + s], gn, d;
+          if (X <= 0) continue;
+          gn  = PetscMin(1.0, PetscMax(0.0, *gr - 0.5 * (load[r] - load[s]) / X));
+          d   = (gn - *gr) * X;
+          *gr = gn;
+          load[r] += d;
+          load[s] -= d;
+          moved = PetscMax(moved, PetscAbsReal(d));
+        }
+      if (moved < 1.0) break;
+    }
+    PetscCall(PetscFree(load));
+  }
+  PetscCallMPI(MPI_Bcast(coll->pfrac, size * size, MPIU_REAL, 0, comm));
+  PetscCall(PetscFree(all));
+  PetscCall(PetscFree(cnt));
+#pragma omp parallel for schedule(static) reduction(+ : ncomp)
+  for (PetscCount c = 0; c < ch->n; c++) ncomp += BTECollComputes(coll, ch->i[c], ch->j[c]);
+  coll->ncomputed = ncomp;
+  PetscFunctionReturn(0);
+}
+
+/* The ghost exchange is one VecScatter (PetscSF) whatever the Vecs: for host Vecs MPI moves host
+   arrays; for CUDA Vecs PETSc hands device buffers to MPI when it found the MPI GPU-aware (or was
+   told so, -use_gpu_aware_mpi), and otherwise stages them through host memory. */
+PetscErrorCode BTECollisionExchangeDescribe(BTECollision coll, Vec x, const char **desc)
+{
+  VecType     t    = VECSEQ;
+  PetscBool   cuda = PETSC_FALSE;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)coll), &size));
+  PetscCall(BTECollisionLocalVecType(x, &t));
+  PetscCall(PetscStrcmp(t, VECSEQCUDA, &cuda));
+  if (size == 1) *desc = "none (one rank)";
+  else if (!cuda) *desc = "VecScatter on host arrays";
+  else if (use_gpu_aware_mpi) *desc = "VecScatter on device buffers (GPU-aware MPI)";
+  else *desc = "VecScatter staged through host memory (MPI not GPU-aware)";
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionLocalToGlobalAdd(BTECollision coll, Vec yl, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(BTECOLL_GhostAdd, coll, yl, y, 0));
+  PetscCall(VecSet(y, 0.0));
+  PetscCall(VecScatterBegin(coll->scatter, yl, y, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(coll->scatter, yl, y, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(PetscLogEventEnd(BTECOLL_GhostAdd, coll, yl, y, 0));
+  PetscFunctionReturn(0);
+}

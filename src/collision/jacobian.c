@@ -224,6 +224,22 @@ static PetscErrorCode BTECollisionJacobianMatType(Vec x, MatType *type)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionCreateJacobian - Creates a matrix for the Jacobian J = dI/df
+
+   Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Output Parameter:
+.  J - a MATSHELL (MatMult, MatGetDiagonal) by default, an assembled AIJ matrix with
+       BTECollisionSetJacobianAssembled()
+
+   Level: intermediate
+
+.seealso: `BTECollisionComputeJacobian()`, `BTECollisionSetJacobianAssembled()`
+@*/
 PetscErrorCode BTECollisionCreateJacobian(BTECollision coll, Mat *J)
 {
   MPI_Comm comm;
@@ -285,6 +301,20 @@ PetscErrorCode BTECollisionCreateJacobian(BTECollision coll, Mat *J)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionComputeJacobian - Sets the state f at which a Jacobian matrix acts (and assembles it if it is AIJ)
+
+   Collective
+
+   Input Parameters:
++  coll - the collision operator
+.  f    - the occupations
+-  J    - a matrix from BTECollisionCreateJacobian()
+
+   Level: intermediate
+
+.seealso: `BTECollisionCreateJacobian()`
+@*/
 PetscErrorCode BTECollisionComputeJacobian(BTECollision coll, Vec f, Mat J)
 {
   PetscObject obj;
@@ -322,6 +352,24 @@ PetscErrorCode BTECollisionComputeJacobian(BTECollision coll, Vec f, Mat J)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionTSRHSFunction - TS right-hand side function F = I[U], with a BTECollision as context
+
+   Collective
+
+   Input Parameters:
++  ts  - the TS
+.  t   - time, fs (unused: the operator does not depend on time)
+.  U   - the occupations
+-  ctx - the BTECollision
+
+   Output Parameter:
+.  F - I[U]
+
+   Level: intermediate
+
+.seealso: `BTECollisionTSRHSJacobian()`, `BTEDynamicsTSRHSFunction()`
+@*/
 PetscErrorCode BTECollisionTSRHSFunction(TS ts, PetscReal t, Vec U, Vec F, void *ctx)
 {
   PetscFunctionBegin;
@@ -331,6 +379,23 @@ PetscErrorCode BTECollisionTSRHSFunction(TS ts, PetscReal t, Vec U, Vec F, void 
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECollisionTSRHSJacobian - TS right-hand side Jacobian dI/df at U, with a BTECollision as context
+
+   Collective
+
+   Input Parameters:
++  ts  - the TS
+.  t   - time, fs (unused)
+.  U   - the occupations
+.  A   - the Jacobian (from BTECollisionCreateJacobian())
+.  B   - the matrix to build the preconditioner from (A, or another of BTECollisionCreateJacobian())
+-  ctx - the BTECollision
+
+   Level: intermediate
+
+.seealso: `BTECollisionTSRHSFunction()`, `BTECollisionCreateJacobian()`
+@*/
 PetscErrorCode BTECollisionTSRHSJacobian(TS ts, PetscReal t, Vec U, Mat A, Mat B, void *ctx)
 {
   BTECollision coll = (BTECollision)ctx;

@@ -157,13 +157,13 @@ PetscErrorCode BTECollisionComputeChannelPQ_Private(BTECollision coll, const Pet
 {
   const BTEChannels *ch = &coll->bte->ch;
   const PetscReal   *e  = coll->energy;
-  PetscReal          pref = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT;
+  PetscReal          pref = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT, kTdb = coll->kTdb;
 
   PetscFunctionBegin;
 #pragma omp parallel for schedule(static)
   for (PetscCount c = 0; c < ch->n; c++) {
     PetscReal a, b, N = BTECollBose(ch->hw[c], kT);
-    BTECollWeightsAB(pref, inveta, gnorm, e[ci[c]], e[cj[c]], ch->hw[c], ch->g2[c], &a, &b);
+    BTECollWeightsAB(pref, inveta, gnorm, kTdb, e[ci[c]], e[cj[c]], ch->hw[c], ch->g2[c], &a, &b);
     BTECollWeightsPQ(a, b, N, &P[c], &Q[c]);
   }
   PetscFunctionReturn(0);

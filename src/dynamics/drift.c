@@ -1,4 +1,4 @@
-/* BTEDrift: the drift term -(F/hbar).grad_k f of a static field (physics.md section 5).
+/* BTEDrift: the drift term -(F/hbar).grad_k f of a static field (docs/theory.md section 5).
 
    grad_k by finite-difference b-vectors (bvectors.c). The neighbour (n,k+b) of a state
    (n,k) is looked up once at setup: the full-grid key kindex*nbands + band of every
@@ -27,8 +27,23 @@
 #include <bte/private/driftcuda.h>
 #include <petscsf.h>
 
-const char *const BTEDriftForms[] = {"log", "plain", "BTEDriftForm", "BTE_DRIFT_", NULL};
+const char *const BTEDriftForms[] = {"log", "plain", "upwind", "BTEDriftForm", "BTE_DRIFT_", NULL};
 
+/*@
+   BTEDriftCreate - Creates the drift term -(F/hbar).grad_k f of a static field (docs/theory.md section 5)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  drift - the new drift term
+
+   Level: intermediate
+
+.seealso: `BTEDriftSetField()`, `BTEDriftApply()`, `BTEDriftDestroy()`
+@*/
 PetscErrorCode BTEDriftCreate(BTE bte, BTEDrift *drift)
 {
   BTEDrift d;
@@ -44,6 +59,18 @@ PetscErrorCode BTEDriftCreate(BTE bte, BTEDrift *drift)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftDestroy - Destroys a drift term
+
+   Collective
+
+   Input Parameter:
+.  drift - the drift term (set to NULL)
+
+   Level: intermediate
+
+.seealso: `BTEDriftCreate()`
+@*/
 PetscErrorCode BTEDriftDestroy(BTEDrift *drift)
 {
   BTEDrift d;
@@ -79,6 +106,25 @@ PetscErrorCode BTEDriftDestroy(BTEDrift *drift)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftSetField - Sets the electric field
+
+   Logically Collective
+
+   Input Parameters:
++  d - the drift term
+-  E - the field, V/cm (Cartesian)
+
+   Options Database Key:
+.  -bte_efield <Ex,Ey,Ez> - the field, V/cm
+
+   Notes:
+   The force is -eE for electrons, +eE for holes.
+
+   Level: intermediate
+
+.seealso: `BTEDriftGetField()`
+@*/
 PetscErrorCode BTEDriftSetField(BTEDrift d, const PetscReal E[3])
 {
   PetscFunctionBegin;
@@ -93,6 +139,21 @@ PetscErrorCode BTEDriftSetField(BTEDrift d, const PetscReal E[3])
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftGetField - Gets the electric field
+
+   Not Collective
+
+   Input Parameter:
+.  d - the drift term
+
+   Output Parameter:
+.  E - the field, V/cm
+
+   Level: intermediate
+
+.seealso: `BTEDriftSetField()`
+@*/
 PetscErrorCode BTEDriftGetField(BTEDrift d, PetscReal E[3])
 {
   PetscFunctionBegin;
@@ -100,6 +161,23 @@ PetscErrorCode BTEDriftGetField(BTEDrift d, PetscReal E[3])
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftSetForm - Sets the discretisation of the drift term
+
+   Logically Collective
+
+   Input Parameters:
++  d    - the drift term
+-  form - BTE_DRIFT_LOG (Perturbo's, keeps f in (0,1)) or BTE_DRIFT_PLAIN (flux form, conserves
+          carriers)
+
+   Options Database Key:
+.  -bte_drift_form <log,plain> - the form
+
+   Level: intermediate
+
+.seealso: `BTEDriftGetForm()`
+@*/
 PetscErrorCode BTEDriftSetForm(BTEDrift d, BTEDriftForm form)
 {
   PetscFunctionBegin;
@@ -112,6 +190,21 @@ PetscErrorCode BTEDriftSetForm(BTEDrift d, BTEDriftForm form)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftGetForm - Gets the discretisation of the drift term
+
+   Not Collective
+
+   Input Parameter:
+.  d - the drift term
+
+   Output Parameter:
+.  form - the form
+
+   Level: intermediate
+
+.seealso: `BTEDriftSetForm()`
+@*/
 PetscErrorCode BTEDriftGetForm(BTEDrift d, BTEDriftForm *form)
 {
   PetscFunctionBegin;
@@ -119,6 +212,22 @@ PetscErrorCode BTEDriftGetForm(BTEDrift d, BTEDriftForm *form)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftSetFromOptions - Reads the drift term's options
+
+   Collective
+
+   Input Parameter:
+.  d - the drift term
+
+   Options Database Keys:
++  -bte_efield <Ex,Ey,Ez>      - the field, V/cm
+-  -bte_drift_form <log,plain> - the form
+
+   Level: intermediate
+
+.seealso: `BTEDriftCreate()`
+@*/
 PetscErrorCode BTEDriftSetFromOptions(BTEDrift d)
 {
   PetscReal E[4];
@@ -291,11 +400,19 @@ static PetscErrorCode BTEDriftCreateMatrix(BTEDrift d, Vec v)
   PetscFunctionReturn(0);
 }
 
-/* The values: c_b off the diagonal, +sum_b c_b (plain) or -sum_b c_b (log) on it, summed in b order */
+/* The values: c_b off the diagonal, +sum_b c_b (plain) or -sum_b c_b (log) on it, summed in b order.
+   upwind: the flux from i to j = i + b, -c_b (f_i + f_j) in the plain form, takes twice the f of
+   the upwind end instead: 2 max(c_b, 0) off the diagonal (inflow from j) and -2 sum_b max(-c_b, 0)
+   on it (outflow). That is plain + sum_b |c_b| (f_j - f_i), a diffusion along the field of
+   strength |c_b| (first order in the grid step); still a flux form (b and -b have the same
+   |c_b|, so sum_i D_i = 0 exactly), with no negative coefficient off the diagonal, so f >= 0 is
+   kept; at f = 1 a state with all its neighbours has D_i <= 0 (the c_b of b and -b cancel), so f <= 1
+   too; a state at the window's edge missing a downstream neighbour can pile up. */
 static PetscErrorCode BTEDriftFillMatrix(BTEDrift d)
 {
   const PetscInt  nb = d->bv.nb, nl = d->nlocal;
   const PetscReal sign = d->form == BTE_DRIFT_PLAIN ? 1.0 : -1.0;
+  const PetscBool up   = d->form == BTE_DRIFT_UPWIND ? PETSC_TRUE : PETSC_FALSE;
   PetscScalar    *v;
   PetscCount      q = 0;
 
@@ -306,8 +423,8 @@ static PetscErrorCode BTEDriftFillMatrix(BTEDrift d)
     PetscReal  s  = 0;
     for (PetscInt b = 0; b < nb; b++) {
       if (d->nbr[i * nb + b] < 0) continue;
-      v[q++] = d->c[b];
-      s += d->c[b];
+      v[q++] = up ? 2 * PetscMax(d->c[b], 0) : d->c[b];
+      s += up ? 2 * PetscMax(-d->c[b], 0) : d->c[b];
     }
     v[qd] = sign * s;
   }
@@ -317,6 +434,18 @@ static PetscErrorCode BTEDriftFillMatrix(BTEDrift d)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftSetUp - Finds the b-vectors and builds the neighbour stencil
+
+   Collective
+
+   Input Parameter:
+.  d - the drift term
+
+   Level: intermediate
+
+.seealso: `BTEDriftGetBVectors()`
+@*/
 PetscErrorCode BTEDriftSetUp(BTEDrift d)
 {
   BTE       bte;
@@ -365,6 +494,23 @@ PetscErrorCode BTEDriftSetUp(BTEDrift d)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftGetBVectors - Gets the finite-difference b-vectors (after setup)
+
+   Not Collective
+
+   Input Parameter:
+.  d - the drift term
+
+   Output Parameters:
++  nb - their number
+.  b  - Cartesian b, 3 per vector, 1/Angstrom
+-  w  - weights w_b, Angstrom^2, with sum_b w_b b_a b_c = delta_ac
+
+   Level: advanced
+
+.seealso: `BTEDriftGradient()`
+@*/
 PetscErrorCode BTEDriftGetBVectors(BTEDrift d, PetscInt *nb, const PetscReal *b[], const PetscReal *w[])
 {
   PetscFunctionBegin;
@@ -375,6 +521,19 @@ PetscErrorCode BTEDriftGetBVectors(BTEDrift d, PetscInt *nb, const PetscReal *b[
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftView - Prints the drift term: field, form, b-vectors
+
+   Collective
+
+   Input Parameters:
++  d      - the drift term
+-  viewer - the viewer (NULL: standard output)
+
+   Level: intermediate
+
+.seealso: `BTEDriftCreate()`
+@*/
 PetscErrorCode BTEDriftView(BTEDrift d, PetscViewer viewer)
 {
   PetscBool iascii;
@@ -635,7 +794,7 @@ static PetscErrorCode BTEDriftApply_Private(BTEDrift d, Vec f, Vec y, PetscBool 
   PetscCall(BTEDriftSameKind(d, y, &same));
   if (!same) PetscCall(BTEDriftWork(d, &d->w2));
   out = same ? y : d->w2;
-  if (d->form == BTE_DRIFT_PLAIN) {
+  if (d->form != BTE_DRIFT_LOG) { /* plain, upwind: D = A f */
     if (same && add) PetscCall(MatMultAdd(d->A, fw, y, y));
     else PetscCall(MatMult(d->A, fw, out));
   } else {
@@ -650,6 +809,22 @@ static PetscErrorCode BTEDriftApply_Private(BTEDrift d, Vec f, Vec y, PetscBool 
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftApply - Computes the drift term D[f]
+
+   Collective
+
+   Input Parameters:
++  d - the drift term
+-  f - the occupations
+
+   Output Parameter:
+.  y - D[f], 1/fs
+
+   Level: intermediate
+
+.seealso: `BTEDriftApplyAdd()`
+@*/
 PetscErrorCode BTEDriftApply(BTEDrift d, Vec f, Vec y)
 {
   PetscFunctionBegin;
@@ -658,6 +833,20 @@ PetscErrorCode BTEDriftApply(BTEDrift d, Vec f, Vec y)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftApplyAdd - Adds the drift term: y += D[f]
+
+   Collective
+
+   Input Parameters:
++  d - the drift term
+.  f - the occupations
+-  y - the vector D[f] is added to
+
+   Level: intermediate
+
+.seealso: `BTEDriftApply()`
+@*/
 PetscErrorCode BTEDriftApplyAdd(BTEDrift d, Vec f, Vec y)
 {
   PetscFunctionBegin;
@@ -666,9 +855,22 @@ PetscErrorCode BTEDriftApplyAdd(BTEDrift d, Vec f, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* Jacobian state. plain: J = A (independent of f). log: with p_i = f_i(f_i-1), S = A g,
+/* Jacobian state. plain, upwind: J = A (independent of f). log: with p_i = f_i(f_i-1), S = A g,
    u = dg/df (0 where clipped): J x = (2f-1) S x + p A(u x), so J_ii = (2 f_i - 1) S_i + p_i u_i A_ii
    (A_ii = -sum_b c_b) and J_ij = p_i c_b u_j. */
+/*@
+   BTEDriftSetJacobianState - Fixes the state f of the drift Jacobian dD/df
+
+   Collective
+
+   Input Parameters:
++  d - the drift term
+-  f - the occupations
+
+   Level: advanced
+
+.seealso: `BTEDriftJacobianMultAdd()`, `BTEDriftJacobianDiagonalAdd()`
+@*/
 PetscErrorCode BTEDriftSetJacobianState(BTEDrift d, Vec f)
 {
   Vec fw;
@@ -694,6 +896,20 @@ PetscErrorCode BTEDriftSetJacobianState(BTEDrift d, Vec f)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftJacobianMultAdd - Adds the drift Jacobian product: y += J x
+
+   Collective
+
+   Input Parameters:
++  d - the drift term
+.  x - the vector J multiplies
+-  y - the vector J x is added to
+
+   Level: advanced
+
+.seealso: `BTEDriftSetJacobianState()`
+@*/
 PetscErrorCode BTEDriftJacobianMultAdd(BTEDrift d, Vec x, Vec y)
 {
   Vec       xw, out;
@@ -707,7 +923,7 @@ PetscErrorCode BTEDriftJacobianMultAdd(BTEDrift d, Vec x, Vec y)
   PetscCall(BTEDriftSameKind(d, y, &same));
   if (!same) PetscCall(BTEDriftWork(d, &d->w2));
   out = same ? y : d->w2;
-  if (d->form == BTE_DRIFT_PLAIN) {
+  if (d->form != BTE_DRIFT_LOG) {
     if (same) PetscCall(MatMultAdd(d->A, xw, y, y));
     else PetscCall(MatMult(d->A, xw, out));
   } else {
@@ -722,6 +938,19 @@ PetscErrorCode BTEDriftJacobianMultAdd(BTEDrift d, Vec x, Vec y)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftJacobianDiagonalAdd - Adds the diagonal of the drift Jacobian: diag += diag(J)
+
+   Collective
+
+   Input Parameters:
++  d    - the drift term
+-  diag - the vector diag(J) is added to
+
+   Level: advanced
+
+.seealso: `BTEDriftSetJacobianState()`
+@*/
 PetscErrorCode BTEDriftJacobianDiagonalAdd(BTEDrift d, Vec diag)
 {
   Vec       dv;
@@ -730,13 +959,29 @@ PetscErrorCode BTEDriftJacobianDiagonalAdd(BTEDrift d, Vec diag)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   PetscCheck(d->jstate && d->setupcalled, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_WRONGSTATE, "Call BTEDriftSetJacobianState() first");
-  dv = d->form == BTE_DRIFT_PLAIN ? d->adiag : d->jdiag;
+  dv = d->form != BTE_DRIFT_LOG ? d->adiag : d->jdiag;
   PetscCall(BTEDriftSameKind(d, diag, &same));
   if (same) PetscCall(VecAXPY(diag, 1.0, dv));
   else PetscCall(BTEDriftCopyValues(dv, diag, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDriftGradient - Computes the b-vector gradient g_a = sum_b w_b b_a (u(k+b) - u(k)) over neighbours in the window
+
+   Collective
+
+   Input Parameters:
++  d - the drift term
+-  u - a quantity on the states
+
+   Output Parameter:
+.  grad - the three Cartesian components, units of u times Angstrom
+
+   Level: advanced
+
+.seealso: `BTEDriftGetBVectors()`
+@*/
 PetscErrorCode BTEDriftGradient(BTEDrift d, Vec u, Vec grad[3])
 {
   const PetscScalar *ul, *ug;

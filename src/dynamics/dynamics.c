@@ -9,9 +9,25 @@
 #include <bte/private/validate.h>
 #include <bte/private/outfile.h>
 #include <bte/private/diagnostics.h>
+#include <bte/private/collisionimpl.h> /* BTECollisionViewSummary */
 
 #define BTE_TIME_EPS(t) (1e-9 * PetscMax(1.0, PetscAbsReal(t)))
 
+/*@
+   BTEDynamicsCreate - Creates a real-time BTE solver: df/dt = drift + I[f] under a PETSc TS (docs/dynamics.md)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  dyn - the new dynamics object
+
+   Level: beginner
+
+.seealso: `BTEDynamicsSetUp()`, `BTEDynamicsSolve()`, `BTEDynamicsDestroy()`
+@*/
 PetscErrorCode BTEDynamicsCreate(BTE bte, BTEDynamics *dyn)
 {
   BTEDynamics d;
@@ -47,6 +63,18 @@ PetscErrorCode BTEDynamicsCreate(BTE bte, BTEDynamics *dyn)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsDestroy - Destroys a dynamics object
+
+   Collective
+
+   Input Parameter:
+.  dyn - the object (set to NULL)
+
+   Level: beginner
+
+.seealso: `BTEDynamicsCreate()`
+@*/
 PetscErrorCode BTEDynamicsDestroy(BTEDynamics *dyn)
 {
   BTEDynamics d;
@@ -74,6 +102,22 @@ PetscErrorCode BTEDynamicsDestroy(BTEDynamics *dyn)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetCollision - Gives the dynamics a collision operator made by the caller
+
+   Logically Collective
+
+   Input Parameters:
++  dyn  - the dynamics object
+-  coll - the operator (referenced)
+
+   Notes:
+   Without it one is made from the options.
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsGetCollision()`
+@*/
 PetscErrorCode BTEDynamicsSetCollision(BTEDynamics dyn, BTECollision coll)
 {
   PetscFunctionBegin;
@@ -85,6 +129,21 @@ PetscErrorCode BTEDynamicsSetCollision(BTEDynamics dyn, BTECollision coll)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsGetCollision - Gets the dynamics' collision operator
+
+   Not Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Output Parameter:
+.  coll - the operator (not a new reference)
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetCollision()`
+@*/
 PetscErrorCode BTEDynamicsGetCollision(BTEDynamics dyn, BTECollision *coll)
 {
   PetscFunctionBegin;
@@ -92,6 +151,25 @@ PetscErrorCode BTEDynamicsGetCollision(BTEDynamics dyn, BTECollision *coll)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetField - Sets a static electric field, which adds the drift term
+
+   Logically Collective
+
+   Input Parameters:
++  dyn - the dynamics object
+-  E   - the field, V/cm
+
+   Options Database Key:
+.  -bte_efield <Ex,Ey,Ez> - the field
+
+   Notes:
+   Call before BTEDynamicsSetUp().
+
+   Level: beginner
+
+.seealso: `BTEDynamicsGetDrift()`
+@*/
 PetscErrorCode BTEDynamicsSetField(BTEDynamics dyn, const PetscReal E[3])
 {
   PetscFunctionBegin;
@@ -105,6 +183,21 @@ PetscErrorCode BTEDynamicsSetField(BTEDynamics dyn, const PetscReal E[3])
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsGetDrift - Gets the dynamics' drift term
+
+   Not Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Output Parameter:
+.  drift - the drift term (NULL when there is none)
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetField()`
+@*/
 PetscErrorCode BTEDynamicsGetDrift(BTEDynamics dyn, BTEDrift *drift)
 {
   PetscFunctionBegin;
@@ -112,6 +205,27 @@ PetscErrorCode BTEDynamicsGetDrift(BTEDynamics dyn, BTEDrift *drift)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetInitialState - Sets the initial distribution
+
+   Logically Collective
+
+   Input Parameters:
++  dyn   - the dynamics object
+.  type  - BTE_INIT_FERMI, BTE_INIT_GAUSSIAN, BTE_INIT_LORENTZ or BTE_INIT_RESTART
+.  e0    - centre, eV (the table's energy zero)
+-  smear - width, eV
+
+   Options Database Key:
+.  -bte_init <type> - the distribution
+
+   Notes:
+   The carrier number comes from BTEDynamicsSetCarrierDensity() or BTEDynamicsSetPeakOccupation().
+
+   Level: beginner
+
+.seealso: `BTEComputeDistribution()`, `BTEDynamicsSetRestart()`
+@*/
 PetscErrorCode BTEDynamicsSetInitialState(BTEDynamics dyn, BTEInitType type, PetscReal e0, PetscReal smear)
 {
   PetscFunctionBegin;
@@ -125,6 +239,22 @@ PetscErrorCode BTEDynamicsSetInitialState(BTEDynamics dyn, BTEInitType type, Pet
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetCarrierDensity - Sets the carrier density of the initial state
+
+   Logically Collective
+
+   Input Parameters:
++  dyn - the dynamics object
+-  n   - density, cm^-3 (cm^-2 in 2D); 0 unsets it
+
+   Options Database Key:
+.  -bte_carrier_density <n> - the density
+
+   Level: beginner
+
+.seealso: `BTEDynamicsSetPeakOccupation()`
+@*/
 PetscErrorCode BTEDynamicsSetCarrierDensity(BTEDynamics dyn, PetscReal n)
 {
   PetscFunctionBegin;
@@ -133,6 +263,22 @@ PetscErrorCode BTEDynamicsSetCarrierDensity(BTEDynamics dyn, PetscReal n)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetPeakOccupation - Sets the peak occupation A of a gaussian or lorentz initial state
+
+   Logically Collective
+
+   Input Parameters:
++  dyn - the dynamics object
+-  A   - the peak occupation, in (0, 1]
+
+   Options Database Key:
+.  -bte_init_occupation <A> - the peak occupation
+
+   Level: beginner
+
+.seealso: `BTEDynamicsSetCarrierDensity()`
+@*/
 PetscErrorCode BTEDynamicsSetPeakOccupation(BTEDynamics dyn, PetscReal A)
 {
   PetscFunctionBegin;
@@ -141,6 +287,22 @@ PetscErrorCode BTEDynamicsSetPeakOccupation(BTEDynamics dyn, PetscReal A)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetRestart - Starts from the last snapshot of a dynamics output file
+
+   Logically Collective
+
+   Input Parameters:
++  dyn  - the dynamics object
+-  file - a bte dynamics output (HDF5)
+
+   Options Database Key:
+.  -bte_restart <file> - the file
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetInitialState()`
+@*/
 PetscErrorCode BTEDynamicsSetRestart(BTEDynamics dyn, const char file[])
 {
   PetscFunctionBegin;
@@ -148,6 +310,24 @@ PetscErrorCode BTEDynamicsSetRestart(BTEDynamics dyn, const char file[])
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetTimes - Sets the time step and the final time
+
+   Logically Collective
+
+   Input Parameters:
++  dyn    - the dynamics object
+.  dt     - time step, fs
+-  tfinal - final time, fs
+
+   Options Database Keys:
++  -bte_time_step <fs>  - time step
+-  -bte_final_time <fs> - final time
+
+   Level: beginner
+
+.seealso: `BTEDynamicsGetTS()`
+@*/
 PetscErrorCode BTEDynamicsSetTimes(BTEDynamics dyn, PetscReal dt, PetscReal tfinal)
 {
   MPI_Comm comm = PetscObjectComm((PetscObject)dyn);
@@ -166,6 +346,24 @@ PetscErrorCode BTEDynamicsSetTimes(BTEDynamics dyn, PetscReal dt, PetscReal tfin
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetOutput - Sets the HDF5 output file and the interval between snapshots
+
+   Logically Collective
+
+   Input Parameters:
++  dyn      - the dynamics object
+.  file     - the file (NULL or "" for none)
+-  interval - fs between snapshots (> 0)
+
+   Options Database Keys:
++  -bte_output <file>        - the file
+-  -bte_output_interval <fs> - the interval
+
+   Level: beginner
+
+.seealso: `BTEDynamicsSolve()`
+@*/
 PetscErrorCode BTEDynamicsSetOutput(BTEDynamics dyn, const char file[], PetscReal interval)
 {
   PetscFunctionBegin;
@@ -242,6 +440,18 @@ static PetscErrorCode BTEDynamicsCheckSummaryReference(BTEDynamics dyn)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetFromOptions - Reads the dynamics' options, those of its TS, collision operator and drift term included
+
+   Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Level: beginner
+
+.seealso: `BTEDynamicsCreate()`
+@*/
 PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)dyn);
@@ -424,6 +634,24 @@ static PetscErrorCode BTEDynamicsJacobianZeroEntries(Mat A)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsTSRHSFunction - TS right-hand side function: collision plus drift, with a set-up BTEDynamics as context
+
+   Collective
+
+   Input Parameters:
++  ts  - the TS
+.  t   - time, fs
+.  f   - the occupations
+-  ctx - the BTEDynamics
+
+   Output Parameter:
+.  F - I[f] + D[f]
+
+   Level: advanced
+
+.seealso: `BTEDynamicsTSRHSJacobian()`, `BTECollisionTSRHSFunction()`
+@*/
 PetscErrorCode BTEDynamicsTSRHSFunction(TS ts, PetscReal t, Vec f, Vec F, void *ctx)
 {
   BTEDynamics dyn = (BTEDynamics)ctx;
@@ -445,6 +673,23 @@ PetscErrorCode BTEDynamicsTSRHSFunction(TS ts, PetscReal t, Vec f, Vec F, void *
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsTSRHSJacobian - TS right-hand side Jacobian: collision plus drift Jacobians, with a set-up BTEDynamics as context
+
+   Collective
+
+   Input Parameters:
++  ts  - the TS
+.  t   - time, fs
+.  f   - the occupations
+.  A   - the Jacobian
+.  P   - the matrix to build the preconditioner from
+-  ctx - the BTEDynamics
+
+   Level: advanced
+
+.seealso: `BTEDynamicsTSRHSFunction()`
+@*/
 PetscErrorCode BTEDynamicsTSRHSJacobian(TS ts, PetscReal t, Vec f, Mat A, Mat P, void *ctx)
 {
   BTEDynamics dyn = (BTEDynamics)ctx;
@@ -476,6 +721,21 @@ static PetscReal BTEDynamicsNextOutput(BTEDynamics dyn, PetscReal t)
   return tn;
 }
 
+/* The next time a step must land on: the next output time, or the final time when bte lands the
+   last step itself (dyn->landfinal, see BTEDynamicsSolve). */
+static PetscErrorCode BTEDynamicsNextBoundary(BTEDynamics dyn, PetscReal t, PetscReal *tn)
+{
+  PetscReal tmax;
+
+  PetscFunctionBegin;
+  *tn = BTEDynamicsNextOutput(dyn, t);
+  if (dyn->landfinal) {
+    PetscCall(TSGetMaxTime(dyn->ts, &tmax));
+    if (tmax > t && tmax < *tn) *tn = tmax; /* strictly: a last step of a rounding error still lands */
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The finite-state guard: a state that is not finite, or has occupations outside
    [-statetol, 1 + statetol], stops the run with a line saying what to change. */
 static PetscErrorCode BTEDynamicsCheckState(BTEDynamics dyn, Vec u, PetscReal t, PetscInt step, const char when[])
@@ -492,6 +752,8 @@ static PetscErrorCode BTEDynamicsCheckState(BTEDynamics dyn, Vec u, PetscReal t,
   PetscCall(TSGetTimeStep(dyn->ts, &dt));
   if (!finite) PetscCall(PetscSNPrintf(what, sizeof(what), "is not finite (NaN or Inf)"));
   else PetscCall(PetscSNPrintf(what, sizeof(what), "has occupations from %.3g to %.3g, outside [%g, %g] (-bte_state_tolerance %g)", (double)lo, (double)hi, (double)-dyn->statetol, (double)(1 + dyn->statetol), (double)dyn->statetol));
+  /* the initial state has taken no step: the integrator is not to blame */
+  PetscCheck(!strstr(when, "initial"), PetscObjectComm((PetscObject)dyn), PETSC_ERR_USER_INPUT, "The %s at t = %g fs (step %" PetscInt_FMT ") %s: check -bte_init and its parameters%s", when, (double)t, step, what, dyn->init == BTE_INIT_RESTART ? ", or the restart file (-bte_restart): it is damaged or not from this table" : "");
   SETERRQ(PetscObjectComm((PetscObject)dyn), PETSC_ERR_NOT_CONVERGED, "The %s at t = %g fs (step %" PetscInt_FMT ") %s: the time integration (TS %s, step %g fs) is unstable or inaccurate; use a smaller -bte_time_step / -ts_dt, or an adaptive integrator (-ts_adapt_type basic)", when, (double)t, step, what, type ? type : "?", (double)dt);
 }
 
@@ -564,7 +826,8 @@ static PetscErrorCode BTEDynamicsPostStep(TS ts)
   PetscCall(TSGetTimeStep(ts, &dt));
   if (dyn->clipped) dt = PetscMax(dt, dyn->dtsaved);
   dyn->clipped = PETSC_FALSE;
-  tn           = PetscMin(BTEDynamicsNextOutput(dyn, t), BTEDynamicsNextEvent(dyn, t));
+  PetscCall(BTEDynamicsNextBoundary(dyn, t, &tn));
+  tn = PetscMin(tn, BTEDynamicsNextEvent(dyn, t)); /* and the field's step */
   if (t + dt > tn + BTE_TIME_EPS(tn)) {
     dyn->dtsaved = dt;
     dyn->clipped = PETSC_TRUE;
@@ -598,7 +861,18 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
     PetscCall(VecSum(f, &sum));
     if (PetscAbsReal(sum / expect - 1) > 1e-6) {
       dyn->warned = PETSC_TRUE;
-      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form plain (exactly conservative), a finer grid or a wider window, or -bte_normalize\n", (double)(sum / expect - 1), BTEDriftForms[dyn->driftform]));
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form upwind (exactly conservative, 0 <= f <= 1), a finer grid or a wider window, or -bte_normalize\n", (double)(sum / expect - 1), BTEDriftForms[dyn->driftform]));
+    }
+  }
+  /* the conservative forms can leave [0, 1] (plain: overshoots; upwind: carriers piled up against
+     the window's top): say so once */
+  if (dyn->drift && !dyn->warnedf) {
+    PetscReal lo, hi;
+    PetscCall(VecMin(f, NULL, &lo));
+    PetscCall(VecMax(f, NULL, &hi));
+    if (lo < -1e-10 || hi > 1 + 1e-10) {
+      dyn->warnedf = PETSC_TRUE;
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: occupations from %.3g to %.6g at t = %g fs, outside [0, 1]: the %s drift form %s\n", (double)lo, (double)hi, (double)t, BTEDriftForms[dyn->driftform], dyn->driftform == BTE_DRIFT_PLAIN ? "overshoots where f varies fast on the grid; use -bte_drift_form upwind, or a finer grid" : "piles carriers up against the window's top; widen the window (-bte_window) or use a finer grid"));
     }
   }
   dyn->tlast = t;
@@ -616,10 +890,26 @@ static PetscErrorCode BTEDynamicsMonitor(TS ts, PetscInt step, PetscReal t, Vec 
   if (t >= dyn->tnext - BTE_TIME_EPS(dyn->tnext)) {
     PetscCall(BTEDynamicsSnapshot(dyn, step, t, f));
     dyn->tnext = BTEDynamicsNextOutput(dyn, t);
+    /* Every snapshot is a step boundary a restart reproduces: the next step starts afresh (an
+       FSAL Runge-Kutta method evaluates its first stage again, a multistep method such as BDF
+       starts its history again, second order from the start), as a run restarted here does. */
+    PetscCall(TSRestartStep(ts));
   }
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetUp - Sets up the collision operator, the drift term and the TS
+
+   Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSolve()`
+@*/
 PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
 {
   BTE      bte;
@@ -687,6 +977,21 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsGetTS - Gets the TS that integrates the dynamics
+
+   Not Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Output Parameter:
+.  ts - the TS (not a new reference)
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsTSRHSFunction()`
+@*/
 PetscErrorCode BTEDynamicsGetTS(BTEDynamics dyn, TS *ts)
 {
   PetscFunctionBegin;
@@ -704,6 +1009,22 @@ static PetscErrorCode BTEDynamicsCarriers(BTE bte, BTEInitType type, PetscReal e
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsComputeInitialState - Computes the initial state
+
+   Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Output Parameters:
++  f  - the initial occupations
+-  t0 - its time, fs (0, or the restart snapshot's)
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetInitialState()`
+@*/
 PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics dyn, Vec f, PetscReal *t0)
 {
   BTE       bte  = dyn->bte;
@@ -716,7 +1037,9 @@ PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics dyn, Vec f, PetscReal 
   dyn->t0    = 0;
   dyn->step0 = 0;
   if (dyn->init == BTE_INIT_RESTART) {
-    PetscCall(BTEDynamicsRestartRead(bte, dyn->restart, f, &dyn->t0, &dyn->step0));
+    PetscCall(BTEDynamicsRestartRead(bte, dyn->restart, f, &dyn->rs));
+    dyn->t0    = dyn->rs.t;
+    dyn->step0 = dyn->rs.step;
     if (t0) *t0 = dyn->t0;
     PetscFunctionReturn(0);
   }
@@ -756,6 +1079,21 @@ PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics dyn, Vec f, PetscReal 
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSolve - Integrates from the initial state to the final time, writing snapshots
+
+   Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Output Parameter:
+.  fout - the final state (may be NULL)
+
+   Level: beginner
+
+.seealso: `BTEDynamicsSetTimes()`, `BTEDynamicsSetOutput()`
+@*/
 PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)dyn);
@@ -771,7 +1109,8 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(BTEDynamicsCheckState(dyn, dyn->f, t0, dyn->step0, dyn->init == BTE_INIT_RESTART ? "initial state (the restart snapshot)" : "initial state"));
   PetscCall(VecSum(dyn->f, &dyn->sum0));
   PetscCheck(dyn->sum0 > 0, comm, PETSC_ERR_USER_INPUT, "The initial state has no carriers (every occupation is 0): its energy (-bte_init_e0, -bte_init_e0_edge) is too far from the states in the window, or its width (-bte_init_smear) too small");
-  dyn->warned = PETSC_FALSE;
+  dyn->warned  = PETSC_FALSE;
+  dyn->warnedf = PETSC_FALSE;
   PetscCall(TSGetMaxTime(dyn->ts, &tmax));
   PetscCall(BTECheckRange(comm, "final time (-bte_final_time, -ts_max_time)", tmax, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
   PetscCheck(tmax > t0 + BTE_TIME_EPS(t0), comm, PETSC_ERR_USER_INPUT, "The final time %g fs is not after the initial time %g fs%s: raise -bte_final_time", (double)tmax, (double)t0, dyn->init == BTE_INIT_RESTART ? " (the restart snapshot's)" : "");
@@ -804,8 +1143,40 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   dyn->tnext   = append ? t0 + dyn->interval : t0;
   dyn->tlast   = append ? t0 : PETSC_MIN_REAL;
   dyn->clipped = PETSC_FALSE;
+  {
+    /* Steps land on the output times (BTEDynamicsPostStep) and, instead of PETSc's matchstep
+       (which also shortens the steps before the final time), on the final time: so a run
+       interrupted at an output time (-ts_max_time) takes the same steps as one that goes on. */
+    TSExactFinalTimeOption eft;
+    TSAdapt                adapt;
+    PetscBool              none;
+    PetscCall(TSGetExactFinalTime(dyn->ts, &eft));
+    dyn->landfinal = eft == TS_EXACTFINALTIME_MATCHSTEP ? PETSC_TRUE : PETSC_FALSE;
+    if (dyn->landfinal) PetscCall(TSSetExactFinalTime(dyn->ts, TS_EXACTFINALTIME_STEPOVER));
+    PetscCall(TSGetAdapt(dyn->ts, &adapt));
+    PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
+    if (dyn->init == BTE_INIT_RESTART && dyn->rs.hasdt && (!none || (dyn->rs.dtclip > 0 ? dyn->rs.dtclip : dyn->rs.dt) == dt)) {
+      /* continue with the step sizes of the run that wrote the snapshot (adaptive runs; a fixed
+         step only when it is the same step) */
+      PetscCall(TSSetTimeStep(dyn->ts, dyn->rs.dt));
+      dyn->clipped = dyn->rs.dtclip > 0 ? PETSC_TRUE : PETSC_FALSE;
+      dyn->dtsaved = dyn->rs.dtclip;
+    } else {
+      /* the first step lands on the next boundary, as every later one (BTEDynamicsPostStep) */
+      PetscReal tn;
+      dyn->tnext = append ? t0 + dyn->interval : t0;
+      PetscCall(BTEDynamicsNextBoundary(dyn, t0, &tn));
+      if (t0 + dt > tn + BTE_TIME_EPS(tn)) {
+        dyn->dtsaved = dt;
+        dyn->clipped = PETSC_TRUE;
+        PetscCall(TSSetTimeStep(dyn->ts, tn - t0));
+      }
+    }
+    dyn->tnext = append ? t0 + dyn->interval : t0;
+  }
   PetscCall(TSSetTime(dyn->ts, t0));
   PetscCall(TSSetStepNumber(dyn->ts, dyn->step0));
+  PetscCall(TSRestartStep(dyn->ts)); /* a restarted run starts its step afresh, as after every snapshot */
   PetscCall(BTEDynamicsCostBegin(dyn));
   PetscCall(PetscTime(&w0));
   s0 = dyn->cost.tsnap;
@@ -852,6 +1223,19 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsView - Prints the dynamics' settings
+
+   Collective
+
+   Input Parameters:
++  dyn    - the dynamics object
+-  viewer - the viewer (NULL: standard output)
+
+   Level: beginner
+
+.seealso: `BTEDynamicsCreate()`
+@*/
 PetscErrorCode BTEDynamicsView(BTEDynamics dyn, PetscViewer viewer)
 {
   PetscBool iascii;
@@ -874,6 +1258,7 @@ PetscErrorCode BTEDynamicsView(BTEDynamics dyn, PetscViewer viewer)
     else if (dyn->init != BTE_INIT_FERMI) PetscCall(PetscViewerASCIIPrintf(viewer, "peak occupation: %g\n", (double)dyn->peak));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "collision integral: %s\n", dyn->coll || dyn->scattering ? "yes" : "no (drift only)"));
+  if (dyn->coll) PetscCall(BTECollisionViewSummary(dyn->coll, viewer));
   if (dyn->drift) PetscCall(BTEDriftView(dyn->drift, viewer));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "no field\n"));
   PetscCall(BTEDynamicsSourcesView(dyn, viewer));

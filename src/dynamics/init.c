@@ -31,6 +31,21 @@ PetscErrorCode BTEDynamicsPackageInitialize(void)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEGetBandEdge - Gets the lowest state energy in the window (the band edge of the carriers)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  edge - the energy, eV
+
+   Level: beginner
+
+.seealso: `BTEComputeDistribution()`
+@*/
 PetscErrorCode BTEGetBandEdge(BTE bte, PetscReal *edge)
 {
   PetscReal e = PETSC_MAX_REAL;
@@ -44,6 +59,25 @@ PetscErrorCode BTEGetBandEdge(BTE bte, PetscReal *edge)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEComputeMoments - Computes the moments of occupations f
+
+   Collective
+
+   Input Parameters:
++  bte - the BTE
+-  f   - the occupations
+
+   Output Parameters:
++  ncell   - carriers per unit cell, s/Nk sum f (may be NULL)
+.  density - carrier density, cm^-3 (cm^-2 in 2D; may be NULL)
+.  emean   - mean energy, eV, the table's energy zero (may be NULL)
+-  v       - mean velocity, cm/s (may be NULL)
+
+   Level: beginner
+
+.seealso: `BTEGetBandEdge()`, `BTECarrierDensity()`
+@*/
 PetscErrorCode BTEComputeMoments(BTE bte, Vec f, PetscReal *ncell, PetscReal *density, PetscReal *emean, PetscReal v[3])
 {
   const PetscScalar *a;
@@ -71,6 +105,25 @@ PetscErrorCode BTEComputeMoments(BTE bte, Vec f, PetscReal *ncell, PetscReal *de
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEComputeDistribution - Fills a vector with one of Perturbo's initial distributions on the state energies
+
+   Collective
+
+   Input Parameters:
++  bte   - the BTE
+.  type  - BTE_INIT_FERMI, BTE_INIT_GAUSSIAN or BTE_INIT_LORENTZ
+.  e0    - centre, eV (the table's energy zero)
+.  smear - width, eV (kT for fermi)
+-  A     - peak occupation (gaussian, lorentz)
+
+   Output Parameter:
+.  f - the occupations
+
+   Level: beginner
+
+.seealso: `BTEFermiDirac()`, `BTEDynamicsSetInitialState()`
+@*/
 PetscErrorCode BTEComputeDistribution(BTE bte, BTEInitType type, PetscReal e0, PetscReal smear, PetscReal A, Vec f)
 {
   PetscScalar *a;

@@ -1,7 +1,8 @@
 /* Time-dependent sources and stopping rules of bte dynamics (docs/dynamics.md, "Sources").
 
-   - Field profile: E(t) = s(t) E. The drift term is linear in the field for both forms (the
-     stencil's coefficients c_b are proportional to F), so D[f; E(t)] = s(t) D[f; E] and the drift
+   - Field profile: E(t) = s(t) E. The drift term is linear in the field for every form (the
+     stencil's coefficients c_b are proportional to F; s(t) >= 0 keeps the upwind form's upwind
+     ends), so D[f; E(t)] = s(t) D[f; E] and the drift
      is assembled once, for E, and scaled. A sharp step is a discontinuity in time: steps land on
      it (like output times) and the step that ends there sees the field off, the one that starts
      there on, so every one-step method integrates both sides without an error from the jump.

@@ -26,6 +26,7 @@ int BTEDiagnosticsWriteH5(hid_t loc, const BTEDiagnostics *d, const char why[], 
     if (warn[0]) warn[strlen(warn) - 1] = 0;
     BTEH5WriteAttrString(g, "description", "at the lattice temperature, with Fermi-Dirac f0 (mu = e_min - 20 kT, nondegenerate): equilibrium_defect = sum_i |I_i[f0]| / sum_i Gamma_i f0_i; relaxation_temperature: the Fermi-Dirac temperature with the mean energy of the stationary state that f0 relaxes to (on the largest piece of the channel graph); edge_share: carriers of f0 within edge_width of the window's top / all (docs/diagnostics.md)", &st);
     BTEH5WriteAttrReal(g, "temperature", d->temperature, "K", &st);
+    BTEH5WriteAttrString(g, "delta", BTEDeltas[d->delta], &st);
     BTEH5WriteAttrInt(g, "channel_graph_pieces", d->pieces, &st);
     BTEH5WriteAttrInt(g, "states_outside_largest_piece", d->states_cut, &st);
     BTEH5WriteAttrReal(g, "equilibrium_defect", d->defect, "1", &st);

@@ -12,8 +12,11 @@
 #include <stdio.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <bte/private/validate.h>
 #include <bte/private/diagnostics.h>
+#include <bte/private/latticeh5.h>
+#include <bte/private/h5util.h>
 
 #define BTE_DYN_FORMAT_NAME    "bte-dynamics"
 #define BTE_DYN_FORMAT_VERSION 1
@@ -26,18 +29,16 @@
 static PetscErrorCode H5AttrString(hid_t obj, const char name[], const char value[])
 {
   hid_t       type, space, attr;
-  const char *v = value;
+  const char *v = value ? value : "";
 
   PetscFunctionBegin;
-  /* variable-length UTF-8: h5py reads it as str */
-  type = H5Tcopy(H5T_C_S1);
-  H5CALL(H5Tset_size(type, H5T_VARIABLE), "HDF5: string type");
-  H5CALL(H5Tset_cset(type, H5T_CSET_UTF8), "HDF5: string type");
+  type = BTEH5StringType(v); /* fixed-length UTF-8 (src/io/h5util.c says why) */
+  H5CALL(type, "HDF5: string type");
   space = H5Screate(H5S_SCALAR);
   if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
   attr = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
   H5CALL(attr, "HDF5: cannot create attribute %s", name);
-  H5CALL(H5Awrite(attr, type, &v), "HDF5: cannot write attribute %s", name);
+  H5CALL(H5Awrite(attr, type, v), "HDF5: cannot write attribute %s", name);
   H5Aclose(attr);
   H5Sclose(space);
   H5Tclose(type);
@@ -274,13 +275,14 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
           else {
             info[0] = 1;
             info[1] = (long long)H5SeriesLength(gid, "time");
+            info[2] = H5Lexists(gid, "time_step", H5P_DEFAULT) > 0 && H5Lexists(gid, "time_step_unclipped", H5P_DEFAULT) > 0; /* older files have no step sizes */
           }
         }
       }
     } else {
-      /* the default (oldest compatible) file format: it has no "open for writing" flag, so a run
-         killed midway leaves a file that opens as it was at its last flush */
-      fid = H5Fcreate(dyn->out.tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+      /* the 1.8 file format: it has no "open for writing" flag, so a run killed midway leaves a
+         file that opens as it was at its last flush */
+      fid = BTEH5FileCreate(dyn->out.tmp, PETSC_TRUE);
       if (fid < 0) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot create the dynamics output file %s (-bte_output; written as %s until its first snapshot): check the directory exists and is writable", file, dyn->out.tmp));
       else {
         gid = H5Gcreate2(fid, "dynamics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -301,8 +303,9 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
   PetscCallMPI(MPI_Bcast(info, 3, MPI_LONG_LONG, 0, comm));
   PetscCallMPI(MPI_Bcast(msg, sizeof(msg), MPI_CHAR, 0, comm));
   PetscCheck(info[0], comm, PETSC_ERR_FILE_OPEN, "%s", msg);
-  dyn->out.nt   = (PetscInt)info[1];
-  dyn->out.open = PETSC_TRUE;
+  dyn->out.nt    = (PetscInt)info[1];
+  dyn->out.hasdt = append ? (PetscBool)(info[2] != 0) : PETSC_TRUE;
+  dyn->out.open  = PETSC_TRUE;
   if (!append) {
     /* metadata, static datasets and empty series */
     hid_t          gid = -1;
@@ -319,6 +322,7 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
       {
         char err[256];
         PetscCheck(!BTEDiagnosticsWriteH5((hid_t)dyn->out.fid, &diag, why, err, sizeof(err)), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Writing %s: %s", dyn->out.tmp, err);
+        PetscCheck(!BTELatticeWriteH5((hid_t)dyn->out.fid, &bte->grid, err, sizeof(err)), PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Writing %s: %s", dyn->out.tmp, err);
       }
       gid = H5Gopen2((hid_t)dyn->out.fid, "dynamics", H5P_DEFAULT);
       PetscCall(H5AttrString(gid, "format", BTE_DYN_FORMAT_NAME));
@@ -352,6 +356,8 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
       PetscCall(H5AttrReals(gid, "output_interval", 1, d));
       PetscCall(H5CreateSeries(gid, "time", H5T_NATIVE_DOUBLE, 0, "fs", "time of each snapshot; its length is the number of complete snapshots"));
       PetscCall(H5CreateSeries(gid, "step", H5T_NATIVE_LLONG, 0, "", "TS step number of each snapshot"));
+      PetscCall(H5CreateSeries(gid, "time_step", H5T_NATIVE_DOUBLE, 0, "fs", "the step the integrator takes next (a restart continues with it)"));
+      PetscCall(H5CreateSeries(gid, "time_step_unclipped", H5T_NATIVE_DOUBLE, 0, "fs", "when time_step was shortened to land on an output time, the step it was shortened from, else 0"));
       PetscCall(H5CreateSeries(gid, "carriers", H5T_NATIVE_DOUBLE, 0, "1/cell", "carriers per unit cell, s/Nk sum_i f_i"));
       PetscCall(H5CreateSeries(gid, "carrier_density", H5T_NATIVE_DOUBLE, 0, bte->grid.dim == 2 ? "cm^-2" : "cm^-3", "carriers per volume (area in 2D)"));
       PetscCall(H5CreateSeries(gid, "mean_energy", H5T_NATIVE_DOUBLE, 0, "eV", "sum f e / sum f, on the table's energy zero (see the band_edge attribute)"));
@@ -439,6 +445,16 @@ PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics dyn, PetscReal t, PetscInt ste
     long long st = step;
     PetscCall(H5WriteRow(gid, "population", H5T_NATIVE_DOUBLE, row, 0, (hsize_t)dyn->out.ne, PETSC_TRUE, pop));
     PetscCall(H5WriteRow(gid, "step", H5T_NATIVE_LLONG, row, 0, 1, PETSC_TRUE, &st));
+    if (dyn->out.hasdt) {
+      /* what a restart from this snapshot needs to take the same steps as this run */
+      double dts[2] = {0, 0};
+      PetscReal dtn;
+      PetscCall(TSGetTimeStep(dyn->ts, &dtn));
+      dts[0] = dtn;
+      dts[1] = dyn->clipped ? dyn->dtsaved : 0;
+      PetscCall(H5WriteRow(gid, "time_step", H5T_NATIVE_DOUBLE, row, 0, 1, PETSC_TRUE, &dts[0]));
+      PetscCall(H5WriteRow(gid, "time_step_unclipped", H5T_NATIVE_DOUBLE, row, 0, 1, PETSC_TRUE, &dts[1]));
+    }
     PetscCall(H5WriteRow(gid, "carriers", H5T_NATIVE_DOUBLE, row, 0, 1, PETSC_TRUE, &ncell));
     PetscCall(H5WriteRow(gid, "carrier_density", H5T_NATIVE_DOUBLE, row, 0, 1, PETSC_TRUE, &dens));
     PetscCall(H5WriteRow(gid, "mean_energy", H5T_NATIVE_DOUBLE, row, 0, 1, PETSC_TRUE, &emean));
@@ -478,126 +494,180 @@ PetscErrorCode BTEDynamicsOutputClose(BTEDynamics dyn)
   PetscFunctionReturn(0);
 }
 
-/* Every rank reads its own slab of the last complete snapshot. */
-PetscErrorCode BTEDynamicsRestartRead(BTE bte, const char file[], Vec f, PetscReal *t, PetscInt *step)
+/* One element (row) of a 1-D dataset, or this rank's columns [c0, c0 + nc) of a row of a 2-D one. */
+static int ReadElements(hid_t fid, const char path[], hid_t memtype, hsize_t row, hsize_t c0, hsize_t nc, int rank, void *buf, BTEH5Status *st)
 {
-  MPI_Comm    comm = PetscObjectComm((PetscObject)bte);
-  PetscBool   exists;
-  H5E_auto2_t func;
-  void       *data;
-  hid_t       fid, gid, ds, fs, ms;
-  hsize_t     nt, dims[2], start[2], count[2];
-  char        msg[PETSC_MAX_PATH_LEN + 256] = "";
-  PetscReal  *buf;
-  PetscInt   *ibuf;
-  double      tt;
-  long long   st = 0;
-  int         bad = 0, anybad;
+  hid_t   ds, fs, ms;
+  hsize_t start[2] = {row, c0}, count[2] = {1, nc};
+  int     ret = 0;
+
+  if (rank == 2 && !nc) return 0;
+  ds = H5Dopen2(fid, path, H5P_DEFAULT);
+  if (ds < 0) return BTEH5Fail(st, "dataset %s cannot be opened; the file is damaged", path);
+  fs = H5Dget_space(ds);
+  ms = H5Screate_simple(rank, count, NULL);
+  if (fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0 || H5Dread(ds, memtype, ms, fs, H5P_DEFAULT, buf) < 0) ret = BTEH5Fail(st, "reading row %llu of dataset %s failed; the file is damaged or truncated", (unsigned long long)row, path);
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  H5Dclose(ds);
+  return ret;
+}
+
+/* A 1-D series of class cls with at least nt rows (nt = 0: learn it, must be >= 1). */
+static int SeriesShape(hid_t fid, const char path[], H5T_class_t cls, hsize_t *nt, BTEH5Status *st)
+{
+  hsize_t d[1];
+
+  if (BTEH5DatasetShape(fid, path, cls, 1, "[nt]", d, st)) return -1;
+  if (!*nt) {
+    if (!d[0]) return BTEH5Fail(st, "it holds no complete snapshot (%s is empty)", path);
+    *nt = d[0];
+  } else if (d[0] < *nt) return BTEH5Fail(st, "dataset %s has %llu rows but /dynamics/time has %llu: the file is damaged", path, (unsigned long long)d[0], (unsigned long long)*nt);
+  return 0;
+}
+
+/* The restart snapshot on this rank; every check a table gets (docs/validation.md): the file a
+   regular file and a bte dynamics output, every dataset read of the expected class (standard
+   integer or IEEE float types), shape and length, the same table (its states: number, k index,
+   band and energy, bit for bit), time finite and bounded, step an integer in [0, PETSC_MAX_INT],
+   occupations finite (their range is the run's state check), step sizes finite and bounded. */
+static int RestartReadLocal(BTE bte, const char file[], PetscReal *f, BTEDynamicsRestartState *rs, BTEH5Status *st)
+{
+  hid_t       fid = -1;
+  hsize_t     nt = 0, d[2];
+  double      tt, dts[2];
+  long long   stp, v;
+  char        s[64];
+  PetscInt   *ibuf = NULL;
+  PetscReal  *ebuf = NULL;
+  const hsize_t n  = (hsize_t)bte->nlocal, c0 = (hsize_t)bte->rstart;
+  int         ret = -1;
+
+  if (BTEH5CheckRegularFile(file, st)) return -1;
+  fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (fid < 0) {
+    char m[256];
+    BTEH5StackMessage(m, sizeof(m));
+    return BTEH5Fail(st, "HDF5 cannot open it (HDF5: %s): not an HDF5 file, or truncated or damaged", m);
+  }
+  if (!BTEH5Exists(fid, "/dynamics")) {
+    BTEH5Fail(st, "it has no /dynamics group: not a bte dynamics output");
+    goto done;
+  }
+  if (BTEH5AttrExists(fid, "/dynamics", "format")) {
+    if (BTEH5ReadAttrString(fid, "/dynamics", "format", s, sizeof(s), st)) goto done;
+    if (strcmp(s, BTE_DYN_FORMAT_NAME)) {
+      BTEH5Fail(st, "/dynamics attribute format = '%s', expected '%s': not a bte dynamics output", s, BTE_DYN_FORMAT_NAME);
+      goto done;
+    }
+    if (BTEH5ReadAttrInt(fid, "/dynamics", "version", &v, st)) goto done;
+    if (v != BTE_DYN_FORMAT_VERSION) {
+      BTEH5Fail(st, "/dynamics attribute version = %lld; this bte reads version %d", v, BTE_DYN_FORMAT_VERSION);
+      goto done;
+    }
+  }
+  /* the snapshot: time (its length is the number of complete snapshots), step, occupations */
+  if (SeriesShape(fid, "/dynamics/time", H5T_FLOAT, &nt, st) || SeriesShape(fid, "/dynamics/step", H5T_INTEGER, &nt, st)) goto done;
+  if (BTEH5DatasetShape(fid, "/dynamics/occupations", H5T_FLOAT, 2, "[nt][N]", d, st)) goto done;
+  if (d[1] != (hsize_t)bte->nstates) {
+    BTEH5Fail(st, "it holds %llu states per snapshot, this table has %" PetscInt_FMT ": restart with the table (or model and grid) of the original run", (unsigned long long)d[1], bte->nstates);
+    goto done;
+  }
+  if (d[0] < nt) {
+    BTEH5Fail(st, "dataset /dynamics/occupations has %llu rows but /dynamics/time has %llu: the file is damaged", (unsigned long long)d[0], (unsigned long long)nt);
+    goto done;
+  }
+  if (ReadElements(fid, "/dynamics/time", H5T_NATIVE_DOUBLE, nt - 1, 0, 1, 1, &tt, st) || ReadElements(fid, "/dynamics/step", H5T_NATIVE_LLONG, nt - 1, 0, 1, 1, &stp, st)) goto done;
+  if (!(tt >= -BTE_TIME_MAX && tt <= BTE_TIME_MAX)) {
+    BTEH5Fail(st, "/dynamics/time[%llu] = %g fs is not a time in [%g, %g] fs; the file is damaged", (unsigned long long)(nt - 1), tt, -BTE_TIME_MAX, BTE_TIME_MAX);
+    goto done;
+  }
+  if (stp < 0 || stp > PETSC_MAX_INT) {
+    BTEH5Fail(st, "/dynamics/step[%llu] = %lld is not a step number in [0, %lld]; the file is damaged", (unsigned long long)(nt - 1), stp, (long long)PETSC_MAX_INT);
+    goto done;
+  }
+  /* the same table: its states in the same order, with the same energies */
+  {
+    const char     *names[3] = {"/dynamics/state_kindex", "/dynamics/state_band", "/dynamics/state_energy"};
+    const PetscInt *mine[2]  = {bte->kindex, bte->band};
+    if (PetscMalloc2(n + 1, &ibuf, n + 1, &ebuf)) {
+      BTEH5Fail(st, "out of memory");
+      goto done;
+    }
+    for (int q = 0; q < 3; q++) {
+      if (BTEH5DatasetShape(fid, names[q], q < 2 ? H5T_INTEGER : H5T_FLOAT, 1, "[N]", d, st)) goto done;
+      if (d[0] != (hsize_t)bte->nstates) {
+        BTEH5Fail(st, "dataset %s has %llu entries, this table %" PetscInt_FMT " states: restart with the table of the original run", names[q], (unsigned long long)d[0], bte->nstates);
+        goto done;
+      }
+      if (!n) continue;
+      if (q < 2 && BTEH5ReadRows(fid, names[q], BTE_H5_NATIVE_INT, c0, n, 0, ibuf, st)) goto done;
+      if (q == 2 && BTEH5ReadRows(fid, names[q], BTE_H5_NATIVE_REAL, c0, n, 0, ebuf, st)) goto done;
+      for (hsize_t i = 0; i < n; i++)
+        if (q < 2 ? ibuf[i] != mine[q][i] : ebuf[i] != bte->energy[i]) {
+          BTEH5Fail(st, "state %lld differs from this table's (%s): restart with the table of the original run", (long long)(c0 + i), names[q] + 10);
+          goto done;
+        }
+    }
+  }
+  if (ReadElements(fid, "/dynamics/occupations", H5T_NATIVE_DOUBLE, nt - 1, c0, n, 2, f, st)) goto done;
+  for (hsize_t i = 0; i < n; i++)
+    if (PetscIsInfOrNanReal(f[i])) {
+      BTEH5Fail(st, "/dynamics/occupations[%llu][%lld] = %g is not finite; the file is damaged", (unsigned long long)(nt - 1), (long long)(c0 + i), (double)f[i]);
+      goto done;
+    }
+  /* step sizes (files written before they were saved have none: the run's own step is used) */
+  rs->hasdt = BTEH5Exists(fid, "/dynamics/time_step") && BTEH5Exists(fid, "/dynamics/time_step_unclipped") ? PETSC_TRUE : PETSC_FALSE;
+  if (rs->hasdt) {
+    if (SeriesShape(fid, "/dynamics/time_step", H5T_FLOAT, &nt, st) || SeriesShape(fid, "/dynamics/time_step_unclipped", H5T_FLOAT, &nt, st)) goto done;
+    if (ReadElements(fid, "/dynamics/time_step", H5T_NATIVE_DOUBLE, nt - 1, 0, 1, 1, &dts[0], st) || ReadElements(fid, "/dynamics/time_step_unclipped", H5T_NATIVE_DOUBLE, nt - 1, 0, 1, 1, &dts[1], st)) goto done;
+    if (!(dts[0] > 0 && dts[0] <= BTE_TIME_STEP_MAX) || !(dts[1] == 0 || (dts[1] > 0 && dts[1] <= BTE_TIME_STEP_MAX))) {
+      BTEH5Fail(st, "/dynamics/time_step[%llu] = %g fs or time_step_unclipped = %g fs is outside (0, %g] fs; the file is damaged", (unsigned long long)(nt - 1), dts[0], dts[1], BTE_TIME_STEP_MAX);
+      goto done;
+    }
+    rs->dt     = (PetscReal)dts[0];
+    rs->dtclip = (PetscReal)dts[1];
+  }
+  rs->t    = (PetscReal)tt;
+  rs->step = (PetscInt)stp;
+  ret      = 0;
+done:
+  PetscFree2(ibuf, ebuf);
+  H5Fclose(fid);
+  return ret;
+}
+
+/* Every rank reads its own slab of the last complete snapshot. */
+PetscErrorCode BTEDynamicsRestartRead(BTE bte, const char file[], Vec f, BTEDynamicsRestartState *rs)
+{
+  MPI_Comm     comm = PetscObjectComm((PetscObject)bte);
+  BTEH5Status  st;
+  BTEH5Auto    h5auto;
+  PetscReal   *buf;
+  PetscScalar *a;
 
   PetscFunctionBegin;
   PetscCheck(file && file[0], comm, PETSC_ERR_USER_INPUT, "-bte_init restart needs the file to restart from: -bte_restart FILE.h5 (a bte dynamics output)");
-  PetscCall(PetscTestFile(file, 'r', &exists));
-  PetscCheck(exists, comm, PETSC_ERR_FILE_OPEN, "Restart file %s not found (-bte_restart)", file);
-  PetscCall(PetscLogEventBegin(BTE_DynamicsRestart, bte, 0, 0, 0));
-  H5Eget_auto2(H5E_DEFAULT, &func, &data);
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  PetscCall(PetscMalloc2(bte->nlocal + 1, &buf, bte->nlocal + 1, &ibuf));
-  fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (fid < 0) {
-    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot open restart file %s: not an HDF5 file", file));
-    bad = 1;
-  }
-  gid = bad ? -1 : H5Gopen2(fid, "dynamics", H5P_DEFAULT);
-  if (!bad && gid < 0) {
-    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Restart file %s has no /dynamics group: not a bte dynamics output", file));
-    bad = 1;
-  }
-  nt = bad ? 0 : H5SeriesLength(gid, "time");
-  if (!bad && nt == 0) {
-    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Restart file %s holds no complete snapshot", file));
-    bad = 1;
-  }
-  if (!bad) {
-    ds = H5Dopen2(gid, "occupations", H5P_DEFAULT);
-    fs = H5Dget_space(ds);
-    H5Sget_simple_extent_dims(fs, dims, NULL);
-    if ((PetscInt)dims[1] != bte->nstates || dims[0] < nt) {
-      PetscCall(PetscSNPrintf(msg, sizeof(msg), "Restart file %s holds %lld states per snapshot, this table has %" PetscInt_FMT ": restart with the table (or model and grid) of the original run", file, (long long)dims[1], bte->nstates));
-      bad = 1;
-    } else {
-      start[0] = nt - 1;
-      start[1] = (hsize_t)bte->rstart;
-      count[0] = 1;
-      count[1] = (hsize_t)bte->nlocal;
-      H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-      ms = H5Screate_simple(2, count, NULL);
-      if (bte->nlocal && H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, buf) < 0) {
-        PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot read the occupations of %s", file));
-        bad = 1;
-      }
-      H5Sclose(ms);
-    }
-    H5Sclose(fs);
-    H5Dclose(ds);
-  }
-  if (!bad) {
-    /* same states in the same order */
-    const char *names[2] = {"state_kindex", "state_band"};
-    for (int q = 0; q < 2 && !bad; q++) {
-      const PetscInt *mine = q == 0 ? bte->kindex : bte->band;
-      ds                   = H5Dopen2(gid, names[q], H5P_DEFAULT);
-      if (ds < 0) continue;
-      fs       = H5Dget_space(ds);
-      start[0] = (hsize_t)bte->rstart;
-      count[0] = (hsize_t)bte->nlocal;
-      H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-      ms = H5Screate_simple(1, count, NULL);
-      if (bte->nlocal) H5Dread(ds, sizeof(PetscInt) == 8 ? H5T_NATIVE_LLONG : H5T_NATIVE_INT, ms, fs, H5P_DEFAULT, ibuf);
-      for (PetscInt i = 0; i < bte->nlocal; i++)
-        if (ibuf[i] != mine[i]) {
-          PetscCall(PetscSNPrintf(msg, sizeof(msg), "Restart file %s has different states (k index / band of state %" PetscInt_FMT "): restart with the table of the original run", file, bte->rstart + i));
-          bad = 1;
-          break;
-        }
-      H5Sclose(ms);
-      H5Sclose(fs);
-      H5Dclose(ds);
-    }
-  }
-  if (!bad) {
-    hsize_t one = 1, s0 = nt - 1;
-    ds          = H5Dopen2(gid, "time", H5P_DEFAULT);
-    fs          = H5Dget_space(ds);
-    H5Sselect_hyperslab(fs, H5S_SELECT_SET, &s0, NULL, &one, NULL);
-    ms = H5Screate_simple(1, &one, NULL);
-    H5Dread(ds, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, &tt);
-    H5Sclose(fs);
-    H5Dclose(ds);
-    ds = H5Dopen2(gid, "step", H5P_DEFAULT);
-    if (ds >= 0) {
-      fs = H5Dget_space(ds);
-      H5Sselect_hyperslab(fs, H5S_SELECT_SET, &s0, NULL, &one, NULL);
-      H5Dread(ds, H5T_NATIVE_LLONG, ms, fs, H5P_DEFAULT, &st);
-      H5Sclose(fs);
-      H5Dclose(ds);
-    }
-    H5Sclose(ms);
-  }
-  if (gid >= 0) H5Gclose(gid);
-  if (fid >= 0) H5Fclose(fid);
-  H5Eset_auto2(H5E_DEFAULT, func, data);
-  PetscCall(MPIU_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm));
-  if (anybad && !bad) PetscCall(PetscSNPrintf(msg, sizeof(msg), "Restart from %s failed on another rank", file));
-  PetscCheck(!anybad, comm, PETSC_ERR_FILE_READ, "%s", msg);
   {
-    PetscScalar *a;
-    PetscCall(VecGetArrayWrite(f, &a));
-    for (PetscInt i = 0; i < bte->nlocal; i++) a[i] = buf[i];
-    PetscCall(VecRestoreArrayWrite(f, &a));
+    struct stat sb;
+    PetscCheck(!stat(file, &sb) || errno != ENOENT, comm, PETSC_ERR_FILE_OPEN, "Restart file %s not found (-bte_restart)", file);
   }
-  PetscCall(PetscFree2(buf, ibuf));
-  if (t) *t = tt;
-  if (step) *step = (PetscInt)st;
+  PetscCall(PetscLogEventBegin(BTE_DynamicsRestart, bte, 0, 0, 0));
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  PetscCall(PetscMemzero(rs, sizeof(*rs)));
+  PetscCall(PetscMalloc1(bte->nlocal + 1, &buf));
+  BTEH5Silence(&h5auto);
+  (void)RestartReadLocal(bte, file, buf, rs, &st);
+  BTEH5Restore(&h5auto);
+  PetscCall(BTEH5SyncStatus(comm, &st));
+  if (st.bad) {
+    PetscCall(PetscFree(buf));
+    SETERRQ(comm, PETSC_ERR_FILE_READ, "Restart file %s (-bte_restart): %s", file, st.msg);
+  }
+  PetscCall(VecGetArrayWrite(f, &a));
+  for (PetscInt i = 0; i < bte->nlocal; i++) a[i] = buf[i];
+  PetscCall(VecRestoreArrayWrite(f, &a));
+  PetscCall(PetscFree(buf));
   PetscCall(PetscLogEventEnd(BTE_DynamicsRestart, bte, 0, 0, 0));
   PetscFunctionReturn(0);
 }

@@ -60,6 +60,24 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECheckOutputFile - Refuses an output file that would overwrite one of the run's inputs
+
+   Collective
+
+   Input Parameters:
++  bte  - the BTE
+.  file - the output file
+-  opt  - the option that named it, for the message (NULL: -bte_output)
+
+   Notes:
+   Compares with the table and a model's input file, by name and as the same file through a link,
+   FILE.tmp included. Every writer of bte calls it; call it early to refuse before a long run.
+
+   Level: intermediate
+
+.seealso: `BTEWriteTable()`
+@*/
 PetscErrorCode BTECheckOutputFile(BTE bte, const char file[], const char opt[])
 {
   PetscFunctionBegin;

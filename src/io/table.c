@@ -1,6 +1,19 @@
 /* Public entry to the table writer. */
 #include <bte/private/bteimpl.h>
 
+/*@
+   BTEWriteTable - Writes the BTE's table to an HDF5 file (docs/format.md)
+
+   Collective
+
+   Input Parameters:
++  bte  - the BTE
+-  file - the file (written as FILE.tmp, then renamed)
+
+   Level: intermediate
+
+.seealso: `BTEGenerateTable()`, `BTESetInputFile()`
+@*/
 PetscErrorCode BTEWriteTable(BTE bte, const char file[])
 {
   PetscFunctionBegin;

@@ -62,6 +62,7 @@ static int HeaderOpen(const char file[], hid_t *f, BTEH5Status *st)
   *f = -1;
   if (stat(file, &sb)) return BTEH5Fail(st, "cannot open it: %s. Check the path given to -bte_input", strerror(errno));
   if (S_ISDIR(sb.st_mode)) return BTEH5Fail(st, "it is a directory; -bte_input expects an HDF5 scattering table file (docs/format.md)");
+  if (BTEH5CheckRegularFile(file, st)) return -1; /* a FIFO or device: HDF5 would block on it */
   if (access(file, R_OK)) return BTEH5Fail(st, "cannot read it: %s. Check its permissions", strerror(errno));
   *f = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (*f >= 0) return 0;

@@ -260,7 +260,7 @@ PetscErrorCode BTETableWrite(BTE bte, const char file[])
   PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.tmp", file));
   for (PetscMPIInt r = 0; r < size; r++) {
     if (rank == r) {
-      hid_t f = r == 0 ? H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT) : H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
+      hid_t f = r == 0 ? BTEH5FileCreate(tmp, PETSC_FALSE) : H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
       if (f < 0) FileFail(&st, r == 0 ? "create" : "reopen", tmp);
       else {
         if (r == 0) WriteHeader(f, bte, M, &st);
@@ -392,7 +392,7 @@ PetscErrorCode BTETableStreamBegin(BTE bte, const char file[], PetscInt64 nown, 
     if (s->rank == r) {
       hsize_t st0 = (hsize_t)bte->rstart, n = (hsize_t)bte->nlocal;
       if (r == 0) {
-        s->f = H5Fcreate(s->tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        s->f = BTEH5FileCreate(s->tmp, PETSC_FALSE);
         if (s->f < 0) FileFail(&st, "create", s->tmp);
         else WriteHeader(s->f, bte, s->M, &st);
       } else StreamOpen(s, &st);

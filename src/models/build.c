@@ -1,6 +1,6 @@
 /* The generic model builder: a BTEModelSpec (band energies and couplings as functions of k)
    becomes the k grid, the states inside the energy window and the scattering channels of a BTE,
-   with the selection rules of physics.md section 2.
+   with the selection rules of docs/theory.md section 2.
 
    Outline (every rank does the same, deterministically):
    1. grid: lattice from the spec, nk = spec->nk, or bte->ngrid per direction (1 along a3 in 2D), point
@@ -35,6 +35,7 @@
 #include <bte/private/validate.h>
 #include <unistd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #if defined(_OPENMP)
   #include <omp.h>
 #endif
@@ -296,6 +297,7 @@ typedef struct {
   PetscReal           tol, hwmin, g2min;    /* tol*eta, phonon_min, g2_cutoff */
   PetscInt            nbins, *binstart, *binlist;
   PetscReal           emin, binw;
+  PetscInt            pairbatch;            /* pairs per coupling_grid_batch call */
 } BTEPairSearch;
 
 static inline PetscInt BTEBinOf(const BTEPairSearch *p, PetscReal e)
@@ -304,21 +306,61 @@ static inline PetscInt BTEBinOf(const BTEPairSearch *p, PetscReal e)
   return PetscMax(0, PetscMin(p->nbins - 1, b));
 }
 
+/* The channels of one pair of states (lo < hi, energy difference de) from its modes' hw and g2:
+   appends those that pass the selection to out (from number skip on, at most take; take < 0: all),
+   counting them in *n and, when lo == i, in *low. Returns nonzero on a value out of bounds. */
+static inline int BTEPairModes(const BTEPairSearch *p, PetscInt i, PetscInt lo, PetscInt hi, PetscReal de, const PetscReal hw[], const PetscReal g2[], PetscCount skip, PetscCount take, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *n, PetscCount *low)
+{
+  for (PetscInt nu = 0; nu < p->spec->nmodes; nu++) {
+    if (!(g2[nu] > 0) || !(g2[nu] > p->g2min) || !(hw[nu] >= p->hwmin) || !(PetscAbsReal(de - hw[nu]) < p->tol)) continue;
+    if (!(g2[nu] <= BTE_G2_MAX) || !(hw[nu] <= BTE_PHONON_MAX)) return 4; /* out of the stated bounds (or not finite) */
+    if (out_i && *n >= skip && (take < 0 || *n < skip + take)) {
+      PetscCount o = *n - skip;
+      out_i[o]     = lo;
+      out_j[o]     = hi;
+      out_mode[o]  = nu;
+      out_hw[o]    = hw[nu];
+      out_g2[o]    = g2[nu];
+    }
+    (*n)++;
+    if (lo == i) (*low)++;
+  }
+  return 0;
+}
+
+/* Pairs handed to a model's coupling_grid_batch at once: at most BTE_PAIR_BATCH (the per-thread
+   buffers), -bte_generate_pair_batch */
+#define BTE_PAIR_BATCH 4096
+
 /* Channels generated from owned state i (global index). With out == NULL only counts them.
    Sets *nlow to the number whose lower end is i (they count in nglobal). With lower, only those
    (the other end j > i): the channels a rank writes to a table, in the same order. Of the
    channels generated, the ones numbered [skip, skip + take) (take < 0: all) are stored, from
-   out[0]: a state's channels can be filled in pieces. Returns nonzero on model error. */
+   out[0]: a state's channels can be filled in pieces. A model with coupling_grid_batch gets the
+   candidate pairs in batches (the same pairs, in the same order). Returns nonzero on model error. */
 static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscBool lower, PetscCount skip, PetscCount take, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *count, PetscCount *nlow)
 {
   const BTEGenStates *s      = p->s;
   const PetscInt      nmodes = p->spec->nmodes;
+  const PetscBool     batch  = p->spec->coupling_grid_batch ? PETSC_TRUE : PETSC_FALSE;
   PetscInt            b      = BTEBinOf(p, s->e[i]);
   const PetscInt     *L[3];
-  PetscInt            len[3], pos[3] = {0, 0, 0}, nl = 0;
+  PetscInt            len[3], pos[3] = {0, 0, 0}, nl = 0, nc = 0;
   PetscCount          n = 0, low = 0;
   PetscReal           hw[BTE_MAX_MODES], g2[BTE_MAX_MODES], ei = s->e[i];
+  BTEModelPair       *cand = NULL;
+  PetscReal          *chw = NULL, *cg2 = NULL, *cde = NULL;
+  PetscInt           *cends = NULL;
+  int                 err = 0;
 
+  if (batch) {
+    cand = (BTEModelPair *)malloc(BTE_PAIR_BATCH * sizeof(*cand));
+    chw  = (PetscReal *)malloc((size_t)BTE_PAIR_BATCH * nmodes * sizeof(*chw));
+    cg2  = (PetscReal *)malloc((size_t)BTE_PAIR_BATCH * nmodes * sizeof(*cg2));
+    cde   = (PetscReal *)malloc(BTE_PAIR_BATCH * sizeof(*cde));
+    cends = (PetscInt *)malloc(2 * BTE_PAIR_BATCH * sizeof(*cends));
+    if (!cand || !chw || !cg2 || !cde || !cends) err = 1;
+  }
   for (PetscInt t = 0; t < 3; t++) {
     PetscInt bb = b - 1 + t;
     if (bb < 0 || bb >= p->nbins) continue;
@@ -326,7 +368,7 @@ static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscBool lower, Petsc
     len[nl] = p->binstart[bb + 1] - p->binstart[bb];
     nl++;
   }
-  for (;;) {
+  while (!err) {
     PetscInt  best = -1, j = PETSC_MAX_INT, lo, hi, d[3];
     PetscReal de, q[3];
 
@@ -335,45 +377,74 @@ static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscBool lower, Petsc
         j    = L[t][pos[t]];
         best = t;
       }
+    if (best >= 0) {
+      pos[best]++;
+      if (j == i || (lower && j < i)) continue;
+      de = PetscAbsReal(s->e[j] - ei);
+      if (de > p->W) continue;
+      if (j < i && j >= p->rstart && j < p->rend) continue; /* kept by its lower (owned) end */
+      if (s->kidx[j] == s->kidx[i]) continue;                /* q = 0 */
+      lo = PetscMin(i, j);
+      hi = PetscMax(i, j);
+      for (PetscInt c = 0; c < 3; c++) d[c] = s->ijk[3 * hi + c] - s->ijk[3 * lo + c];
+    }
+    if (batch) {
+      /* collect; evaluate the batch when full or at the end, then make its channels in order */
+      if (best >= 0) {
+        BTEModelPair *c    = cand + nc;
+        cends[2 * nc]      = lo;
+        cends[2 * nc + 1]  = hi;
+        cde[nc++]          = de;
+        c->n            = s->band[lo];
+        c->m            = s->band[hi];
+        c->en           = s->e[lo];
+        c->em           = s->e[hi];
+        for (PetscInt a = 0; a < 3; a++) {
+          c->ik[a]  = s->ijk[3 * lo + a];
+          c->ikp[a] = s->ijk[3 * hi + a];
+          c->iq[a]  = d[a] % p->z->nk[a];
+          if (c->iq[a] < 0) c->iq[a] += p->z->nk[a];
+        }
+      }
+      if (nc == p->pairbatch || (best < 0 && nc)) {
+        if (p->spec->coupling_grid_batch(p->spec->ctx, nc, cand, chw, cg2)) {
+          err = 1;
+          break;
+        }
+        for (PetscInt c = 0; c < nc && !err; c++) err = BTEPairModes(p, i, cends[2 * c], cends[2 * c + 1], cde[c], chw + (size_t)c * nmodes, cg2 + (size_t)c * nmodes, skip, take, out_i, out_j, out_mode, out_hw, out_g2, &n, &low);
+        nc = 0;
+      }
+      if (best < 0) break;
+      continue;
+    }
     if (best < 0) break;
-    pos[best]++;
-    if (j == i || (lower && j < i)) continue;
-    de = PetscAbsReal(s->e[j] - ei);
-    if (de > p->W) continue;
-    if (j < i && j >= p->rstart && j < p->rend) continue; /* kept by its lower (owned) end */
-    if (s->kidx[j] == s->kidx[i]) continue;                /* q = 0 */
-    lo = PetscMin(i, j);
-    hi = PetscMax(i, j);
-    for (PetscInt c = 0; c < 3; c++) d[c] = s->ijk[3 * hi + c] - s->ijk[3 * lo + c];
     if (p->spec->coupling_grid) {
       PetscInt iq[3];
       for (PetscInt c = 0; c < 3; c++) {
         iq[c] = d[c] % p->z->nk[c];
         if (iq[c] < 0) iq[c] += p->z->nk[c];
       }
-      if (p->spec->coupling_grid(p->spec->ctx, s->band[lo], &s->ijk[3 * lo], s->e[lo], s->band[hi], &s->ijk[3 * hi], s->e[hi], iq, hw, g2)) return 1;
+      if (p->spec->coupling_grid(p->spec->ctx, s->band[lo], &s->ijk[3 * lo], s->e[lo], s->band[hi], &s->ijk[3 * hi], s->e[hi], iq, hw, g2)) {
+        err = 1;
+        break;
+      }
     } else {
       BTEZoneReduce(p->z, d, q);
-      if (p->spec->coupling(p->spec->ctx, s->band[lo], &s->k[3 * lo], s->band[hi], &s->k[3 * hi], q, hw, g2)) return 1;
-    }
-    for (PetscInt nu = 0; nu < nmodes; nu++) {
-      if (!(g2[nu] > 0) || !(g2[nu] > p->g2min) || !(hw[nu] >= p->hwmin) || !(PetscAbsReal(de - hw[nu]) < p->tol)) continue;
-      if (!(g2[nu] <= BTE_G2_MAX) || !(hw[nu] <= BTE_PHONON_MAX)) return 4; /* out of the stated bounds (or not finite) */
-      if (out_i && n >= skip && (take < 0 || n < skip + take)) {
-        PetscCount o = n - skip;
-        out_i[o]     = lo;
-        out_j[o]     = hi;
-        out_mode[o]  = nu;
-        out_hw[o]    = hw[nu];
-        out_g2[o]    = g2[nu];
+      if (p->spec->coupling(p->spec->ctx, s->band[lo], &s->k[3 * lo], s->band[hi], &s->k[3 * hi], q, hw, g2)) {
+        err = 1;
+        break;
       }
-      n++;
-      if (lo == i) low++;
     }
+    err = BTEPairModes(p, i, lo, hi, de, hw, g2, skip, take, out_i, out_j, out_mode, out_hw, out_g2, &n, &low);
   }
+  free(cand);
+  free(chw);
+  free(cg2);
+  free(cde);
+  free(cends);
   *count = n;
   *nlow  = low;
-  return 0;
+  return err;
 }
 
 #define BTE_GEN_ADVICE "use a smaller -bte_grid or -bte_window, a larger -bte_g2_cutoff, or more MPI ranks on more nodes"
@@ -558,6 +629,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
   p.rend   = bte->rstart + bte->nlocal;
   p.tol    = bte->tol_eta * bte->smearing;
   p.W      = spec->hwmax + p.tol;
+  p.pairbatch = PetscMin(PetscMax(bte->pairbatch, 1), BTE_PAIR_BATCH);
   p.hwmin  = PetscMax(bte->phonon_min, BTE_PHONON_FLOOR); /* hw -> 0: infinite Bose factor */
   p.g2min  = bte->g2_cutoff;
   p.emin   = bte->emin;
@@ -746,7 +818,7 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
     bte->energy[il]   = s.e[g];
     for (PetscInt c = 0; c < 3; c++) bte->velocity[3 * il + c] = s.v[3 * g + c];
   }
-  if (spec->coupling || spec->coupling_grid) PetscCall(BTEModelChannels(bte, spec, &z, &s, monitor, batch));
+  if (spec->coupling || spec->coupling_grid || spec->coupling_grid_batch) PetscCall(BTEModelChannels(bte, spec, &z, &s, monitor, batch));
   else { /* a model without scattering (coupling == NULL) */
     PetscCall(BTEAllocateChannels(bte, 0));
     if (bte->streamfile[0]) {

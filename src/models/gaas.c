@@ -21,6 +21,14 @@
    final states are found in every valley of the right type. Overlap factors of the
    non-parabolic Frohlich matrix element are taken as 1.
 
+   -bte_gaas_masses anisotropic: the L and X valleys are ellipsoids along their axes ([111],
+   [100]) with longitudinal and transverse masses, gamma = hbar^2 (dk_l^2/m_l + dk_t^2/m_t)/2;
+   the band is then the lowest of Gamma and all 8 L and 6 X ellipsoids (an elongated valley's
+   nearest centre need not be its lowest). The isotropic set stays the default (tables and tests
+   depend on it).
+   -bte_gaas_acoustic_floor equipartition: acoustic phonons below the builder's phonon floor are
+   kept at the floor (BTEModelAcousticRaise) instead of dropped.
+
    Parameters (the standard Monte Carlo set; docs/models.md gives the sources): see the
    defaults below; each is recorded with BTEParamsAdd. */
 #include <bte/private/modelimpl.h>
@@ -35,13 +43,24 @@ enum {
   GAAS_X
 };
 
+typedef enum {
+  GAAS_MASSES_ISOTROPIC,
+  GAAS_MASSES_ANISOTROPIC
+} GaAsMasses;
+static const char *const GaAsMassesTypes[] = {"isotropic", "anisotropic", "GaAsMasses", "GAAS_MASSES_", NULL};
+
 typedef struct {
   PetscReal a;
   PetscReal off[3], mstar[3], alpha[3], dac[3]; /* per valley type Gamma, L, X */
+  PetscReal ml[3], mt[3];                       /* anisotropic: longitudinal, transverse masses (L, X) */
+  PetscInt  masses;                             /* GaAsMasses */
   PetscReal hwlo, epsinf, eps0, vs, rho;
   PetscReal div[5], hwiv[5]; /* Gamma-L, L-L, L-X, Gamma-X, X-X: eV/cm, eV */
   PetscBool ac, lo, iv;
+  PetscInt  acfloor; /* BTEAcousticFloor */
   /* derived */
+  PetscReal floor;  /* the builder's phonon floor, eV */
+  PetscReal Cl[3], Ct[3]; /* anisotropic: hbar^2/(2 m_l), hbar^2/(2 m_t), eV A^2 */
   PetscReal C[3];   /* hbar^2/(2 m*), eV A^2 */
   PetscReal cac[3]; /* acoustic g2 / |q|, eV^2 A */
   PetscReal cfr;    /* Frohlich g2 |q|^2, eV^2 A^-2 */
@@ -95,6 +114,70 @@ static inline PetscInt GaAsValley(const GaAs *p, const PetscReal k[3], PetscReal
   return lab;
 }
 
+/* Energy above the bottom of an ellipsoidal valley with axis n (unit vector): gamma =
+   C_l (d.n)^2 + C_t (|d|^2 - (d.n)^2); grad gamma in g[3]. */
+static inline PetscReal GaAsEllipsoid(PetscReal Cl, PetscReal Ct, const PetscReal n[3], const PetscReal d[3], PetscReal g[3])
+{
+  PetscReal dl = d[0] * n[0] + d[1] * n[1] + d[2] * n[2], d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+
+  if (g)
+    for (int c = 0; c < 3; c++) g[c] = 2 * Ct * d[c] + 2 * (Cl - Ct) * dl * n[c];
+  return Cl * dl * dl + Ct * (d2 - dl * dl);
+}
+
+/* Anisotropic L and X valleys (-bte_gaas_masses anisotropic): the lowest of Gamma, all 8 L and
+   all 6 X centres (an elongated valley's nearest centre need not be its lowest), with the
+   valley labels of GaAsValley. Sets e, and grad_k of the valley's gamma (eV A) in dg. */
+static inline PetscInt GaAsValleyAniso(const GaAs *p, const PetscReal k[3], PetscReal *e, PetscReal dg[3], PetscInt *type)
+{
+  const PetscReal r3 = 1 / PetscSqrtReal(3.0);
+  PetscReal       gam, g[3], d[3], n[3], best;
+  PetscInt        lab = 0;
+
+  gam  = p->C[GAAS_G] * (k[0] * k[0] + k[1] * k[1] + k[2] * k[2]);
+  best = GaAsEnergy(gam, p->alpha[GAAS_G]);
+  for (int c = 0; c < 3; c++) dg[c] = 2 * p->C[GAAS_G] * k[c];
+  *type = GAAS_G;
+  for (int sx = -1; sx <= 1; sx += 2)
+    for (int sy = -1; sy <= 1; sy += 2)
+      for (int sz = -1; sz <= 1; sz += 2) {
+        PetscReal s[3] = {(PetscReal)sx, (PetscReal)sy, (PetscReal)sz}, eL;
+        for (int c = 0; c < 3; c++) {
+          d[c] = k[c] - s[c] * p->piA;
+          n[c] = s[c] * r3;
+        }
+        gam = GaAsEllipsoid(p->Cl[GAAS_L], p->Ct[GAAS_L], n, d, g);
+        eL  = p->off[GAAS_L] + GaAsEnergy(gam, p->alpha[GAAS_L]);
+        if (eL < best) {
+          best  = eL;
+          *type = GAAS_L;
+          /* L and -L are one valley: the pattern relative to the sign of the x component */
+          lab = 1 + (sy * sx > 0 ? 0 : 1) + 2 * (sz * sx > 0 ? 0 : 1);
+          for (int c = 0; c < 3; c++) dg[c] = g[c];
+        }
+      }
+  for (int ax = 0; ax < 3; ax++)
+    for (int sg = -1; sg <= 1; sg += 2) {
+      PetscReal eX;
+      for (int c = 0; c < 3; c++) {
+        d[c] = k[c];
+        n[c] = 0;
+      }
+      d[ax] -= sg * 2 * p->piA;
+      n[ax] = 1;
+      gam   = GaAsEllipsoid(p->Cl[GAAS_X], p->Ct[GAAS_X], n, d, g);
+      eX    = p->off[GAAS_X] + GaAsEnergy(gam, p->alpha[GAAS_X]);
+      if (eX < best) {
+        best  = eX;
+        *type = GAAS_X;
+        lab   = 5 + ax;
+        for (int c = 0; c < 3; c++) dg[c] = g[c];
+      }
+    }
+  *e = best;
+  return lab;
+}
+
 static inline PetscInt GaAsType(PetscInt lab)
 {
   return lab == 0 ? GAAS_G : (lab <= 4 ? GAAS_L : GAAS_X);
@@ -109,7 +192,8 @@ static inline PetscInt GaAsLabel(const GaAs *p, const PetscReal k[3])
 
   if (!p->label) {
     PetscReal e, dk[3];
-    return GaAsValley(p, k, &e, dk);
+    PetscInt  t;
+    return p->masses == GAAS_MASSES_ANISOTROPIC ? GaAsValleyAniso(p, k, &e, dk, &t) : GaAsValley(p, k, &e, dk);
   }
   for (int a = 0; a < 3; a++) {
     PetscReal f = (k[0] * p->lat[3 * a] + k[1] * p->lat[3 * a + 1] + k[2] * p->lat[3 * a + 2]) * p->nk / (2 * PETSC_PI);
@@ -122,7 +206,8 @@ static inline PetscInt GaAsLabel(const GaAs *p, const PetscReal k[3])
   l = p->label[ik];
   if (l == 255) {
     PetscReal e, dk[3];
-    l = (unsigned char)GaAsValley(p, k, &e, dk);
+    PetscInt  t;
+    l = (unsigned char)(p->masses == GAAS_MASSES_ANISOTROPIC ? GaAsValleyAniso(p, k, &e, dk, &t) : GaAsValley(p, k, &e, dk));
 #pragma omp atomic write
     p->label[ik] = l;
   }
@@ -133,8 +218,16 @@ static PetscErrorCode GaAsBands(void *ctx, const PetscReal k[3], PetscReal e[], 
 {
   const GaAs *p = (const GaAs *)ctx;
   PetscReal   dk[3], ev;
-  PetscInt    t = GaAsType(GaAsValley(p, k, e, dk));
+  PetscInt    t;
 
+  if (p->masses == GAAS_MASSES_ANISOTROPIC) {
+    /* v = grad gamma / (hbar (1 + 2 alpha e)) */
+    (void)GaAsValleyAniso(p, k, e, dk, &t);
+    ev = e[0] - p->off[t];
+    for (int c = 0; c < 3; c++) v[c] = dk[c] / (BTE_HBAR * (1 + 2 * p->alpha[t] * ev));
+    return 0;
+  }
+  t  = GaAsType(GaAsValley(p, k, e, dk));
   ev = e[0] - p->off[t];
   for (int c = 0; c < 3; c++) v[c] = 2 * p->C[t] * dk[c] / (BTE_HBAR * (1 + 2 * p->alpha[t] * ev));
   return 0;
@@ -158,6 +251,7 @@ static PetscErrorCode GaAsCoupling(void *ctx, PetscInt n, const PetscReal k[3], 
     PetscReal q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2], qn = PetscSqrtReal(q2);
     hw[0]        = p->hvs * qn;
     g2[0]        = p->ac ? p->cac[GaAsType(la)] * qn : 0;
+    if (p->acfloor == BTE_ACOUSTIC_FLOOR_EQUIPARTITION) BTEModelAcousticRaise(p->floor, &hw[0], &g2[0]);
     g2[1]        = p->lo && q2 > 0 ? p->cfr / q2 : 0;
   } else if (p->iv) {
     PetscInt ta = GaAsType(la), tb = GaAsType(lb), lo = PetscMin(ta, tb), hi = PetscMax(ta, tb);
@@ -182,6 +276,32 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
   PetscCall(PetscOptionsBool("-bte_gaas_acoustic", "Include acoustic deformation-potential scattering", "BTESetModel", p->ac, &p->ac, NULL));
   PetscCall(PetscOptionsBool("-bte_gaas_lo", "Include polar optical (Frohlich) scattering", "BTESetModel", p->lo, &p->lo, NULL));
   PetscCall(PetscOptionsBool("-bte_gaas_intervalley", "Include intervalley scattering", "BTESetModel", p->iv, &p->iv, NULL));
+  PetscCall(PetscOptionsEList("-bte_gaas_acoustic_floor", "Acoustic phonons below -bte_phonon_min: drop (Perturbo) or equipartition (kept at the floor, |g|^2 scaled to keep the elastic rate)", "BTESetModel", BTEAcousticFloors, 2, BTEAcousticFloors[p->acfloor], &p->acfloor, NULL));
+  PetscCall(PetscOptionsEList("-bte_gaas_masses", "L and X valleys: isotropic (density-of-states masses, the classic set) or anisotropic (longitudinal and transverse masses)", "BTESetModel", GaAsMassesTypes, 2, GaAsMassesTypes[p->masses], &p->masses, NULL));
+  {
+    PetscInt  n = 2;
+    PetscReal m[2];
+    PetscBool set;
+    m[0] = p->ml[GAAS_L];
+    m[1] = p->mt[GAAS_L];
+    PetscCall(PetscOptionsRealArray("-bte_gaas_l_masses", "L valley longitudinal,transverse masses (m_e), with -bte_gaas_masses anisotropic", "BTESetModel", m, &n, &set));
+    if (set) {
+      PetscCheck(n == 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_SIZ, "-bte_gaas_l_masses needs two values (longitudinal,transverse), got %" PetscInt_FMT, n);
+      PetscCheck(p->masses == GAAS_MASSES_ANISOTROPIC, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "-bte_gaas_l_masses needs -bte_gaas_masses anisotropic (the isotropic valleys use the density-of-states masses)");
+      p->ml[GAAS_L] = m[0];
+      p->mt[GAAS_L] = m[1];
+    }
+    n    = 2;
+    m[0] = p->ml[GAAS_X];
+    m[1] = p->mt[GAAS_X];
+    PetscCall(PetscOptionsRealArray("-bte_gaas_x_masses", "X valley longitudinal,transverse masses (m_e), with -bte_gaas_masses anisotropic", "BTESetModel", m, &n, &set));
+    if (set) {
+      PetscCheck(n == 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_SIZ, "-bte_gaas_x_masses needs two values (longitudinal,transverse), got %" PetscInt_FMT, n);
+      PetscCheck(p->masses == GAAS_MASSES_ANISOTROPIC, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "-bte_gaas_x_masses needs -bte_gaas_masses anisotropic (the isotropic valleys use the density-of-states masses)");
+      p->ml[GAAS_X] = m[0];
+      p->mt[GAAS_X] = m[1];
+    }
+  }
   PetscOptionsEnd();
   PetscFunctionReturn(0);
 }
@@ -203,6 +323,18 @@ static PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
   p.hvs = BTE_HBAR * p.vs * 1e-5; /* v_s: 1 m/s = 1e-5 A/fs */
   /* Frohlich: e^2/eps0 = 4 pi 14.399645 eV A, so e^2 hw/(2 eps0 V) = 2 pi 14.399645 hw / V, eV^2 A^-2 */
   p.cfr = 2 * PETSC_PI * E2_4PIEPS * p.hwlo * (1 / p.epsinf - 1 / p.eps0) / V;
+  p.floor = BTEModelPhononFloor(bte);
+  if (p.masses == GAAS_MASSES_ANISOTROPIC) {
+    PetscCheck(p.ml[GAAS_L] > 0 && p.mt[GAAS_L] > 0 && p.ml[GAAS_X] > 0 && p.mt[GAAS_X] > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Model gaas: the L and X masses (-bte_gaas_l_masses, -bte_gaas_x_masses) must be positive");
+    /* Gamma stays isotropic; the density-of-states mass of an ellipsoid, (m_l m_t^2)^(1/3),
+       replaces the isotropic mass (recorded, used for the acoustic q bound) */
+    for (int t = GAAS_L; t <= GAAS_X; t++) p.mstar[t] = PetscCbrtReal(p.ml[t] * p.mt[t] * p.mt[t]);
+  }
+  p.ml[GAAS_G] = p.mt[GAAS_G] = p.mstar[GAAS_G];
+  for (int t = 0; t < 3; t++) {
+    p.Cl[t] = HB2_2ME / (p.masses == GAAS_MASSES_ANISOTROPIC ? p.ml[t] : p.mstar[t]);
+    p.Ct[t] = HB2_2ME / (p.masses == GAAS_MASSES_ANISOTROPIC ? p.mt[t] : p.mstar[t]);
+  }
   for (int t = 0; t < 3; t++) {
     p.C[t] = HB2_2ME / p.mstar[t];
     /* acoustic: hbar_SI [J s] D^2 [eV^2] |q| [1e10/m] / (2 rho [kg/m^3] V [1e-30 m^3] v_s [m/s])
@@ -218,10 +350,11 @@ static PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
   /* the largest acoustic |q| within a valley: twice the valley radius at the window's top */
   for (int t = 0; t < 3; t++) {
     PetscReal e = bte->window - p.off[t];
-    if (e > 0) qmax = PetscMax(qmax, 2 * PetscSqrtReal(e * (1 + p.alpha[t] * e) / p.C[t]));
+    if (e > 0) qmax = PetscMax(qmax, 2 * PetscSqrtReal(e * (1 + p.alpha[t] * e) / PetscMin(p.C[t], PetscMin(p.Cl[t], p.Ct[t])))); /* the longest semi-axis */
   }
   qmax  = PetscMin(qmax, 2 * PetscSqrtReal(3.0) * p.piA);
   hwmax = PetscMax(p.hwlo, p.hvs * qmax);
+  if (p.acfloor == BTE_ACOUSTIC_FLOOR_EQUIPARTITION) hwmax = PetscMax(hwmax, p.floor);
   for (int c = 0; c < 5; c++) hwmax = PetscMax(hwmax, p.hwiv[c]);
 
   PetscCall(PetscMemzero(&spec, sizeof(spec)));
@@ -255,6 +388,12 @@ static PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
     PetscCall(BTEParamsAdd(bte, name, p.off[t], "eV"));
     PetscCall(PetscSNPrintf(name, sizeof(name), "%s_mass", tname[t]));
     PetscCall(BTEParamsAdd(bte, name, p.mstar[t], "m_e"));
+    if (p.masses == GAAS_MASSES_ANISOTROPIC && t != GAAS_G) {
+      PetscCall(PetscSNPrintf(name, sizeof(name), "%s_mass_longitudinal", tname[t]));
+      PetscCall(BTEParamsAdd(bte, name, p.ml[t], "m_e"));
+      PetscCall(PetscSNPrintf(name, sizeof(name), "%s_mass_transverse", tname[t]));
+      PetscCall(BTEParamsAdd(bte, name, p.mt[t], "m_e"));
+    }
     PetscCall(PetscSNPrintf(name, sizeof(name), "%s_nonparabolicity", tname[t]));
     PetscCall(BTEParamsAdd(bte, name, p.alpha[t], "1/eV"));
     PetscCall(PetscSNPrintf(name, sizeof(name), "%s_D_acoustic", tname[t]));
@@ -275,6 +414,7 @@ static PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
   PetscCall(BTEParamsAdd(bte, "acoustic_on", p.ac ? 1.0 : 0.0, ""));
   PetscCall(BTEParamsAdd(bte, "LO_on", p.lo ? 1.0 : 0.0, ""));
   PetscCall(BTEParamsAdd(bte, "intervalley_on", p.iv ? 1.0 : 0.0, ""));
+  if (p.acfloor) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, "hw below the phonon floor raised to it, |g|^2 x floor/hw"));
   /* a byte per k point; for absurd grids no cache (BTEModelBuild refuses them with the figure) */
   p.label = NULL;
   if ((PetscInt64)p.nk * p.nk * p.nk <= 2000000000) {
@@ -323,6 +463,15 @@ PetscErrorCode BTEModelCreate_GaAs(BTE bte)
   p->hwiv[3] = 0.0299;
   p->div[4]  = 7.0e8;
   p->hwiv[4] = 0.0299;
+  /* anisotropic L and X (-bte_gaas_masses anisotropic): M. Levinshtein, S. Rumyantsev and
+     M. Shur (eds.), Handbook Series on Semiconductor Parameters, vol. 1, World Scientific (1996):
+     L m_l = 1.9, m_t = 0.0754 (density of states per valley 0.222, the classic isotropic value);
+     X m_l = 1.3, m_t = 0.23 (0.410) */
+  p->ml[GAAS_L] = 1.9;
+  p->mt[GAAS_L] = 0.0754;
+  p->ml[GAAS_X] = 1.3;
+  p->mt[GAAS_X] = 0.23;
+  p->masses     = GAAS_MASSES_ISOTROPIC;
   p->ac      = PETSC_TRUE;
   p->lo      = PETSC_TRUE;
   p->iv      = PETSC_TRUE;

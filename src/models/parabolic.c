@@ -19,6 +19,8 @@
 typedef struct {
   PetscReal a, mstar, hwlo, epsinf, eps0, dac, vs, rho;
   PetscBool lo, ac;
+  PetscInt  acfloor; /* BTEAcousticFloor: drop (Perturbo) or equipartition below the phonon floor */
+  PetscReal floor;   /* the builder's phonon floor, eV */
   PetscReal C;    /* hbar^2/(2 m*), eV A^2 */
   PetscReal cfr;  /* Frohlich: g2 = cfr / |q|^2, eV^2 A^-2 */
   PetscReal cac;  /* acoustic: g2 = cac |q|, eV^2 A */
@@ -45,6 +47,7 @@ static PetscErrorCode ParabolicCoupling(void *ctx, PetscInt n, const PetscReal k
   (void)kp;
   hw[0] = p->hvs * qn;
   g2[0] = p->ac ? p->cac * qn : 0.0;
+  if (p->acfloor == BTE_ACOUSTIC_FLOOR_EQUIPARTITION) BTEModelAcousticRaise(p->floor, &hw[0], &g2[0]);
   hw[1] = p->hwlo;
   g2[1] = p->lo && q2 > 0 ? p->cfr / q2 : 0.0;
   return 0;
@@ -66,6 +69,7 @@ static PetscErrorCode BTEModelSetFromOptions_Parabolic(BTE bte)
   PetscCall(PetscOptionsReal("-bte_parabolic_density", "Mass density, kg/m^3", "BTESetModel", p->rho, &p->rho, NULL));
   PetscCall(PetscOptionsBool("-bte_parabolic_lo", "Include LO (Frohlich) scattering", "BTESetModel", p->lo, &p->lo, NULL));
   PetscCall(PetscOptionsBool("-bte_parabolic_acoustic", "Include acoustic deformation-potential scattering", "BTESetModel", p->ac, &p->ac, NULL));
+  PetscCall(PetscOptionsEList("-bte_parabolic_acoustic_floor", "Acoustic phonons below -bte_phonon_min: drop (Perturbo) or equipartition (kept at the floor, |g|^2 scaled to keep the elastic rate)", "BTESetModel", BTEAcousticFloors, 2, BTEAcousticFloors[p->acfloor], &p->acfloor, NULL));
   PetscOptionsEnd();
   PetscFunctionReturn(0);
 }
@@ -89,6 +93,7 @@ static PetscErrorCode BTEModelGenerate_Parabolic(BTE bte)
      = eV^2 (J s)/(kg m^2/s) = eV^2 (J = kg m^2/s^2). With |q| in 1/A (x 1e10 1/m) and V in A^3
      (x 1e-30 m^3): cac = hbar_SI D^2 1e40 / (2 rho V v_s), eV^2 A. */
   p.cac = HBAR_SI * p.dac * p.dac * 1e40 / (2 * p.rho * V * p.vs);
+  p.floor = BTEModelPhononFloor(bte);
 
   /* The largest acoustic |q| between two states of the window: 2 k_window, or the zone's
      largest minimal image sqrt(3) pi/a. */
@@ -107,7 +112,7 @@ static PetscErrorCode BTEModelGenerate_Parabolic(BTE bte)
   spec.lattice[4] = p.a;
   spec.lattice[8] = p.a;
   spec.eedge      = 0.0;
-  spec.hwmax      = PetscMax(p.lo ? p.hwlo : 0.0, p.ac ? p.hvs * qmax : 0.0);
+  spec.hwmax      = PetscMax(p.lo ? p.hwlo : 0.0, p.ac ? PetscMax(p.hvs * qmax, p.acfloor ? p.floor : 0.0) : 0.0);
   spec.ctx        = &p;
   spec.bands      = ParabolicBands;
   spec.coupling   = p.lo || p.ac ? ParabolicCoupling : NULL; /* both off: states only */
@@ -122,6 +127,7 @@ static PetscErrorCode BTEModelGenerate_Parabolic(BTE bte)
   PetscCall(BTEParamsAdd(bte, "density", p.rho, "kg/m^3"));
   PetscCall(BTEParamsAdd(bte, "LO_on", p.lo ? 1.0 : 0.0, ""));
   PetscCall(BTEParamsAdd(bte, "acoustic_on", p.ac ? 1.0 : 0.0, ""));
+  if (p.acfloor) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, "hw below the phonon floor raised to it, |g|^2 x floor/hw"));
   PetscCall(BTEModelBuild(bte, &spec));
   PetscFunctionReturn(0);
 }

@@ -6,10 +6,70 @@
 
 PetscFunctionList BTEModelList = NULL;
 
+/*@
+   BTEModelRegister - Adds a model that BTESetModel() and -bte_model can select
+
+   Not Collective
+
+   Input Parameters:
++  name   - the model's name
+-  create - its create function
+
+   Notes:
+   The create function sets bte->modeldata (the model's parameters at their defaults) and
+   bte->modelops (include/bte/private/bteimpl.h): generate (required) fills the states and channels
+   at BTESetUp(), usually through BTEModelBuild(); setfromoptions (optional) reads the model's
+   options; destroy (optional) frees modeldata. docs/extending.md and examples/extend.c show one.
+
+   Level: advanced
+
+.seealso: `BTESetModel()`, `BTEModelGetTypes()`, `BTECollisionRegister()`
+@*/
 PetscErrorCode BTEModelRegister(const char name[], PetscErrorCode (*create)(BTE))
 {
   PetscFunctionBegin;
+  PetscCheck(name && name[0] && create, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "BTEModelRegister needs a name and a create function");
+  /* the built-in models first, so that an application's registration is not lost when the package
+     initializes later (and may replace a built-in of the same name) */
+  PetscCall(BTEInitializePackage());
   PetscCall(PetscFunctionListAdd(&BTEModelList, name, create));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEFunctionListGetNames(PetscFunctionList fl, PetscInt *n, const char **names[])
+{
+  const char **list;
+  int          m, k = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFunctionListGet(fl, &list, &m));
+  for (int j = 0; j < m; j++)
+    if (list[j]) list[k++] = list[j]; /* PETSc < 3.19 counts the list's NULL end */
+  *n     = k;
+  *names = list;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTEModelGetTypes - Gets the names of the registered models, built-in and an application's
+
+   Not Collective
+
+   Output Parameters:
++  n     - the number of models
+-  names - their names, in registration order; free the array (not the names) with PetscFree()
+
+   Level: intermediate
+
+.seealso: `BTEModelRegister()`, `BTESetModel()`
+@*/
+PetscErrorCode BTEModelGetTypes(PetscInt *n, const char **names[])
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(n, 1);
+  PetscAssertPointer(names, 2);
+  PetscCall(BTEInitializePackage());
+  PetscCall(BTEFunctionListGetNames(BTEModelList, n, names));
   PetscFunctionReturn(0);
 }
 
@@ -34,11 +94,10 @@ PetscErrorCode BTEModelSetUpType(BTE bte)
   if (!create) {
     char         names[512] = "";
     const char **list;
-    int          n;
+    PetscInt     n;
 
-    PetscCall(PetscFunctionListGet(BTEModelList, &list, &n));
-    for (int k = 0; k < n; k++) {
-      if (!list[k]) continue; /* PETSc < 3.19 counts the list's NULL end */
+    PetscCall(BTEFunctionListGetNames(BTEModelList, &n, &list));
+    for (PetscInt k = 0; k < n; k++) {
       PetscCall(PetscStrlcat(names, " ", sizeof(names)));
       PetscCall(PetscStrlcat(names, list[k], sizeof(names)));
     }
@@ -66,14 +125,13 @@ PetscErrorCode BTEModelSetFromOptions(BTE bte)
   PetscCall(PetscOptionsHasHelp(((PetscObject)bte)->options, &help));
   if (help) {
     const char **list;
-    int          n;
+    PetscInt     n;
     const char  *prefix;
 
     PetscCall(PetscObjectGetOptionsPrefix((PetscObject)bte, &prefix));
-    PetscCall(PetscFunctionListGet(BTEModelList, &list, &n));
-    for (int k = 0; k < n; k++) {
+    PetscCall(BTEFunctionListGetNames(BTEModelList, &n, &list));
+    for (PetscInt k = 0; k < n; k++) {
       BTE t;
-      if (!list[k]) continue; /* PETSc < 3.19 counts the list's NULL end */
       PetscCall(BTECreate(PetscObjectComm((PetscObject)bte), &t));
       PetscCall(PetscObjectSetOptionsPrefix((PetscObject)t, prefix));
       PetscCall(BTESetModel(t, list[k]));

@@ -10,6 +10,10 @@
    dispersion (the hole picture: a hole is a particle with energy e(k) and charge +e).
    With -bte_si_holes_soc each band is split into its two Kramers partners (6 bands, band
    index 2 b + s), listed as separate bands with spin degeneracy 1.
+   -bte_si_holes_bands kp6: the bands are instead the three Kramers pairs of the 6x6 k.p
+   (Luttinger-Kohn) Hamiltonian with spin-orbit coupling built from the same A, B, C, Delta
+   (SiKp6): non-parabolic and heavier at kT ~ Delta, as the real bands of Si; its eigenvectors
+   give the overlaps of -bte_si_holes_overlap kp.
 
    Phonons (6 modes): LA, TA1, TA2 (acoustic, hw = hbar v_s |q|) and LO, TO1, TO2 (optical,
    hw = hw_op), the deformation-potential model of Jacoboni & Reggiani, Rev. Mod. Phys. 55, 645
@@ -21,7 +25,8 @@
      -bte_si_holes_overlap wiley: Wiley's factors for the heavy/light pair, (1 + 3 cos^2)/4
                                   within a band, 3 sin^2 / 4 between them, scaled by (1 - f_so),
                                   and f_so (-bte_si_holes_so_overlap, default 1/3) between the
-                                  split-off band and each of the others, 1 - 2 f_so within it.
+                                  split-off band and each of the others, 1 - 2 f_so within it;
+     -bte_si_holes_overlap kp:    tr(P_n(k) P_m(k'))/2 with the kp6 projectors (kp6 only).
    With spin-orbit doubling each G is shared equally by the two Kramers partners of the final
    band, so that the rates summed over partners are those of the 3-band model. */
 #include <bte/private/modelimpl.h>
@@ -34,13 +39,32 @@
 
 typedef enum {
   SI_OVERLAP_CONST,
-  SI_OVERLAP_WILEY
+  SI_OVERLAP_WILEY,
+  SI_OVERLAP_KP
 } SiOverlap;
-static const char *const SiOverlaps[] = {"const", "wiley", "SiOverlap", "SI_OVERLAP_", NULL};
+static const char *const SiOverlaps[] = {"const", "wiley", "kp", "SiOverlap", "SI_OVERLAP_", NULL};
+
+typedef enum {
+  SI_BANDS_DKK,
+  SI_BANDS_KP6
+} SiBands;
+static const char *const SiBandsTypes[] = {"dkk", "kp6", "SiBands", "SI_BANDS_", NULL};
+
+/* 6x6 complex Hermitian matrices of the kp6 bands, row-major, real and imaginary parts */
+typedef struct {
+  PetscReal re[36], im[36];
+} SiMat6;
 
 typedef struct {
   PetscBool soc;
   SiOverlap overlap;
+  SiBands   bandmodel;
+  PetscReal Lh, Mh, Nh;         /* kp6: the 3x3 k.p matrix of the hole energies, c (Lh kx^2 + Mh (ky^2 + kz^2)), c Nh kx ky, ... */
+  PetscInt  nk;                 /* grid points per direction (projector cache) */
+  PetscReal lat[9];             /* lattice vectors, rows (grid index of a k) */
+  PetscInt *slot;               /* kp overlaps: cache slot of each grid point (-1: none), or NULL */
+  SiMat6   *proj;               /* kp overlaps: projectors of the three bands at each cached k point */
+  PetscReal acfloor;            /* > 0: acoustic phonons below it kept under equipartition at it (eV) */
   PetscReal A, B2, C2, delta;   /* |A|, B^2, C^2 (units of hbar^2/2m0), eV */
   PetscReal b[9];               /* reciprocal vectors, rows */
   PetscReal G[26 * 3];          /* neighbouring reciprocal lattice vectors */
@@ -90,13 +114,160 @@ static inline void SiBands3(const SiHolesCtx *c, const PetscReal k[3], PetscReal
   }
 }
 
+/* kp6: the 6x6 k.p Hamiltonian of the hole energies in the basis (X, Y, Z) x (up, down),
+     H = K(k) x 1 - (Delta/3) (L . sigma) + Delta/3,
+   K_aa = c (Lh k_a^2 + Mh (k^2 - k_a^2)), K_ab = c Nh k_a k_b (Luttinger-Kohn; with the DKK
+   constants Lh = |A| + 2|B|, Mh = |A| - |B|, Nh^2 = 3 C^2 + 9 B^2), (L_a)_bc = -i eps_abc.
+   At k = 0: 0 (J = 3/2, four states) and Delta (split-off, two). For Delta >> c|A|k^2 the two
+   upper bands are the DKK bands of SiBands3. Hd: the derivative along k_d when d >= 0. */
+static void SiKp6(const SiHolesCtx *c, const PetscReal k[3], PetscInt d, SiMat6 *H)
+{
+  PetscReal K[9], k2 = k[0] * k[0] + k[1] * k[1] + k[2] * k[2];
+
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      if (d < 0) K[3 * a + b] = a == b ? SI_C * (c->Lh * k[a] * k[a] + c->Mh * (k2 - k[a] * k[a])) : SI_C * c->Nh * k[a] * k[b];
+      else if (a == b) K[3 * a + b] = SI_C * 2 * k[d] * (a == d ? c->Lh : c->Mh);
+      else K[3 * a + b] = SI_C * c->Nh * ((a == d ? k[b] : 0) + (b == d ? k[a] : 0));
+    }
+  for (int i = 0; i < 36; i++) H->re[i] = H->im[i] = 0;
+  for (int s = 0; s < 2; s++)
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) H->re[(3 * s + a) * 6 + 3 * s + b] = K[3 * a + b];
+  if (d >= 0) return;
+  {
+    /* -(Delta/3) L.sigma, (L.sigma)_{(b s),(c t)} = sum_a (-i eps_abc) (sigma_a)_st; sigma_x = [[0,1],[1,0]],
+       sigma_y = [[0,-i],[i,0]], sigma_z = diag(1,-1) */
+    const PetscReal f = -c->delta / 3;
+    for (int b = 0; b < 3; b++)
+      for (int cc = 0; cc < 3; cc++)
+        for (int a = 0; a < 3; a++) {
+          PetscReal eps = (a == b || b == cc || a == cc) ? 0 : (((a + 1) % 3 == b) ? 1 : -1);
+          if (eps == 0) continue;
+          for (int s = 0; s < 2; s++)
+            for (int t = 0; t < 2; t++) {
+              /* sigma_a[s][t] as re + i im */
+              PetscReal sr = 0, si = 0, mr, mi;
+              if (a == 0) sr = s != t ? 1 : 0;
+              else if (a == 1) si = s == t ? 0 : (s == 0 ? -1 : 1);
+              else sr = s == t ? (s == 0 ? 1 : -1) : 0;
+              /* (-i eps) (sr + i si) = eps si - i eps sr */
+              mr = eps * si;
+              mi = -eps * sr;
+              H->re[(3 * s + b) * 6 + 3 * t + cc] += f * mr;
+              H->im[(3 * s + b) * 6 + 3 * t + cc] += f * mi;
+            }
+        }
+    for (int i = 0; i < 6; i++) H->re[7 * i] += c->delta / 3;
+  }
+}
+
+static void SiMatMul(const SiMat6 *A, const SiMat6 *B, SiMat6 *C)
+{
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) {
+      PetscReal r = 0, m = 0;
+      for (int l = 0; l < 6; l++) {
+        r += A->re[6 * i + l] * B->re[6 * l + j] - A->im[6 * i + l] * B->im[6 * l + j];
+        m += A->re[6 * i + l] * B->im[6 * l + j] + A->im[6 * i + l] * B->re[6 * l + j];
+      }
+      C->re[6 * i + j] = r;
+      C->im[6 * i + j] = m;
+    }
+}
+
+/* Re tr(A B) */
+static inline PetscReal SiTrace2(const SiMat6 *A, const SiMat6 *B)
+{
+  PetscReal t = 0;
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) t += A->re[6 * i + j] * B->re[6 * j + i] - A->im[6 * i + j] * B->im[6 * j + i];
+  return t;
+}
+
+/* The three Kramers-degenerate eigenvalues e[0] <= e[1] <= e[2] of H (hh, lh, so) and, when P
+   is given, the projectors P[n] = (H - e_a)(H - e_b)/((e_n - e_a)(e_n - e_b)) onto each pair.
+   The characteristic polynomial of H is the square of a cubic whose power sums are
+   tr(H^j)/2, j = 1, 2, 3 (Newton's identities give its coefficients; trigonometric roots). */
+static void SiKp6Eig(const SiHolesCtx *c, const PetscReal k[3], PetscReal e[3], SiMat6 *P)
+{
+  SiMat6    H, H2;
+  PetscReal s1 = 0, s2, s3, e1, e2, e3, p, q, r, phi, m;
+
+  SiKp6(c, k, -1, &H);
+  if (k[0] == 0 && k[1] == 0 && k[2] == 0) {
+    /* Gamma: exactly 0, 0, Delta; hh and lh degenerate, each gets half of the J = 3/2 projector */
+    e[0] = e[1] = 0;
+    e[2]        = c->delta;
+    if (P)
+      for (int i = 0; i < 36; i++) {
+        /* H = Delta (1 - P_{3/2}) at k = 0 */
+        P[2].re[i] = c->delta > 0 ? H.re[i] / c->delta : (i % 7 == 0 ? 1.0 / 3 : 0);
+        P[2].im[i] = c->delta > 0 ? H.im[i] / c->delta : 0;
+        P[0].re[i] = P[1].re[i] = 0.5 * ((i % 7 == 0 ? 1 : 0) - P[2].re[i]);
+        P[0].im[i] = P[1].im[i] = -0.5 * P[2].im[i];
+      }
+    return;
+  }
+  SiMatMul(&H, &H, &H2);
+  for (int i = 0; i < 6; i++) s1 += H.re[7 * i];
+  s2 = SiTrace2(&H, &H);
+  s3 = SiTrace2(&H2, &H);
+  s1 /= 2;
+  s2 /= 2;
+  s3 /= 2;
+  e1 = s1;
+  e2 = (s1 * s1 - s2) / 2;
+  e3 = (s1 * s1 * s1 - 3 * s1 * s2 + 2 * s3) / 6;
+  /* x^3 - e1 x^2 + e2 x - e3 = 0, x = y + e1/3: y^3 + p y + q = 0 */
+  m = e1 / 3;
+  p = e2 - e1 * e1 / 3;
+  q = -2 * e1 * e1 * e1 / 27 + e1 * e2 / 3 - e3;
+  if (p > -1e-300) p = -1e-300; /* three real roots: p <= 0 */
+  r   = 2 * PetscSqrtReal(-p / 3);
+  phi = 3 * q / (p * r);         /* cos(3 theta) */
+  phi = PetscAcosReal(PetscMax(-1.0, PetscMin(1.0, phi))) / 3;
+  e[2] = m + r * PetscCosReal(phi);
+  e[0] = m + r * PetscCosReal(phi + 2 * PETSC_PI / 3);
+  e[1] = m + r * PetscCosReal(phi + 4 * PETSC_PI / 3);
+  if (e[1] < e[0]) {
+    PetscReal t = e[0];
+    e[0]        = e[1];
+    e[1]        = t;
+  }
+  if (!P) return;
+  /* k != 0: the three pairs are split (Delta > 0; with Delta = 0 the lh and so bands of the
+     k.p matrix stay degenerate along some lines, where these projectors are not defined) */
+  for (int n = 0; n < 3; n++) {
+    int       a = (n + 1) % 3, b = (n + 2) % 3;
+    PetscReal den = (e[n] - e[a]) * (e[n] - e[b]);
+    for (int i = 0; i < 36; i++) {
+      P[n].re[i] = (H2.re[i] - (e[a] + e[b]) * H.re[i] + (i % 7 == 0 ? e[a] * e[b] : 0)) / den;
+      P[n].im[i] = (H2.im[i] - (e[a] + e[b]) * H.im[i]) / den;
+    }
+  }
+}
+
+/* kp6 energies and gradients (eV A): Hellmann-Feynman, de_n/dk_d = tr(P_n dH/dk_d)/2 */
+static void SiBandsKp6(const SiHolesCtx *c, const PetscReal k[3], PetscReal e[3], PetscReal de[9])
+{
+  SiMat6 P[3], Hd;
+
+  SiKp6Eig(c, k, e, P);
+  for (int d = 0; d < 3; d++) {
+    SiKp6(c, k, d, &Hd);
+    for (int n = 0; n < 3; n++) de[3 * n + d] = 0.5 * SiTrace2(&P[n], &Hd);
+  }
+}
+
 static PetscErrorCode SiHolesBands_Fn(void *ctx, const PetscReal kin[3], PetscReal e[], PetscReal v[])
 {
   const SiHolesCtx *c = (const SiHolesCtx *)ctx;
   PetscReal         k[3], e3[3], de[9];
 
   SiReduce(c, kin, k);
-  SiBands3(c, k, e3, de);
+  if (c->bandmodel == SI_BANDS_KP6) SiBandsKp6(c, k, e3, de);
+  else SiBands3(c, k, e3, de);
   if (!c->soc) {
     for (int n = 0; n < 3; n++) {
       e[n] = e3[n];
@@ -124,6 +295,32 @@ static inline PetscReal SiOverlap3(const SiHolesCtx *c, int b, int bp, const Pet
   }
 }
 
+/* Grid index of a k point (any image): i_a = round(nk k.a_a / 2 pi) mod nk */
+static inline PetscInt SiGridIndex(const SiHolesCtx *c, const PetscReal k[3])
+{
+  PetscInt ik = 0;
+  for (int a = 0; a < 3; a++) {
+    PetscReal f = (k[0] * c->lat[3 * a] + k[1] * c->lat[3 * a + 1] + k[2] * c->lat[3 * a + 2]) * c->nk / (2 * PETSC_PI);
+    PetscInt  i = (PetscInt)PetscFloorReal(f + 0.5) % c->nk;
+    if (i < 0) i += c->nk;
+    ik = ik * c->nk + i;
+  }
+  return ik;
+}
+
+/* kp overlaps: the projectors at k (first zone), from the cache of the grid's points in the
+   window when there is one, else computed */
+static inline const SiMat6 *SiProjectors(const SiHolesCtx *c, const PetscReal k[3], SiMat6 P[3])
+{
+  PetscReal e[3];
+  if (c->slot) {
+    PetscInt s = c->slot[SiGridIndex(c, k)];
+    if (s >= 0) return &c->proj[3 * s];
+  }
+  SiKp6Eig(c, k, e, P);
+  return P;
+}
+
 static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal kin[3], PetscInt m, const PetscReal kpin[3], const PetscReal qin[3], PetscReal hw[], PetscReal g2[])
 {
   const SiHolesCtx *c = (const SiHolesCtx *)ctx;
@@ -140,11 +337,19 @@ static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal 
     b /= 2;
     bp /= 2;
   }
-  G = SiOverlap3(c, b, bp, k, kp);
+  if (c->overlap == SI_OVERLAP_KP) {
+    /* |<u_nk|u_mk'>|^2 summed over the final pair, averaged over the initial pair:
+       tr(P_n(k) P_m(k'))/2; rows sum to 1 over the three final bands */
+    SiMat6        Pa[3], Pb[3];
+    const SiMat6 *A = SiProjectors(c, k, Pa), *B = SiProjectors(c, kp, Pb);
+    G = 0.5 * SiTrace2(&A[b], &B[bp]);
+    if (G < 0) G = 0; /* rounding of a vanishing overlap */
+  } else G = SiOverlap3(c, b, bp, k, kp);
   if (c->soc) G *= 0.5; /* shared by the two Kramers partners of the final band */
   for (int nu = 0; nu < 3; nu++) {
     hw[nu]     = BTE_HBAR * c->vs * aq;
     g2[nu]     = c->cac * aq * G;
+    if (c->acfloor > 0) BTEModelAcousticRaise(c->acfloor, &hw[nu], &g2[nu]);
     hw[nu + 3] = c->hwop;
     g2[nu + 3] = c->cop * G;
   }
@@ -155,7 +360,7 @@ static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal 
 typedef struct {
   PetscReal a, A, B, C, delta, rho, vs, dac, hwop, dop, finter, fso;
   PetscBool soc;
-  PetscInt  overlap;
+  PetscInt  overlap, bands, acfloor;
 } SiHolesParams;
 
 static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
@@ -175,7 +380,9 @@ static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
   PetscCall(PetscOptionsReal("-bte_si_holes_dac", "Acoustic deformation potential, eV (shared by LA, TA1, TA2)", "BTEModelSpecSiHoles", p->dac, &p->dac, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_hwop", "Optical phonon energy, eV", "BTEModelSpecSiHoles", p->hwop, &p->hwop, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_dop", "Optical deformation potential D_t K, eV/cm (shared by LO, TO1, TO2)", "BTEModelSpecSiHoles", p->dop, &p->dop, NULL));
-  PetscCall(PetscOptionsEList("-bte_si_holes_overlap", "Band-overlap factors: const (1 within a band, -bte_si_holes_interband between) or wiley (angular, heavy/light)", "BTEModelSpecSiHoles", SiOverlaps, 2, SiOverlaps[p->overlap], &p->overlap, NULL));
+  PetscCall(PetscOptionsEList("-bte_si_holes_bands", "Hole bands: dkk (parabolic warped heavy/light, parabolic split-off) or kp6 (6x6 k.p with spin-orbit: non-parabolic, coupled)", "BTEModelSpecSiHoles", SiBandsTypes, 2, SiBandsTypes[p->bands], &p->bands, NULL));
+  PetscCall(PetscOptionsEList("-bte_si_holes_overlap", "Band-overlap factors: const (1 within a band, -bte_si_holes_interband between), wiley (angular, heavy/light) or kp (from the kp6 eigenvectors)", "BTEModelSpecSiHoles", SiOverlaps, 3, SiOverlaps[p->overlap], &p->overlap, NULL));
+  PetscCall(PetscOptionsEList("-bte_si_holes_acoustic_floor", "Acoustic phonons below -bte_phonon_min: drop (Perturbo) or equipartition (kept at the floor, |g|^2 scaled to keep the elastic rate)", "BTEModelSpecSiHoles", BTEAcousticFloors, 2, BTEAcousticFloors[p->acfloor], &p->acfloor, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_interband", "Overlap factor between different bands (overlap const)", "BTEModelSpecSiHoles", p->finter, &p->finter, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_so_overlap", "Overlap factor between the split-off band and each other band (overlap wiley)", "BTEModelSpecSiHoles", p->fso, &p->fso, NULL));
   PetscOptionsEnd();
@@ -191,7 +398,7 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   const SiHolesParams *p;
   PetscReal            a, A, B, C, delta, rho, vs, dac, hwop, dop, finter, fso;
   PetscBool            soc, iss;
-  PetscInt             overlap;
+  PetscInt             overlap, bands;
   PetscReal            vol, mcell, kmax, gmin2 = PETSC_MAX_REAL;
 
   PetscFunctionBegin;
@@ -213,7 +420,10 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   fso     = p->fso;
   soc     = p->soc;
   overlap = p->overlap;
+  bands   = p->bands;
   PetscCall(PetscMemzero(spec, sizeof(*spec)));
+  PetscCheck(overlap != SI_OVERLAP_KP || bands == SI_BANDS_KP6, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "si-holes: -bte_si_holes_overlap kp needs -bte_si_holes_bands kp6 (the overlaps come from its eigenvectors)");
+  PetscCheck(bands != SI_BANDS_KP6 || delta > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: -bte_si_holes_bands kp6 needs a spin-orbit splitting -bte_si_holes_delta > 0");
   PetscCheck(a > 0 && A > 0 && rho > 0 && vs > 0 && hwop > 0 && delta >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: lattice constant, |A|, density, sound velocity, optical phonon energy must be positive and Delta >= 0");
   PetscCheck(A * A > B * B + C * C / 3, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: the heavy-hole band is not convex (need A^2 > B^2 + C^2/3); check -bte_si_holes_dkk_a/b/c");
   PetscCheck(finter >= 0 && fso >= 0 && fso <= 0.5, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: overlap factors must be >= 0 (and -bte_si_holes_so_overlap <= 1/2)");
@@ -227,6 +437,14 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   c->delta   = delta;
   c->finter  = finter;
   c->fso     = fso;
+  c->bandmodel = (SiBands)bands;
+  c->Lh        = A + 2 * PetscAbsReal(B);
+  c->Mh        = A - PetscAbsReal(B);
+  c->Nh        = PetscSqrtReal(3 * C * C + 9 * B * B);
+  c->acfloor   = p->acfloor == BTE_ACOUSTIC_FLOOR_EQUIPARTITION ? BTEModelPhononFloor(bte) : 0;
+  c->nk        = bte->ngrid;
+  c->slot      = NULL;
+  c->proj      = NULL;
   /* fcc: a1 = a/2 (0,1,1), a2 = a/2 (1,0,1), a3 = a/2 (1,1,0); b_i: (2pi/a) (-1,1,1), (1,-1,1), (1,1,-1) */
   PetscCall(PetscArrayzero(spec->lattice, 9));
   spec->lattice[1] = spec->lattice[2] = 0.5 * a;
@@ -258,6 +476,20 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   c->cop   = BTE_HBAR * (dop * SI_EVCM_TO_EVA) * (dop * SI_EVCM_TO_EVA) / (2 * mcell * (hwop / BTE_HBAR)) / 3;
   /* the largest k in the window is along the heaviest direction of the heavy-hole band */
   kmax = PetscSqrtReal(bte->window / (SI_C * (A - PetscSqrtReal(B * B + C * C / 3))));
+  if (bands == SI_BANDS_KP6) {
+    /* e_hh(k) >= lowest eigenvalue of K(k) (the spin-orbit term is >= 0), = c k^2 lam(k/|k|):
+       lam's minimum over 4,000 directions (Fibonacci sphere), with a 10 % margin */
+    SiHolesCtx c0 = *c;
+    PetscReal  lam = PETSC_MAX_REAL;
+    c0.delta       = 0;
+    for (int i = 0; i < 4000; i++) {
+      PetscReal z = 1 - (2 * i + 1) / 4000.0, r = PetscSqrtReal(1 - z * z), ph = i * PETSC_PI * (3 - PetscSqrtReal(5.0)), u[3] = {r * PetscCosReal(ph), r * PetscSinReal(ph), z}, e[3];
+      SiKp6Eig(&c0, u, e, NULL);
+      lam = PetscMin(lam, e[0] / SI_C);
+    }
+    PetscCheck(lam > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: the kp6 heavy-hole band is not convex; check -bte_si_holes_dkk_a/b/c");
+    kmax = PetscSqrtReal(bte->window / (SI_C * 0.9 * lam));
+  }
 
   spec->name     = "si-holes";
   spec->dim      = 3;
@@ -282,19 +514,62 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   PetscCall(BTEParamsAdd(bte, "D_acoustic", dac, "eV"));
   PetscCall(BTEParamsAdd(bte, "hw_optical", hwop, "eV"));
   PetscCall(BTEParamsAdd(bte, "DtK_optical", dop, "eV/cm"));
+  if (bands == SI_BANDS_KP6) PetscCall(BTEParamsAdd(bte, "bands_kp6", 1.0, "1 = 6x6 k.p with spin-orbit"));
   PetscCall(BTEParamsAdd(bte, "overlap_wiley", overlap == SI_OVERLAP_WILEY ? 1.0 : 0.0, "1 = wiley, 0 = const"));
-  if (overlap == SI_OVERLAP_CONST) PetscCall(BTEParamsAdd(bte, "overlap_interband", finter, ""));
+  if (overlap == SI_OVERLAP_KP) PetscCall(BTEParamsAdd(bte, "overlap_kp", 1.0, "1 = from the k.p eigenvectors"));
+  else if (overlap == SI_OVERLAP_CONST) PetscCall(BTEParamsAdd(bte, "overlap_interband", finter, ""));
   else PetscCall(BTEParamsAdd(bte, "overlap_split_off", fso, ""));
+  if (c->acfloor > 0) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, "hw below the phonon floor raised to it, |g|^2 x floor/hw"));
+  PetscFunctionReturn(0);
+}
+
+/* kp overlaps on a grid: the projectors of every grid point with a band in the window, computed
+   once (the pair search asks for each k many times). c->lat must hold the lattice. A grid too
+   large for the index (4 bytes per k point) gets no cache: the projectors are then computed
+   per pair. */
+static PetscErrorCode SiHolesProjectorCacheBuild(BTE bte, SiHolesCtx *c)
+{
+  PetscInt64 nk3 = (PetscInt64)c->nk * c->nk * c->nk;
+  PetscInt   n   = 0;
+
+  PetscFunctionBegin;
+  if (nk3 > 500000000) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(nk3, &c->slot));
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) PetscCall(PetscMalloc1(3 * (size_t)PetscMax(n, 1), &c->proj));
+    for (PetscInt64 ik = 0; ik < nk3; ik++) {
+      PetscInt  i[3] = {(PetscInt)(ik / ((PetscInt64)c->nk * c->nk)), (PetscInt)((ik / c->nk) % c->nk), (PetscInt)(ik % c->nk)};
+      PetscReal f[3], kin[3], k[3], e[3];
+      if (pass && c->slot[ik] < 0) continue;
+      for (int a = 0; a < 3; a++) f[a] = (PetscReal)(2 * i[a] < c->nk ? i[a] : i[a] - c->nk) / c->nk;
+      for (int d = 0; d < 3; d++) kin[d] = f[0] * c->b[d] + f[1] * c->b[3 + d] + f[2] * c->b[6 + d];
+      SiReduce(c, kin, k);
+      if (!pass) {
+        SiKp6Eig(c, k, e, NULL);
+        c->slot[ik] = e[0] <= bte->window * (1 + 1e-9) + 1e-9 ? n++ : -1; /* the window is [0, window] */
+      } else SiKp6Eig(c, k, e, &c->proj[3 * c->slot[ik]]);
+    }
+  }
+  PetscCall(PetscInfo(bte, "si-holes: kp projectors cached at %" PetscInt_FMT " k points\n", n));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode BTEModelGenerate_SiHoles(BTE bte)
 {
   BTEModelSpec spec;
+  SiHolesCtx  *c;
 
   PetscFunctionBegin;
   PetscCall(BTEModelSpecSiHoles(bte, &spec));
+  c = (SiHolesCtx *)spec.ctx;
+  if (c->overlap == SI_OVERLAP_KP) {
+    /* the grid (BTEModelBuild sets it up from the same lattice) */
+    for (int i = 0; i < 9; i++) c->lat[i] = spec.lattice[i];
+    PetscCall(SiHolesProjectorCacheBuild(bte, c));
+  }
   PetscCall(BTEModelBuild(bte, &spec));
+  PetscCall(PetscFree(c->slot));
+  PetscCall(PetscFree(c->proj));
   PetscCall(PetscFree(spec.ctx));
   PetscFunctionReturn(0);
 }

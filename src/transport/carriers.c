@@ -1,6 +1,6 @@
 /* Carrier statistics on the states of a BTE: Fermi-Dirac occupations, -df0/de,
    carrier density and its inverse (the chemical potential), and the unit
-   conversions of physics.md eq. 6.
+   conversions of docs/theory.md eq. 6.
 
    Units. Energies e, mu in eV; velocities v in Angstrom/fs; the transport
    solution F of eq. 5 in Angstrom (v times a time); D = -df0/de in 1/eV; the
@@ -95,6 +95,23 @@ static PetscErrorCode BTESumFermi(BTE bte, PetscReal T, PetscReal mu, PetscReal 
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTECarrierDensity - Computes the carrier density at a temperature and chemical potential
+
+   Collective
+
+   Input Parameters:
++  bte - the BTE
+.  T   - temperature, K
+-  mu  - chemical potential, eV
+
+   Output Parameter:
+.  n - density, cm^-3 (cm^-2 in 2D): s/(V Nk) sum_i f0_i
+
+   Level: beginner
+
+.seealso: `BTEChemicalPotential()`
+@*/
 PetscErrorCode BTECarrierDensity(BTE bte, PetscReal T, PetscReal mu, PetscReal *n)
 {
   PetscReal sum, unit = 0;
@@ -110,6 +127,23 @@ PetscErrorCode BTECarrierDensity(BTE bte, PetscReal T, PetscReal mu, PetscReal *
 
 /* Bisection on mu: n(mu) increases monotonically. 200 halvings of a bracket a
    few eV wide reach the double-precision resolution of mu. */
+/*@
+   BTEChemicalPotential - Finds the chemical potential that gives a carrier density at a temperature
+
+   Collective
+
+   Input Parameters:
++  bte - the BTE
+.  T   - temperature, K
+-  n   - density, cm^-3 (cm^-2 in 2D)
+
+   Output Parameter:
+.  mu - chemical potential, eV
+
+   Level: beginner
+
+.seealso: `BTECarrierDensity()`
+@*/
 PetscErrorCode BTEChemicalPotential(BTE bte, PetscReal T, PetscReal n, PetscReal *mu)
 {
   MPI_Comm         comm = PetscObjectComm((PetscObject)bte);

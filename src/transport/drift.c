@@ -1,4 +1,4 @@
-/* The high-field solver's view of the drift term (physics.md section 5): an adapter
+/* The high-field solver's view of the drift term (docs/theory.md section 5): an adapter
    to the dynamics module's BTEDrift (b-vector finite differences, its -bte_drift_form). */
 #include "transportimpl.h"
 

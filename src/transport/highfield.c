@@ -1,4 +1,4 @@
-/* BTEHighField: steady state of eq. 1 with a static field (physics.md sections 4-5),
+/* BTEHighField: steady state of eq. 1 with a static field (docs/theory.md sections 4-5),
        df/dt = R(f) = D_E(f) + I[f] = 0,   sum_i f_i = N0 (carrier number fixed).
 
    Unknowns. We solve for g_i = ln((1 - f_i)/f_i) (f = 1/(1 + e^g)), the variable the
@@ -37,10 +37,26 @@
 #include "transportio.h"
 #include "valleys.h"
 #include <bte/private/diagnostics.h>
+#include <bte/private/latticeh5.h>
 #include <hdf5.h>
 
 const char *const BTEHighFieldMethods[] = {"newton", "ptc", "BTEHighFieldMethod", "BTE_HIGHFIELD_", NULL};
 
+/*@
+   BTEHighFieldCreate - Creates a high-field steady-state solver: drift(f; E) + I[f] = 0 at fixed carrier number
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  hfo - the new high-field object
+
+   Level: beginner
+
+.seealso: `BTEHighFieldSolve()`, `BTEHighFieldDestroy()`
+@*/
 PetscErrorCode BTEHighFieldCreate(BTE bte, BTEHighField *hfo)
 {
   BTEHighField hf;
@@ -68,6 +84,7 @@ PetscErrorCode BTEHighFieldCreate(BTE bte, BTEHighField *hfo)
   PetscCall(SNESSetOptionsPrefix(hf->snes, "bte_highfield_"));
   PetscCall(SNESSetType(hf->snes, SNESNEWTONLS));
   PetscCall(SNESSetTolerances(hf->snes, PETSC_DEFAULT, 1e-50, 1e-14, 50, 10000));
+  PetscCall(SNESGetTolerances(hf->snes, &hf->snes_atol, NULL, NULL, NULL, NULL));
   PetscCall(SNESKSPSetUseEW(hf->snes, PETSC_TRUE)); /* Eisenstat-Walker: loose linear solves far from the solution */
   PetscCall(SNESGetKSP(hf->snes, &ksp));
   PetscCall(KSPSetType(ksp, KSPGMRES));
@@ -110,6 +127,18 @@ static PetscErrorCode BTEHighFieldResetSolve(BTEHighField hf)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldDestroy - Destroys a high-field solver
+
+   Collective
+
+   Input Parameter:
+.  hfp - the object (set to NULL)
+
+   Level: beginner
+
+.seealso: `BTEHighFieldCreate()`
+@*/
 PetscErrorCode BTEHighFieldDestroy(BTEHighField *hfp)
 {
   BTEHighField hf = *hfp;
@@ -149,6 +178,23 @@ PetscErrorCode BTEHighFieldSetDrift(BTEHighField hf, const BTEHighFieldDrift *d)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldSetMethod - Sets the method
+
+   Logically Collective
+
+   Input Parameters:
++  hf - the high-field object
+-  m  - BTE_HIGHFIELD_NEWTON (default; pseudo-transient continuation as fallback) or
+        BTE_HIGHFIELD_PTC
+
+   Options Database Key:
+.  -bte_highfield_method <newton,ptc> - the method
+
+   Level: intermediate
+
+.seealso: `BTEHighFieldGetSNES()`
+@*/
 PetscErrorCode BTEHighFieldSetMethod(BTEHighField hf, BTEHighFieldMethod m)
 {
   PetscFunctionBegin;
@@ -159,6 +205,23 @@ PetscErrorCode BTEHighFieldSetMethod(BTEHighField hf, BTEHighFieldMethod m)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldSetFields - Sets the field strengths to solve at
+
+   Logically Collective
+
+   Input Parameters:
++  hf - the high-field object
+.  n  - their number
+-  E  - field strengths, V/cm (each solve starts from the previous one)
+
+   Options Database Key:
+.  -bte_efield_list <E1,E2,...> - the strengths
+
+   Level: beginner
+
+.seealso: `BTEHighFieldSetDirection()`
+@*/
 PetscErrorCode BTEHighFieldSetFields(BTEHighField hf, PetscInt n, const PetscReal E[])
 {
   PetscFunctionBegin;
@@ -174,6 +237,22 @@ PetscErrorCode BTEHighFieldSetFields(BTEHighField hf, PetscInt n, const PetscRea
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldSetDirection - Sets the field direction
+
+   Logically Collective
+
+   Input Parameters:
++  hf - the high-field object
+-  d  - Cartesian direction (normalised internally; default (1,0,0))
+
+   Options Database Key:
+.  -bte_efield_direction <x|y|z|ex,ey,ez> - the direction
+
+   Level: beginner
+
+.seealso: `BTEHighFieldSetFields()`
+@*/
 PetscErrorCode BTEHighFieldSetDirection(BTEHighField hf, const PetscReal d[3])
 {
   PetscReal n = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -185,6 +264,22 @@ PetscErrorCode BTEHighFieldSetDirection(BTEHighField hf, const PetscReal d[3])
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldSetCarrierDensity - Sets the carrier density that fixes the carrier number
+
+   Logically Collective
+
+   Input Parameters:
++  hf - the high-field object
+-  n  - density, cm^-3 (cm^-2 in 2D; default 1e17, 1e12 in 2D)
+
+   Options Database Key:
+.  -bte_carrier_density <n> - the density
+
+   Level: beginner
+
+.seealso: `BTEHighFieldSolve()`
+@*/
 PetscErrorCode BTEHighFieldSetCarrierDensity(BTEHighField hf, PetscReal n)
 {
   PetscFunctionBegin;
@@ -194,6 +289,26 @@ PetscErrorCode BTEHighFieldSetCarrierDensity(BTEHighField hf, PetscReal n)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldGetSNES - Gets the SNES of the Newton method
+
+   Not Collective
+
+   Input Parameter:
+.  hf - the high-field object
+
+   Output Parameter:
+.  snes - the SNES (prefix bte_highfield_; not a new reference)
+
+   Notes:
+   Settings made on it are used as set; in particular an absolute tolerance set with
+   SNESSetTolerances() (or -bte_highfield_snes_atol) replaces the one the solve derives from
+   -bte_highfield_tol.
+
+   Level: intermediate
+
+.seealso: `BTEHighFieldSetMethod()`
+@*/
 PetscErrorCode BTEHighFieldGetSNES(BTEHighField hf, SNES *snes)
 {
   PetscFunctionBegin;
@@ -232,6 +347,18 @@ static PetscErrorCode BTEParseDirection(MPI_Comm comm, const char s[], PetscReal
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldSetFromOptions - Reads the high-field solver's options, its SNES's included (prefix bte_highfield_)
+
+   Collective
+
+   Input Parameter:
+.  hf - the high-field object
+
+   Level: beginner
+
+.seealso: `BTEHighFieldGetSNES()`
+@*/
 PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)hf);
@@ -683,6 +810,18 @@ static PetscErrorCode HFObservables(BTEHighField hf, Vec f, BTEHighFieldResult *
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldSolve - Solves for the steady state at every field strength
+
+   Collective
+
+   Input Parameter:
+.  hf - the high-field object
+
+   Level: beginner
+
+.seealso: `BTEHighFieldGetResult()`
+@*/
 PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
 {
   BTE        bte = hf->bte;
@@ -690,7 +829,7 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
   PetscInt   dim, nl, N, nb;
   PetscReal  kT, atol, gnorm;
   BTEValleys valleys;
-  PetscBool  ok, user_atol;
+  PetscBool  ok;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
@@ -787,16 +926,15 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
   PetscCall(MatShellSetVecType(hf->Jptc, ((PetscObject)hf->g)->type_name));
   PetscCall(SNESSetFunction(hf->snes, hf->r, HFSNESFunction, hf));
   PetscCall(SNESSetJacobian(hf->snes, hf->Jr, hf->Jr, HFSNESJacobian, hf));
-  {
-    char opt[256];
-    const char *prefix;
-    PetscCall(SNESGetOptionsPrefix(hf->snes, &prefix));
-    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%ssnes_atol", prefix ? prefix : ""));
-    PetscCall(PetscOptionsHasName(((PetscObject)hf)->options, NULL, opt, &user_atol));
+  /* The absolute tolerance follows -bte_highfield_tol (relative to this solve's ||Gamma||) unless
+     the SNES's atol was set, through the API or the options: a value other than the one bte
+     set last is the application's and is used as it is. */
+  PetscCall(SNESGetTolerances(hf->snes, &atol, NULL, NULL, NULL, NULL));
+  if (atol == hf->snes_atol) {
+    atol = hf->tol * hf->gnorm0;
+    PetscCall(SNESSetTolerances(hf->snes, atol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+    PetscCall(SNESGetTolerances(hf->snes, &hf->snes_atol, NULL, NULL, NULL, NULL));
   }
-  atol = hf->tol * hf->gnorm0;
-  if (!user_atol) PetscCall(SNESSetTolerances(hf->snes, atol, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
-  else PetscCall(SNESGetTolerances(hf->snes, &atol, NULL, NULL, NULL, NULL));
 
   /* valleys */
   {
@@ -903,6 +1041,21 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldGetNumResults - Gets the number of fields solved
+
+   Not Collective
+
+   Input Parameter:
+.  hf - the high-field object
+
+   Output Parameter:
+.  n - the number
+
+   Level: beginner
+
+.seealso: `BTEHighFieldGetResult()`
+@*/
 PetscErrorCode BTEHighFieldGetNumResults(BTEHighField hf, PetscInt *n)
 {
   PetscFunctionBegin;
@@ -910,6 +1063,22 @@ PetscErrorCode BTEHighFieldGetNumResults(BTEHighField hf, PetscInt *n)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldGetResult - Gets the result at one field
+
+   Not Collective
+
+   Input Parameters:
++  hf - the high-field object
+-  i  - the field, 0 .. n-1
+
+   Output Parameter:
+.  r - drift velocity, mean energy, residual and convergence
+
+   Level: beginner
+
+.seealso: `BTEHighFieldGetNumResults()`
+@*/
 PetscErrorCode BTEHighFieldGetResult(BTEHighField hf, PetscInt i, BTEHighFieldResult *r)
 {
   PetscFunctionBegin;
@@ -918,6 +1087,26 @@ PetscErrorCode BTEHighFieldGetResult(BTEHighField hf, PetscInt i, BTEHighFieldRe
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldGetValleys - Gets the valley groups whose occupations the results report
+
+   Not Collective
+
+   Input Parameter:
+.  hf - the high-field object
+
+   Output Parameters:
++  n        - number of valley groups (may be NULL)
+.  labels   - their labels (may be NULL)
+-  energies - their minimum energies, eV (may be NULL)
+
+   Notes:
+   After BTEHighFieldSolve().
+
+   Level: intermediate
+
+.seealso: `BTEHighFieldGetValleyOccupations()`
+@*/
 PetscErrorCode BTEHighFieldGetValleys(BTEHighField hf, PetscInt *n, const char *const *labels[], const PetscReal *energies[])
 {
   BTEValleys v = (BTEValleys)hf->valleys;
@@ -930,6 +1119,22 @@ PetscErrorCode BTEHighFieldGetValleys(BTEHighField hf, PetscInt *n, const char *
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldGetValleyOccupations - Gets the valley occupations of one result
+
+   Not Collective
+
+   Input Parameters:
++  hf - the high-field object
+-  i  - the field, 0 .. n-1
+
+   Output Parameter:
+.  occ - fraction of the carriers in each valley group
+
+   Level: intermediate
+
+.seealso: `BTEHighFieldGetValleys()`
+@*/
 PetscErrorCode BTEHighFieldGetValleyOccupations(BTEHighField hf, PetscInt i, const PetscReal *occ[])
 {
   BTEValleys v = (BTEValleys)hf->valleys;
@@ -940,6 +1145,21 @@ PetscErrorCode BTEHighFieldGetValleyOccupations(BTEHighField hf, PetscInt i, con
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldGetSolution - Gets the steady-state occupations at the last field solved
+
+   Not Collective
+
+   Input Parameter:
+.  hf - the high-field object
+
+   Output Parameter:
+.  f - the occupations (not a copy)
+
+   Level: intermediate
+
+.seealso: `BTEHighFieldSolve()`
+@*/
 PetscErrorCode BTEHighFieldGetSolution(BTEHighField hf, Vec *f)
 {
   PetscFunctionBegin;
@@ -948,6 +1168,19 @@ PetscErrorCode BTEHighFieldGetSolution(BTEHighField hf, Vec *f)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEHighFieldView - Prints the high-field solver's settings and results
+
+   Collective
+
+   Input Parameters:
++  hf - the high-field object
+-  v  - the viewer (NULL: standard output)
+
+   Level: beginner
+
+.seealso: `BTEHighFieldGetResult()`
+@*/
 PetscErrorCode BTEHighFieldView(BTEHighField hf, PetscViewer v)
 {
   PetscBool  iascii;
@@ -1094,6 +1327,7 @@ static int HFWriter(void *vctx, const char file[], char err[], size_t len)
   ok = ok && !BTETrH5AttrString(g, "model", c->model ? c->model : "", err, len);
   ok = ok && !BTETrH5AttrInt(g, "dimension", c->dim, err, len);
   ok = ok && !BTEDiagnosticsWriteH5(f, &c->diag, c->why, err, len);
+  ok = ok && !BTELatticeWriteH5(f, &hf->bte->grid, err, len);
   free(buf);
   free(ibuf);
   free(lbuf);
@@ -1101,6 +1335,19 @@ static int HFWriter(void *vctx, const char file[], char err[], size_t len)
   return BTETrH5Close(f, file, tmp, ok, err, len);
 }
 
+/*@
+   BTEHighFieldWriteHDF5 - Writes the results to an HDF5 file (/highfield, docs/transport.md)
+
+   Collective
+
+   Input Parameters:
++  hf   - the high-field object
+-  file - the file
+
+   Level: beginner
+
+.seealso: `BTEHighFieldSolve()`
+@*/
 PetscErrorCode BTEHighFieldWriteHDF5(BTEHighField hf, const char file[])
 {
   HFWriteCtx c;

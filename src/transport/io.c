@@ -5,6 +5,8 @@
 #include "transportimpl.h"
 #include "transportio.h"
 #include <bte/private/diagnostics.h>
+#include <bte/private/latticeh5.h>
+#include <bte/private/h5util.h>
 #include <hdf5.h>
 #include <stdio.h>
 
@@ -114,7 +116,7 @@ hid_t BTETrH5Open(const char file[], char tmp[], size_t tmplen, char err[], size
 {
   hid_t f;
   snprintf(tmp, tmplen, "%s.tmp", file);
-  f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  f = BTEH5FileCreate(tmp, PETSC_FALSE); /* the newest 1.10 format, like tables */
   if (f < 0) snprintf(err, len, "cannot create %s: check the directory exists and is writable", file);
   return f;
 }
@@ -233,6 +235,7 @@ static int BTETransportWriter(void *vctx, const char file[], char err[], size_t 
   ok = ok && !BTETrH5AttrString(g, "model", c->model ? c->model : "", err, len);
   if (tr->method == BTE_TRANSPORT_ITA) ok = ok && !BTETrH5AttrReal(g, "ita_tol", tr->ita_tol, err, len);
   ok = ok && !BTEDiagnosticsWriteH5(f, &c->diag, c->why, err, len);
+  ok = ok && !BTELatticeWriteH5(f, &tr->bte->grid, err, len);
   free(buf);
   free(ibuf);
   free(lbuf);
@@ -240,6 +243,19 @@ static int BTETransportWriter(void *vctx, const char file[], char err[], size_t 
   return BTETrH5Close(f, file, tmp, ok, err, len);
 }
 
+/*@
+   BTETransportWriteHDF5 - Writes the results to an HDF5 file (/transport, docs/transport.md)
+
+   Collective
+
+   Input Parameters:
++  tr   - the transport object
+-  file - the file (created or truncated)
+
+   Level: beginner
+
+.seealso: `BTETransportSolve()`
+@*/
 PetscErrorCode BTETransportWriteHDF5(BTETransport tr, const char file[])
 {
   BTETransportWriteCtx c;

@@ -1,4 +1,4 @@
-/* The linear-response operator of physics.md eq. 5 as a MATSHELL.
+/* The linear-response operator of docs/theory.md eq. 5 as a MATSHELL.
 
    Linearising eq. 1 about f0 with df = -e E.F D (D = -df0/de) gives
        A F = v,   A = Gamma - P = -D^{-1} J(f0) D,

@@ -1,4 +1,4 @@
-/* BTETransport: low-field transport (physics.md section 4). For every temperature
+/* BTETransport: low-field transport (docs/theory.md section 4). For every temperature
    the collision operator is rebuilt (its phonon occupations N_c depend on T), then
    for every carrier density / chemical potential the three systems A F_b = v_b
    (linear.c) are solved by KSP, RTA or ITA and eq. 6 gives the tensors. */
@@ -33,6 +33,21 @@ PetscErrorCode BTETransportInitializePackage(void)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportCreate - Creates a low-field transport solver (docs/theory.md eq. 5-6, docs/transport.md)
+
+   Collective
+
+   Input Parameter:
+.  bte - the BTE
+
+   Output Parameter:
+.  tr - the new transport object
+
+   Level: beginner
+
+.seealso: `BTETransportSolve()`, `BTETransportDestroy()`
+@*/
 PetscErrorCode BTETransportCreate(BTE bte, BTETransport *tr)
 {
   BTETransport t;
@@ -66,6 +81,18 @@ PetscErrorCode BTETransportCreate(BTE bte, BTETransport *tr)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportDestroy - Destroys a transport solver
+
+   Collective
+
+   Input Parameter:
+.  tr - the object (set to NULL)
+
+   Level: beginner
+
+.seealso: `BTETransportCreate()`
+@*/
 PetscErrorCode BTETransportDestroy(BTETransport *tr)
 {
   PetscFunctionBegin;
@@ -86,6 +113,22 @@ PetscErrorCode BTETransportDestroy(BTETransport *tr)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportSetMethod - Sets the method
+
+   Logically Collective
+
+   Input Parameters:
++  tr - the transport object
+-  m  - BTE_TRANSPORT_KSP (default), BTE_TRANSPORT_RTA or BTE_TRANSPORT_ITA
+
+   Options Database Key:
+.  -bte_transport_method <ksp,rta,ita> - the method
+
+   Level: beginner
+
+.seealso: `BTETransportGetMethod()`
+@*/
 PetscErrorCode BTETransportSetMethod(BTETransport tr, BTETransportMethod m)
 {
   PetscFunctionBegin;
@@ -96,6 +139,21 @@ PetscErrorCode BTETransportSetMethod(BTETransport tr, BTETransportMethod m)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportGetMethod - Gets the method
+
+   Not Collective
+
+   Input Parameter:
+.  tr - the transport object
+
+   Output Parameter:
+.  m - the method
+
+   Level: beginner
+
+.seealso: `BTETransportSetMethod()`
+@*/
 PetscErrorCode BTETransportGetMethod(BTETransport tr, BTETransportMethod *m)
 {
   PetscFunctionBegin;
@@ -103,6 +161,22 @@ PetscErrorCode BTETransportGetMethod(BTETransport tr, BTETransportMethod *m)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportSetPCType - Sets the preconditioner of the ksp method
+
+   Logically Collective
+
+   Input Parameters:
++  tr - the transport object
+-  t  - BTE_TRANSPORT_PC_JACOBI (default) or BTE_TRANSPORT_PC_TWOLEVEL
+
+   Options Database Key:
+.  -bte_transport_pc <jacobi,twolevel> - the preconditioner
+
+   Level: advanced
+
+.seealso: `BTETransportGetPCType()`
+@*/
 PetscErrorCode BTETransportSetPCType(BTETransport tr, BTETransportPCType t)
 {
   PetscFunctionBegin;
@@ -112,6 +186,21 @@ PetscErrorCode BTETransportSetPCType(BTETransport tr, BTETransportPCType t)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportGetPCType - Gets the preconditioner of the ksp method
+
+   Not Collective
+
+   Input Parameter:
+.  tr - the transport object
+
+   Output Parameter:
+.  t - the preconditioner
+
+   Level: advanced
+
+.seealso: `BTETransportSetPCType()`
+@*/
 PetscErrorCode BTETransportGetPCType(BTETransport tr, BTETransportPCType *t)
 {
   PetscFunctionBegin;
@@ -142,6 +231,27 @@ static PetscErrorCode BTETransportSetUpPC(BTETransport tr)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportSetTemperatures - Sets the temperatures to solve at
+
+   Logically Collective
+
+   Input Parameters:
++  tr - the transport object
+.  n  - their number
+-  T  - temperatures, K
+
+   Options Database Key:
+.  -bte_temperatures <T1,T2,...> - the temperatures
+
+   Notes:
+   Default: the BTE's temperature. Each solve's temperature belongs to the solve; the BTE's is not
+   changed.
+
+   Level: beginner
+
+.seealso: `BTETransportSetCarrierDensities()`
+@*/
 PetscErrorCode BTETransportSetTemperatures(BTETransport tr, PetscInt n, const PetscReal T[])
 {
   PetscFunctionBegin;
@@ -178,6 +288,27 @@ static PetscErrorCode BTETransportSetConc(BTETransport tr, PetscInt n, const Pet
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportSetCarrierDensities - Sets the carrier densities to solve at
+
+   Logically Collective
+
+   Input Parameters:
++  tr - the transport object
+.  n  - their number
+-  c  - densities, cm^-3 (cm^-2 in 2D)
+
+   Options Database Key:
+.  -bte_carrier_densities <n1,...> - the densities
+
+   Notes:
+   Densities and chemical potentials exclude each other: the last call wins. Default: 1e17 cm^-3
+   (1e12 cm^-2 in 2D).
+
+   Level: beginner
+
+.seealso: `BTETransportSetChemicalPotentials()`
+@*/
 PetscErrorCode BTETransportSetCarrierDensities(BTETransport tr, PetscInt n, const PetscReal c[])
 {
   PetscFunctionBegin;
@@ -185,6 +316,26 @@ PetscErrorCode BTETransportSetCarrierDensities(BTETransport tr, PetscInt n, cons
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportSetChemicalPotentials - Sets the chemical potentials to solve at
+
+   Logically Collective
+
+   Input Parameters:
++  tr - the transport object
+.  n  - their number
+-  c  - chemical potentials, eV
+
+   Options Database Key:
+.  -bte_chemical_potentials <mu1,...> - the chemical potentials
+
+   Notes:
+   Densities and chemical potentials exclude each other: the last call wins.
+
+   Level: beginner
+
+.seealso: `BTETransportSetCarrierDensities()`
+@*/
 PetscErrorCode BTETransportSetChemicalPotentials(BTETransport tr, PetscInt n, const PetscReal c[])
 {
   PetscFunctionBegin;
@@ -192,6 +343,24 @@ PetscErrorCode BTETransportSetChemicalPotentials(BTETransport tr, PetscInt n, co
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportSetITATolerance - Sets the stopping rule of Perturbo's iterative approach (ITA)
+
+   Logically Collective
+
+   Input Parameters:
++  tr    - the transport object
+.  tol   - relative change of the conductivity (default 2e-3)
+-  maxit - most iterations
+
+   Options Database Keys:
++  -bte_ita_tol <tol>  - the tolerance
+-  -bte_ita_max_it <n> - the cap
+
+   Level: intermediate
+
+.seealso: `BTETransportSetMethod()`
+@*/
 PetscErrorCode BTETransportSetITATolerance(BTETransport tr, PetscReal tol, PetscInt maxit)
 {
   PetscFunctionBegin;
@@ -207,6 +376,21 @@ PetscErrorCode BTETransportSetITATolerance(BTETransport tr, PetscReal tol, Petsc
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportGetKSP - Gets the KSP of the ksp method
+
+   Not Collective
+
+   Input Parameter:
+.  tr - the transport object
+
+   Output Parameter:
+.  ksp - the KSP (prefix bte_transport_; not a new reference)
+
+   Level: intermediate
+
+.seealso: `BTETransportSetMethod()`
+@*/
 PetscErrorCode BTETransportGetKSP(BTETransport tr, KSP *ksp)
 {
   PetscFunctionBegin;
@@ -228,6 +412,18 @@ static PetscErrorCode BTETransportKSPIsSymmetric(KSP ksp, PetscBool *sym)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportSetFromOptions - Reads the transport solver's options, its KSP's included (prefix bte_transport_)
+
+   Collective
+
+   Input Parameter:
+.  tr - the transport object
+
+   Level: beginner
+
+.seealso: `BTETransportCreate()`, `BTETransportGetKSP()`
+@*/
 PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)tr);
@@ -505,6 +701,18 @@ static PetscErrorCode BTETransportPrintResult(BTETransport tr, PetscViewer v, co
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportSolve - Builds the collision operator at each temperature and solves every configuration
+
+   Collective
+
+   Input Parameter:
+.  tr - the transport object
+
+   Level: beginner
+
+.seealso: `BTETransportGetResult()`
+@*/
 PetscErrorCode BTETransportSolve(BTETransport tr)
 {
   BTE          bte = tr->bte;
@@ -616,6 +824,21 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportGetNumResults - Gets the number of configurations solved
+
+   Not Collective
+
+   Input Parameter:
+.  tr - the transport object
+
+   Output Parameter:
+.  n - temperatures times densities (or chemical potentials)
+
+   Level: beginner
+
+.seealso: `BTETransportGetResult()`
+@*/
 PetscErrorCode BTETransportGetNumResults(BTETransport tr, PetscInt *n)
 {
   PetscFunctionBegin;
@@ -623,6 +846,22 @@ PetscErrorCode BTETransportGetNumResults(BTETransport tr, PetscInt *n)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportGetResult - Gets the result of one configuration
+
+   Not Collective
+
+   Input Parameters:
++  tr - the transport object
+-  i  - the configuration, 0 .. n-1 (temperature outer, density inner)
+
+   Output Parameter:
+.  r - conductivity, mobility, carrier density and convergence
+
+   Level: beginner
+
+.seealso: `BTETransportGetNumResults()`, `BTETransportWriteHDF5()`
+@*/
 PetscErrorCode BTETransportGetResult(BTETransport tr, PetscInt i, BTETransportResult *r)
 {
   PetscFunctionBegin;
@@ -631,6 +870,22 @@ PetscErrorCode BTETransportGetResult(BTETransport tr, PetscInt i, BTETransportRe
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportGetSolution - Gets the solution F of the last configuration solved for one field direction
+
+   Not Collective
+
+   Input Parameters:
++  tr - the transport object
+-  b  - the field direction, 0..2
+
+   Output Parameter:
+.  F - F, Angstrom (not a copy: do not destroy)
+
+   Level: advanced
+
+.seealso: `BTETransportSolve()`
+@*/
 PetscErrorCode BTETransportGetSolution(BTETransport tr, PetscInt b, Vec *F)
 {
   PetscFunctionBegin;
@@ -639,6 +894,19 @@ PetscErrorCode BTETransportGetSolution(BTETransport tr, PetscInt b, Vec *F)
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTETransportView - Prints the transport solver's settings and results
+
+   Collective
+
+   Input Parameters:
++  tr - the transport object
+-  v  - the viewer (NULL: standard output)
+
+   Level: beginner
+
+.seealso: `BTETransportGetResult()`
+@*/
 PetscErrorCode BTETransportView(BTETransport tr, PetscViewer v)
 {
   PetscBool iascii;
@@ -654,7 +922,7 @@ PetscErrorCode BTETransportView(BTETransport tr, PetscViewer v)
   PetscCall(BTEGetGrid(tr->bte, &dim, NULL, NULL, NULL, NULL));
   switch (tr->method) {
   case BTE_TRANSPORT_KSP:
-    PetscCall(PetscViewerASCIIPrintf(v, "method: ksp (Krylov solve of A F = v, A = Gamma - P, physics.md eq. 5)\n"));
+    PetscCall(PetscViewerASCIIPrintf(v, "method: ksp (Krylov solve of A F = v, A = Gamma - P, docs/theory.md eq. 5)\n"));
     if (tr->nres) PetscCall(PetscViewerASCIIPrintf(v, "ksp type: %s\n", tr->ksp_type));
     if (tr->pctype == BTE_TRANSPORT_PC_TWOLEVEL) {
       PetscInt         nbins, ang, nc, setups;

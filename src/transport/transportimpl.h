@@ -12,7 +12,7 @@
 #define BTE_FIELD_EV_A 1.0e-8          /* force of 1 V/cm on a unit charge, eV/Angstrom */
 
 /* Linear-response operator of one (T, mu): A F = v with A = -D^{-1} J(f0) D
-   (physics.md eq. 5), or, for symmetric Krylov methods, S F = D v with
+   (docs/theory.md eq. 5), or, for symmetric Krylov methods, S F = D v with
    S = -J(f0) D (symmetric when f0 satisfies detailed balance). States without
    channels (Gamma = 0) or with D = 0 carry no current: they are inactive, the
    operator is the identity there and the right-hand side is zero. */
@@ -142,6 +142,8 @@ struct _p_BTEHighField {
   PetscReal          ptc_switch; /* newton after ptc once ||r|| < ptc_switch ||r0|| */
   PetscBool          monitor;
   SNES               snes;
+  PetscReal          snes_atol; /* the SNES atol bte last set itself; any other value was set by the
+                                   application (BTEHighFieldGetSNES) or -bte_highfield_snes_atol */
   KSP                ptc_ksp;
   BTEHighFieldDrift  drift;
   PetscBool          have_drift;

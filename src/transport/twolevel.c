@@ -1,5 +1,5 @@
 /* "bte two-level": a two-level preconditioner for the linear-response system A F = v
-   (physics.md eq. 5, linear.c) with a physics coarse space.
+   (docs/theory.md eq. 5, linear.c) with a physics coarse space.
 
    Why. The Gamma diagonal (RTA, PCJACOBI) leaves a preconditioned spectrum with a few dozen
    outliers (0.25..0.8 and 1.2..1.8 on GaAs) around a tight cluster at 1; GMRES spends most of

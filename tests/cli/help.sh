@@ -12,7 +12,7 @@ need() { # need COMMAND PATTERN...: every pattern in 'bte COMMAND -help'
   echo "bte $c -help: exit 0, lists $*"
 }
 models="-bte_perturbo_epr -bte_perturbo_kdim -bte_gaas_lo -bte_parabolic_mass -bte_graphene_band -bte_si_holes_soc"
-bte="-bte_input -bte_model -bte_temperature.*300 -bte_smearing.*0\.01 -bte_io_chunk -bte_generate_batch"
+bte="-bte_input -bte_model -bte_temperature.*300 -bte_smearing.*0\.01 -bte_delta.*perturbo -bte_io_chunk -bte_generate_batch"
 need generate -bte_output -bte_generate_stream $bte $models
 need info -bte_info_channels $bte $models
 need dynamics -bte_init -bte_time_step -ts_type -vec_type -bte_collision_type "-bte_pair_tile.*256" -bte_pair_chunk -bte_drift_mat_type $bte $models

@@ -1,5 +1,5 @@
 """Independent reference for the diagnostics at setup (docs/diagnostics.md), from a scattering table
-read with h5py and the formulas of the physics brief (section 2) in numpy: no code shared with bte.
+read with h5py and the formulas of docs/theory.md (section 2) in numpy: no code shared with bte.
 
     python diag_reference.py TABLE T [ETA]      prints defect, relaxation temperature, edge share
 

@@ -1,5 +1,5 @@
 # The diagnostics at setup (docs/diagnostics.md) against an independent numpy computation from the
-# table (diag_reference.py: the physics brief's formulas, a union-find for the pieces, a dense solve
+# table (diag_reference.py: the formulas of docs/theory.md, a union-find for the pieces, a dense solve
 # for the stationary state): equilibrium defect, relaxation temperature, edge share and pieces, as
 # written to /diagnostics of a dynamics output on 1 and on 2 ranks, for a connected parabolic table
 # and a GaAs table in 4 pieces; and a defect of 0 (below 1e-10) for a table with exact detailed

@@ -1,6 +1,6 @@
 static const char help[] = "The drift operator (stencil matrix + pointwise steps) against a direct loop over the b-vector\n"
-                           "neighbours (the formulas of physics.md section 5, as drift.c computed them before the matrix),\n"
-                           "for both forms: D[f], y + D[f], J(f) x and diag J, on a model (-bte_model ...), 1 or more ranks.\n"
+                           "neighbours (the formulas of docs/theory.md section 5, as drift.c computed them before the matrix),\n"
+                           "for the three forms: D[f], y + D[f], J(f) x and diag J, on a model (-bte_model ...), 1 or more ranks.\n"
                            "States with f = 0 and f = 1e-18 exercise the clipping of g. With -cuda: the same on CUDA Vecs\n"
                            "through a MATAIJCUSPARSE stencil (GPU vs CPU to -tol), that the kernels ran (GPU flops) and, on\n"
                            "one rank, that no host<->device copy happened in the applies; Vecs of the other kind (host Vecs\n"
@@ -99,7 +99,7 @@ static PetscErrorCode Reference(BTEDrift d, Vec f, Vec x, Vec D, Vec Jx, Vec Jd)
   PetscCall(VecGetArrayWrite(Jd, &Ga));
   for (PetscInt i = 0; i < nl; i++) {
     PetscInt  gi = rstart + i;
-    PetscReal fi = PetscRealPart(fa[gi]), s = 0, S = 0, C = 0, sx = 0, jd;
+    PetscReal fi = PetscRealPart(fa[gi]), s = 0, S = 0, C = 0, Cout = 0, sx = 0, jd;
     for (PetscInt b = 0; b < nb; b++) {
       PetscInt j = d->nbr[i * nb + b], gj;
       if (j < 0) continue;
@@ -107,15 +107,20 @@ static PetscErrorCode Reference(BTEDrift d, Vec f, Vec x, Vec D, Vec Jx, Vec Jd)
       if (d->form == BTE_DRIFT_PLAIN) {
         s += d->c[b] * (PetscRealPart(fa[gj]) + fi);
         sx += d->c[b] * PetscRealPart(xa[gj]);
+      } else if (d->form == BTE_DRIFT_UPWIND) { /* the flux carries the upwind end's f, twice */
+        const PetscReal in = d->c[b] > 0 ? 2 * d->c[b] : 0, out = d->c[b] < 0 ? -2 * d->c[b] : 0;
+        s += in * PetscRealPart(fa[gj]) - out * fi;
+        sx += in * PetscRealPart(xa[gj]);
+        Cout += out;
       } else {
         S += d->c[b] * (g[gj] - g[gi]);
         sx += d->c[b] * u[gj] * PetscRealPart(xa[gj]);
       }
       C += d->c[b];
     }
-    if (d->form == BTE_DRIFT_PLAIN) {
+    if (d->form != BTE_DRIFT_LOG) {
       Da[i] = s;
-      jd    = C;
+      jd    = d->form == BTE_DRIFT_UPWIND ? -Cout : C;
       Ja[i] = jd * PetscRealPart(xa[gi]) + sx;
     } else {
       PetscReal p = fi * (fi - 1);
@@ -288,7 +293,7 @@ int main(int argc, char **argv)
     PetscCall(CopyValues(xh, xd));
   }
 
-  for (BTEDriftForm form = BTE_DRIFT_LOG; form <= BTE_DRIFT_PLAIN; form = (BTEDriftForm)(form + 1)) {
+  for (BTEDriftForm form = BTE_DRIFT_LOG; form <= BTE_DRIFT_UPWIND; form = (BTEDriftForm)(form + 1)) {
     BTEDrift dh, dd = NULL;
     Results  ref, rh, rd, rx;
     MatType  mt;

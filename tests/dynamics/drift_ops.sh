@@ -1,5 +1,5 @@
 # The drift operator as assembled (stencil matrix + pointwise steps) against a direct loop over the
-# b-vector neighbours (physics.md section 5): D[f], y + D[f], J(f) x, diag J for the log and plain
+# b-vector neighbours (docs/theory.md section 5): D[f], y + D[f], J(f) x, diag J for the log, plain and upwind
 # forms, with clipped g (f = 0, f = 1e-18), to 1e-12 (max-norm relative). fcc (gaas) and simple cubic
 # (parabolic) grids, 1 and N ranks (off-rank neighbours as off-diagonal-block columns).
 set -e

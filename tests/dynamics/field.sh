@@ -1,7 +1,7 @@
 # Dynamics in a static field (parabolic valley): +E_x drives electrons toward -x (v_d < 0) and -E_x
 # mirrors it; the plain form keeps the carrier number; the log form warns when it does not and
 # -bte_normalize restores it; the low-field steady-state drift velocity gives the mobility of
-# `bte transport` on the same table (independent code path: linear response, physics.md eq. 5-6).
+# `bte transport` on the same table (independent code path: linear response, docs/theory.md eq. 5-6).
 . "$TESTDIR/common.sh"
 set -e
 [ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }
@@ -39,7 +39,7 @@ check(vel[0] < 0 and abs(vel[1]) < 1e-6 * abs(vel[0]) and abs(vel[2]) < 1e-6 * a
 velm = g["minus"]["velocity"][:, 0]; velp = g["plus"]["velocity"][:, 0]
 check(np.allclose(velm, -velp, rtol=1e-8, atol=1e-6) and np.allclose(vm, vp, rtol=1e-8, atol=1e-6), "-E_x mirrors +E_x (1 rank vs 2): <v_x> = %s cm/s, v_d = v.E_hat the same" % np.array2string(velm, precision=3))
 vh = g["holes"]["drift_velocity"][:]; velh = g["holes"]["velocity"][:, 0]
-check(g["holes"].attrs["carriers"] == "holes" and np.all(vh[1:] > 0) and np.allclose(velh, -velp, rtol=1e-8, atol=1e-6), "holes (table read back as holes): drift along +E_x, <v_x> = %s cm/s (the electrons' mirrored)" % np.array2string(velh, precision=3))
+check(g["holes"].attrs["carriers"] in (b"holes", "holes") and np.all(vh[1:] > 0) and np.allclose(velh, -velp, rtol=1e-8, atol=1e-6), "holes (table read back as holes): drift along +E_x, <v_x> = %s cm/s (the electrons' mirrored)" % np.array2string(velh, precision=3))
 n = g["plus"]["carriers"][:]
 check(np.abs(n / n[0] - 1).max() < 1e-10, "plain form keeps the carrier number: %.1e" % np.abs(n / n[0] - 1).max())
 vl = g["log"]["drift_velocity"][:]

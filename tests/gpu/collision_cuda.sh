@@ -1,7 +1,7 @@
 #!/bin/bash
 # CPU vs CUDA collision operator (tgt, fused, pair; fused and pair also mixed; pair and tgt built on
 # the host and on the device; tgt with its build switches and pass-2 mappings): I[f], J(f)x and diag J agree to 1e-12
-# (max-norm relative), the CUDA kernels run, and on one rank no host<->device copy happens in an
+# (max-norm relative), also with the balanced delta, the CUDA kernels run, and on one rank no host<->device copy happens in an
 # apply. Skips (exit 77) without a CUDA build of bte or without a GPU.
 source "$TESTDIR/common.sh"
 if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
@@ -33,6 +33,11 @@ run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_tgt_sort_targe
 run_np 1 "$prog" -synth_nk 7 -synth_nbands 2 -synth_nmodes 4 -synth_hw_per_channel -bte_tgt_build device -bte_tgt_lanes 256 $gpuopts || fail $? "1 rank, tgt hw per channel, built on the device, 8 warps per target"
 run_np 1 "$prog" -synth_nk 7 -synth_nbands 2 -synth_nmodes 4 -synth_hw_per_channel -bte_tgt_store_g2dt -bte_tgt_lanes 64 $gpuopts || fail $? "1 rank, tgt hw per channel, STORE_G2DT, 2 warps per target"
 run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -bte_tgt_build device -bte_tgt_lanes 128 -bte_tgt_store_g2dt $gpuopts || fail $? "2 ranks, tgt built on the device"
+# the balanced delta (-bte_delta balanced): the device's effective weights (bte_balance) in the pair
+# device build, tgt's pass 1 and tgt's STORE_G2DT device build against the host's BTECollBalance
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_delta balanced -bte_pair_build device -bte_tgt_build device $gpuopts || fail $? "1 rank, balanced delta, built on the device"
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_delta balanced -bte_tgt_build device -bte_tgt_store_g2dt $gpuopts || fail $? "1 rank, balanced delta, tgt STORE_G2DT built on the device"
+run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -synth_hw_per_channel -bte_delta balanced $gpuopts || fail $? "2 ranks, balanced delta, hw per channel"
 # host and device builds make the same tgt layout (pairs, q rows, sources, order of the targets)
 for b in host device; do
   "$BTE" bench -bte_model gaas -bte_grid 32 -vec_type cuda -bte_bench_types tgt -bte_bench_reps 1 -bte_tgt_build $b -info $gpuopts \

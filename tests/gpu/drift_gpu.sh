@@ -1,6 +1,6 @@
 #!/bin/bash
 # The drift operator on the GPU: CPU vs CUDA (AIJCUSPARSE stencil + drift_cuda.cu kernels) D[f], y + D[f],
-# J(f) x and diag J agree to 1e-12 (max-norm relative) for both forms, on 1 and 2 ranks, and on one rank
+# J(f) x and diag J agree to 1e-12 (max-norm relative) for the three forms, on 1 and 2 ranks, and on one rank
 # make no host<->device copy (tests/dynamics/drift_ops.c). Then `bte dynamics` with RK4 in a field on
 # CUDA Vecs: -log_view's GpuToCpu count of TSStep (the whole step: collision, drift, RK vector
 # operations) and of BTEDriftApply is 0; with the host stencil (-bte_drift_mat_type aij, the drift as it
@@ -23,7 +23,7 @@ run_np 2 "$prog" -cuda -bte_model gaas -bte_grid 20 $gpuopts || fail "drift_ops,
 # end with ... Mflop/s GPU-Mflop/s CpuToGpu-Count Size GpuToCpu-Count Size GPU-%F)
 copies() { awk -v e="$2" '$1 == e { print $(NF-4), $(NF-2); found = 1; exit } END { if (!found) print "missing" }' "$1"; }
 P="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_init fermi -bte_carrier_density 1e17 -bte_efield 2000,0,0 -bte_final_time 40 -bte_output_interval 20 -vec_type cuda -log_view $gpuopts"
-for form in log plain; do
+for form in log plain upwind; do
   run_np 1 "$BTE" dynamics $P -bte_drift_form $form > dyn_$form.log 2>&1 || { cat dyn_$form.log; fail "bte dynamics ($form form, exit $?)"; }
   grep -q "stencil matrix: seqaijcusparse.*pointwise steps on the GPU" dyn_$form.log || { cat dyn_$form.log; fail "$form: the drift stencil is not an AIJCUSPARSE on CUDA Vecs"; }
   grep "after .* steps" dyn_$form.log

@@ -45,6 +45,10 @@ expect_fail "field strength (-bte_efield_list) = 1e+300 V/cm is out of range" ti
 expect_fail "nonzero vector" timeout 60 "$BTE" highfield $m -bte_efield_list 100 -bte_efield_direction nan,0,0
 expect_fail "expected x, y, z" timeout 60 "$BTE" highfield $m -bte_efield_list 100 -bte_efield_direction 1,0,0,0
 expect_fail "bte_highfield_ptc_dt_max = nan" timeout 60 "$BTE" highfield $m -bte_efield_list 100 -bte_highfield_ptc_dt_max nan
+# Perturbo import: a grid or band range with an extra component is refused, not truncated
+expect_fail "bte_perturbo_kdim takes at most 3 values" timeout 60 "$BTE" info -bte_model perturbo -bte_perturbo_epr none.h5 -bte_perturbo_kdim 4,4,4,4
+expect_fail "bte_perturbo_qdim takes at most 3 values" timeout 60 "$BTE" info -bte_model perturbo -bte_perturbo_epr none.h5 -bte_perturbo_qdim 2,2,2,2
+expect_fail "bte_perturbo_bands takes at most 2 values" timeout 60 "$BTE" info -bte_model perturbo -bte_perturbo_epr none.h5 -bte_perturbo_bands 1,2,3
 # and on several ranks: the same line, nonzero exit
 expect_fail "bte_init_e0 = nan.* is not a finite number" timeout 60 $MPIEXEC -n ${TEST_NP:-2} "$BTE" dynamics $P -bte_init_e0 nan
 # values inside the bounds still run

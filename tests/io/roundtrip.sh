@@ -35,9 +35,24 @@ bad = []
 def need(cond, what):
     if not cond: bad.append(what)
 
+def A(obj):
+    # strings are fixed-length (h5py reads them as bytes)
+    return {k: (v.decode() if isinstance(v, bytes) else v) for k, v in obj.attrs.items()}
+
+def fixed_strings(name, f):
+    # every string attribute fixed-length, the file in the newest HDF5 1.10 format (superblock 3)
+    def visit(obj):
+        for k in obj.attrs:
+            t = obj.attrs.get_id(k).get_type()
+            if isinstance(t, h5py.h5t.TypeStringID): need(not t.is_variable_str(), f'{name}:{obj.name} attribute {k} is variable-length')
+    visit(f)
+    f.visititems(lambda n, o: visit(o))
+    with open(name, 'rb') as fp: need(fp.read(9)[8] == 3, name + ': superblock version is not 3 (HDF5 1.10 format)')
+
 def check_layout(name):
     f = h5py.File(name, 'r')
-    a = f.attrs
+    fixed_strings(name, f)
+    a = A(f)
     need(a['format'] == 'bte-scattering-table', name + ': format')
     need(a['format_version'] == 1, name + ': format_version')
     need(a['complete'] == 1, name + ': complete')
@@ -58,27 +73,27 @@ def check_layout(name):
         need(d.dtype.kind == kind, f'{name}:{path} dtype {d.dtype}')
         need(d.dtype.itemsize in (4, 8), f'{name}:{path} itemsize')
         if shape: need(d.shape == shape, f'{name}:{path} shape {d.shape}')
-        if units: need(d.attrs.get('units') == units, f'{name}:{path} units {d.attrs.get("units")}')
+        if units: need(A(d).get('units') == units, f'{name}:{path} units {A(d).get("units")}')
         else: need('units' not in d.attrs, f'{name}:{path} has units')
     N, M = f['states/energy'].shape[0], f['channels/i'].shape[0]
     need(f['states/velocity'].shape == (N, 3), name + ': velocity shape')
     for k in ('kindex', 'band'): need(f['states/' + k].shape == (N,), name + ': ' + k)
     for k in ('j', 'mode', 'phonon_energy', 'g2'): need(f['channels/' + k].shape == (M,), name + ': ' + k)
     if M: need(f['channels/i'].chunks is not None, name + ': channels not chunked')
-    g = f['grid'].attrs
+    g = A(f['grid'])
     need(g['dim'] in (2, 3) and g['volume'] > 0, name + ': grid attrs')
     need(g['volume_units'] == ('Angstrom^3' if g['dim'] == 3 else 'Angstrom^2'), name + ': volume_units')
     lat, rec = f['grid/lattice'][()], f['grid/reciprocal'][()]
     need(np.allclose(rec @ lat.T, 2 * np.pi * np.eye(3)), name + ': reciprocal')
     need(abs(abs(np.linalg.det(lat)) - g['volume']) < 1e-9 * g['volume'], name + ': volume')
-    s = f['states'].attrs
+    s = A(f['states'])
     need(s['carrier'] in ('electrons', 'holes') and s['spin_degeneracy'] in (1, 2) and s['nbands'] >= 1, name + ': states attrs')
     need(s['window_min_units'] == 'eV' and s['window_max_units'] == 'eV', name + ': window units')
     need(f['phonons'].attrs['nmodes'] >= 1, name + ': nmodes')
-    c = f['channels'].attrs
+    c = A(f['channels'])
     for k, u in (('smearing', 'eV'), ('g2_cutoff', 'eV^2'), ('phonon_min', 'eV'), ('energy_tolerance', 'eta')):
         need(k in c and c[k + '_units'] == u, f'{name}: /channels {k}')
-    m = f['model'].attrs
+    m = A(f['model'])
     need(m['name'] == 'synthetic' and m['hw_LO_units'] == 'eV' and list(m.keys())[1] == 'zeta_mass', name + ': /model')
     i, j = f['channels/i'][()], f['channels/j'][()]
     need(np.all(i < j) and np.all(i >= 0) and np.all(j < N), name + ': i < j < N')

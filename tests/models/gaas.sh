@@ -1,5 +1,7 @@
 # GaAs three-valley model: valley minima (energy, position, zero velocity), per-valley state counts
-# against the analytic non-parabolic valley volumes, channel rules (i<j, no i==j, no q=0, energy
+# against the analytic non-parabolic valley volumes (isotropic and, with -bte_gaas_masses
+# anisotropic, ellipsoidal L and X valleys: energies and velocities recomputed on the ellipsoids,
+# counts against (4 pi/3) k_l k_t^2), channel rules (i<j, no i==j, no q=0, energy
 # rule, nglobal), identical tables for 1 vs 2 OpenMP threads and 1 vs TEST_NP MPI ranks, channels
 # scaling as states^2, the model's 0.7 eV default window and the progress monitor.
 . "$TESTDIR/common.sh"
@@ -15,6 +17,11 @@ OMP_NUM_THREADS=2 run_np 3 "$C" $G -dump np3.txt
 cmp t1.txt np3.txt && echo "3 ranks x 2 threads: identical table"
 # per-valley counts (states only: mechanisms off), 140^3 grid: ~87,000 states, Gamma radius 8.6 grid steps
 "$C" -bte_model gaas -bte_grid 140 -bte_gaas_acoustic 0 -bte_gaas_lo 0 -bte_gaas_intervalley 0 -gaas_valleys 0.03
+"$C" -bte_model gaas -bte_grid 140 -bte_gaas_acoustic 0 -bte_gaas_lo 0 -bte_gaas_intervalley 0 -gaas_valleys 0.03 -bte_gaas_masses anisotropic
+OMP_NUM_THREADS=1 "$C" $G -gaas_minima -bte_gaas_masses anisotropic
+expect_fail "needs two values" "$BTE" info -bte_model gaas -bte_grid 8 -bte_gaas_masses anisotropic -bte_gaas_l_masses 1.9
+expect_fail "must be positive" "$BTE" info -bte_model gaas -bte_grid 8 -bte_gaas_masses anisotropic -bte_gaas_x_masses 1.3,-1
+expect_fail "needs -bte_gaas_masses anisotropic" "$BTE" info -bte_model gaas -bte_grid 8 -bte_gaas_l_masses 1.9,0.075
 # at fixed smearing, channels grow as states^2 (each state couples to a fixed energy shell)
 r1=$("$C" -bte_model gaas -bte_grid 32 | awk '/^ok:/ {print $4/($2*$2)}')
 r2=$("$C" -bte_model gaas -bte_grid 40 | awk '/^ok:/ {print $4/($2*$2)}')

@@ -11,7 +11,10 @@
      (all 8 L and 6 X centres searched, no shortcuts) and must match; states are counted per
      valley type and compared with the analytic number of grid points in the non-parabolic
      valleys below the window's top, Nk Z V_cell (4 pi/3) k_t^3 / (2 pi)^3 with
-     hbar^2 k_t^2/2m* = E(1 + alpha E), E = window - offset, Z = 1, 4, 3 (Gamma, L, X).
+     hbar^2 k_t^2/2m* = E(1 + alpha E), E = window - offset, Z = 1, 4, 3 (Gamma, L, X). With
+     anisotropic valleys (recorded longitudinal and transverse masses) the energy is
+     recomputed on the ellipsoid, and the volume (4 pi/3) k_l k_t^2 of the ellipsoid is the
+     same formula with m* = (m_l m_t^2)^(1/3), the recorded density-of-states mass.
    Usage: model_check -bte_model NAME -bte_grid N [-dump FILE] [-counts] [-gaas_minima] */
 #include <bte/private/bteimpl.h>
 #include <stdlib.h>
@@ -36,6 +39,14 @@ static PetscReal Param(BTE bte, const char *name)
     if (!strcmp(bte->params.name[k], name)) return bte->params.value[k];
   printf("missing model parameter %s\n", name);
   exit(2);
+}
+
+/* A parameter that a model records only in some variants: def when absent */
+static PetscReal ParamOr(BTE bte, const char *name, PetscReal def)
+{
+  for (PetscInt k = 0; k < bte->params.n; k++)
+    if (!strcmp(bte->params.name[k], name)) return bte->params.value[k];
+  return def;
 }
 
 static int fails = 0;
@@ -201,7 +212,8 @@ int main(int argc, char **argv)
 
   if (valleys) {
     const char *tn[3] = {"Gamma", "L", "X"};
-    PetscReal   off[3], ms[3], al[3], a = Param(bte, "lattice_constant"), cnt[3] = {0, 0, 0}, *b = bte->grid.reciprocal, maxerr = 0;
+    PetscReal   off[3], ms[3], al[3], ml[3], mt[3], a = Param(bte, "lattice_constant"), cnt[3] = {0, 0, 0}, *b = bte->grid.reciprocal, maxerr = 0;
+    PetscReal   axis[15][3], vmaxerr = 0;
     PetscInt   *nk = bte->grid.nk;
     PetscReal   cen[15][3];
     PetscInt    ctype[15], nc = 0;
@@ -213,6 +225,13 @@ int main(int argc, char **argv)
       ms[t] = Param(bte, name);
       PetscCall(PetscSNPrintf(name, sizeof(name), "%s_nonparabolicity", tn[t]));
       al[t] = Param(bte, name);
+      /* anisotropic valleys (-bte_gaas_masses anisotropic): ellipsoids along the valley axis */
+      PetscCall(PetscSNPrintf(name, sizeof(name), "%s_mass_longitudinal", tn[t]));
+      ml[t] = ParamOr(bte, name, ms[t]);
+      PetscCall(PetscSNPrintf(name, sizeof(name), "%s_mass_transverse", tn[t]));
+      mt[t] = ParamOr(bte, name, ms[t]);
+      if (!rank && ml[t] != ms[t]) printf("valley %s: m_l %g, m_t %g, density-of-states mass %g (recorded) vs (m_l m_t^2)^(1/3) = %g\n", tn[t], (double)ml[t], (double)mt[t], (double)ms[t], (double)PetscCbrtReal(ml[t] * mt[t] * mt[t]));
+      EXPECT(PetscAbsReal(ms[t] - PetscCbrtReal(ml[t] * mt[t] * mt[t])) < 1e-12, "valley %s: recorded mass %g is not the density-of-states mass\n", tn[t], (double)ms[t]);
     }
     cen[nc][0] = cen[nc][1] = cen[nc][2] = 0;
     ctype[nc++]                           = 0;
@@ -222,17 +241,19 @@ int main(int argc, char **argv)
           cen[nc][0]  = sx * PETSC_PI / a;
           cen[nc][1]  = sy * PETSC_PI / a;
           cen[nc][2]  = sz * PETSC_PI / a;
+          for (int c = 0; c < 3; c++) axis[nc][c] = cen[nc][c] / (PetscSqrtReal(3.0) * PETSC_PI / a);
           ctype[nc++] = 1;
         }
     for (int ax = 0; ax < 3; ax++)
       for (int sg = -1; sg <= 1; sg += 2) {
         cen[nc][0] = cen[nc][1] = cen[nc][2] = 0;
         cen[nc][ax]                          = sg * 2 * PETSC_PI / a;
-        ctype[nc++]                          = 2;
+        for (int c = 0; c < 3; c++) axis[nc][c] = c == ax ? 1 : 0;
+        ctype[nc++] = 2;
       }
     for (PetscInt il = 0; il < bte->nlocal; il++) {
       PetscInt  ik = bte->kindex[il], id[3] = {ik / (nk[1] * nk[2]), (ik / nk[2]) % nk[1], ik % nk[2]};
-      PetscReal f[3], k[3] = {0, 0, 0}, best = PETSC_MAX_REAL, ebest = PETSC_MAX_REAL;
+      PetscReal f[3], k[3] = {0, 0, 0}, best = PETSC_MAX_REAL, ebest = PETSC_MAX_REAL, vbest[3] = {0, 0, 0};
       PetscInt  tbest = -1;
       for (int c = 0; c < 3; c++) f[c] = (2 * id[c] < nk[c] ? id[c] : id[c] - nk[c]) / (PetscReal)nk[c];
       /* minimal image by brute force over -1..1 */
@@ -249,26 +270,34 @@ int main(int argc, char **argv)
           }
       for (PetscInt v = 0; v < nc; v++) {
         PetscInt  t  = ctype[v];
-        PetscReal d2 = PetscSqr(k[0] - cen[v][0]) + PetscSqr(k[1] - cen[v][1]) + PetscSqr(k[2] - cen[v][2]);
-        PetscReal g  = 3.80998212 / ms[t] * d2, e = off[t] + (PetscSqrtReal(1 + 4 * al[t] * g) - 1) / (2 * al[t]);
+        PetscReal d[3] = {k[0] - cen[v][0], k[1] - cen[v][1], k[2] - cen[v][2]}, d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2], dl = 0;
+        PetscReal g, e;
+        if (t) dl = d[0] * axis[v][0] + d[1] * axis[v][1] + d[2] * axis[v][2];
+        g = 3.80998212 / ml[t] * dl * dl + 3.80998212 / mt[t] * (d2 - dl * dl);
+        e = off[t] + (PetscSqrtReal(1 + 4 * al[t] * g) - 1) / (2 * al[t]);
         if (e < ebest) {
+          /* v = grad_k gamma / (hbar (1 + 2 alpha (e - offset))), hbar = 0.6582119569 eV fs */
+          for (int c = 0; c < 3; c++) vbest[c] = (2 * 3.80998212 / mt[t] * d[c] + 2 * (3.80998212 / ml[t] - 3.80998212 / mt[t]) * dl * (t ? axis[v][c] : 0)) / (0.6582119569 * (1 + 2 * al[t] * (e - off[t])));
           ebest = e;
           tbest = t;
         }
       }
       maxerr = PetscMax(maxerr, PetscAbsReal(ebest - bte->energy[il]));
+      for (int c = 0; c < 3; c++) vmaxerr = PetscMax(vmaxerr, PetscAbsReal(vbest[c] - bte->velocity[3 * il + c]));
       cnt[tbest] += 1;
     }
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, cnt, 3, MPIU_REAL, MPIU_SUM, comm));
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &maxerr, 1, MPIU_REAL, MPIU_MAX, comm));
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &vmaxerr, 1, MPIU_REAL, MPIU_MAX, comm));
     EXPECT(maxerr < 1e-10, "band energies differ from the valley formula by up to %g eV\n", (double)maxerr);
+    EXPECT(vmaxerr < 1e-10, "velocities differ from the valley formula by up to %g A/fs\n", (double)vmaxerr);
     for (int t = 0; t < 3; t++) {
       PetscReal E = bte->emax - off[t], g = E * (1 + al[t] * E), kt = PetscSqrtReal(g / (3.80998212 / ms[t])), Z = t == 0 ? 1 : (t == 1 ? 4 : 3);
       PetscReal Na = (PetscReal)nk[0] * nk[1] * nk[2] * Z * bte->grid.volume * 4 * PETSC_PI / 3 * kt * kt * kt / PetscPowReal(2 * PETSC_PI, 3), d = cnt[t] / Na - 1;
       if (!rank) printf("valley %-5s: %7.0f states, analytic %9.1f, deviation %+6.2f%% (tolerance %.1f%%)\n", tn[t], (double)cnt[t], (double)Na, (double)(100 * d), (double)(100 * vtol));
       EXPECT(PetscAbsReal(d) < vtol, "valley %s count off by %.2f%%\n", tn[t], (double)(100 * d));
     }
-    if (!rank) printf("band energies agree with the valley formula to %.1e eV\n", (double)maxerr);
+    if (!rank) printf("band energies agree with the valley formula to %.1e eV, velocities to %.1e A/fs\n", (double)maxerr, (double)vmaxerr);
   }
 
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, comm));

@@ -14,7 +14,7 @@
               points is good to ~1/(R dR), well below 3% for the grids used.
    -test lo|ac  Equilibrium out-scattering rates. With f -> 0 (non-degenerate) the rate out of
               state i is Gamma_i = sum of P_c over channels whose lower end is i plus Q_c over
-              those whose upper end is i (physics.md eq. 3), N at bte->temperature. Compared, in
+              those whose upper end is i (docs/theory.md eq. 3), N at bte->temperature. Compared, in
               energy bins away from the window edges, with
               (a) the same golden-rule integral done by quadrature in the continuum, with the
                   Gaussian smearing, the 3 eta cut, the window and phonon_min: only the grid
@@ -164,6 +164,11 @@ int main(int argc, char **argv)
   m.eta    = bte->smearing;
   m.tol    = bte->tol_eta * bte->smearing;
   m.hwmin  = bte->phonon_min;
+  /* -bte_parabolic_acoustic_floor equipartition keeps the phonons below the floor at the floor's
+     energy with |g|^2 x floor/hw, i.e. |g|^2 (2N + 1) of the phonon itself to O((floor/kT)^2):
+     the reference is then the integral over all q */
+  for (PetscInt k = 0; k < bte->params.n; k++)
+    if (!strcmp(bte->params.name[k], "acoustic_floor_equipartition")) m.hwmin = 0;
   m.W      = bte->emax;
   m.T      = bte->temperature;
 

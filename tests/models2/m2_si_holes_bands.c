@@ -7,7 +7,13 @@
      three branches of a kind against hbar D^2 |q|/(2 M v_s) and hbar (D_t K)^2/(2 M w) evaluated in SI
      units here, overlap factors (const: 1 within, f between bands; wiley: rows sum to 1);
    - -bte_si_holes_soc: 6 bands in degenerate pairs, |g|^2 summed over the final partner equals the
-     3-band value. */
+     3-band value;
+   - -bte_si_holes_bands kp6 (6x6 k.p with spin-orbit): 0, 0, Delta at Gamma; the trace sum rule
+     e_hh + e_lh + e_so = 3 c |A| k^2 + Delta; for Delta = 100 eV the hh/lh bands are the DKK bands
+     (the large-Delta limit), for Delta -> 0 along [100] they are c(|A| - |B|) k^2 (twice) and
+     c(|A| + 2|B|) k^2; velocities = grad e / hbar; kp overlaps: rows sum to 1, orthonormal at
+     k' = k, and for spherical bands (C = 0) with Delta = 100 eV Wiley's (1 + 3 cos^2)/4 and
+     3 sin^2/4. */
 #include <bte/private/modelimpl.h>
 
 PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE, BTEModelSpec *);
@@ -39,6 +45,9 @@ static PetscErrorCode Spec(const char *opts, BTE *bte, BTEModelSpec *spec)
   PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_soc"));
   PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_overlap"));
   PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_interband"));
+  PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_bands"));
+  PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_delta"));
+  PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_dkk_c"));
   PetscCall(PetscOptionsInsertString(NULL, opts));
   PetscCall(BTECreate(PETSC_COMM_SELF, bte));
   PetscCall(BTESetModel(*bte, "si-holes")); /* its options are read by BTESetFromOptions */
@@ -195,6 +204,110 @@ int main(int argc, char **argv)
       PetscCall(specw.coupling(specw.ctx, 0, k1, 1, k2, q, hw2, g2b));
       CHECK(PetscAbsReal(3 * g2[3] / g2op - 2.0 / 3) < 1e-8 && g2b[3] < 1e-14, "wiley forward overlaps %g %g", (double)(3 * g2[3] / g2op), (double)(3 * g2b[3] / g2op));
     }
+  }
+  /* 4. kp6 bands and kp overlaps */
+  {
+    BTE          bk, bl, bs, bsph;
+    BTEModelSpec sk, sl, ss, ssph;
+    PetscReal    maxsum = 0, maxlarge = 0, maxsmall = 0, maxv = 0, maxrow = 0, maxorth = 0, maxwiley = 0;
+    PetscReal    g2one; /* an optical branch's |g|^2 with overlap 1 (const, within a band) */
+    {
+      PetscReal k1[3] = {0.01, 0.02, 0.03}, k2[3] = {0.03, 0.01, -0.02}, q[3] = {0.02, -0.01, -0.05}, hw[6], g2[6];
+      PetscCall(spec.coupling(spec.ctx, 0, k1, 0, k2, q, hw, g2));
+      g2one = g2[3];
+    }
+    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp", &bk, &sk));
+    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 100", &bl, &sl));
+    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 1e-7", &bs, &ss));
+    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 100 -bte_si_holes_dkk_c 0", &bsph, &ssph));
+    {
+      PetscReal k0[3] = {0, 0, 0};
+      PetscCall(sk.bands(sk.ctx, k0, e, v));
+      CHECK(e[0] == 0 && e[1] == 0 && e[2] == Delta, "kp6 at Gamma: %g %g %g, expected 0 0 Delta", (double)e[0], (double)e[1], (double)e[2]);
+    }
+    for (int t = 0; t < 300; t++) {
+      PetscReal k[3], k2, vfd[3], ep[6], em[6], w[18], h = 1e-6;
+      for (int x = 0; x < 3; x++) k[x] = 0.25 * (Rand(rnd) - 0.5);
+      k2 = k[0] * k[0] + k[1] * k[1] + k[2] * k[2];
+      PetscCall(sk.bands(sk.ctx, k, e, v));
+      maxsum = PetscMax(maxsum, PetscAbsReal(e[0] + e[1] + e[2] - (3 * c * A * k2 + Delta)));
+      CHECK(e[0] <= e[1] && e[1] <= e[2], "kp6 bands not ordered");
+      for (int b = 0; b < 3; b++) {
+        PetscReal vn = 0;
+        for (int x = 0; x < 3; x++) {
+          PetscReal kp[3] = {k[0], k[1], k[2]}, km[3] = {k[0], k[1], k[2]};
+          kp[x] += h;
+          km[x] -= h;
+          PetscCall(sk.bands(sk.ctx, kp, ep, w));
+          PetscCall(sk.bands(sk.ctx, km, em, w));
+          vfd[x] = (ep[b] - em[b]) / (2 * h) / 0.6582119569;
+          vn += v[3 * b + x] * v[3 * b + x];
+        }
+        for (int x = 0; x < 3; x++) maxv = PetscMax(maxv, PetscAbsReal(v[3 * b + x] - vfd[x]) / PetscSqrtReal(vn));
+      }
+    }
+    {
+      const PetscReal dirs[3][3] = {{1, 0, 0}, {1, 1, 0}, {1, 1, 1}}, F[3] = {0, 0.25, 1.0 / 3};
+      for (int d = 0; d < 3; d++) {
+        PetscReal n = PetscSqrtReal(dirs[d][0] * dirs[d][0] + dirs[d][1] * dirs[d][1] + dirs[d][2] * dirs[d][2]), k[3], kk = 0.02;
+        PetscReal ehh, elh;
+        for (int x = 0; x < 3; x++) k[x] = kk * dirs[d][x] / n;
+        ehh = c * (A - PetscSqrtReal(B * B + C * C * F[d])) * kk * kk;
+        elh = c * (A + PetscSqrtReal(B * B + C * C * F[d])) * kk * kk;
+        PetscCall(sl.bands(sl.ctx, k, e, v));
+        maxlarge = PetscMax(maxlarge, PetscMax(PetscAbsReal(e[0] / ehh - 1), PetscAbsReal(e[1] / elh - 1)));
+      }
+      {
+        PetscReal k[3] = {0.1, 0, 0};
+        PetscCall(ss.bands(ss.ctx, k, e, v));
+        maxsmall = PetscMax(PetscAbsReal(e[0] - c * (A - B) * 0.01), PetscMax(PetscAbsReal(e[1] - c * (A - B) * 0.01), PetscAbsReal(e[2] - c * (A + 2 * B) * 0.01)));
+      }
+    }
+    for (int t = 0; t < 300; t++) {
+      PetscReal k1[3], k2[3], q[3], hw[6], g2[6], row[3] = {0, 0, 0}, cos2, a1 = 0, a2 = 0, d12 = 0;
+      for (int x = 0; x < 3; x++) {
+        k1[x] = 0.25 * (Rand(rnd) - 0.5);
+        k2[x] = 0.25 * (Rand(rnd) - 0.5);
+        q[x]  = k2[x] - k1[x];
+      }
+      for (int n = 0; n < 3; n++)
+        for (int m = 0; m < 3; m++) {
+          PetscCall(sk.coupling(sk.ctx, n, k1, m, k2, q, hw, g2));
+          row[n] += g2[3] / g2one;
+          PetscCall(sk.coupling(sk.ctx, n, k1, m, k1, q, hw, g2));
+          maxorth = PetscMax(maxorth, PetscAbsReal(g2[3] / g2one - (n == m ? 1 : 0)));
+        }
+      for (int n = 0; n < 3; n++) maxrow = PetscMax(maxrow, PetscAbsReal(row[n] - 1));
+      /* spherical bands, large Delta: Wiley's overlaps of the J = 3/2 states, at small k */
+      for (int x = 0; x < 3; x++) {
+        k1[x] *= 0.1;
+        k2[x] *= 0.1;
+        a1 += k1[x] * k1[x];
+        a2 += k2[x] * k2[x];
+        d12 += k1[x] * k2[x];
+      }
+      cos2 = d12 * d12 / (a1 * a2);
+      PetscCall(ssph.coupling(ssph.ctx, 0, k1, 0, k2, q, hw, g2));
+      maxwiley = PetscMax(maxwiley, PetscAbsReal(g2[3] / g2one - (1 + 3 * cos2) / 4));
+      PetscCall(ssph.coupling(ssph.ctx, 0, k1, 1, k2, q, hw, g2));
+      maxwiley = PetscMax(maxwiley, PetscAbsReal(g2[3] / g2one - 3 * (1 - cos2) / 4));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "kp6: sum rule %.1e eV, large-Delta vs DKK %.1e (relative), Delta -> 0 along [100] %.1e eV, velocities vs finite differences %.1e; kp overlaps: row sums - 1 %.1e, k' = k orthonormality %.1e, spherical vs Wiley %.1e\n", (double)maxsum, (double)maxlarge, (double)maxsmall, (double)maxv, (double)maxrow, (double)maxorth, (double)maxwiley));
+    CHECK(maxsum < 1e-12, "kp6 sum rule off by %g eV", (double)maxsum);
+    CHECK(maxlarge < 1e-3, "kp6 with Delta = 100 eV differs from the DKK bands by %g", (double)maxlarge);
+    CHECK(maxsmall < 1e-6, "kp6 with Delta -> 0 differs from the k.p matrix's eigenvalues along [100] by %g eV", (double)maxsmall);
+    CHECK(maxv < 1e-6, "kp6 velocities differ from grad e / hbar by %g", (double)maxv);
+    CHECK(maxrow < 1e-8, "kp overlaps do not sum to 1 over final bands: %g", (double)maxrow);
+    CHECK(maxorth < 1e-8, "kp overlaps at k' = k are not orthonormal: %g", (double)maxorth);
+    CHECK(maxwiley < 1e-3, "kp overlaps of spherical bands differ from Wiley's by %g", (double)maxwiley);
+    PetscCall(PetscFree(sk.ctx));
+    PetscCall(PetscFree(sl.ctx));
+    PetscCall(PetscFree(ss.ctx));
+    PetscCall(PetscFree(ssph.ctx));
+    PetscCall(BTEDestroy(&bk));
+    PetscCall(BTEDestroy(&bl));
+    PetscCall(BTEDestroy(&bs));
+    PetscCall(BTEDestroy(&bsph));
   }
   PetscCall(PetscFree(spec.ctx));
   PetscCall(PetscFree(spec6.ctx));

@@ -65,8 +65,10 @@ def main(a, b):
     for k in ("lattice", "reciprocal"):
         check(np.allclose(fa["grid/" + k][:], fb["grid/" + k][:], rtol=0, atol=1e-12 * np.abs(fa["grid/" + k][:]).max()), "grid %s" % k)
     check(abs(fa["grid"].attrs["volume"] / fb["grid"].attrs["volume"] - 1) < 1e-12, "cell volume %.6f" % fa["grid"].attrs["volume"])
+    # strings: bytes from bte's fixed-length ones, str from h5py-written variable-length ones
+    txt = lambda v: v.decode() if isinstance(v, bytes) else v
     for k in ("nbands", "spin_degeneracy", "carrier"):
-        check(fa["states"].attrs[k] == fb["states"].attrs[k], "states %s = %s" % (k, fa["states"].attrs[k]))
+        check(txt(fa["states"].attrs[k]) == txt(fb["states"].attrs[k]), "states %s = %s" % (k, txt(fa["states"].attrs[k])))
     for k in ("window_min", "window_max"):
         x, y = fa["states"].attrs[k], fb["states"].attrs[k]
         check(abs(x - y) < 1e-12, "%s %.12f vs %.12f eV" % (k, x, y))

@@ -73,6 +73,7 @@ struct _p_BTE {
   /* physics settings */
   PetscReal temperature;   /* K, lattice temperature */
   PetscReal smearing;      /* eta, eV: G(x) = exp(-(x/eta)^2)/(eta sqrt(pi)) */
+  BTEDelta  delta;         /* discretised delta: Perturbo's Gaussians, or balanced (detailed balance) */
   PetscReal emin, emax;    /* energy window, eV (absolute energies, as in the table) */
   PetscReal window;        /* window width above the band edge for models, eV */
   PetscReal g2_cutoff;     /* drop channels with |g|^2 below, eV^2 */
@@ -85,9 +86,11 @@ struct _p_BTE {
   /* Set through the API or the options: a table's (or a model's default) value replaces these only
      while they are not set */
   PetscBool temperature_set, smearing_set, window_set;
+  PetscBool grid_set;      /* BTESetGrid or -bte_grid: a model's grid chosen, not the default */
   /* I/O and generation settings (BTESetFromOptions) */
   PetscInt  iochunk;       /* -bte_io_chunk: channel rows per rank per I/O step */
   PetscInt  genbatch;      /* -bte_generate_batch: 0 automatic */
+  PetscInt  pairbatch;     /* -bte_generate_pair_batch: pairs a model evaluates at once (coupling_grid_batch) */
   PetscBool genmonitor;    /* -bte_generate_monitor */
   /* state space */
   BTEGrid   grid;
@@ -163,8 +166,9 @@ PETSC_INTERN PetscErrorCode BTETableStreamDestroy(BTETableStream *);
 /* Built-in models (src/models): a generator fills grid, states and channels. */
 PETSC_INTERN PetscFunctionList BTEModelList;
 PETSC_INTERN PetscErrorCode BTEModelRegisterAll(void);
-/* create: sets bte->modelops and bte->modeldata (see BTEModelOps) */
-PETSC_EXTERN PetscErrorCode BTEModelRegister(const char[], PetscErrorCode (*)(BTE));
+/* BTEModelRegister (bte.h): create sets bte->modelops and bte->modeldata (see BTEModelOps).
+   The names of a PetscFunctionList, without the NULL end PETSc < 3.19 counts (free with PetscFree) */
+PETSC_EXTERN PetscErrorCode BTEFunctionListGetNames(PetscFunctionList, PetscInt *, const char **[]);
 /* Runs the create function of bte->model if not yet done (error for an unknown name) */
 PETSC_INTERN PetscErrorCode BTEModelSetUpType(BTE);
 PETSC_INTERN PetscErrorCode BTEModelReset(BTE);

@@ -70,6 +70,7 @@ typedef struct {
   const int32_t   *inv;                       /* n: layout index of each local state */
   const PetscReal *energy;                    /* n: eV */
   PetscReal        pref, inveta, gnorm, kT;   /* as BTECollision */
+  PetscReal        kTdb;                      /* as BTECollision: > 0 balanced delta */
 } BTEPairCUDABuildInfo;
 typedef struct _n_BTEPairCUDABuilder *BTEPairCUDABuilder;
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *, const BTEPairCUDABuildInfo *, PetscCount nch, PetscBool mixed, PetscBool *fits, BTEPairCUDABuilder *);
@@ -88,6 +89,7 @@ PETSC_INTERN PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *);
    Download gives a device-built layout its host per-channel arrays (for a host apply). */
 typedef struct {
   PetscReal        pref, inveta, gnorm, kT; /* as BTECollision */
+  PetscReal        kTdb;                    /* as BTECollision: > 0 balanced delta */
   const PetscReal *energy;                  /* n = owned + ghosts, eV */
   PetscInt         lanes;                   /* -bte_tgt_lanes: threads per target in pass 2 (0: chosen here) */
 } BTETgtCUDAInfo;
@@ -117,6 +119,7 @@ typedef struct {
   PetscInt64       nq;              /* points of the full q grid */
   PetscInt         nk[3];
   PetscReal        pref, inveta, gnorm;
+  PetscReal        kTdb;            /* as BTECollision: > 0 balanced delta */
   PetscBool        g2dt;            /* store the products (STORE_G2DT) instead of |g|^2 */
 } BTETgtCUDABuildInfo;
 typedef struct _n_BTETgtCUDABuilder *BTETgtCUDABuilder;

@@ -50,6 +50,14 @@ __device__ __forceinline__ double bte_gauss(double x, double inveta, double gnor
   double y = x * inveta;
   return gnorm * exp(-y * y);
 }
+/* BTECollBalance: -bte_delta balanced, effective weights a', b' (same operation order) */
+__device__ __forceinline__ void bte_balance(double d, double hw, double kT, double *a, double *b)
+{
+  const double eu = exp(0.5 * d / kT), ev = exp(0.5 * hw / kT);
+  const double c = (eu + 1.0 / eu) / (ev + 1.0 / ev), s = (eu - 1.0 / eu) / (ev - 1.0 / ev), h = 0.5 * (*a + *b);
+  *a = h * (c - s);
+  *b = h * (c + s);
+}
 __device__ __forceinline__ double bte_bose(double hw, double kT)
 {
   return 1.0 / (exp(hw / kT) - 1.0);

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 PETSC_INTERN PetscFunctionList BTECollisionList;
-PETSC_EXTERN PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_JacAssemble;
+PETSC_EXTERN PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_GhostAdd, BTECOLL_JacAssemble;
 PETSC_EXTERN PetscLogEvent     BTECOLL_SetUpEnds, BTECOLL_LayoutPlace, BTECOLL_LayoutMerge, BTECOLL_LayoutIndex;
 
 PETSC_EXTERN PetscErrorCode BTECollisionInitializePackage(void);
@@ -39,6 +39,22 @@ typedef enum {
 } BTECollisionPrecision;
 PETSC_EXTERN const char *const BTECollisionPrecisions[];
 
+/* Which rank computes a channel (-bte_partition). states: every rank computes all channels with an
+   owned end, so a channel whose ends live on two ranks is computed (and stored) by both; pairs:
+   exactly one of its two holders computes it (balanced, see BTECollisionPartitionSetUp_Private)
+   and adds its contribution to the other end into that state's owner (reverse scatter). auto:
+   pairs for the pair type on more than one rank, else states. */
+typedef enum {
+  BTE_COLLISION_PARTITION_AUTO   = 0,
+  BTE_COLLISION_PARTITION_STATES = 1,
+  BTE_COLLISION_PARTITION_PAIRS  = 2
+} BTECollisionPartition;
+PETSC_EXTERN const char *const BTECollisionPartitions[];
+PETSC_EXTERN PetscErrorCode    BTECollisionSetPartition(BTECollision, BTECollisionPartition);
+PETSC_EXTERN PetscErrorCode    BTECollisionGetPartition(BTECollision, BTECollisionPartition *);
+/* one line: type, precision, partition, ghost exchange (for the solvers' views) */
+PETSC_EXTERN PetscErrorCode BTECollisionViewSummary(BTECollision, PetscViewer);
+
 typedef struct _BTECollisionOps *BTECollisionOps;
 struct _BTECollisionOps {
   /* optional: its own PetscObjectOptionsBegin/End block */
@@ -49,6 +65,10 @@ struct _BTECollisionOps {
   PetscErrorCode (*setup)(BTECollision);
   /* I = I[f]: fl is a local vector (owned + ghosts), I a global state Vec (owned part) */
   PetscErrorCode (*apply)(BTECollision, Vec fl, Vec Iout);
+  /* optional: I[f] (mode 0) or J(f) x (mode 1) from the global Vecs f, x, the implementation
+     exchanging the ghosts itself (to overlap the exchange with work that needs no ghost); sets
+     *done to PETSC_FALSE when it leaves the call to apply/jacobian_apply */
+  PetscErrorCode (*applyglobal)(BTECollision, int mode, Vec f, Vec x, Vec y, PetscBool *done);
   /* y = J(f) x: fl and xl local vectors (owned + ghosts), y global */
   PetscErrorCode (*jacobian_apply)(BTECollision, Vec fl, Vec xl, Vec y);
   /* d = diag J(f): fl local vector, d global */
@@ -88,6 +108,7 @@ struct _p_BTECollision {
   PetscReal  inveta;      /* 1/eta */
   PetscReal  gnorm;       /* 1/(eta sqrt(pi)): G(x) = gnorm exp(-(x/eta)^2) */
   PetscReal  pref;        /* (2 pi / hbar) / Nq, 1/(eV fs) */
+  PetscReal  kTdb;        /* -bte_delta balanced: kT (eV) of the detailed balance the weights obey; 0: Perturbo's delta */
   PetscInt64 nq;          /* q points of the full grid */
   PetscInt   nbands, nmodes;
   PetscInt   nk[3];
@@ -112,6 +133,15 @@ struct _p_BTECollision {
   PetscInt64 napplies, njacapplies; /* BTECollisionApply and Jacobian applies so far (cost accounting) */
 
   BTECollisionAssembly *assembly;
+
+  /* -bte_partition: as set (partition), and as resolved at setup (part: STATES or PAIRS). With
+     PAIRS, the channel {i, j} whose ends are owned by ranks r < s is computed by r when
+     BTECollPairHash(i, j) < pfrac[r * psize + s], else by s (BTECollComputes). */
+  BTECollisionPartition partition, part;
+  PetscMPIInt           psize, prank;
+  PetscInt             *pranges;   /* psize+1 ownership ranges of the states */
+  PetscReal            *pfrac;     /* psize*psize: share of the r-s channels computed by r < s */
+  PetscCount            ncomputed; /* channels this rank computes */
 };
 
 /* ---- physics kernels shared by all implementations (bitwise identical formulas) ---- */
@@ -126,12 +156,35 @@ static inline PetscReal BTECollBose(PetscReal hw, PetscReal kT)
 {
   return 1.0 / (PetscExpReal(hw / kT) - 1.0);
 }
-/* absorption a and emission b weights (1/fs), physics.md eq. 2 */
-static inline void BTECollWeightsAB(PetscReal pref, PetscReal inveta, PetscReal gnorm, PetscReal ei, PetscReal ej, PetscReal hw, PetscReal g2, PetscReal *a, PetscReal *b)
+/* -bte_delta balanced (docs/collision.md): the channel's Gaussian weight a + b is split between
+   its two directions by the Boltzmann factor of the states' own energy difference d = e_i - e_j,
+
+     P = (a + b) e^u / (2 sinh v),  Q = (a + b) e^-u / (2 sinh v),  u = d / 2kT,  v = hw / 2kT,
+
+   so P / Q = exp(d / kT): every channel obeys detailed balance at kT and Fermi-Dirac at the lattice
+   temperature is an exact steady state. Where the channel conserves energy (d = -hw, b = 0, or
+   d = +hw, a = 0) this is Perturbo's a N, a (N + 1) (or b (N + 1), b N) exactly. The rates are
+   returned as the effective weights a', b' for which eq. 3 (BTECollWeightsPQ) and BTECollXabs give
+   these P and Q, so every implementation, and a layout that stores a, b (tgt's STORE_G2DT), keeps
+   its form and its bytes:
+
+     a' + b' = (P + Q) / (2N + 1) = (a + b) cosh u / cosh v,   b' - a' = P - Q = (a + b) sinh u / sinh v
+
+   (a' may be negative). collisioncuda_device.h's bte_balance mirrors it. */
+static inline void BTECollBalance(PetscReal d, PetscReal hw, PetscReal kT, PetscReal *a, PetscReal *b)
+{
+  PetscReal eu = PetscExpReal(0.5 * d / kT), ev = PetscExpReal(0.5 * hw / kT);
+  PetscReal c = (eu + 1.0 / eu) / (ev + 1.0 / ev), s = (eu - 1.0 / eu) / (ev - 1.0 / ev), h = 0.5 * (*a + *b);
+  *a = h * (c - s);
+  *b = h * (c + s);
+}
+/* absorption a and emission b weights (1/fs), docs/theory.md eq. 2; kTdb > 0: balanced (above) */
+static inline void BTECollWeightsAB(PetscReal pref, PetscReal inveta, PetscReal gnorm, PetscReal kTdb, PetscReal ei, PetscReal ej, PetscReal hw, PetscReal g2, PetscReal *a, PetscReal *b)
 {
   PetscReal d = ei - ej, w = pref * g2;
   *a = w * BTECollGauss(d + hw, inveta, gnorm);
   *b = w * BTECollGauss(d - hw, inveta, gnorm);
+  if (kTdb > 0) BTECollBalance(d, hw, kTdb, a, b);
 }
 /* P = a N + b (N+1) (rate i -> j), Q = a (N+1) + b N (rate j -> i), eq. 3 */
 static inline void BTECollWeightsPQ(PetscReal a, PetscReal b, PetscReal N, PetscReal *P, PetscReal *Q)
@@ -171,6 +224,47 @@ static inline PetscInt BTECollLocalIndex(BTECollision coll, PetscInt g)
   }
   return (lo < coll->nghost && coll->ghosts[lo] == g) ? coll->nlocal + lo : -1;
 }
+/* uniform in [0, 1) from the two global ends of a channel (the same for all channels of a pair
+   of states, so that the pair layout still merges them) */
+static inline PetscReal BTECollPairHash(PetscInt i, PetscInt j)
+{
+  uint64_t z = ((uint64_t)(uint32_t)i << 32 | (uint64_t)(uint32_t)j) + 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return (PetscReal)(z >> 11) * (1.0 / 9007199254740992.0);
+}
+/* rank that owns global state g (pranges: set up by BTECollisionPartitionSetUp_Private) */
+static inline PetscMPIInt BTECollOwner(const BTECollision coll, PetscInt g)
+{
+  PetscMPIInt lo = 0, hi = coll->psize; /* largest lo with pranges[lo] <= g */
+  while (hi - lo > 1) {
+    PetscMPIInt mid = (lo + hi) / 2;
+    if (g >= coll->pranges[mid]) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+/* Does this rank compute the held channel with global ends i, j? (every held channel with the
+   states partition) */
+static inline PetscBool BTECollComputes(const BTECollision coll, PetscInt i, PetscInt j)
+{
+  PetscMPIInt oi, oj, lo, hi;
+  if (coll->part != BTE_COLLISION_PARTITION_PAIRS || coll->psize == 1) return PETSC_TRUE;
+  oi = BTECollOwner(coll, i);
+  oj = BTECollOwner(coll, j);
+  if (oi == oj) return PETSC_TRUE;
+  lo = PetscMin(oi, oj);
+  hi = PetscMax(oi, oj);
+  return (BTECollPairHash(i, j) < coll->pfrac[(size_t)lo * coll->psize + hi]) == (coll->prank == lo) ? PETSC_TRUE : PETSC_FALSE;
+}
+/* resolves the partition (coll->part) and, for pairs, the shares pfrac (collective) */
+PETSC_INTERN PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision);
+/* how the ghost exchange moves the values of Vecs like x (for views) */
+PETSC_INTERN PetscErrorCode BTECollisionExchangeDescribe(BTECollision, Vec x, const char **desc);
+/* y (global) <- sum over ranks of the local vector yl (owned + ghost entries), logged as BTECollGhostAdd */
+PETSC_INTERN PetscErrorCode BTECollisionLocalToGlobalAdd(BTECollision, Vec yl, Vec y);
+
 /* local ends (ci, cj) of the held channels, in bte->ch order (caller frees with PetscFree2) */
 PETSC_INTERN PetscErrorCode BTECollisionComputeLocalEnds(BTECollision, PetscInt **ci, PetscInt **cj);
 /* q index on the full grid of q = k_j - k_i, from two flattened k indices */
@@ -215,7 +309,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCountingSort(PetscCount n, const PetscCo
 
 /* Out-scattering rates Gamma_t = -J_tt(f) = sum over channel ends at t of
    [out (1 - f_o) + in f_o] (the RTA inverse lifetime at f = f0), 1/fs. For the
-   transport solver (physics.md eq. 5). f and Gamma are global state Vecs. */
+   transport solver (docs/theory.md eq. 5). f and Gamma are global state Vecs. */
 /* (declared in bte.h) */
 /* Choose MATSHELL (PETSC_FALSE, default) or assembled AIJ (PETSC_TRUE) for BTECollisionCreateJacobian(). */
 /* (declared in bte.h) */

@@ -72,7 +72,17 @@ typedef struct {
                            (FILE.tmp) and renamed to file once its first snapshot is complete: a
                            failed start never replaces an existing output */
   PetscBool renamed;
+  PetscBool hasdt;      /* the file has the step-size series (time_step, time_step_unclipped) */
 } BTEDynamicsOutput;
+
+/* What a restart reads from the last complete snapshot of a dynamics output. */
+typedef struct {
+  PetscReal t;         /* fs */
+  PetscInt  step;      /* TS step number */
+  PetscBool hasdt;     /* the file has the step sizes (older files do not) */
+  PetscReal dt;        /* the step the run was about to take, fs */
+  PetscReal dtclip;    /* > 0: dt was shortened to land on an output time from this step */
+} BTEDynamicsRestartState;
 
 /* Cost of a run (src/dynamics/cost.c): counts over BTEDynamicsSolve, wall times in seconds. */
 typedef struct {
@@ -154,6 +164,7 @@ struct _p_BTEDynamics {
   PetscBool    normalize;  /* rescale f to the initial carrier number after every step */
   PetscReal    sum0;       /* sum_i f_i of the initial state */
   PetscBool    warned;     /* carrier-number warning printed */
+  PetscBool    warnedf;    /* occupations-outside-[0,1] warning printed */
   PetscReal    statetol;   /* occupations must stay finite and in [-statetol, 1 + statetol] (< 0: finite only) */
   /* TS and its operators */
   TS           ts;
@@ -163,12 +174,14 @@ struct _p_BTEDynamics {
   Vec          f;          /* state */
   PetscReal    t0;
   PetscInt     step0;
+  BTEDynamicsRestartState rs; /* read from -bte_restart (init restart) */
   /* output bookkeeping */
   BTEDynamicsOutput out;
   PetscReal    tnext;      /* next output time */
   PetscReal    tlast;      /* time of the last snapshot written */
   PetscBool    clipped;    /* the last step was shortened to hit an output time */
   PetscReal    dtsaved;    /* the step before clipping */
+  PetscBool    landfinal;  /* steps land on the final time too (matchstep, done by bte) */
   PetscBool    setupcalled;
   BTEDynamicsCost      cost;
   BTEDynamicsReference ref;
@@ -182,8 +195,9 @@ PETSC_EXTERN PetscLogEvent  BTE_DriftApply, BTE_DriftJacobian, BTE_DriftSetUp, B
 PETSC_INTERN PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics, const char[], PetscBool);
 PETSC_INTERN PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics, PetscReal, PetscInt, Vec);
 PETSC_INTERN PetscErrorCode BTEDynamicsOutputClose(BTEDynamics);
-/* Restart: the last snapshot of a dynamics file into f; its time and step */
-PETSC_INTERN PetscErrorCode BTEDynamicsRestartRead(BTE, const char[], Vec, PetscReal *, PetscInt *);
+/* Restart: the last snapshot of a dynamics file into f (validated: docs/validation.md); its time,
+   step and step sizes */
+PETSC_INTERN PetscErrorCode BTEDynamicsRestartRead(BTE, const char[], Vec, BTEDynamicsRestartState *);
 /* Cost and reference-error records in the open output (src/io/dynamics_output.c) */
 PETSC_INTERN PetscErrorCode BTEDynamicsOutputWriteCost(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsOutputWriteReferenceError(BTEDynamics);

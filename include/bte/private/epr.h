@@ -63,6 +63,10 @@ typedef struct _n_BTEEprWork *BTEEprWork;
 PETSC_EXTERN PetscErrorCode BTEEprWorkCreate(BTEEpr, BTEEprWork *);
 PETSC_EXTERN PetscErrorCode BTEEprWorkDestroy(BTEEprWork *);
 
+/* The box |m_i| <= nrx[i] of reciprocal vectors the long-range sums with Ewald parameter alpha
+   run over (for any q) */
+PETSC_INTERN void BTEEprGRange(const BTEEpr, PetscReal alpha, PetscInt nrx[3]);
+
 /* After changing lr_ph (or reading): prepares the long-range terms. */
 PETSC_EXTERN PetscErrorCode BTEEprSetUpLR(BTEEpr);
 

@@ -7,6 +7,8 @@
 #include <hdf5.h>
 
 #define BTE_H5_MSGLEN 1024
+/* the longest string attribute read (bytes): bte's own are at most a few hundred */
+#define BTE_H5_STRING_MAX 65536
 
 typedef struct {
   int  bad;                /* nonzero after the first failure */
@@ -36,8 +38,10 @@ PETSC_INTERN void BTEH5Restore(const BTEH5Auto *);
 PETSC_INTERN int  BTEH5Fail(BTEH5Status *, const char *, ...) PETSC_ATTRIBUTE_FORMAT(2, 3);
 /* The innermost message of HDF5's error stack (call right after the failing call). */
 PETSC_INTERN void BTEH5StackMessage(char[], size_t);
-/* 1 if every component of path exists under loc (no error if an ancestor is missing) */
+/* 1 if every component of path exists under loc (0 if one is missing, -1 if HDF5 cannot tell:
+   damaged metadata; opening it then fails) */
 PETSC_INTERN int BTEH5Exists(hid_t, const char[]);
+/* 1 if the attribute exists, 0 if not, -1 if HDF5 cannot tell (damaged storage: reading it then fails) */
 PETSC_INTERN int BTEH5AttrExists(hid_t, const char obj[], const char name[]);
 
 /* Scalar attributes of the object at path obj (relative to loc). A one-element array is accepted. */
@@ -46,6 +50,20 @@ PETSC_INTERN int BTEH5ReadAttrInt(hid_t, const char obj[], const char name[], lo
 PETSC_INTERN int BTEH5ReadAttrReal(hid_t, const char obj[], const char name[], double *, BTEH5Status *);
 /* If obj has a string attribute uname ("units" or "<attr>_units"), it must equal expect. */
 PETSC_INTERN int BTEH5CheckUnits(hid_t, const char obj[], const char uname[], const char expect[], const char hint[], BTEH5Status *);
+
+/* The type of a number (class H5T_INTEGER or H5T_FLOAT) must be a standard integer or IEEE
+   float (what: "dataset /x", for the message). */
+PETSC_INTERN int BTEH5CheckNumberType(hid_t, H5T_class_t, const char what[], BTEH5Status *);
+/* A variable-length string attribute (open attribute, its file type) into buf[len], reading at
+   most BTE_H5_STRING_MAX bytes of it; -1 with the reason in why[wlen] if it cannot be read safely. */
+PETSC_INTERN int BTEH5ReadVarString(hid_t attr, hid_t ftype, char buf[], size_t len, char why[], size_t wlen);
+/* file must be a regular file (not a FIFO, device, socket or directory): HDF5 would block on one. */
+PETSC_INTERN int BTEH5CheckRegularFile(const char file[], BTEH5Status *);
+/* Creates (truncates) file in the newest HDF5 1.10 format; growing: a file that grows while a run
+   may be killed, written in the 1.8 format (see h5util.c). Returns the file id or -1. */
+PETSC_INTERN hid_t BTEH5FileCreate(const char file[], PetscBool growing);
+/* A fixed-length UTF-8 string type holding value (close it with H5Tclose). */
+PETSC_INTERN hid_t BTEH5StringType(const char value[]);
 
 /* Attributes written on an open object; with units, also "<name>_units" = units. */
 PETSC_INTERN int BTEH5WriteAttrString(hid_t, const char name[], const char value[], BTEH5Status *);

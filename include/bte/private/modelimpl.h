@@ -1,7 +1,16 @@
 /* The interface a built-in model implements; BTEModelBuild (src/models/build.c) turns it
-   into states and channels on a BTE, with the selection rules of physics.md section 2. */
+   into states and channels on a BTE, with the selection rules of docs/theory.md section 2. */
 #pragma once
 #include <bte/private/bteimpl.h>
+#include <bte/private/validate.h>
+
+/* One candidate pair of states for coupling_grid_batch: bands n (lower global index) and m, their
+   grid indices, energies (eV) and q = kp - k on the grid (each component in [0, nk)). */
+typedef struct _BTEModelPair {
+  PetscInt  n, m;
+  PetscInt  ik[3], ikp[3], iq[3];
+  PetscReal en, em;
+} BTEModelPair;
 
 typedef struct {
   const char *name;
@@ -25,6 +34,11 @@ typedef struct {
      two band energies (eV), so that modes that cannot pass the energy selection can be skipped
      (g2 = 0). */
   PetscErrorCode (*coupling_grid)(void *ctx, PetscInt n, const PetscInt ik[3], PetscReal en, PetscInt m, const PetscInt ikp[3], PetscReal em, const PetscInt iq[3], PetscReal hw[], PetscReal g2[]);
+  /* Optional, used instead of coupling_grid when set: the same for np pairs at once (pairs[c], hw and
+     g2 of pair c at [c nmodes, (c+1) nmodes)), so that a model can evaluate them together (on a GPU).
+     The builder hands it the candidate pairs of one state at a time, in the order coupling_grid
+     would see them. Returns 0 on success. */
+  int (*coupling_grid_batch)(void *ctx, PetscInt np, const struct _BTEModelPair *pairs, PetscReal hw[], PetscReal g2[]);
   PetscInt nk[3];         /* k points per direction; 0: bte->ngrid (1 along a3 in 2D) */
   PetscReal window;       /* window width, eV; 0: bte->window */
   const char *source;     /* provenance written to the table; NULL: the bte generate command line */
@@ -34,7 +48,31 @@ typedef struct {
 #define BTE_MAX_BANDS 64
 #define BTE_MAX_MODES 768
 
-PETSC_INTERN PetscErrorCode BTEModelBuild(BTE, const BTEModelSpec *);
+/* States and channels from a spec (the generate operation of a model, built-in or an
+   application's); collective */
+PETSC_EXTERN PetscErrorCode BTEModelBuild(BTE, const BTEModelSpec *);
+
+/* Acoustic phonons and the table's phonon floor (-bte_phonon_min, 1 meV): the builder drops
+   channels whose hw is below it (Perturbo's rule), which for light carriers removes most of the
+   small-q acoustic scattering. A model may instead keep them under equipartition: hw raised to
+   the floor and |g|^2 scaled by floor/hw. The elastic rate ~ |g|^2 (2N + 1) ~ 2 |g|^2 kT/hw is
+   then unchanged (to O((floor/kT)^2)), and each such channel exchanges the floor's energy,
+   well inside the smearing. floor: the builder's effective floor (BTEModelPhononFloor). */
+static inline void BTEModelAcousticRaise(PetscReal floor, PetscReal *hw, PetscReal *g2)
+{
+  if (*hw > 0 && *hw < floor && *g2 > 0) {
+    *g2 *= floor / *hw;
+    *hw = floor;
+  }
+}
+/* The acoustic treatments a model offers (-bte_<model>_acoustic_floor) */
+typedef enum {
+  BTE_ACOUSTIC_FLOOR_DROP,
+  BTE_ACOUSTIC_FLOOR_EQUIPARTITION
+} BTEAcousticFloor;
+static const char *const BTEAcousticFloors[] = {"drop", "equipartition", "BTEAcousticFloor", "BTE_ACOUSTIC_FLOOR_", NULL};
+/* The phonon energy below which the builder drops a channel */
+#define BTEModelPhononFloor(bte) PetscMax((bte)->phonon_min, BTE_PHONON_FLOOR)
 /* Collective: refuse (one line with the figures and advice) when a rank needs more than slack times
    the memory it may use (-bte_memory_limit, else its share of the node); with fits, say instead. */
 PETSC_INTERN PetscErrorCode BTEModelCheckMemory(BTE, PetscLogDouble, PetscLogDouble, const char[], const char[], PetscBool *);

@@ -71,6 +71,11 @@ static void GRange(const BTEEpr e, PetscReal alpha, PetscInt nrx[3])
   }
 }
 
+void BTEEprGRange(const BTEEpr e, PetscReal alpha, PetscInt nrx[3])
+{
+  GRange(e, alpha, nrx);
+}
+
 PetscErrorCode BTEEprWorkCreate(BTEEpr e, BTEEprWork *wk)
 {
   BTEEprWork w;

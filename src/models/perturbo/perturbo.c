@@ -3,7 +3,7 @@
    The epr file holds H(R), the force constants and the e-ph couplings in a Wannier basis
    (epr_read.c); this generator interpolates them (epr_interp.c) onto the fine k grid and hands
    bands and couplings to the generic builder (build.c), which applies Perturbo's selection rules
-   (physics.md section 2) and makes the states and channels, in memory or streamed to a table.
+   (docs/theory.md section 2) and makes the states and channels, in memory or streamed to a table.
 
    Steps (every rank does the same; the caches are replicated):
    1. bands at every point of the k grid -> band edge and the window; the k points with a state
@@ -19,6 +19,7 @@
 #include <bte/private/modelimpl.h>
 #include <bte/private/epr.h>
 #include <bte/private/validate.h>
+#include <bte/private/eprcuda.h>
 #include <dlfcn.h>
 #if defined(_OPENMP)
   #include <omp.h>
@@ -47,7 +48,24 @@ typedef struct {
   PetscInt64 *neval; /* per thread (stride 8, no false sharing): pairs whose coupling was computed */
   PetscInt64 *key;   /* per thread (stride 8): (k slot, k+q slot) whose vertex gw holds; the search
                         meets the bands of one k point one after the other */
+  /* couplings evaluated in batches (coupling_grid_batch): per thread, the live pairs of a batch */
+  int32_t    *bidx, *bqi;
+  PetscReal  *bq, *bde, *bg2;
+  PetscInt   *bpos;
+#if defined(BTE_HAVE_CUDA)
+  BTEEprCUDA  gpu; /* the caches on the device (-bte_perturbo_device) */
+#endif
 } Perturbo;
+
+/* Where the couplings of the pairs of states are evaluated */
+typedef enum {
+  PERTURBO_DEVICE_AUTO,
+  PERTURBO_DEVICE_HOST,
+  PERTURBO_DEVICE_DEVICE,
+  PERTURBO_DEVICE_HOST_BATCH
+} PerturboDevice;
+static const char *const PerturboDevices[] = {"auto", "host", "device", "host_batch", "PerturboDevice", "PERTURBO_DEVICE_", NULL};
+#define PERTURBO_BATCH 4096 /* build.c hands over at most this many pairs at once (BTE_PAIR_BATCH) */
 
 static inline int ThreadId(void)
 {
@@ -163,6 +181,68 @@ static PetscErrorCode PerturboCoupling(void *ctx, PetscInt n, const PetscInt ik[
   return 0;
 }
 
+/* The couplings of a batch of pairs (coupling_grid_batch): the same as PerturboCoupling pair by pair,
+   with the pairs that have a mode passing the energy test evaluated together on the device (or,
+   host_batch, by PerturboCoupling: the batch path without a GPU, for tests). */
+#if defined(BTE_HAVE_CUDA)
+static int PerturboCouplingBatchCUDA(Perturbo *p, PetscInt np, const BTEModelPair *pr, PetscReal hw[], PetscReal g2[])
+{
+  const PetscInt nm  = p->nm;
+  int            t   = ThreadId();
+  int32_t       *idx = p->bidx + (size_t)t * 4 * PERTURBO_BATCH, *qis = p->bqi + (size_t)t * PERTURBO_BATCH;
+  PetscReal     *qs = p->bq + (size_t)t * 3 * PERTURBO_BATCH, *des = p->bde + (size_t)t * PERTURBO_BATCH, *gg = p->bg2 + (size_t)t * nm * PERTURBO_BATCH;
+  PetscInt      *pos = p->bpos + (size_t)t * PERTURBO_BATCH, nl = 0;
+
+  /* PerturboCoupling's tests on the host: q on the q grid, a mode passing the energy test */
+  for (PetscInt c = 0; c < np; c++) {
+    PetscReal       *h = hw + (size_t)c * nm, *g = g2 + (size_t)c * nm, de = PetscAbsReal(pr[c].en - pr[c].em);
+    PetscInt         qi = 0, any = 0, ongrid = 1;
+    const PetscReal *om;
+    for (PetscInt nu = 0; nu < nm; nu++) h[nu] = g[nu] = 0;
+    for (int a = 0; a < 3; a++) {
+      if (pr[c].iq[a] % p->qs[a]) ongrid = 0;
+      qi = qi * p->nq[a] + pr[c].iq[a] / p->qs[a];
+    }
+    if (!ongrid) continue;
+    om = p->om + (size_t)qi * nm;
+    for (PetscInt nu = 0; nu < nm; nu++) {
+      h[nu] = om[nu] * BTE_RY_EV;
+      if (h[nu] >= p->hwmin && PetscAbsReal(de - h[nu]) < p->tol) any = 1;
+    }
+    if (!any) continue;
+    p->neval[8 * t]++;
+    idx[4 * nl]     = (int32_t)p->kslot[Flat(p, pr[c].ik)];
+    idx[4 * nl + 1] = (int32_t)p->kslot[Flat(p, pr[c].ikp)];
+    idx[4 * nl + 2] = (int32_t)(pr[c].n + p->bmin);
+    idx[4 * nl + 3] = (int32_t)(pr[c].m + p->bmin);
+    if (idx[4 * nl] < 0 || idx[4 * nl + 1] < 0) return 1;
+    qis[nl] = (int32_t)qi;
+    for (int a = 0; a < 3; a++) qs[3 * nl + a] = (PetscReal)pr[c].iq[a] / p->nk[a];
+    des[nl] = de;
+    pos[nl] = c;
+    nl++;
+  }
+  if (BTEEprCUDACouplings(p->gpu, t, nl, idx, qis, qs, des, gg)) return 1;
+  for (PetscInt l = 0; l < nl; l++)
+    for (PetscInt nu = 0; nu < nm; nu++) g2[(size_t)pos[l] * nm + nu] = gg[(size_t)l * nm + nu];
+  return 0;
+}
+#endif
+
+static int PerturboCouplingBatch(void *ctx, PetscInt np, const BTEModelPair *pr, PetscReal hw[], PetscReal g2[])
+{
+  Perturbo      *p  = (Perturbo *)ctx;
+  const PetscInt nm = p->nm;
+
+  if (np > PERTURBO_BATCH) return 1;
+#if defined(BTE_HAVE_CUDA)
+  if (p->gpu) return PerturboCouplingBatchCUDA(p, np, pr, hw, g2);
+#endif
+  for (PetscInt c = 0; c < np; c++)
+    if (PerturboCoupling(ctx, pr[c].n, pr[c].ik, pr[c].en, pr[c].m, pr[c].ikp, pr[c].em, pr[c].iq, hw + (size_t)c * nm, g2 + (size_t)c * nm)) return 1;
+  return 0;
+}
+
 /* The caches call LAPACK/BLAS from many OpenMP threads at once, one small problem each. A threaded
    BLAS (OpenBLAS) would start its own threads inside every call: oversubscription (16 threads ran no
    faster than 2) and results that depend on the thread count. While the caches are built the BLAS
@@ -216,7 +296,8 @@ typedef struct {
   PetscInt  kdim[3], qdim[3], bands[2], nkd, nqd, nbd;
   PetscBool kset, qset, bset, emin_set, emax_set, monitor, lr, lrset;
   PetscReal emin, emax;
-  PetscEnum carrier;
+  PetscEnum carrier, device;
+  PetscBool gpuphonons;
 } PerturboOptions;
 
 static const char *const PerturboCarriers[] = {"electrons", "holes", "BTEPerturboCarrier", "", NULL};
@@ -225,26 +306,35 @@ static PetscErrorCode BTEModelSetFromOptions_Perturbo(BTE bte)
 {
   PerturboOptions *o = (PerturboOptions *)bte->modeldata;
   PetscBool        flg;
-  PetscInt         n;
+  PetscInt         n, v[4];
 
   PetscFunctionBegin;
   PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Model perturbo: a material from Perturbo's prefix_epr.h5 (docs/import.md)", "BTE");
   PetscCall(PetscOptionsString("-bte_perturbo_epr", "Perturbo's epr file (qe2pert.x output, prefix_epr.h5)", "BTESetModel", o->file, o->file, sizeof(o->file), NULL));
-  n = 3;
-  PetscCall(PetscOptionsIntArray("-bte_perturbo_kdim", "Fine k grid n1,n2,n3 (Perturbo's boltz_kdim; default -bte_grid in every direction, 1 along a3 in 2D)", "BTESetModel", o->kdim, &n, &flg));
+  n = 4; /* one more than it takes: an extra component is an error, not dropped */
+  for (PetscInt a = 0; a < 3; a++) v[a] = o->kdim[a];
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_kdim", "Fine k grid n1,n2,n3 (Perturbo's boltz_kdim; default -bte_grid in every direction, 1 along a3 in 2D)", "BTESetModel", v, &n, &flg));
   if (flg) {
+    PetscCheck(n <= 3, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "-bte_perturbo_kdim takes at most 3 values (n1,n2,n3), got more");
+    for (PetscInt a = 0; a < n; a++) o->kdim[a] = v[a];
     o->nkd = n;
     o->kset = PETSC_TRUE;
   }
-  n = 3;
-  PetscCall(PetscOptionsIntArray("-bte_perturbo_qdim", "q grid n1,n2,n3 (Perturbo's boltz_qdim; default the k grid; must divide it)", "BTESetModel", o->qdim, &n, &flg));
+  n = 4; /* one more than it takes: an extra component is an error, not dropped */
+  for (PetscInt a = 0; a < 3; a++) v[a] = o->qdim[a];
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_qdim", "q grid n1,n2,n3 (Perturbo's boltz_qdim; default the k grid; must divide it)", "BTESetModel", v, &n, &flg));
   if (flg) {
+    PetscCheck(n <= 3, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "-bte_perturbo_qdim takes at most 3 values (n1,n2,n3), got more");
+    for (PetscInt a = 0; a < n; a++) o->qdim[a] = v[a];
     o->nqd = n;
     o->qset = PETSC_TRUE;
   }
-  n = 2;
-  PetscCall(PetscOptionsIntArray("-bte_perturbo_bands", "First,last band of the Wannier bands, counted from 1 (Perturbo's band_min,band_max; default all)", "BTESetModel", o->bands, &n, &flg));
+  n = 3; /* one more than it takes: an extra component is an error, not dropped */
+  for (PetscInt a = 0; a < 2; a++) v[a] = o->bands[a];
+  PetscCall(PetscOptionsIntArray("-bte_perturbo_bands", "First,last band of the Wannier bands, counted from 1 (Perturbo's band_min,band_max; default all)", "BTESetModel", v, &n, &flg));
   if (flg) {
+    PetscCheck(n <= 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "-bte_perturbo_bands takes at most 2 values (first,last), got more");
+    for (PetscInt a = 0; a < n; a++) o->bands[a] = v[a];
     o->nbd = n;
     o->bset = PETSC_TRUE;
   }
@@ -255,6 +345,8 @@ static PetscErrorCode BTEModelSetFromOptions_Perturbo(BTE bte)
   if (flg) o->emax_set = PETSC_TRUE;
   PetscCall(PetscOptionsBool("-bte_perturbo_polar", "Add the long-range terms of a polar material (dipole-dipole phonons, Frohlich coupling); default: the file's lpolar", "BTESetModel", o->lr, &o->lr, &flg));
   if (flg) o->lrset = PETSC_TRUE;
+  PetscCall(PetscOptionsEnum("-bte_perturbo_device", "Where the couplings of the pairs of states are evaluated: auto (the GPU when bte has CUDA and a GPU is present), host, device, host_batch (the device's batched path on the host)", "BTESetModel", PerturboDevices, o->device, &o->device, NULL));
+  PetscCall(PetscOptionsBool("-bte_perturbo_gpu_phonons", "With the GPU: also the phonons (D(q) and its eigenproblems) on the device", "BTESetModel", o->gpuphonons, &o->gpuphonons, NULL));
   PetscCall(PetscOptionsBool("-bte_perturbo_monitor", "Print the import's steps and timings", "BTESetModel", o->monitor, &o->monitor, NULL));
   PetscOptionsEnd();
   PetscFunctionReturn(0);
@@ -279,6 +371,8 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscInt       s0, s1;
   PetscLogDouble tk = 0, tq = 0, tc = 0;
   int            blasthreads = 0;
+  PerturboDevice dev;
+  PetscBool      gpu = PETSC_FALSE; /* the phonons and couplings on the GPU */
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -311,6 +405,14 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCheck(emin_set == emax_set, comm, PETSC_ERR_USER_INPUT, "Give both -bte_perturbo_emin and -bte_perturbo_emax (an absolute window), or neither (the window is -bte_window above the band edge)");
   PetscCheck(!emin_set || emax > emin, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_perturbo_emin %g must be below -bte_perturbo_emax %g", (double)emin, (double)emax);
 
+  /* the GPU (-bte_perturbo_device; auto: when bte has CUDA and a device is present) */
+  dev = (PerturboDevice)o->device;
+#if defined(BTE_HAVE_CUDA)
+  if (dev == PERTURBO_DEVICE_AUTO || dev == PERTURBO_DEVICE_DEVICE) PetscCall(BTEEprCUDAAvailable(&gpu));
+  PetscCheck(gpu || dev != PERTURBO_DEVICE_DEVICE, comm, PETSC_ERR_SUP, "-bte_perturbo_device device: no CUDA device is available");
+#else
+  PetscCheck(dev != PERTURBO_DEVICE_DEVICE, comm, PETSC_ERR_SUP, "-bte_perturbo_device device: bte was built without CUDA (docs/gpu.md)");
+#endif
   PetscCall(BTEEprRead(comm, file, &p.epr));
   if (lrset) {
     PetscCheck(!lr || p.epr->polar, comm, PETSC_ERR_USER_INPUT, "-bte_perturbo_polar 1: %s is not a polar material (lpolar = 0, or no Born charges)", file);
@@ -461,6 +563,33 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscMalloc3((size_t)nqtot * p.nm, &p.om, (size_t)nqtot * 2 * p.nm * p.nm, &p.u, (size_t)nqtot * 2 * p.nm, &p.glr));
   s0 = (PetscInt)(((PetscInt64)nqtot * rank) / size);
   s1 = (PetscInt)(((PetscInt64)nqtot * (rank + 1)) / size);
+#if defined(BTE_HAVE_CUDA)
+  if (gpu && o->gpuphonons) {
+    /* D(q) and its eigenproblems on the device, in pieces whose host buffers stay near 1 GB (each
+       piece creates the device's handles and work space: few pieces) */
+    PetscInt   cap = (PetscInt)PetscMax(1, PetscMin((PetscInt64)nqtot, ((PetscInt64)1 << 27) / (2 * p.nm * p.nm + p.nm + 4))), n = 0;
+    PetscReal *qb, *omb, *ub;
+    PetscInt  *list;
+    PetscCall(PetscMalloc4(3 * cap, &qb, cap * p.nm, &omb, (size_t)cap * 2 * p.nm * p.nm, &ub, cap, &list));
+    for (PetscInt iq = s0; iq <= s1; iq++) {
+      if (iq < s1 && MinusQ(&p, iq) >= iq) {
+        qb[3 * n]     = (PetscReal)(iq / (p.nq[1] * p.nq[2])) / p.nq[0];
+        qb[3 * n + 1] = (PetscReal)((iq / p.nq[2]) % p.nq[1]) / p.nq[1];
+        qb[3 * n + 2] = (PetscReal)(iq % p.nq[2]) / p.nq[2];
+        list[n++]     = iq;
+      }
+      if (n == cap || (iq == s1 && n)) {
+        PetscCall(BTEEprPhononsCUDA(p.epr, n, qb, omb, ub));
+        for (PetscInt c = 0; c < n; c++) {
+          PetscCall(PetscArraycpy(p.om + (size_t)list[c] * p.nm, omb + (size_t)c * p.nm, p.nm));
+          PetscCall(PetscArraycpy(p.u + (size_t)list[c] * 2 * p.nm * p.nm, ub + (size_t)c * 2 * p.nm * p.nm, 2 * p.nm * p.nm));
+        }
+        n = 0;
+      }
+    }
+    PetscCall(PetscFree4(qb, omb, ub, list));
+  }
+#endif
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : err)
   for (PetscInt iq = s0; iq < s1; iq++) {
     int       t = ThreadId();
@@ -469,7 +598,7 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     q[0] = (PetscReal)(iq / (p.nq[1] * p.nq[2])) / p.nq[0];
     q[1] = (PetscReal)((iq / p.nq[2]) % p.nq[1]) / p.nq[1];
     q[2] = (PetscReal)(iq % p.nq[2]) / p.nq[2];
-    err |= BTEEprPhonons(p.epr, p.work[t], q, p.om + (size_t)iq * p.nm, p.u + (size_t)iq * 2 * p.nm * p.nm);
+    if (!(gpu && o->gpuphonons)) err |= BTEEprPhonons(p.epr, p.work[t], q, p.om + (size_t)iq * p.nm, p.u + (size_t)iq * 2 * p.nm * p.nm);
     err |= BTEEprCouplingLR(p.epr, q, p.glr + (size_t)iq * 2 * p.nm);
   }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
@@ -503,7 +632,7 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   }
   PetscCall(PetscTime(&t1));
   tq = t1 - t0 - tk;
-  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: phonons at %" PetscInt_FMT " q points (%" PetscInt_FMT " modes), %.1f s\n", nqtot, p.nm, t1 - t0));
+  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: phonons at %" PetscInt_FMT " q points (%" PetscInt_FMT " modes) on the %s, %.1f s\n", nqtot, p.nm, gpu && o->gpuphonons ? "GPU" : "host", t1 - t0));
   if (nneg) PetscCall(PetscPrintf(comm, "WARNING perturbo: %" PetscInt_FMT " of %" PetscInt_FMT " phonon frequencies on the q grid are imaginary (lowest %.3g meV); their channels are dropped (below -bte_phonon_min), as Perturbo does\n", nneg, nqtot * p.nm, (double)(wneg * 1e3)));
 
   /* the builder (the coupling callbacks call no BLAS) */
@@ -522,6 +651,47 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   spec.ctx           = &p;
   spec.bands         = PerturboBands;
   spec.coupling_grid = PerturboCoupling;
+  /* where the couplings are evaluated: on the GPU (the caches uploaded once) or on the host */
+  {
+    PetscBool   batch = dev == PERTURBO_DEVICE_HOST_BATCH ? PETSC_TRUE : PETSC_FALSE;
+    const char *where = "host";
+#if defined(BTE_HAVE_CUDA)
+    if (gpu) {
+      BTEEprCUDAData d;
+      PetscBool      fits;
+      d.nw     = p.nw;
+      d.nm     = p.nm;
+      d.nat    = p.epr->nat;
+      d.nslot  = p.nslot;
+      d.nqtot  = nqtot;
+      d.gksize = p.gksize;
+      d.npr    = p.epr->pR.nr;
+      d.poff   = p.epr->poff;
+      d.pidx   = p.epr->pidx;
+      d.pR     = p.epr->pR.R;
+      d.gk     = p.gk;
+      d.U      = p.U;
+      d.om     = p.om;
+      d.u      = p.u;
+      d.glr    = p.glr;
+      d.ryev   = BTE_RY_EV;
+      d.tol    = p.tol;
+      d.hwmin  = p.hwmin;
+      d.g2fac  = p.g2fac;
+      PetscCall(BTEEprCUDACreate(&d, p.nthr, PERTURBO_BATCH, &p.gpu, &fits));
+      PetscCheck(fits || dev != PERTURBO_DEVICE_DEVICE, comm, PETSC_ERR_MEM, "-bte_perturbo_device device: the k and q caches of %s do not fit in the GPU's free memory; use -bte_perturbo_device host", file);
+      if (fits) {
+        batch = PETSC_TRUE;
+        where = "GPU";
+      }
+    }
+#endif
+    if (batch) {
+      PetscCall(PetscMalloc6((size_t)p.nthr * 4 * PERTURBO_BATCH, &p.bidx, (size_t)p.nthr * PERTURBO_BATCH, &p.bqi, (size_t)p.nthr * 3 * PERTURBO_BATCH, &p.bq, (size_t)p.nthr * PERTURBO_BATCH, &p.bde, (size_t)p.nthr * p.nm * PERTURBO_BATCH, &p.bg2, (size_t)p.nthr * PERTURBO_BATCH, &p.bpos));
+      spec.coupling_grid_batch = PerturboCouplingBatch;
+    }
+    if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: couplings of the pairs of states evaluated on the %s%s\n", where, dev == PERTURBO_DEVICE_HOST_BATCH ? " (in batches)" : ""));
+  }
   spec.coupling      = NULL;
   for (int a = 0; a < 3; a++) spec.nk[a] = p.nk[a];
   spec.source = src;
@@ -558,6 +728,10 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscFree4(p.gw, p.gmn, p.ev, p.vv));
   PetscCall(PetscFree(p.neval));
   PetscCall(PetscFree(p.key));
+  PetscCall(PetscFree6(p.bidx, p.bqi, p.bq, p.bde, p.bg2, p.bpos));
+#if defined(BTE_HAVE_CUDA)
+  PetscCall(BTEEprCUDADestroy(&p.gpu));
+#endif
   PetscCall(PetscFree(p.kslot));
   PetscCall(PetscFree2(p.U, p.gk));
   PetscCall(PetscFree3(p.om, p.u, p.glr));
@@ -575,6 +749,7 @@ PetscErrorCode BTEModelCreate_Perturbo(BTE bte)
   o->nqd                       = 3;
   o->nbd                       = 2;
   o->monitor                   = PETSC_TRUE;
+  o->gpuphonons                = PETSC_TRUE;
   o->lr                        = PETSC_TRUE;
   o->carrier                   = (PetscEnum)0;
   bte->modeldata               = o;

@@ -2,7 +2,7 @@
    record per (k, k+q) pair (Perturbo's `scatter_base`: ik, ikq, iq and the pair's channels:
    packed band pair and mode, |g|^2, and here the phonon energy). Every apply loops over the
    records with OpenMP, evaluates the two Gaussians and the phonon occupation of each
-   channel (three exponentials), forms x_c from F_abs and F_em (physics.md eq. 2) and adds it
+   channel (three exponentials), forms x_c from F_abs and F_em (docs/theory.md eq. 2) and adds it
    to both ends with `omp atomic` (only ends owned by this rank). States are addressed as
    (band, k point) through a dense table, as Perturbo's epcol(band, k).
 
@@ -44,7 +44,7 @@ static PetscErrorCode BTECollisionApply_Baseline(BTECollision coll, Vec fl, Vec 
   PetscScalar           *y;
   const PetscReal       *e      = coll->energy;
   const PetscInt         nb     = coll->nbands, nm = coll->nmodes, nlocal = coll->nlocal;
-  const PetscReal        pref   = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT;
+  const PetscReal        pref   = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT, kTdb = coll->kTdb;
   const int32_t         *kb     = bl->kb2state;
   PetscCount             nrec   = bl->nrec;
 
@@ -61,7 +61,7 @@ static PetscErrorCode BTECollisionApply_Baseline(BTECollision coll, Vec fl, Vec 
       int32_t   i = kb[ik * nb + n], j = kb[ikq * nb + m];
       PetscReal a, b, N = BTECollBose(bl->hw[c], kT), x;
       (void)mode;
-      BTECollWeightsAB(pref, inveta, gnorm, e[i], e[j], bl->hw[c], bl->g2[c], &a, &b);
+      BTECollWeightsAB(pref, inveta, gnorm, kTdb, e[i], e[j], bl->hw[c], bl->g2[c], &a, &b);
       x = BTECollXabs(a, b, N, PetscRealPart(f[i]), PetscRealPart(f[j]));
       if (i < nlocal) {
 #pragma omp atomic
@@ -87,7 +87,7 @@ static PetscErrorCode BaselineJacobian(BTECollision coll, Vec fl, Vec xl, Vec Y,
   PetscScalar           *y;
   const PetscReal       *e      = coll->energy;
   const PetscInt         nb     = coll->nbands, nm = coll->nmodes, nlocal = coll->nlocal;
-  const PetscReal        pref   = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT;
+  const PetscReal        pref   = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT, kTdb = coll->kTdb;
   const int32_t         *kb     = bl->kb2state;
   PetscCount             nrec   = bl->nrec;
 
@@ -105,7 +105,7 @@ static PetscErrorCode BaselineJacobian(BTECollision coll, Vec fl, Vec xl, Vec Y,
       int32_t   i = kb[ik * nb + n], j = kb[ikq * nb + m];
       PetscReal a, b, P, Q, N = BTECollBose(bl->hw[c], kT), fi = PetscRealPart(f[i]), fj = PetscRealPart(f[j]);
       PetscReal dxi, dxj; /* d x_c / d f_i, d x_c / d f_j */
-      BTECollWeightsAB(pref, inveta, gnorm, e[i], e[j], bl->hw[c], bl->g2[c], &a, &b);
+      BTECollWeightsAB(pref, inveta, gnorm, kTdb, e[i], e[j], bl->hw[c], bl->g2[c], &a, &b);
       BTECollWeightsPQ(a, b, N, &P, &Q);
       dxi = -(P * (1.0 - fj) + Q * fj);
       dxj = P * fi + Q * (1.0 - fi);

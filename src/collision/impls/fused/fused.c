@@ -1,7 +1,7 @@
 /* fused: precomputed rates, one pass over a target-sorted (CSR) layout, no atomics.
 
    Per channel c: P_c = a N + b (N+1) (rate i -> j), Q_c = a (N+1) + b N (rate j -> i),
-   computed once at setup (physics.md eq. 3). Every channel is stored at each owned end t
+   computed once at setup (docs/theory.md eq. 3). Every channel is stored at each owned end t
    as an entry (o, out, in): o the local index of the other end, out the rate out of t,
    in the rate into t; i end: (j, P, Q), j end: (i, Q, P). Then
 

@@ -11,7 +11,13 @@
      J x:    row a  += -(p + q) x_a + (P f_a + Q (1 - f_a)) x_b        column b: the negative
      diag J: row a  += -(p + q)                      column b += -(P f_a + Q (1 - f_a))
 
-   (physics.md eqs. 2-4: x_c updates I_i by +x_c and I_j by -x_c). */
+   (docs/theory.md eqs. 2-4: x_c updates I_i by +x_c and I_j by -x_c).
+
+   On several ranks with -bte_partition pairs, a rank computes only the channels assigned to it
+   (BTECollComputes: each channel by one of the two ranks that hold it), so each pair of states
+   is stored once over all ranks, as on one rank. The partial sums are then reduced for every
+   local state (owned and ghost) into a local vector, and the ghosts' sums are added into their
+   owners by the reverse of the ghost scatter. */
 #include <bte/private/collisionimpl.h>
 #include <bte/private/pairlayout.h>
 #include <stdlib.h>
@@ -33,28 +39,16 @@ typedef struct {
   PetscBool     ondevice;    /* built on the device: col and weights exist on the host only after a host apply */
   double       *partial;     /* host partial buffer (L.npartial) */
   double       *fp, *xp;     /* f and x in layout order (ntile*tile each) */
+  PetscBool     pairs;       /* -bte_partition pairs on several ranks: sums of ghosts sent to their owners */
+  Vec           yl;          /* pairs: the output for owned + ghost states before that reduction */
+  int32_t       nto;         /* pairs: tiles of owned states only (they come first in the layout) */
+  int64_t      *corder;      /* pairs: the chunks, those on owned tiles only first */
+  int64_t       ninner;      /* pairs: how many chunks need no ghost value */
 #if defined(BTE_HAVE_CUDA)
   BTEPairCUDA cuda;
 #endif
 } BTECollision_Pair;
 
-#if defined(BTE_HAVE_CUDA)
-  #define PAIR_CUDA_DISPATCH(coll, fl, call) \
-    do { \
-      BTECollision_Pair *pa_ = (BTECollision_Pair *)(coll)->data; \
-      PetscBool          dev_; \
-      PetscCall(BTECollisionVecIsCUDA(fl, &dev_)); \
-      if (dev_) { \
-        if (!pa_->cuda) PetscCall(BTEPairCUDACreate(&pa_->L, &pa_->cuda)); \
-        PetscCall(call); \
-        PetscFunctionReturn(0); \
-      } \
-    } while (0)
-#else
-  #define PAIR_CUDA_DISPATCH(coll, fl, call) \
-    do { \
-    } while (0)
-#endif
 
 /* One chunk on the CPU: rows into partial[slot..], column sums (acc, tile entries) after them.
    f and x come in layout order (fp[l] = f[perm[l]], made once per apply), so that the inner loop
@@ -95,14 +89,110 @@ typedef struct {
 PAIR_CHUNK_KERNEL(PairChunkDouble, double)
 PAIR_CHUNK_KERNEL(PairChunkFloat, float)
 
+/* The chunks list[k0..k1) (or chunks k0..k1 when list is NULL) into the partial buffer. */
+static PetscErrorCode PairChunks(const BTEPairLayout *L, int mode, const int64_t *list, int64_t k0, int64_t k1, const double *fp, const double *xp, double *partial)
+{
+  PetscErrorCode ierr = 0;
+
+  PetscFunctionBegin;
+#pragma omp parallel reduction(| : ierr)
+  {
+    double *acc = (double *)malloc((size_t)L->tile * sizeof(double));
+    if (!acc) ierr = PETSC_ERR_MEM;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t k = k0; k < k1; k++) {
+      const int64_t c = list ? list[k] : k;
+      if (!acc) continue;
+      if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
+      else PairChunkDouble(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
+    }
+    free(acc);
+  }
+  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the per-thread tile sums of the pair layout");
+  PetscFunctionReturn(0);
+}
+
+/* y[s] = the partial sums of state s, in the fixed order of its slot list */
+static void PairReduce(const BTEPairLayout *L, const double *partial, PetscScalar *y)
+{
+#pragma omp parallel for schedule(static)
+  for (int32_t s = 0; s < L->nlocal; s++) {
+    double v = 0;
+    for (int64_t k = L->sptr[s]; k < L->sptr[s + 1]; k++) v += partial[L->slots[k]];
+    y[s] = v;
+  }
+}
+
+/* f (and x) in layout order for the layout indices l0..l1, from arrays indexed by local state */
+static void PairGather(const BTEPairLayout *L, int64_t l0, int64_t l1, const PetscScalar *f, const PetscScalar *x, double *fp, double *xp)
+{
+#pragma omp parallel for schedule(static)
+  for (int64_t l = l0; l < l1; l++) {
+    const int32_t s = L->perm[l];
+    fp[l]           = s >= 0 ? f[s] : 0.0;
+    if (x) xp[l] = s >= 0 ? x[s] : 0.0;
+  }
+}
+
+/* The pairs partition on the host, from the global Vecs: the ghost values travel while the chunks
+   of two owned tiles run (they need none); then the other chunks, the sums of owned and ghost
+   states, and the ghosts' sums to their owners. For J x, f's ghosts are exchanged first and x's
+   overlapped. */
+static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, Vec Y)
+{
+  BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
+  const BTEPairLayout *L  = &pa->L;
+  const PetscScalar   *a, *b = NULL;
+  PetscScalar         *y;
+  Vec                  last = x ? x : f, lastl;
+  const int64_t        nown = (int64_t)pa->nto * L->tile, nall = (int64_t)L->ntile * L->tile;
+  const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
+
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (!L->col) PetscCall(BTEPairCUDADownload(pa->cuda, &pa->L)); /* built on the device, applied on the host */
+#endif
+  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+  if (x) PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
+  lastl = x ? coll->xl : coll->fl;
+  PetscCall(BTECollisionGetLocalVec(coll, Y, &pa->yl));
+  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+  if (x) {
+    PetscCall(VecScatterBegin(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
+  }
+  PetscCall(VecScatterBegin(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  /* owned states first: their values are this rank's own */
+  PetscCall(VecGetArrayRead(f, &a));
+  if (x) PetscCall(VecGetArrayRead(x, &b));
+  PairGather(L, 0, nown, a, b, pa->fp, pa->xp);
+  if (x) PetscCall(VecRestoreArrayRead(x, &b));
+  PetscCall(VecRestoreArrayRead(f, &a));
+  PetscCall(PairChunks(L, mode, pa->corder, 0, pa->ninner, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(VecScatterEnd(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(VecGetArrayRead(coll->fl, &a));
+  if (x) PetscCall(VecGetArrayRead(coll->xl, &b));
+  PairGather(L, nown, nall, a, b, pa->fp, pa->xp);
+  if (x) PetscCall(VecRestoreArrayRead(coll->xl, &b));
+  PetscCall(VecRestoreArrayRead(coll->fl, &a));
+  PetscCall(PairChunks(L, mode, pa->corder, pa->ninner, L->nchunk, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(VecGetArrayWrite(pa->yl, &y));
+  PairReduce(L, pa->partial, y);
+  PetscCall(VecRestoreArrayWrite(pa->yl, &y));
+  PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
+  PetscCall(BTECollisionLocalToGlobalAdd(coll, pa->yl, Y));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode PairRun(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y)
 {
   BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
   const BTEPairLayout *L  = &pa->L;
   const PetscScalar   *f, *x = NULL;
   PetscScalar         *y;
-  double              *partial = pa->partial;
-  PetscErrorCode       ierr    = 0;
   const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
 
   PetscFunctionBegin;
@@ -111,62 +201,77 @@ static PetscErrorCode PairRun(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y
 #endif
   PetscCall(VecGetArrayRead(fl, &f));
   if (xl) PetscCall(VecGetArrayRead(xl, &x));
-  PetscCall(VecGetArrayWrite(Y, &y));
-#pragma omp parallel for schedule(static)
-  for (int64_t l = 0; l < (int64_t)L->ntile * L->tile; l++) {
-    const int32_t s = L->perm[l];
-    pa->fp[l]       = s >= 0 ? f[s] : 0.0;
-    if (x) pa->xp[l] = s >= 0 ? x[s] : 0.0;
-  }
-#pragma omp parallel reduction(| : ierr)
-  {
-    double *acc = (double *)malloc((size_t)L->tile * sizeof(double));
-    if (!acc) ierr = PETSC_ERR_MEM;
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t c = 0; c < L->nchunk; c++) {
-      if (!acc) continue;
-      if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, pa->fp, x ? pa->xp : NULL, acc, partial);
-      else PairChunkDouble(L, &L->chunks[c], mode, L->w, pa->fp, x ? pa->xp : NULL, acc, partial);
-    }
-    free(acc);
-  }
-  if (!ierr) {
-#pragma omp parallel for schedule(static)
-    for (int32_t s = 0; s < L->nlocal; s++) {
-      double v = 0;
-      for (int64_t k = L->sptr[s]; k < L->sptr[s + 1]; k++) v += partial[L->slots[k]];
-      y[s] = v;
-    }
-  }
-  PetscCall(VecRestoreArrayWrite(Y, &y));
+  PairGather(L, 0, (int64_t)L->ntile * L->tile, f, x, pa->fp, pa->xp);
   if (xl) PetscCall(VecRestoreArrayRead(xl, &x));
   PetscCall(VecRestoreArrayRead(fl, &f));
-  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the per-thread tile sums of the pair layout");
+  PetscCall(PairChunks(L, mode, NULL, 0, L->nchunk, pa->fp, xl ? pa->xp : NULL, pa->partial));
+  PetscCall(VecGetArrayWrite(Y, &y));
+  PairReduce(L, pa->partial, y);
+  PetscCall(VecRestoreArrayWrite(Y, &y));
   PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
+  PetscFunctionReturn(0);
+}
+
+/* On the device when fl is a CUDA Vec, else with OpenMP; the layout's reduction writes Y
+   (states partition: the owned states) or the local vector yl (pairs: owned and ghost states),
+   whose ghost entries then go to their owners. */
+static PetscErrorCode PairApply(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  Vec                out = Y;
+  PetscBool          dev = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (pa->pairs) {
+    PetscCall(BTECollisionGetLocalVec(coll, Y, &pa->yl));
+    out = pa->yl;
+  }
+#if defined(BTE_HAVE_CUDA)
+  PetscCall(BTECollisionVecIsCUDA(fl, &dev));
+  if (dev) {
+    if (!pa->cuda) PetscCall(BTEPairCUDACreate(&pa->L, &pa->cuda));
+    PetscCall(BTEPairCUDARun(pa->cuda, mode, fl, xl, out));
+  }
+#endif
+  if (!dev) PetscCall(PairRun(coll, mode, fl, xl, out));
+  if (pa->pairs) PetscCall(BTECollisionLocalToGlobalAdd(coll, pa->yl, Y));
+  PetscFunctionReturn(0);
+}
+
+/* I[f] or J(f) x from the global Vecs: the overlapped host path with the pairs partition; *done
+   false otherwise (the generic layer then exchanges the ghosts and calls apply/jacobian_apply) */
+static PetscErrorCode BTECollisionApplyGlobal_Pair(BTECollision coll, int mode, Vec f, Vec x, Vec Y, PetscBool *done)
+{
+  BTECollision_Pair *pa  = (BTECollision_Pair *)coll->data;
+  PetscBool          dev = PETSC_FALSE;
+
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  PetscCall(BTECollisionVecIsCUDA(f, &dev)); /* the device path: not overlapped yet */
+#endif
+  *done = pa->pairs && !dev ? PETSC_TRUE : PETSC_FALSE;
+  if (*done) PetscCall(PairRunOverlap(coll, mode, f, x, Y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode BTECollisionApply_Pair(BTECollision coll, Vec fl, Vec Iv)
 {
   PetscFunctionBegin;
-  PAIR_CUDA_DISPATCH(coll, fl, BTEPairCUDARun(pa_->cuda, 0, fl, NULL, Iv));
-  PetscCall(PairRun(coll, 0, fl, NULL, Iv));
+  PetscCall(PairApply(coll, 0, fl, NULL, Iv));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode BTECollisionJacobianApply_Pair(BTECollision coll, Vec fl, Vec xl, Vec Y)
 {
   PetscFunctionBegin;
-  PAIR_CUDA_DISPATCH(coll, fl, BTEPairCUDARun(pa_->cuda, 1, fl, xl, Y));
-  PetscCall(PairRun(coll, 1, fl, xl, Y));
+  PetscCall(PairApply(coll, 1, fl, xl, Y));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode BTECollisionJacobianDiagonal_Pair(BTECollision coll, Vec fl, Vec D)
 {
   PetscFunctionBegin;
-  PAIR_CUDA_DISPATCH(coll, fl, BTEPairCUDARun(pa_->cuda, 2, fl, NULL, D));
-  PetscCall(PairRun(coll, 2, fl, NULL, D));
+  PetscCall(PairApply(coll, 2, fl, NULL, D));
   PetscFunctionReturn(0);
 }
 
@@ -401,7 +506,7 @@ static int64_t PairDefaultChunk(int64_t nnz)
 #if defined(BTE_HAVE_CUDA)
 /* The layout built on the device (pair_build_cuda.cu): the table's channel arrays go to the
    device as they are; here only the row structure's chunks and the slot lists. */
-static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B)
+static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, PetscCount ncomp)
 {
   BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
   BTEPairLayout     *L  = &pa->L;
@@ -413,7 +518,21 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
-  PetscCall(BTEPairCUDABuilderAdd(B, (PetscObject)coll->bte, ch->n, ch->i, ch->j, ch->hw, ch->g2));
+  if (!pa->pairs) PetscCall(BTEPairCUDABuilderAdd(B, (PetscObject)coll->bte, ch->n, ch->i, ch->j, ch->hw, ch->g2));
+  else { /* a compact copy of the channels this rank computes (not kept on the device: it is not the BTE's) */
+    PetscInt  *ci, *cj;
+    PetscReal *hw, *g2;
+    PetscCount k = 0;
+    PetscCall(PetscMalloc4(PetscMax(ncomp, 1), &ci, PetscMax(ncomp, 1), &cj, PetscMax(ncomp, 1), &hw, PetscMax(ncomp, 1), &g2));
+    for (PetscCount c = 0; c < ch->n; c++)
+      if (BTECollComputes(coll, ch->i[c], ch->j[c])) {
+        ci[k] = ch->i[c], cj[k] = ch->j[c], hw[k] = ch->hw[c], g2[k] = ch->g2[c];
+        k++;
+      }
+    PetscCheck(k == ncomp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair: %" PetscCount_FMT " computed channels, expected %" PetscCount_FMT, k, ncomp);
+    PetscCall(BTEPairCUDABuilderAdd(B, NULL, ncomp, ci, cj, hw, g2));
+    PetscCall(PetscFree4(ci, cj, hw, g2));
+  }
   PetscCall(PetscLogEventEnd(BTECOLL_LayoutPlace, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_LayoutMerge, coll, 0, 0, 0));
   PetscCall(BTEPairCUDABuilderMerge(B, &nnz, &nrows, &rowkey, &rowcount));
@@ -468,10 +587,14 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
 
   PetscFunctionBegin;
   PetscCheck(tile >= 32 && tile <= 65536, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile must be in [32, 65536], got %" PetscInt64_FMT, (PetscInt64)tile);
+  pa->pairs = coll->part == BTE_COLLISION_PARTITION_PAIRS && coll->psize > 1 ? PETSC_TRUE : PETSC_FALSE;
   L->tile   = (int32_t)tile;
-  L->nlocal = (int32_t)coll->nlocal;
+  L->nlocal = (int32_t)(pa->pairs ? n : coll->nlocal); /* the states whose sums are reduced */
   L->n      = (int32_t)n;
-  L->ntile  = (int32_t)((n + tile - 1) / tile);
+  /* pairs: owned states fill the first tiles and ghosts the next ones, so that the chunks of two
+     owned tiles can run while the ghost values are on their way */
+  pa->nto   = (int32_t)(pa->pairs ? (coll->nlocal + tile - 1) / tile : 0);
+  L->ntile  = (int32_t)(pa->pairs ? pa->nto + (coll->nghost + tile - 1) / tile : (n + tile - 1) / tile);
   L->unroll = (int32_t)(pa->unroll ? pa->unroll : 4);
   nblk      = (int64_t)L->ntile * L->ntile;
   PetscCheck(nblk <= ((int64_t)1 << 28), PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "pair layout: %" PetscInt_FMT " states make %" PetscInt64_FMT " tile pairs with -bte_pair_tile %" PetscInt64_FMT "; use a larger tile", n, (PetscInt64)nblk, (PetscInt64)tile);
@@ -483,8 +606,15 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   }
   PetscCall(PetscSortRealWithArrayInt(n, en, order));
   PetscCall(PetscMalloc1((size_t)L->ntile * tile, &L->perm));
-  for (int64_t l = 0; l < (int64_t)L->ntile * tile; l++) L->perm[l] = l < n ? (int32_t)order[l] : -1;
-  for (PetscInt l = 0; l < n; l++) inv[order[l]] = l;
+  for (int64_t l = 0; l < (int64_t)L->ntile * tile; l++) L->perm[l] = -1;
+  if (!pa->pairs)
+    for (PetscInt l = 0; l < n; l++) L->perm[l] = (int32_t)order[l];
+  else { /* owned by energy, then (from tile nto) ghosts by energy */
+    int64_t lo = 0, lg = (int64_t)pa->nto * tile;
+    for (PetscInt l = 0; l < n; l++) L->perm[order[l] < coll->nlocal ? lo++ : lg++] = (int32_t)order[l];
+  }
+  for (int64_t l = 0; l < (int64_t)L->ntile * tile; l++)
+    if (L->perm[l] >= 0) inv[L->perm[l]] = (PetscInt)l;
   PetscCall(PairBuildOnDevice(coll, &dev));
 #if defined(BTE_HAVE_CUDA)
   if (dev) {
@@ -505,15 +635,24 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     info.inveta = coll->inveta;
     info.gnorm  = coll->gnorm;
     info.kT     = coll->kT;
-    PetscCall(BTEPairCUDABuilderCreate(L, &info, nch, mixed, &fits, &B));
+    info.kTdb   = coll->kTdb;
+    /* with pairs the builder gets only the channels this rank computes */
+    PetscCall(BTEPairCUDABuilderCreate(L, &info, pa->pairs ? coll->ncomputed : nch, mixed, &fits, &B));
     PetscCall(PetscFree(inv32));
     PetscCheck(fits || pa->build != 2, PETSC_COMM_SELF, PETSC_ERR_MEM, "-bte_pair_build device: the device lacks the memory to sort %" PetscCount_FMT " channels (48 B each); use -bte_pair_build host", nch);
-    if (fits) PetscCall(PairBuildDevice(coll, B));
+    if (fits) PetscCall(PairBuildDevice(coll, B, pa->pairs ? coll->ncomputed : nch));
     else PetscCall(PetscInfo(coll, "pair layout: not enough device memory to build it there, building on the host\n"));
   }
 #endif
   if (!pa->ondevice) {
+    uint8_t *keep = NULL; /* pairs: the held channels this rank computes */
     PetscCall(BTECollisionComputeLocalEnds(coll, &ci, &cj));
+    if (pa->pairs) {
+      const BTEChannels *ch = &coll->bte->ch;
+      PetscCall(PetscMalloc1(PetscMax(nch, 1), &keep));
+#pragma omp parallel for schedule(static)
+      for (PetscCount c = 0; c < nch; c++) keep[c] = (uint8_t)BTECollComputes(coll, ch->i[c], ch->j[c]);
+    }
     /* entries placed into their tile-pair blocks, oriented a -> b with a < b */
     PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
     /* thread t takes the t-th share of the channels and places them after those of threads < t
@@ -531,6 +670,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
       int64_t   *cnt     = pos + (size_t)t * nblk;
       for (PetscCount c = c0; c < c1; c++) {
         PetscInt a = inv[ci[c]], b = inv[cj[c]], u;
+        if (keep && !keep[c]) continue;
         if (a > b) u = a, a = b, b = u;
         cnt[(a / tile) * L->ntile + b / tile]++;
       }
@@ -546,9 +686,9 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     }
     PetscCall(PetscMalloc2(nch, &P, nch, &Q));
     PetscCall(BTECollisionComputeChannelPQ_Private(coll, ci, cj, P, Q));
-    PetscCall(PetscMalloc2(nch, &row, nch, &L->col));
-    if (mixed) PetscCall(PetscMalloc1(2 * nch, &L->ws));
-    else PetscCall(PetscMalloc1(2 * nch, &L->w));
+    PetscCall(PetscMalloc2(boff[nblk], &row, boff[nblk], &L->col));
+    if (mixed) PetscCall(PetscMalloc1(2 * boff[nblk], &L->ws));
+    else PetscCall(PetscMalloc1(2 * boff[nblk], &L->w));
 #pragma omp parallel num_threads(nt)
     {
       PetscCount c0, c1;
@@ -558,6 +698,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
         PetscInt  a = inv[ci[c]], b = inv[cj[c]], u;
         PetscReal p = P[c], q = Q[c], v;
         int64_t   e;
+        if (keep && !keep[c]) continue;
         if (a > b) u = a, a = b, b = u, v = p, p = q, q = v; /* the pair's a -> b rate is Q */
         e         = at[(a / tile) * L->ntile + b / tile]++;
         row[e]    = (uint16_t)(a % tile);
@@ -569,6 +710,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(PetscFree(pos));
     PetscCall(PetscFree2(P, Q));
     PetscCall(PetscFree2(ci, cj));
+    PetscCall(PetscFree(keep));
     PetscCall(PetscLogEventEnd(BTECOLL_LayoutPlace, coll, 0, 0, 0));
     /* merge repeated pairs, then close the gaps between blocks */
     PetscCall(PetscLogEventBegin(BTECOLL_LayoutMerge, coll, 0, 0, 0));
@@ -614,6 +756,17 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(PetscLogEventEnd(BTECOLL_LayoutIndex, coll, 0, 0, 0));
   }
   PetscCall(PetscFree3(order, inv, en));
+  if (pa->pairs) {
+    PetscCall(PetscMalloc1(PetscMax(L->nchunk, 1), &pa->corder));
+    int64_t k = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      for (int64_t c = 0; c < L->nchunk; c++) {
+        PetscBool inner = L->chunks[c].tile_i < pa->nto && L->chunks[c].tile_j < pa->nto ? PETSC_TRUE : PETSC_FALSE;
+        if (inner == (pass == 0)) pa->corder[k++] = c;
+      }
+      if (pass == 0) pa->ninner = k;
+    }
+  }
   PetscCall(PetscMalloc1(PetscMax(L->npartial, 1), &pa->partial));
   PetscCall(PetscMalloc2((size_t)L->ntile * L->tile, &pa->fp, (size_t)L->ntile * L->tile, &pa->xp));
   coll->nentries = L->nnz;
@@ -647,6 +800,11 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
 
   PetscFunctionBegin;
   PetscCall(PetscViewerASCIIPrintf(viewer, "pair layout: one entry per pair of states = (uint16 column, P, Q) in %s: %d bytes per pair; tiles of %d states, %" PetscInt64_FMT " chunks; built on the %s\n", mixed ? "float (mixed precision)" : "double", (int)(sizeof(uint16_t) + 2 * (mixed ? sizeof(float) : sizeof(double))), (int)pa->L.tile, (PetscInt64)pa->L.nchunk, pa->ondevice ? "device" : "host"));
+  if (pa->pairs) {
+    PetscInt64 loc[2] = {(PetscInt64)pa->ninner, (PetscInt64)pa->L.nchunk}, sum[2];
+    PetscCallMPI(MPI_Allreduce(loc, sum, 2, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)coll)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: owned states in the first tiles; %" PetscInt64_FMT " of %" PetscInt64_FMT " chunks (all ranks) need no ghost value and run while the ghost values travel (host Vecs)\n", sum[0], sum[1]));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -671,6 +829,8 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   PetscCall(PetscFree(L->slots));
   PetscCall(PetscFree(pa->partial));
   PetscCall(PetscFree2(pa->fp, pa->xp));
+  PetscCall(VecDestroy(&pa->yl));
+  PetscCall(PetscFree(pa->corder));
   PetscCall(PetscFree(coll->data));
   PetscFunctionReturn(0);
 }
@@ -688,6 +848,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   coll->ops->setup             = BTECollisionSetUp_Pair;
   coll->ownends                = PETSC_TRUE; /* local ends computed by the host build only */
   coll->ops->apply             = BTECollisionApply_Pair;
+  coll->ops->applyglobal       = BTECollisionApplyGlobal_Pair;
   coll->ops->jacobian_apply    = BTECollisionJacobianApply_Pair;
   coll->ops->jacobian_diagonal = BTECollisionJacobianDiagonal_Pair;
   coll->ops->view              = BTECollisionView_Pair;

@@ -75,7 +75,8 @@ __global__ void bte_pair_build_keys(int64_t n, int32_t tile, int32_t ntile, BTEP
     }
     {
       const double N = bte_bose(hw[k], in.kT), d = e[li] - e[lj], w = in.pref * g2[k];
-      const double a = w * bte_gauss(d + hw[k], in.inveta, in.gnorm), b = w * bte_gauss(d - hw[k], in.inveta, in.gnorm);
+      double       a = w * bte_gauss(d + hw[k], in.inveta, in.gnorm), b = w * bte_gauss(d - hw[k], in.inveta, in.gnorm);
+      if (in.kTdb > 0) bte_balance(d, hw[k], in.kTdb, &a, &b);
       double       P = a * N + b * (N + 1.0), Q = a * (N + 1.0) + b * N;
       int32_t      ia = inv[li], ib = inv[lj];
       if (ia > ib) {

@@ -71,6 +71,7 @@ static PetscErrorCode TgtCUDAInfo(BTECollision coll, BTETgtCUDAInfo *info)
   info->inveta = coll->inveta;
   info->gnorm  = coll->gnorm;
   info->kT     = coll->kT;
+  info->kTdb   = coll->kTdb;
   info->energy = coll->energy;
   info->lanes  = tg->lanes;
   PetscFunctionReturn(0);
@@ -127,7 +128,7 @@ static PetscErrorCode TgtPass1(BTECollision coll, const PetscScalar *f, const Pe
   const BTETgtLayout *L  = &tg->L;
   const PetscReal    *e  = coll->energy;
   const int32_t       nb = L->nbands, nm = L->nmodes, bb = L->bbits;
-  const PetscReal     pref = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT;
+  const PetscReal     pref = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT, kTdb = coll->kTdb;
   const int32_t      *kb = L->kb2state, *sc = L->scatter;
   const int64_t       nch = L->nch;
   PetscReal          *out = tg->sc_col, *out2 = tg->sc_col2;
@@ -151,7 +152,7 @@ static PetscErrorCode TgtPass1(BTECollision coll, const PetscScalar *f, const Pe
     if (L->store_g2dt) {
       a = L->g2dt[2 * s];
       b = L->g2dt[2 * s + 1];
-    } else BTECollWeightsAB(pref, inveta, gnorm, e[i], e[j], hw, L->g2[s], &a, &b);
+    } else BTECollWeightsAB(pref, inveta, gnorm, kTdb, e[i], e[j], hw, L->g2[s], &a, &b);
     if (mode == TGT_VALUE) out[s] = BTECollXabs(a, b, N, fi, fj);
     else {
       PetscReal P, Q, dxi, dxj;
@@ -538,7 +539,7 @@ static PetscErrorCode TgtBuildHost(BTECollision coll, const BTECollisionKTable *
 #pragma omp parallel for schedule(static)
     for (int64_t s = 0; s < nch; s++) {
       const PetscReal hw = L->hwch ? L->hwch[s] : L->wqn[2 * ((int64_t)L->scatter[3 * (int64_t)L->pairidx[s] + 2] * nm + BTE_TGT_MODE(L->bands[s], bb))];
-      BTECollWeightsAB(coll->pref, coll->inveta, coll->gnorm, e[cis[s]], e[cjs[s]], hw, L->g2[s], &L->g2dt[2 * s], &L->g2dt[2 * s + 1]);
+      BTECollWeightsAB(coll->pref, coll->inveta, coll->gnorm, coll->kTdb, e[cis[s]], e[cjs[s]], hw, L->g2[s], &L->g2dt[2 * s], &L->g2dt[2 * s + 1]);
     }
     PetscCall(PetscFree(L->g2));
   }
@@ -630,6 +631,7 @@ static PetscErrorCode BTECollisionSetUp_Tgt(BTECollision coll)
     info.pref   = coll->pref;
     info.inveta = coll->inveta;
     info.gnorm  = coll->gnorm;
+    info.kTdb   = coll->kTdb;
     info.g2dt   = tg->g2dt;
     PetscCall(BTETgtCUDABuilderCreate(L, &info, &fits, &B));
     PetscCheck(fits || tg->build != 2, PETSC_COMM_SELF, PETSC_ERR_MEM, "-bte_tgt_build device: the device lacks the memory to build the layout of %" PetscCount_FMT " channels; use -bte_tgt_build host", coll->nch);

@@ -29,7 +29,7 @@ struct _n_BTETgtCUDABuilder {
   int32_t      nlocal, n, nkp, nb, nm, bb;
   PetscInt     nghost, rstart, nk[3];
   int64_t      nch, pushed, batch, nq;
-  double       pref, inveta, gnorm;
+  double       pref, inveta, gnorm, kTdb;
   int          g2dt;
   PetscInt    *dghosts;                  /* nghost */
   int32_t     *dskp, *dband, *dkp;       /* state -> k point, state -> band, k point -> flattened k */
@@ -163,12 +163,14 @@ __global__ void bte_tgt_build_check(int64_t n, int32_t nm, int32_t bb, const int
 }
 
 /* STORE_G2DT: a_c, b_c as BTECollWeightsAB, with the hw the apply uses */
-__global__ void bte_tgt_build_g2dt(int64_t n, int32_t nm, int32_t bb, double pref, double inveta, double gnorm, const int32_t *__restrict__ bands, const int32_t *__restrict__ pairidx, const int32_t *__restrict__ scatter, const double *__restrict__ wq, const double *__restrict__ hwch, const double *__restrict__ e, const int32_t *__restrict__ cis, const int32_t *__restrict__ cjs, const double *__restrict__ g2s, double2 *__restrict__ g2dt)
+__global__ void bte_tgt_build_g2dt(int64_t n, int32_t nm, int32_t bb, double pref, double inveta, double gnorm, double kTdb, const int32_t *__restrict__ bands, const int32_t *__restrict__ pairidx, const int32_t *__restrict__ scatter, const double *__restrict__ wq, const double *__restrict__ hwch, const double *__restrict__ e, const int32_t *__restrict__ cis, const int32_t *__restrict__ cjs, const double *__restrict__ g2s, double2 *__restrict__ g2dt)
 {
   for (int64_t s = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; s < n; s += (int64_t)gridDim.x * blockDim.x) {
     const double hw = hwch ? hwch[s] : wq[(int64_t)scatter[3 * (int64_t)pairidx[s] + 2] * nm + BTE_TGT_MODE(bands[s], bb)];
     const double d = e[cis[s]] - e[cjs[s]], w = pref * g2s[s];
-    g2dt[s]        = make_double2(w * bte_gauss(d + hw, inveta, gnorm), w * bte_gauss(d - hw, inveta, gnorm));
+    double       a = w * bte_gauss(d + hw, inveta, gnorm), b = w * bte_gauss(d - hw, inveta, gnorm);
+    if (kTdb > 0) bte_balance(d, hw, kTdb, &a, &b);
+    g2dt[s] = make_double2(a, b);
   }
 }
 
@@ -230,6 +232,7 @@ PetscErrorCode BTETgtCUDABuilderCreate(const BTETgtLayout *L, const BTETgtCUDABu
   B->pref   = info->pref;
   B->inveta = info->inveta;
   B->gnorm  = info->gnorm;
+  B->kTdb   = info->kTdb;
   B->g2dt   = info->g2dt ? 1 : 0;
   PetscCallCUDA(cudaStreamCreateWithFlags(&B->stream, cudaStreamNonBlocking));
   PetscCallCUDA(cudaMalloc((void **)&B->dbad, sizeof(int)));
@@ -456,7 +459,7 @@ PetscErrorCode BTETgtCUDABuilderLayout(BTETgtCUDABuilder B, BTETgtLayout *L, Pet
     if (L->hw_per_channel) B->hwch = hws;
     if (B->g2dt && n > 0) {
       PetscCallCUDA(cudaMalloc((void **)&B->g2dt_d, (size_t)n * sizeof(double2)));
-      bte_tgt_build_g2dt<<<BTETgtBuildGrid(n), 256, 0, B->stream>>>(n, B->nm, B->bb, B->pref, B->inveta, B->gnorm, B->bands, B->pairidx, B->scatter, wq, B->hwch, B->denergy, cis, cjs, B->g2s, B->g2dt_d);
+      bte_tgt_build_g2dt<<<BTETgtBuildGrid(n), 256, 0, B->stream>>>(n, B->nm, B->bb, B->pref, B->inveta, B->gnorm, B->kTdb, B->bands, B->pairidx, B->scatter, wq, B->hwch, B->denergy, cis, cjs, B->g2s, B->g2dt_d);
       PetscCallCUDA(cudaGetLastError());
       PetscCallCUDA(cudaStreamSynchronize(B->stream));
     }

@@ -28,7 +28,7 @@
 
 struct _n_BTETgtCUDA {
   BTETgtLayout   h; /* sizes and flags (host pointers not kept) */
-  double         pref, inveta, gnorm, kT;
+  double         pref, inveta, gnorm, kT, kTdb;
   int32_t       *scatter, *pairidx, *bands, *kb2state, *sources;
   double        *g2, *hwch, *energy;
   double2       *g2dt, *wqn;
@@ -42,7 +42,7 @@ enum { TGT_VALUE = 0, TGT_JACOBIAN = 1, TGT_DIAGONAL = 2 };
 
 struct BTETgtArgs {
   int            nch, nb, nm, bb;
-  double         pref, inveta, gnorm, kT;
+  double         pref, inveta, gnorm, kT, kTdb;
   const int32_t *scatter, *pairidx, *bands, *kb;
   const double  *g2, *hwch, *e;
   const double2 *g2dt, *wqn;
@@ -82,6 +82,7 @@ __global__ void __launch_bounds__(256) bte_tgt_pass1(const BTETgtArgs a, const d
     const double d = __ldg(a.e + i) - __ldg(a.e + j), w = a.pref * __ldg(a.g2 + s);
     ga             = w * bte_gauss(d + hw, a.inveta, a.gnorm);
     gb             = w * bte_gauss(d - hw, a.inveta, a.gnorm);
+    if (a.kTdb > 0) bte_balance(d, hw, a.kTdb, &ga, &gb);
   }
   if (MODE == TGT_VALUE) {
     const double Fabs = fi * (N + fj) - fj * (N + 1.0);
@@ -196,6 +197,7 @@ PetscErrorCode BTETgtCUDACreateWith(const BTETgtLayout *L, const BTETgtCUDAInfo 
   d->inveta     = info->inveta;
   d->gnorm      = info->gnorm;
   d->kT         = info->kT;
+  d->kTdb       = info->kTdb;
   d->scatter    = scatter;
   d->pairidx    = pairidx;
   d->bands      = bands;
@@ -376,6 +378,7 @@ PetscErrorCode BTETgtCUDARun(BTETgtCUDA d, int mode, Vec fl, Vec xl, Vec Y)
   a.inveta  = d->inveta;
   a.gnorm   = d->gnorm;
   a.kT      = d->kT;
+  a.kTdb    = d->kTdb;
   a.scatter = d->scatter;
   a.pairidx = d->pairidx;
   a.bands   = d->bands;

@@ -1,0 +1,44 @@
+/* The Perturbo import's couplings on the GPU (src/models/perturbo/epr_cuda.cu), callable from C.
+   The host computes the k and q caches (epr_interp.c, perturbo.c steps 1-3) and uploads them once;
+   the device then evaluates the candidate pairs of states the builder hands over in batches
+   (modelimpl.h's coupling_grid_batch): the phonon-side Fourier sum of the Wannier-gauge vertex,
+   once per (k, q) of a batch, the long-range term on its diagonal, the rotation to the Bloch bands
+   and the projection on the modes that pass the energy test, with the CPU's formulas in the CPU's
+   order of operations and no fused multiply-adds (the sums agree with the CPU to the last bits of
+   cos/sin; docs/import.md states the tolerance). Everything declared here exists only when
+   BTE_HAVE_CUDA is defined. */
+#pragma once
+#include <petscsys.h>
+#include <stdint.h>
+
+#if defined(BTE_HAVE_CUDA)
+typedef struct {
+  PetscInt         nw, nm, nat, nslot, nqtot, gksize, npr;
+  const PetscInt  *poff, *pidx; /* nat nw nw + 1 offsets and the phonon-side vector indices */
+  const PetscInt  *pR;          /* 3 npr, crystal */
+  const PetscReal *gk;          /* nslot gksize: the electron-side sums per k slot */
+  const PetscReal *U;           /* nslot 2 nw nw: Bloch eigenvectors */
+  const PetscReal *om;          /* nqtot nm, Ry */
+  const PetscReal *u;           /* nqtot 2 nm nm: displacement patterns */
+  const PetscReal *glr;         /* nqtot 2 nm: long-range vertex (zero when off) */
+  PetscReal        ryev, tol, hwmin, g2fac;
+} BTEEprCUDAData;
+
+typedef struct _n_BTEEprCUDA *BTEEprCUDA;
+/* Phonons at nq crystal points q[3 nq], as epr.h's BTEEprPhonons: om[nq 3nat], u[nq 2 (3nat)^2] (or
+   NULL), with the eigenvectors in the device eigensolver's gauge (epr_phonons_cuda.cu) */
+PETSC_INTERN PetscErrorCode BTEEprPhononsCUDA(struct _n_BTEEpr *, PetscInt nq, const PetscReal q[], PetscReal om[], PetscReal u[]);
+/* PETSC_TRUE when a CUDA device is present (PETSc's device is then initialised) */
+PETSC_INTERN PetscErrorCode BTEEprCUDAAvailable(PetscBool *);
+/* Uploads the caches; nslots work slots (one per OpenMP thread) of at most maxbatch pairs each.
+   *fits = PETSC_FALSE (and no object) when the device lacks the memory. */
+PETSC_INTERN PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *, PetscInt nslots, PetscInt maxbatch, BTEEprCUDA *, PetscBool *fits);
+PETSC_INTERN PetscErrorCode BTEEprCUDADestroy(BTEEprCUDA *);
+PETSC_INTERN PetscErrorCode BTEEprCUDAGetBytes(BTEEprCUDA, PetscLogDouble *);
+/* Thread-safe for distinct slots (each has its own stream and buffers). nc <= maxbatch pairs, pair
+   c given by idx[4c..4c+3] = (k slot, k+q slot, band n, band m) (Wannier band indices), its q point
+   qi[c] on the q grid, q[3c..] its crystal coordinates and de[c] = |e_n - e_m| (eV). Out: g2[c nm +
+   nu] (eV^2), zero for the modes that fail the energy test. Returns 0 on success (no PETSc calls:
+   it runs inside OpenMP regions). */
+PETSC_INTERN int BTEEprCUDACouplings(BTEEprCUDA, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const double de[], double g2[]);
+#endif

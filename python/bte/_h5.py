@@ -1,0 +1,98 @@
+"""HDF5 access shared by the readers: opening with a clear error, strings whatever their storage,
+and datasets checked against the units the format documents (docs/format.md, docs/transport.md)."""
+import os
+
+import h5py
+import numpy as np
+
+
+class BTEFileError(ValueError):
+    """A file that is not what the reader expects; the message names the file and the problem."""
+
+
+def text(x):
+    """An HDF5 string (variable- or fixed-length, str, bytes or numpy bytes) as str."""
+    if isinstance(x, (bytes, np.bytes_)):
+        return x.decode("utf-8", "replace").rstrip("\0")
+    if isinstance(x, np.ndarray) and x.shape == ():
+        return text(x[()])
+    return str(x)
+
+
+def open_file(path):
+    """h5py.File(path, 'r'), or BTEFileError saying why it cannot be read."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise BTEFileError("%s: no such file" % path)
+    if os.path.isdir(path):
+        raise BTEFileError("%s: is a directory, not an HDF5 file" % path)
+    try:
+        return h5py.File(path, "r")
+    except OSError as e:
+        raise BTEFileError("%s: not a readable HDF5 file (%s)" % (path, e)) from None
+
+
+def group(f, name, what):
+    """The group /name of f, or BTEFileError naming the file and what it is not."""
+    if name not in f or not isinstance(f[name], h5py.Group):
+        raise BTEFileError("%s: no /%s group: not %s" % (f.filename, name, what))
+    return f[name]
+
+
+def attr(obj, name, default=None, required=False):
+    """Attribute name of obj (strings as str, one-element arrays as scalars)."""
+    if name not in obj.attrs:
+        if required:
+            raise BTEFileError("%s: attribute '%s' of %s is missing" % (obj.file.filename, name, obj.name))
+        return default
+    v = obj.attrs[name]
+    if isinstance(v, (bytes, np.bytes_, str)):
+        return text(v)
+    if isinstance(v, np.ndarray):
+        if v.dtype.kind in "SOU":
+            return [text(x) for x in v.ravel()] if v.size != 1 else text(v.ravel()[0])
+        return v.ravel()[0].item() if v.size == 1 else v
+    return v.item() if hasattr(v, "item") else v
+
+
+def check_units(obj, uname, expect, what):
+    """If obj has the string attribute uname, it must say expect (a list: one of them)."""
+    if uname not in obj.attrs:
+        return None
+    got = text(obj.attrs[uname])
+    allowed = expect if isinstance(expect, (list, tuple)) else [expect]
+    if got not in allowed:
+        raise BTEFileError("%s: %s has %s = '%s', expected '%s'" % (obj.file.filename, what, uname, got, "' or '".join(allowed)))
+    return got
+
+
+def dataset(g, name, units=None, dtype=float, ndim=None, rows=None, required=True):
+    """Dataset g/name as a numpy array of dtype; its `units` attribute, where present, must be units;
+    ndim: the number of dimensions it must have; rows: keep only the first rows (a time series whose
+    run was killed may have one row more than `time`)."""
+    path = "%s/%s" % (g.name.rstrip("/"), name)
+    if name not in g:
+        if not required:
+            return None
+        raise BTEFileError("%s: dataset %s is missing" % (g.file.filename, path))
+    d = g[name]
+    if not isinstance(d, h5py.Dataset):
+        raise BTEFileError("%s: %s is not a dataset" % (g.file.filename, path))
+    if ndim is not None and d.ndim != ndim:
+        raise BTEFileError("%s: %s has %d dimensions, expected %d" % (g.file.filename, path, d.ndim, ndim))
+    kind = d.dtype.kind
+    if dtype is float and kind not in "fiu":
+        raise BTEFileError("%s: %s holds %s values, expected numbers" % (g.file.filename, path, d.dtype))
+    if dtype is int and kind not in "iu":
+        raise BTEFileError("%s: %s holds %s values, expected integers" % (g.file.filename, path, d.dtype))
+    if units is not None:
+        check_units(d, "units", units, path)
+    if rows is not None and d.ndim >= 1:
+        if d.shape[0] < rows:
+            raise BTEFileError("%s: %s has %d rows, expected at least %d" % (g.file.filename, path, d.shape[0], rows))
+        a = d[:rows]
+    else:
+        a = d[()]
+    if dtype is str:
+        return [text(x) for x in np.ravel(a)]
+    return np.asarray(a, dtype=np.float64 if dtype is float else np.int64)

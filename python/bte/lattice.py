@@ -1,0 +1,123 @@
+"""The k grid: lattice vectors, reciprocal vectors and points per direction (the /grid group of a
+table and of every output, docs/format.md), and the maps between the flat k index, the grid
+coordinates (i0, i1, i2), crystal (fractional) coordinates and Cartesian k."""
+import numpy as np
+
+from ._h5 import BTEFileError, attr, check_units, dataset
+
+TWO_PI = 2.0 * np.pi
+
+
+class Lattice:
+    """A uniform grid of the full Brillouin zone.
+
+    Attributes:
+        lattice     (3, 3) float, Angstrom: rows a1, a2, a3 (in 2D a3 is the out-of-plane unit normal)
+        reciprocal  (3, 3) float, 1/Angstrom: rows b1, b2, b3, b_i . a_j = 2 pi delta_ij
+        nk          (3,) int: points along b1, b2, b3 (nk[2] = 1 in 2D)
+        dim         2 or 3
+        volume      float: cell volume, Angstrom^3 (area, Angstrom^2, in 2D)
+        units       dict: the unit of each attribute
+
+    Point (i0, i1, i2), 0 <= i_a < nk[a], has the flat index ik = (i0 nk1 + i1) nk2 + i2 and sits at
+    k = sum_a (i_a / nk_a) b_a: crystal coordinates c_a = i_a / nk_a, Cartesian k = c @ reciprocal.
+    lattice and reciprocal are None for a file that holds only the grid's sizes (a dynamics output
+    written before outputs carried /grid): crystal coordinates work, Cartesian ones raise ValueError.
+    """
+
+    def __init__(self, nk, lattice=None, reciprocal=None, dim=3, volume=None, source=""):
+        self.nk = np.asarray(nk, dtype=np.int64).reshape(3)
+        if np.any(self.nk < 1):
+            raise ValueError("%s: grid sizes nk = %s must be >= 1" % (source or "lattice", self.nk.tolist()))
+        self.dim = int(dim)
+        self.source = source
+        self.lattice = None if lattice is None else np.asarray(lattice, dtype=float).reshape(3, 3)
+        if reciprocal is None and self.lattice is not None:
+            reciprocal = TWO_PI * np.linalg.inv(self.lattice).T
+        self.reciprocal = None if reciprocal is None else np.asarray(reciprocal, dtype=float).reshape(3, 3)
+        if volume is None and self.lattice is not None:
+            volume = abs(np.linalg.det(self.lattice))
+        self.volume = None if volume is None else float(volume)
+        self.units = {"lattice": "Angstrom", "reciprocal": "1/Angstrom", "nk": "",
+                      "volume": "Angstrom^2" if self.dim == 2 else "Angstrom^3"}
+
+    @classmethod
+    def from_group(cls, g):
+        """Reads a /grid group (a table's or an output's); checks units and that the reciprocal
+        vectors and the volume agree with the lattice (a lattice left in bohr would not)."""
+        fn = g.file.filename
+        A = dataset(g, "lattice", units="Angstrom", ndim=2)
+        B = dataset(g, "reciprocal", units="1/Angstrom", ndim=2)
+        nk = dataset(g, "nk", dtype=int, ndim=1)
+        if A.shape != (3, 3) or B.shape != (3, 3) or nk.shape != (3,):
+            raise BTEFileError("%s: /grid has lattice %s, reciprocal %s, nk %s: expected [3][3], [3][3], [3]" % (fn, A.shape, B.shape, nk.shape))
+        dim = attr(g, "dim", required=True)
+        if dim not in (2, 3):
+            raise BTEFileError("%s: /grid dim = %s, expected 2 or 3" % (fn, dim))
+        check_units(g, "volume_units", "Angstrom^2" if dim == 2 else "Angstrom^3", "/grid volume")
+        vol = attr(g, "volume")
+        if not np.all(np.isfinite(A)) or abs(np.linalg.det(A)) == 0:
+            raise BTEFileError("%s: /grid/lattice is singular or not finite" % fn)
+        if not np.allclose(B @ A.T, TWO_PI * np.eye(3), rtol=0, atol=1e-6 * TWO_PI):
+            raise BTEFileError("%s: /grid/reciprocal does not satisfy b_i . a_j = 2 pi delta_ij with /grid/lattice" % fn)
+        if vol is not None and abs(vol / abs(np.linalg.det(A)) - 1) > 1e-6:
+            raise BTEFileError("%s: /grid volume %g differs from |det lattice| = %g" % (fn, vol, abs(np.linalg.det(A))))
+        try:
+            return cls(nk, A, B, dim, vol, source=fn)
+        except ValueError as e:
+            raise BTEFileError(str(e)) from None
+
+    @property
+    def nkpoints(self):
+        """Number of points of the full grid, nk0 nk1 nk2."""
+        return int(np.prod(self.nk))
+
+    def __repr__(self):
+        return "Lattice(dim=%d, nk=%s%s)" % (self.dim, self.nk.tolist(), "" if self.lattice is None else ", volume=%.6g %s" % (self.volume, self.units["volume"]))
+
+    # ---- index maps ----
+    def ijk(self, kindex):
+        """Flat k index -> grid coordinates (..., 3) int; ValueError outside [0, nkpoints)."""
+        k = np.asarray(kindex, dtype=np.int64)
+        if np.any(k < 0) or np.any(k >= self.nkpoints):
+            raise ValueError("k index outside [0, %d) of the %s grid" % (self.nkpoints, "x".join(map(str, self.nk))))
+        n1, n2 = self.nk[1], self.nk[2]
+        return np.stack([k // (n1 * n2), (k // n2) % n1, k % n2], axis=-1)
+
+    def kindex(self, ijk):
+        """Grid coordinates (..., 3) -> flat k index; coordinates are taken modulo nk (periodic)."""
+        c = np.mod(np.asarray(ijk, dtype=np.int64), self.nk)
+        return (c[..., 0] * self.nk[1] + c[..., 1]) * self.nk[2] + c[..., 2]
+
+    # ---- coordinates ----
+    def crystal(self, kindex, centered=False):
+        """Flat k index -> crystal coordinates (..., 3), i_a / nk_a in [0, 1); centered: in [-1/2, 1/2)
+        (the image nearest Gamma)."""
+        c = self.ijk(kindex) / self.nk
+        if centered:
+            c = c - np.floor(c + 0.5)
+        return c
+
+    def _need_vectors(self):
+        if self.reciprocal is None:
+            raise ValueError("%s holds the grid's sizes but not its lattice vectors (no /grid group): "
+                             "Cartesian k needs them; read them from the table (bte.Table(...).lattice)" % (self.source or "this file"))
+
+    def cartesian(self, crystal):
+        """Crystal coordinates (..., 3) -> Cartesian k (..., 3), 1/Angstrom."""
+        self._need_vectors()
+        return np.asarray(crystal, dtype=float) @ self.reciprocal
+
+    def to_crystal(self, kcart):
+        """Cartesian k (..., 3), 1/Angstrom -> crystal coordinates (inverse of cartesian())."""
+        self._need_vectors()
+        return np.asarray(kcart, dtype=float) @ self.lattice.T / TWO_PI
+
+    def kpoints(self, kindex, cartesian=False, centered=False):
+        """k points of flat indices: crystal coordinates, or Cartesian (1/Angstrom) with cartesian=True."""
+        c = self.crystal(kindex, centered=centered)
+        return self.cartesian(c) if cartesian else c
+
+    def nearest_kindex(self, crystal):
+        """Crystal coordinates (..., 3) -> flat index of the nearest grid point (periodic)."""
+        return self.kindex(np.rint(np.asarray(crystal, dtype=float) * self.nk).astype(np.int64))

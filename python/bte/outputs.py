@@ -1,0 +1,316 @@
+"""The output files of bte dynamics, bte transport and bte highfield (docs/format.md "Dynamics
+output", docs/transport.md "Output files"), each with its k grid (/grid) and diagnostics."""
+import re
+
+import numpy as np
+
+from ._h5 import BTEFileError, attr, check_units, dataset, group, open_file
+from .lattice import Lattice
+
+E_CHARGE = 1.602176634e-19  # C
+
+
+def _lattice(f, nk=None, dim=3):
+    """The file's /grid, or (files written before outputs carried it) the sizes alone."""
+    if "grid" in f:
+        return Lattice.from_group(f["grid"])
+    if nk is None:
+        return None
+    return Lattice(nk, dim=dim, source=f.filename)
+
+
+def _diagnostics(f):
+    """The /diagnostics group's attributes as a dict (docs/diagnostics.md); {} if absent."""
+    if "diagnostics" not in f:
+        return {}
+    g = f["diagnostics"]
+    return {k: attr(g, k) for k in g.attrs}
+
+
+class Dynamics:
+    """A bte dynamics output (group /dynamics, format "bte-dynamics" version 1).
+
+    Series over the nt complete snapshots (units in self.units):
+        time (fs), step, carriers (1/cell), carrier_density (cm^-3; cm^-2 in 2D), mean_energy (eV, on
+        the table's energy zero), drift_velocity (cm/s), velocity (nt, 3; cm/s),
+        population (nt, nE; 1/(eV cell)) on energy_grid (nE; eV, bin centres; bin_width eV)
+    Per state (N): state_energy (eV), state_kindex, state_band.
+    Run: source, carrier_type ("electrons"/"holes"), init, drift_form, temperature (K), efield
+        (3; V/cm), band_edge (eV), cell_volume (Angstrom^3; Angstrom^2 in 2D), dim, spin_degeneracy,
+        output_interval (fs).
+    lattice (Lattice), diagnostics (dict), cost (dict or None), reference_error (dict or None).
+    occupations(i): f of every state at snapshot i (read on demand; all with i=None).
+    """
+
+    def __init__(self, path):
+        with open_file(path) as f:
+            self.path = f.filename
+            g = group(f, "dynamics", "a bte dynamics output")
+            fmt = attr(g, "format")
+            if fmt != "bte-dynamics":
+                raise BTEFileError("%s: /dynamics format = %r, expected 'bte-dynamics'" % (self.path, fmt))
+            if attr(g, "version") != 1:
+                raise BTEFileError("%s: /dynamics version %s is not supported (this reader knows 1)" % (self.path, attr(g, "version")))
+            self.dim = attr(g, "dim", 3)
+            two = self.dim == 2
+            self.time = dataset(g, "time", units="fs", ndim=1)
+            nt = len(self.time)
+            self.nsnapshots = nt
+            self.step = dataset(g, "step", dtype=int, rows=nt)
+            self.carriers = dataset(g, "carriers", units="1/cell", rows=nt)
+            self.carrier_density = dataset(g, "carrier_density", units="cm^-2" if two else "cm^-3", rows=nt)
+            self.mean_energy = dataset(g, "mean_energy", units="eV", rows=nt)
+            self.drift_velocity = dataset(g, "drift_velocity", units="cm/s", rows=nt)
+            self.velocity = dataset(g, "velocity", units="cm/s", rows=nt, ndim=2)
+            self.population = dataset(g, "population", units="1/(eV cell)", rows=nt, ndim=2)
+            self.energy_grid = dataset(g, "energy_grid", units="eV", ndim=1)
+            self.bin_width = attr(g["energy_grid"], "bin_width")
+            self.state_energy = dataset(g, "state_energy", units="eV", ndim=1)
+            self.state_kindex = dataset(g, "state_kindex", dtype=int, ndim=1)
+            self.state_band = dataset(g, "state_band", dtype=int, ndim=1)
+            for name, u in (("temperature", "K"), ("efield", "V/cm"), ("band_edge", "eV"),
+                            ("cell_volume", "Angstrom^2" if two else "Angstrom^3")):
+                check_units(g, name + "_units", u, "/dynamics " + name)
+            self.source = attr(g, "source", "")
+            self.carrier_type = attr(g, "carriers", "")
+            self.init = attr(g, "init", "")
+            self.drift_form = attr(g, "drift_form", "")
+            self.temperature = attr(g, "temperature", required=True)
+            self.efield = np.asarray(attr(g, "efield", np.zeros(3)), dtype=float).reshape(3)
+            self.band_edge = attr(g, "band_edge", required=True)
+            self.cell_volume = attr(g, "cell_volume")
+            self.spin_degeneracy = attr(g, "spin_degeneracy", required=True)
+            self.output_interval = attr(g, "output_interval")
+            nk = attr(g, "nk")
+            self.lattice = _lattice(f, nk, self.dim)
+            if self.lattice is None:
+                raise BTEFileError("%s: /dynamics has neither /grid nor an nk attribute" % self.path)
+            if nk is not None and list(np.ravel(nk)) != self.lattice.nk.tolist():
+                raise BTEFileError("%s: /dynamics nk %s differs from /grid/nk %s" % (self.path, list(np.ravel(nk)), self.lattice.nk.tolist()))
+            if len(self.state_kindex) and (self.state_kindex.min() < 0 or self.state_kindex.max() >= self.lattice.nkpoints):
+                raise BTEFileError("%s: /dynamics/state_kindex outside the %s grid" % (self.path, "x".join(map(str, self.lattice.nk))))
+            N = len(self.state_energy)
+            if len(self.state_kindex) != N or len(self.state_band) != N:
+                raise BTEFileError("%s: state_energy, state_kindex and state_band differ in length" % self.path)
+            occ = g["occupations"] if "occupations" in g else None
+            if occ is None or occ.ndim != 2 or occ.shape[1] != N or occ.shape[0] < nt:
+                raise BTEFileError("%s: /dynamics/occupations is missing or not [%d][%d]" % (self.path, nt, N))
+            if self.population.shape[1] != len(self.energy_grid):
+                raise BTEFileError("%s: /dynamics/population has %d bins, energy_grid %d" % (self.path, self.population.shape[1], len(self.energy_grid)))
+            self.diagnostics = _diagnostics(f)
+            self.cost = {k: attr(g["cost"], k) for k in g["cost"].attrs} if "cost" in g else None
+            self.reference_error = None
+            if "reference_error" in g:
+                r = g["reference_error"]
+                self.reference_error = {k: r[k][()] for k in r}
+                self.reference_error.update({k: attr(r, k) for k in r.attrs})
+        self.units = {"time": "fs", "carriers": "1/cell", "carrier_density": "cm^-2" if two else "cm^-3",
+                      "mean_energy": "eV", "drift_velocity": "cm/s", "velocity": "cm/s", "population": "1/(eV cell)",
+                      "energy_grid": "eV", "bin_width": "eV", "state_energy": "eV", "temperature": "K",
+                      "efield": "V/cm", "band_edge": "eV", "cell_volume": "Angstrom^2" if two else "Angstrom^3",
+                      "output_interval": "fs", "occupations": ""}
+
+    @property
+    def nstates(self):
+        return len(self.state_energy)
+
+    def occupations(self, i=None):
+        """Occupations f of every state at snapshot i (negative counts from the end), or (nt, N) for
+        i=None; read from the file on each call."""
+        nt = self.nsnapshots
+        with open_file(self.path) as f:
+            d = f["dynamics/occupations"]
+            if i is None:
+                return np.asarray(d[:nt], dtype=float)
+            if not -nt <= i < nt:
+                raise IndexError("%s: snapshot %d outside the %d snapshots" % (self.path, i, nt))
+            return np.asarray(d[i % nt], dtype=float)
+
+    def snapshot(self, t):
+        """Index of the snapshot nearest time t (fs)."""
+        return int(np.argmin(np.abs(self.time - t)))
+
+    def count_carriers(self, f):
+        """Carriers per unit cell of occupations f: s/Nk sum_i f_i (what /dynamics/carriers holds)."""
+        return self.spin_degeneracy * float(np.sum(f)) / self.lattice.nkpoints
+
+    @property
+    def energy_above_edge(self):
+        """Mean energy above the band edge, eV (nt)."""
+        return self.mean_energy - self.band_edge
+
+    def kpoints(self, cartesian=False, centered=False):
+        """k point of each state: crystal coordinates, or Cartesian (1/Angstrom) with cartesian=True."""
+        return self.lattice.kpoints(self.state_kindex, cartesian=cartesian, centered=centered)
+
+    def __repr__(self):
+        return "Dynamics(%r: %d snapshots, t = %g..%g fs, %d states, %s)" % (
+            self.path, self.nsnapshots, self.time[0] if self.nsnapshots else 0, self.time[-1] if self.nsnapshots else 0, self.nstates, self.lattice)
+
+
+class Transport:
+    """A bte transport output (group /transport): one row per configuration (temperature, density).
+
+    Attributes (units in self.units):
+        temperature (n; K), chemical_potential (n; eV), carrier_density (n; cm^-3, cm^-2 in 2D),
+        conductivity (n, 3, 3; S/m, S in 2D; row a current, column b field), mobility (n, 3, 3;
+        cm^2/(V s)), iterations (n, 3), residual (n, 3), operator_applies (n), converged (n, bool);
+        method, ksp_type, model (str), dim, spin_degeneracy, num_states, k_grid (3 ints), smearing
+        (eV), ita_tol; lattice (Lattice), diagnostics (dict).
+    """
+
+    def __init__(self, path):
+        with open_file(path) as f:
+            self.path = f.filename
+            g = group(f, "transport", "a bte transport output")
+            self.dim = attr(g, "dimension", 3)
+            two = self.dim == 2
+            self.temperature = dataset(g, "temperature", units="K", ndim=1)
+            n = len(self.temperature)
+            self.chemical_potential = dataset(g, "chemical_potential", units="eV", rows=n)
+            self.carrier_density = dataset(g, "carrier_density", units="cm^-2" if two else "cm^-3", rows=n)
+            self.conductivity = dataset(g, "conductivity", units="S" if two else "S/m", rows=n, ndim=3)
+            self.mobility = dataset(g, "mobility", units="cm^2/(V s)", rows=n, ndim=3)
+            self.iterations = dataset(g, "iterations", dtype=int, rows=n)
+            self.residual = dataset(g, "residual", units="1", rows=n)
+            self.operator_applies = dataset(g, "operator_applies", dtype=int, rows=n)
+            self.converged = dataset(g, "converged", dtype=int, rows=n).astype(bool)
+            if self.mobility.shape[1:] != (3, 3) or self.conductivity.shape[1:] != (3, 3):
+                raise BTEFileError("%s: /transport mobility or conductivity is not [n][3][3]" % self.path)
+            self.method = attr(g, "method", "")
+            self.ksp_type = attr(g, "ksp_type", "")
+            self.model = attr(g, "model", "")
+            self.spin_degeneracy = attr(g, "spin_degeneracy")
+            self.num_states = attr(g, "num_states")
+            self.k_grid = _parse_grid(attr(g, "k_grid", ""))
+            self.smearing = attr(g, "smearing_eV")
+            self.ita_tol = attr(g, "ita_tol")
+            self.lattice = _lattice(f, self.k_grid, self.dim)
+            self.diagnostics = _diagnostics(f)
+        self.units = {"temperature": "K", "chemical_potential": "eV", "carrier_density": "cm^-2" if two else "cm^-3",
+                      "conductivity": "S" if two else "S/m", "mobility": "cm^2/(V s)", "smearing": "eV",
+                      "residual": "1", "iterations": "1", "operator_applies": "1", "converged": "1"}
+
+    def __len__(self):
+        return len(self.temperature)
+
+    def component(self, which="trace", tensor=None):
+        """One component of the mobility (or of tensor, (n, 3, 3)) per configuration: "xx", "xy", ...,
+        or "trace" (trace/3; in 2D (xx + yy)/2)."""
+        t = self.mobility if tensor is None else tensor
+        if which == "trace":
+            return (t[:, 0, 0] + t[:, 1, 1]) / 2.0 if self.dim == 2 else (t[:, 0, 0] + t[:, 1, 1] + t[:, 2, 2]) / 3.0
+        if len(which) != 2 or which[0] not in "xyz" or which[1] not in "xyz":
+            raise ValueError("component %r: give trace or two of x, y, z (e.g. xx)" % which)
+        return t[:, "xyz".index(which[0]), "xyz".index(which[1])]
+
+    def mobility_from_conductivity(self):
+        """sigma / (e n) in cm^2/(V s) from the stored conductivity and carrier density (an identity
+        the stored mobility satisfies)."""
+        # 3D: S/m / (C * cm^-3 * 1e6 m^-3/cm^-3) = m^2/(V s) = 1e4 cm^2/(V s); 2D: S / (C * cm^-2) = cm^2/(V s)
+        scale = 1.0 if self.dim == 2 else 1e4 / 1e6
+        return self.conductivity * scale / (E_CHARGE * self.carrier_density)[:, None, None]
+
+    def __repr__(self):
+        return "Transport(%r: %d configurations, method %s, %s)" % (self.path, len(self), self.method, self.lattice)
+
+
+class HighField:
+    """A bte highfield output (group /highfield): one row per field strength.
+
+    Attributes (units in self.units):
+        field (nE; V/cm), field_direction (3; unit vector, Cartesian), drift_velocity (nE; cm/s),
+        velocity (nE, 3; cm/s), mean_energy (nE; eV above the lowest state), valley_occupation
+        (nE, nv; fraction), valley_label (nv; str), valley_energy (nv; eV above the lowest state),
+        band_occupation (nE, nbands; fraction), residual, number_error, edge_occupation (nE),
+        number_source (nE; 1/fs), iterations, operator_applies (nE), converged, used_ptc (nE, bool);
+        method, model (str), temperature (K), carrier_density (cm^-3, cm^-2 in 2D), chemical_potential
+        (eV), dim, k_grid; lattice (Lattice), diagnostics (dict).
+    """
+
+    def __init__(self, path):
+        with open_file(path) as f:
+            self.path = f.filename
+            g = group(f, "highfield", "a bte highfield output")
+            self.dim = attr(g, "dimension", 3)
+            two = self.dim == 2
+            self.field = dataset(g, "field", units="V/cm", ndim=1)
+            n = len(self.field)
+            self.field_direction = dataset(g, "field_direction", units="1", ndim=1)
+            self.drift_velocity = dataset(g, "drift_velocity", units="cm/s", rows=n)
+            self.velocity = dataset(g, "velocity", units="cm/s", rows=n, ndim=2)
+            self.mean_energy = dataset(g, "mean_energy", units="eV", rows=n)
+            self.valley_occupation = dataset(g, "valley_occupation", units="1", rows=n, ndim=2)
+            self.band_occupation = dataset(g, "band_occupation", units="1", rows=n, ndim=2)
+            self.valley_energy = dataset(g, "valley_energy", units="eV", ndim=1)
+            self.valley_label = dataset(g, "valley_label", dtype=str, required=False) or []
+            self.residual = dataset(g, "residual", units="1", rows=n)
+            self.number_error = dataset(g, "number_error", units="1", rows=n)
+            self.edge_occupation = dataset(g, "edge_occupation", units="1", rows=n, required=False)
+            self.number_source = dataset(g, "number_source", units="1/fs", rows=n)
+            self.iterations = dataset(g, "iterations", dtype=int, rows=n)
+            self.operator_applies = dataset(g, "operator_applies", dtype=int, rows=n)
+            self.converged = dataset(g, "converged", dtype=int, rows=n).astype(bool)
+            self.used_ptc = dataset(g, "used_ptc", dtype=int, rows=n).astype(bool)
+            check_units(g, "carrier_density_units", "cm^-2" if two else "cm^-3", "/highfield carrier_density")
+            self.method = attr(g, "method", "")
+            self.model = attr(g, "model", "")
+            self.temperature = attr(g, "temperature_K")
+            self.carrier_density = attr(g, "carrier_density")
+            self.chemical_potential = attr(g, "chemical_potential_eV")
+            self.k_grid = _parse_grid(attr(g, "k_grid", ""))
+            self.lattice = _lattice(f, self.k_grid, self.dim)
+            self.diagnostics = _diagnostics(f)
+        self.units = {"field": "V/cm", "field_direction": "1", "drift_velocity": "cm/s", "velocity": "cm/s",
+                      "mean_energy": "eV", "valley_occupation": "1", "band_occupation": "1", "valley_energy": "eV",
+                      "number_source": "1/fs", "temperature": "K", "carrier_density": "cm^-2" if two else "cm^-3",
+                      "chemical_potential": "eV"}
+
+    def __len__(self):
+        return len(self.field)
+
+    def valley_kpoints(self, cartesian=False):
+        """k point of one minimum of each valley kind (nv, 3), from valley_label: "Gamma" is 0, "k=(a,b,c)
+        xN" gives crystal coordinates (a, b, c); Cartesian (1/Angstrom) with cartesian=True."""
+        out = []
+        for lbl in self.valley_label:
+            if lbl.startswith("Gamma"):
+                out.append([0.0, 0.0, 0.0])
+                continue
+            m = re.match(r"\s*k=\(([^)]*)\)", lbl)
+            if not m:
+                raise BTEFileError("%s: valley label %r is neither Gamma nor k=(a,b,c)" % (self.path, lbl))
+            out.append([float(x) for x in m.group(1).split(",")])
+        c = np.array(out, dtype=float).reshape(-1, 3)
+        return self.lattice.cartesian(c) if cartesian else c
+
+    def __repr__(self):
+        return "HighField(%r: %d fields, %g..%g V/cm, %s)" % (self.path, len(self), self.field[0] if len(self) else 0, self.field[-1] if len(self) else 0, self.lattice)
+
+
+def _parse_grid(s):
+    """"8 x 8 x 8" -> [8, 8, 8] (None when absent or unreadable)."""
+    try:
+        v = [int(x) for x in s.split("x")]
+        return v if len(v) == 3 else None
+    except (ValueError, AttributeError):
+        return None
+
+
+def kinds(path):
+    """What a bte file holds: a list of "table", "dynamics", "transport", "highfield"."""
+    with open_file(path) as f:
+        out = []
+        if attr(f, "format") == "bte-scattering-table":
+            out.append("table")
+        out += [k for k in ("dynamics", "transport", "highfield") if k in f]
+        return out
+
+
+def open(path):  # noqa: A001 (the package's entry point: bte.open)
+    """Reads a bte file into a Table, Dynamics, Transport or HighField object, by what it holds."""
+    from .table import Table
+    k = kinds(path)
+    if not k:
+        raise BTEFileError("%s: neither a bte scattering table nor a dynamics, transport or highfield output" % path)
+    return {"table": Table, "dynamics": Dynamics, "transport": Transport, "highfield": HighField}[k[0]](path)

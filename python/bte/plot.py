@@ -1,0 +1,211 @@
+"""Plots of bte's outputs as functions. Each takes an object (or a file name) and returns a
+matplotlib Figure; with path= it also writes it as PNG. Figures are made without pyplot (no
+backend is chosen or needed: PNGs are drawn with Agg), so the functions work on machines without
+a display and leave an interactive session's backend alone."""
+import os
+
+import numpy as np
+
+KB_EV = 8.617333262e-5  # Boltzmann constant, eV/K
+
+
+def _figure(figsize):
+    from matplotlib.figure import Figure
+    return Figure(figsize=figsize)
+
+
+def _save(fig, path, dpi=120):
+    if path:
+        d = os.path.dirname(os.path.abspath(path))
+        os.makedirs(d, exist_ok=True)
+        fig.savefig(path, dpi=dpi)
+    return fig
+
+
+def _load(obj, cls):
+    if isinstance(obj, (str, os.PathLike)):
+        return cls(obj)
+    return obj
+
+
+def smooth(y, width):
+    """Gaussian smoothing over width bins (standard deviation); 0 leaves y as it is."""
+    if width <= 0:
+        return np.asarray(y)
+    half = int(4 * width) + 1
+    x = np.arange(-half, half + 1)
+    k = np.exp(-0.5 * (x / width) ** 2)
+    k /= k.sum()
+    return np.convolve(y, k, mode="same")
+
+
+def _title(dyn):
+    title = "%s %s, %g K" % (dyn.source, dyn.carrier_type or "carriers", dyn.temperature)
+    if np.any(dyn.efield != 0):
+        title += ", E = (%g, %g, %g) V/cm" % tuple(dyn.efield)
+    return title
+
+
+def default_times(t):
+    """The times the energy distribution shows by default: the first and 6 log-spaced ones."""
+    nt = len(t)
+    if nt <= 1:
+        return [t[0]] if nt else []
+    return list(np.unique(np.concatenate([[t[0]], np.geomspace(max(t[1], 1e-3), t[-1], 6)])))
+
+
+def energy_distribution(dyn, times=None, smooth_bins=1.5, path=None):
+    """Population versus energy above the band edge at several times (left) and as a time-energy map
+    with the mean energy (right). dyn: Dynamics or file name; times: fs (default: default_times)."""
+    from matplotlib.colors import LogNorm
+    from .outputs import Dynamics
+    dyn = _load(dyn, Dynamics)
+    t, pop, nt = dyn.time, dyn.population, dyn.nsnapshots
+    if nt == 0:
+        raise ValueError("%s holds no snapshot" % dyn.path)
+    e = dyn.energy_grid - dyn.band_edge
+    want = default_times(t) if times is None else list(times)
+    rows = sorted(set(int(np.argmin(np.abs(t - w))) for w in want))
+    fig = _figure((12, 4.6))
+    ax1, ax2 = fig.subplots(1, 2)
+    from matplotlib import colormaps
+    cmap = colormaps["viridis"]
+    for k, r in enumerate(rows):
+        ax1.plot(e, smooth(pop[r], smooth_bins), color=cmap(k / max(1, len(rows) - 1)), label="%g fs" % t[r])
+    ax1.set_xlabel("energy above the band edge (eV)")
+    ax1.set_ylabel("population (carriers / (eV cell))")
+    ax1.set_title("energy distribution")
+    ax1.legend(fontsize=8)
+    ax1.set_xlim(e[0], e[-1])
+    ps = np.array([smooth(p, smooth_bins) for p in pop])
+    pos = ps[ps > 0]
+    vmax = pos.max() if pos.size else 1.0
+    norm = LogNorm(vmin=vmax * 1e-3, vmax=vmax)
+    # cell edges: energy bins, and times halfway between snapshots
+    de = e[1] - e[0] if len(e) > 1 else 0.01
+    xe = np.concatenate([e - 0.5 * de, [e[-1] + 0.5 * de]])
+    if nt > 1:
+        mid = 0.5 * (t[1:] + t[:-1])
+        te = np.concatenate([[t[0] - (mid[0] - t[0])], mid, [t[-1] + (t[-1] - mid[-1])]])
+    else:
+        te = np.array([t[0] - 0.5, t[0] + 0.5])
+    im = ax2.pcolormesh(xe, te, np.clip(ps, vmax * 1e-3, None), norm=norm, cmap="magma", shading="flat")
+    ax2.plot(dyn.mean_energy - dyn.band_edge, t, color="cyan", lw=1.2, label="mean energy")
+    ax2.set_xlabel("energy above the band edge (eV)")
+    ax2.set_ylabel("time (fs)")
+    ax2.set_title("population over time")
+    ax2.legend(fontsize=8, loc="upper right")
+    fig.colorbar(im, ax=ax2, label="carriers / (eV cell)")
+    fig.suptitle(_title(dyn))
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def mean_energy(dyn, path=None):
+    """Mean energy above the band edge versus time (with 3/2 kT), and the drift velocity versus time
+    when the run had a field. dyn: Dynamics or file name."""
+    from .outputs import Dynamics
+    dyn = _load(dyn, Dynamics)
+    t, carriers = dyn.time, dyn.carriers
+    field = np.any(dyn.efield != 0)
+    fig = _figure((11 if field else 6.5, 4.4))
+    axes = fig.subplots(1, 2 if field else 1)
+    ax = axes[0] if field else axes
+    ax.plot(t, dyn.mean_energy - dyn.band_edge, "o-", ms=3)
+    kT = KB_EV * dyn.temperature
+    ax.axhline(1.5 * kT, color="gray", ls="--", lw=1, label="3/2 kT (%g K)" % dyn.temperature)
+    ax.set_xlabel("time (fs)")
+    ax.set_ylabel("mean energy above the band edge (eV)")
+    dn = np.abs(carriers / carriers[0] - 1).max() if len(carriers) and carriers[0] else 0
+    ax.set_title("mean energy (carrier number kept to %.0e)" % dn if dn > 0 else "mean energy (carrier number exact)")
+    ax.legend(fontsize=8)
+    if field:
+        axes[1].plot(t, dyn.drift_velocity, "o-", ms=3, color="C3")
+        axes[1].set_xlabel("time (fs)")
+        axes[1].set_ylabel("drift velocity v.E_hat (cm/s)")
+        axes[1].set_title("drift velocity")
+    fig.suptitle(_title(dyn))
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def kspace(dyn, snapshot=-1, plane="xy", path=None):
+    """Occupations of one snapshot in k space: every state at its Cartesian k (1/Angstrom, the image
+    nearest Gamma) projected on plane ("xy", "xz" or "yz"), coloured by f (largest on top)."""
+    from .outputs import Dynamics
+    dyn = _load(dyn, Dynamics)
+    if len(plane) != 2 or any(c not in "xyz" for c in plane) or plane[0] == plane[1]:
+        raise ValueError("plane %r: give two of x, y, z (e.g. xy)" % plane)
+    f = dyn.occupations(snapshot)
+    k = dyn.kpoints(cartesian=True, centered=True)
+    a, b = "xyz".index(plane[0]), "xyz".index(plane[1])
+    order = np.argsort(f)
+    fig = _figure((5.8, 5))
+    ax = fig.subplots()
+    sc = ax.scatter(k[order, a], k[order, b], c=f[order], s=8, cmap="viridis")
+    ax.set_aspect("equal")
+    ax.set_xlabel("k_%s (1/Angstrom)" % plane[0])
+    ax.set_ylabel("k_%s (1/Angstrom)" % plane[1])
+    ax.set_title("occupations at %g fs" % dyn.time[snapshot])
+    fig.colorbar(sc, ax=ax, label="f")
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def mobility(tr, component="trace", path=None):
+    """Mobility versus temperature, one curve per carrier density (rounded to 3 digits); log-log when
+    the temperatures span more than a factor 2.5. tr: Transport or file name."""
+    from .outputs import Transport
+    tr = _load(tr, Transport)
+    T, n = tr.temperature, tr.carrier_density
+    val = tr.component(component)
+    dunit = tr.units["carrier_density"]
+    fig = _figure((5.5, 4.2))
+    ax = fig.subplots()
+    keys = np.array([float("%.3g" % x) for x in n])
+    for key in sorted(set(keys)):
+        sel = keys == key
+        order = np.argsort(T[sel])
+        ax.plot(T[sel][order], val[sel][order], "o-", label="n = %.3g %s" % (key, dunit))
+    ax.set_xlabel("temperature (K)")
+    ax.set_ylabel("mobility %s (cm$^2$/(V s))" % ("(trace/%d)" % tr.dim if component == "trace" else component))
+    if len(T) > 1 and T.max() / T.min() > 2.5 and np.all(val > 0):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_title("bte transport: %s%s" % (tr.model + " " if tr.model else "", tr.method))
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def velocity_field(hf, path=None):
+    """|drift velocity| versus field with the peak marked, and the valley occupations versus field
+    when there is more than one valley kind. hf: HighField or file name."""
+    from .outputs import HighField
+    hf = _load(hf, HighField)
+    E, vd = hf.field, np.abs(hf.drift_velocity)
+    occ = hf.valley_occupation
+    have_valleys = occ.ndim == 2 and occ.shape[1] > 1
+    fig = _figure((10 if have_valleys else 5.5, 4.2))
+    axes = fig.subplots(1, 2 if have_valleys else 1)
+    ax = axes[0] if have_valleys else axes
+    ax.plot(E / 1e3, vd / 1e7, "o-")
+    k = int(np.argmax(vd))
+    ax.annotate("peak %.3g cm/s\nat %.3g kV/cm" % (vd[k], E[k] / 1e3), (E[k] / 1e3, vd[k] / 1e7),
+                textcoords="offset points", xytext=(10, -30), fontsize=8)
+    ax.set_xlabel("field (kV/cm)")
+    ax.set_ylabel("drift velocity (10$^7$ cm/s)")
+    ax.set_title("bte highfield: %s%s" % (hf.model, " %g K" % hf.temperature if hf.temperature is not None else ""))
+    ax.grid(True, alpha=0.3)
+    if have_valleys:
+        labels = hf.valley_label if len(hf.valley_label) == occ.shape[1] else ["valley %d" % i for i in range(occ.shape[1])]
+        for v in range(occ.shape[1]):
+            axes[1].plot(E / 1e3, occ[:, v], "o-", label=labels[v])
+        axes[1].set_xlabel("field (kV/cm)")
+        axes[1].set_ylabel("valley occupation (fraction)")
+        axes[1].set_ylim(0, 1)
+        axes[1].grid(True, alpha=0.3)
+        axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    return _save(fig, path)

@@ -1,0 +1,122 @@
+"""The scattering table (docs/format.md): grid, states and, read on demand, the channels."""
+import numpy as np
+
+from ._h5 import BTEFileError, attr, check_units, dataset, group, open_file
+from .lattice import Lattice
+
+
+class Channels:
+    """The scattering channels of a table (read when first asked for: they can be large).
+
+    Attributes: i, j (int, states joined, i < j), mode (int), phonon_energy (eV), g2 (eV^2, |g|^2,
+    unit-cell normalised); smearing (eV), and units (dict)."""
+
+    def __init__(self, g):
+        self.i = dataset(g, "i", dtype=int, ndim=1)
+        self.j = dataset(g, "j", dtype=int, ndim=1)
+        self.mode = dataset(g, "mode", dtype=int, ndim=1)
+        self.phonon_energy = dataset(g, "phonon_energy", units="eV", ndim=1)
+        self.g2 = dataset(g, "g2", units="eV^2", ndim=1)
+        n = len(self.i)
+        for name in ("j", "mode", "phonon_energy", "g2"):
+            if len(getattr(self, name)) != n:
+                raise BTEFileError("%s: /channels/%s has %d rows, /channels/i %d" % (g.file.filename, name, len(getattr(self, name)), n))
+        self.units = {"i": "", "j": "", "mode": "", "phonon_energy": "eV", "g2": "eV^2", "smearing": "eV"}
+
+    def __len__(self):
+        return len(self.i)
+
+
+class Table:
+    """A bte scattering table (format "bte-scattering-table", version 1).
+
+    Attributes (units in self.units):
+        path, source, creator, created (str); temperature (K or None)
+        lattice     Lattice: the k grid (lattice vectors, reciprocal vectors, nk)
+        kindex      (N,) int: full-grid k index of each state
+        band        (N,) int
+        energy      (N,) float, eV
+        velocity    (N, 3) float, Angstrom/fs (Cartesian)
+        nbands, spin_degeneracy (int); carrier ("electrons" or "holes"); window (eV, eV)
+        nmodes (int); smearing (eV); num_channels (int)
+        model       dict: the /model group's parameters {name: (value, unit)} and model_name
+        channels    Channels, read on first access
+    """
+
+    FORMAT = "bte-scattering-table"
+
+    def __init__(self, path):
+        with open_file(path) as f:
+            self.path = f.filename
+            fmt = attr(f, "format")
+            if fmt != self.FORMAT:
+                raise BTEFileError("%s: not a bte scattering table (root attribute format = %r, expected %r)" % (self.path, fmt, self.FORMAT))
+            ver = attr(f, "format_version", required=True)
+            if ver != 1:
+                raise BTEFileError("%s: format_version %s is not supported (this reader knows version 1)" % (self.path, ver))
+            if attr(f, "complete") != 1:
+                raise BTEFileError("%s: no 'complete' attribute: the table was not written to the end" % self.path)
+            self.source = attr(f, "source", "")
+            self.creator = attr(f, "creator", "")
+            self.created = attr(f, "created", "")
+            check_units(f, "temperature_units", "K", "the root group's temperature")
+            self.temperature = attr(f, "temperature")
+            self.lattice = Lattice.from_group(group(f, "grid", "a bte scattering table"))
+            s = group(f, "states", "a bte scattering table")
+            self.kindex = dataset(s, "kindex", dtype=int, ndim=1)
+            self.band = dataset(s, "band", dtype=int, ndim=1)
+            self.energy = dataset(s, "energy", units="eV", ndim=1)
+            self.velocity = dataset(s, "velocity", units="Angstrom/fs", ndim=2)
+            n = len(self.kindex)
+            if len(self.band) != n or len(self.energy) != n or self.velocity.shape != (n, 3):
+                raise BTEFileError("%s: /states datasets disagree in length (kindex %d, band %d, energy %d, velocity %s)" % (self.path, n, len(self.band), len(self.energy), self.velocity.shape))
+            if n and (self.kindex.min() < 0 or self.kindex.max() >= self.lattice.nkpoints):
+                raise BTEFileError("%s: /states/kindex outside the %s grid" % (self.path, "x".join(map(str, self.lattice.nk))))
+            self.nbands = attr(s, "nbands", required=True)
+            self.spin_degeneracy = attr(s, "spin_degeneracy", required=True)
+            self.carrier = attr(s, "carrier", required=True)
+            for u in ("window_min_units", "window_max_units"):
+                check_units(s, u, "eV", "/states")
+            self.window = (attr(s, "window_min", required=True), attr(s, "window_max", required=True))
+            self.nmodes = attr(group(f, "phonons", "a bte scattering table"), "nmodes", required=True)
+            c = group(f, "channels", "a bte scattering table")
+            check_units(c, "smearing_units", "eV", "/channels smearing")
+            self.smearing = attr(c, "smearing", required=True)
+            self.num_channels = int(c["i"].shape[0]) if "i" in c else 0
+            self.model = {}
+            self.model_name = ""
+            if "model" in f:
+                m = f["model"]
+                self.model_name = attr(m, "name", "")
+                for k in m.attrs:
+                    if k == "name" or k.endswith("_units"):
+                        continue
+                    v = attr(m, k)
+                    if isinstance(v, (int, float)):
+                        self.model[k] = (v, attr(m, k + "_units", ""))
+        self._channels = None
+        self.units = {"energy": "eV", "velocity": "Angstrom/fs", "window": "eV", "smearing": "eV",
+                      "temperature": "K", "kindex": "", "band": ""}
+
+    @property
+    def nstates(self):
+        return len(self.kindex)
+
+    @property
+    def channels(self):
+        """The channels (read from the file on first access)."""
+        if self._channels is None:
+            with open_file(self.path) as f:
+                self._channels = Channels(f["channels"])
+        return self._channels
+
+    def kpoints(self, cartesian=False, centered=False):
+        """k point of each state: crystal coordinates, or Cartesian (1/Angstrom) with cartesian=True."""
+        return self.lattice.kpoints(self.kindex, cartesian=cartesian, centered=centered)
+
+    def carriers(self, f):
+        """Carriers per unit cell of occupations f: s/Nk sum_i f_i."""
+        return self.spin_degeneracy * float(np.sum(f)) / self.lattice.nkpoints
+
+    def __repr__(self):
+        return "Table(%r: %d states, %d channels, %s, %s)" % (self.path, self.nstates, self.num_channels, self.carrier, self.lattice)

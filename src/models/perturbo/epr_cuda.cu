@@ -1,0 +1,290 @@
+/* The Perturbo import's couplings on the GPU (eprcuda.h).
+
+   A batch of candidate pairs of states (one state's, from the builder) is grouped into runs with the
+   same (k slot, q): consecutive candidates usually share them, because the states of one k point
+   are numbered together. Per group (kernel Vertex, one block): the phases e^{i 2 pi q.Rp} of the
+   phonon-side vectors, then the Wannier-gauge vertex gw(iw, jw, mu) = sum_Rp phase gk(Rp), plus
+   the long-range vertex on the Wannier diagonal. Per candidate (kernel Project, one block): g_mn(mu) =
+   sum_{iw,jw} conj(U_k+q(iw, m)) U_k(jw, n) gw(iw, jw, mu), then for each mode that passes the
+   energy test |g_nu|^2 / (2 omega_nu) with g_nu = sum_mu g_mn(mu) u_nu(mu). These are
+   BTEEprCouplingKQ's and perturbo.c's PerturboCoupling's sums, in their order, with every product
+   and sum rounded on its own (__dmul_rn/__dadd_rn: no fused multiply-add), so the device agrees with
+   the host to the last bits of the device's cos/sin. */
+#include <bte/private/eprcuda.h>
+#include <petscdevice_cuda.h>
+
+typedef struct {
+  cudaStream_t stream;
+  int32_t     *hidx, *hgrp, *hgk; /* pinned: 4 per candidate; its group; 2 per group (k slot, q index) */
+  double      *hq, *hde, *hg2;    /* pinned: 3 per group; 1 per candidate; nm per candidate */
+  int32_t     *didx, *dgrp, *dgk;
+  double      *dq, *dde, *dg2;
+  double      *dph, *dgw;         /* per group: 2 npr phases, 2 nw nw nm vertex */
+} Slot;
+
+struct _n_BTEEprCUDA {
+  BTEEprCUDAData d; /* sizes and constants; its arrays point to the device copies */
+  PetscInt       nslots, maxbatch;
+  Slot          *slots;
+  PetscLogDouble bytes;
+};
+
+#define MUL(a, b) __dmul_rn((a), (b))
+#define ADD(a, b) __dadd_rn((a), (b))
+#define SUB(a, b) __dsub_rn((a), (b))
+
+/* One block per group g: phases, then gw = sum_p phase(p) gk(p) per (element, alpha), + gl on the diagonal */
+__global__ static void Vertex(BTEEprCUDAData d, int ngrp, const int32_t *__restrict__ gk_of, const double *__restrict__ q, double *__restrict__ ph, double *__restrict__ gw)
+{
+  const int g = blockIdx.x;
+  if (g >= ngrp) return;
+  const int     sk = gk_of[2 * g], qi = gk_of[2 * g + 1], nw = (int)d.nw, nm = (int)d.nm, nel = (int)(d.nat * d.nw * d.nw);
+  const double  q0 = q[3 * g], q1 = q[3 * g + 1], q2 = q[3 * g + 2];
+  double       *P  = ph + 2 * (size_t)d.npr * g;
+  double       *G  = gw + 2 * (size_t)nw * nw * nm * g;
+  const double *gk = d.gk + (size_t)sk * d.gksize;
+  const double *gl = d.glr + 2 * (size_t)nm * qi;
+
+  for (int r = threadIdx.x; r < d.npr; r += blockDim.x) {
+    /* epr_interp.c's Phases: 2 pi (k0 R0 + k1 R1 + k2 R2), the same roundings */
+    double a = MUL(2 * PETSC_PI, ADD(ADD(MUL(q0, (double)d.pR[3 * r]), MUL(q1, (double)d.pR[3 * r + 1])), MUL(q2, (double)d.pR[3 * r + 2])));
+    double s, c;
+    sincos(a, &s, &c);
+    P[2 * r]     = c;
+    P[2 * r + 1] = s;
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < 3 * nel; t += blockDim.x) {
+    const int     el = t / 3, x = t % 3, a = el / (nw * nw), jw = (el / nw) % nw, iw = el % nw;
+    const int     p0 = (int)d.poff[el], np = (int)(d.poff[el + 1] - p0);
+    const double *gg = gk + 6 * (size_t)p0;
+    double        sr = 0, si = 0;
+    for (int p = 0; p < np; p++) {
+      const int    r = (int)d.pidx[p0 + p];
+      const double c = P[2 * r], s = P[2 * r + 1], gr = gg[2 * (3 * p + x)], gi = gg[2 * (3 * p + x) + 1];
+      sr = ADD(sr, SUB(MUL(gr, c), MUL(gi, s)));
+      si = ADD(si, ADD(MUL(gr, s), MUL(gi, c)));
+    }
+    if (iw == jw) {
+      sr = ADD(sr, gl[2 * (3 * a + x)]);
+      si = ADD(si, gl[2 * (3 * a + x) + 1]);
+    }
+    G[2 * ((iw * nw + jw) * nm + 3 * a + x)]     = sr;
+    G[2 * ((iw * nw + jw) * nm + 3 * a + x) + 1] = si;
+  }
+}
+
+/* One block per candidate c: g_mn(mu) into shared memory, then |g_nu|^2 / (2 omega) for the modes
+   that pass the energy test */
+__global__ static void Project(BTEEprCUDAData d, int nc, const int32_t *__restrict__ idx, const int32_t *__restrict__ grp, const int32_t *__restrict__ gk_of, const double *__restrict__ de, const double *__restrict__ gw, double *__restrict__ g2)
+{
+  extern __shared__ double gmn[];
+  const int c = blockIdx.x;
+  if (c >= nc) return;
+  const int     sk = idx[4 * c], skq = idx[4 * c + 1], nn = idx[4 * c + 2], mm = idx[4 * c + 3], g = grp[c], qi = gk_of[2 * g + 1];
+  const int     nw = (int)d.nw, nm = (int)d.nm;
+  const double *Uk = d.U + 2 * (size_t)nw * nw * sk, *Ukq = d.U + 2 * (size_t)nw * nw * skq;
+  const double *G  = gw + 2 * (size_t)nw * nw * nm * g;
+  const double *om = d.om + (size_t)nm * qi, *u = d.u + 2 * (size_t)nm * nm * qi;
+  const double  dec = de[c];
+  double       *out = g2 + (size_t)nm * c;
+
+  for (int mu = threadIdx.x; mu < nm; mu += blockDim.x) {
+    double xr_ = 0, xi_ = 0;
+    for (int iw = 0; iw < nw; iw++)
+      for (int jw = 0; jw < nw; jw++) {
+        const double ar = Ukq[2 * (iw + mm * nw)], ai = -Ukq[2 * (iw + mm * nw) + 1], br = Uk[2 * (jw + nn * nw)], bi = Uk[2 * (jw + nn * nw) + 1];
+        const double cr = SUB(MUL(ar, br), MUL(ai, bi)), ci = ADD(MUL(ar, bi), MUL(ai, br));
+        const double xr = G[2 * ((iw * nw + jw) * nm + mu)], xi = G[2 * ((iw * nw + jw) * nm + mu) + 1];
+        xr_ = ADD(xr_, SUB(MUL(cr, xr), MUL(ci, xi)));
+        xi_ = ADD(xi_, ADD(MUL(cr, xi), MUL(ci, xr)));
+      }
+    gmn[2 * mu]     = xr_;
+    gmn[2 * mu + 1] = xi_;
+  }
+  __syncthreads();
+  for (int nu = threadIdx.x; nu < nm; nu += blockDim.x) {
+    const double hw = MUL(om[nu], d.ryev);
+    double       sr = 0, si = 0;
+    if (!(hw >= d.hwmin && fabs(SUB(dec, hw)) < d.tol)) {
+      out[nu] = 0;
+      continue;
+    }
+    const double *un = u + 2 * (size_t)nu * nm;
+    for (int mu = 0; mu < nm; mu++) {
+      sr = ADD(sr, SUB(MUL(gmn[2 * mu], un[2 * mu]), MUL(gmn[2 * mu + 1], un[2 * mu + 1])));
+      si = ADD(si, ADD(MUL(gmn[2 * mu], un[2 * mu + 1]), MUL(gmn[2 * mu + 1], un[2 * mu])));
+    }
+    /* (sr sr + si si) / (2 om) * g2fac, as the host */
+    out[nu] = MUL(__ddiv_rn(ADD(MUL(sr, sr), MUL(si, si)), MUL(2.0, om[nu])), d.g2fac);
+  }
+}
+
+PetscErrorCode BTEEprCUDAAvailable(PetscBool *avail)
+{
+  int n = 0;
+
+  PetscFunctionBegin;
+  *avail = PETSC_FALSE;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
+    (void)cudaGetLastError(); /* clear the error of a machine without a GPU */
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  *avail = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+template <typename T>
+static PetscErrorCode Upload(const T *src, size_t n, T **dst, PetscLogDouble *bytes)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMalloc((void **)dst, PetscMax(n, (size_t)1) * sizeof(T)));
+  if (n) PetscCallCUDA(cudaMemcpy(*dst, src, n * sizeof(T), cudaMemcpyHostToDevice));
+  *bytes += (PetscLogDouble)(n * sizeof(T));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *in, PetscInt nslots, PetscInt maxbatch, BTEEprCUDA *out, PetscBool *fits)
+{
+  BTEEprCUDA     E;
+  const size_t   nel = (size_t)in->nat * in->nw * in->nw, B = (size_t)maxbatch;
+  const size_t   vtx = 2 * (size_t)in->nw * in->nw * in->nm;
+  PetscLogDouble need, slotb;
+  size_t         freeb, totalb;
+  PetscInt      *pidx;
+  PetscInt       npidx;
+
+  PetscFunctionBegin;
+  *out  = NULL;
+  *fits = PETSC_FALSE;
+  PetscCheck(in->nm <= 1024, PETSC_COMM_SELF, PETSC_ERR_SUP, "GPU couplings support at most 1024 phonon modes, got %" PetscInt_FMT, in->nm);
+  npidx = in->poff[nel];
+  need  = (PetscLogDouble)sizeof(double) * ((size_t)in->nslot * (in->gksize + 2 * in->nw * in->nw) + (size_t)in->nqtot * (in->nm + 2 * in->nm * in->nm + 2 * in->nm)) + sizeof(PetscInt) * (nel + 1 + npidx + 3 * in->npr);
+  slotb = (PetscLogDouble)B * (sizeof(double) * (vtx + 2 * in->npr + in->nm + 4) + sizeof(int32_t) * 7);
+  need += nslots * slotb;
+  PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+  if (need > 0.9 * (PetscLogDouble)freeb) {
+    PetscCall(PetscInfo(NULL, "GPU couplings need %.3g GB of device memory, %.3g GB free: not used\n", need / 1e9, (double)freeb / 1e9));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscNew(&E));
+  E->d        = *in;
+  E->nslots   = nslots;
+  E->maxbatch = maxbatch;
+  PetscCall(Upload(in->poff, nel + 1, (PetscInt **)&E->d.poff, &E->bytes));
+  pidx = NULL;
+  PetscCall(Upload(in->pidx, (size_t)npidx, &pidx, &E->bytes));
+  E->d.pidx = pidx;
+  PetscCall(Upload(in->pR, 3 * (size_t)in->npr, (PetscInt **)&E->d.pR, &E->bytes));
+  PetscCall(Upload(in->gk, (size_t)in->nslot * in->gksize, (PetscReal **)&E->d.gk, &E->bytes));
+  PetscCall(Upload(in->U, (size_t)in->nslot * 2 * in->nw * in->nw, (PetscReal **)&E->d.U, &E->bytes));
+  PetscCall(Upload(in->om, (size_t)in->nqtot * in->nm, (PetscReal **)&E->d.om, &E->bytes));
+  PetscCall(Upload(in->u, (size_t)in->nqtot * 2 * in->nm * in->nm, (PetscReal **)&E->d.u, &E->bytes));
+  PetscCall(Upload(in->glr, (size_t)in->nqtot * 2 * in->nm, (PetscReal **)&E->d.glr, &E->bytes));
+  PetscCall(PetscLogCpuToGpu(E->bytes));
+  PetscCall(PetscCalloc1(nslots, &E->slots));
+  for (PetscInt t = 0; t < nslots; t++) {
+    Slot *s = &E->slots[t];
+    PetscCallCUDA(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+    PetscCallCUDA(cudaHostAlloc((void **)&s->hidx, 4 * B * sizeof(int32_t), cudaHostAllocDefault));
+    PetscCallCUDA(cudaHostAlloc((void **)&s->hgrp, B * sizeof(int32_t), cudaHostAllocDefault));
+    PetscCallCUDA(cudaHostAlloc((void **)&s->hgk, 2 * B * sizeof(int32_t), cudaHostAllocDefault));
+    PetscCallCUDA(cudaHostAlloc((void **)&s->hq, 3 * B * sizeof(double), cudaHostAllocDefault));
+    PetscCallCUDA(cudaHostAlloc((void **)&s->hde, B * sizeof(double), cudaHostAllocDefault));
+    PetscCallCUDA(cudaHostAlloc((void **)&s->hg2, B * in->nm * sizeof(double), cudaHostAllocDefault));
+    PetscCallCUDA(cudaMalloc((void **)&s->didx, 4 * B * sizeof(int32_t)));
+    PetscCallCUDA(cudaMalloc((void **)&s->dgrp, B * sizeof(int32_t)));
+    PetscCallCUDA(cudaMalloc((void **)&s->dgk, 2 * B * sizeof(int32_t)));
+    PetscCallCUDA(cudaMalloc((void **)&s->dq, 3 * B * sizeof(double)));
+    PetscCallCUDA(cudaMalloc((void **)&s->dde, B * sizeof(double)));
+    PetscCallCUDA(cudaMalloc((void **)&s->dg2, B * in->nm * sizeof(double)));
+    PetscCallCUDA(cudaMalloc((void **)&s->dph, B * 2 * PetscMax(in->npr, 1) * sizeof(double)));
+    PetscCallCUDA(cudaMalloc((void **)&s->dgw, B * vtx * sizeof(double)));
+    E->bytes += slotb;
+  }
+  *out  = E;
+  *fits = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprCUDADestroy(BTEEprCUDA *e)
+{
+  BTEEprCUDA E = *e;
+
+  PetscFunctionBegin;
+  if (!E) PetscFunctionReturn(0);
+  for (PetscInt t = 0; t < E->nslots; t++) {
+    Slot *s = &E->slots[t];
+    PetscCallCUDA(cudaStreamSynchronize(s->stream));
+    PetscCallCUDA(cudaStreamDestroy(s->stream));
+    PetscCallCUDA(cudaFreeHost(s->hidx));
+    PetscCallCUDA(cudaFreeHost(s->hgrp));
+    PetscCallCUDA(cudaFreeHost(s->hgk));
+    PetscCallCUDA(cudaFreeHost(s->hq));
+    PetscCallCUDA(cudaFreeHost(s->hde));
+    PetscCallCUDA(cudaFreeHost(s->hg2));
+    PetscCallCUDA(cudaFree(s->didx));
+    PetscCallCUDA(cudaFree(s->dgrp));
+    PetscCallCUDA(cudaFree(s->dgk));
+    PetscCallCUDA(cudaFree(s->dq));
+    PetscCallCUDA(cudaFree(s->dde));
+    PetscCallCUDA(cudaFree(s->dg2));
+    PetscCallCUDA(cudaFree(s->dph));
+    PetscCallCUDA(cudaFree(s->dgw));
+  }
+  PetscCall(PetscFree(E->slots));
+  PetscCallCUDA(cudaFree((void *)E->d.poff));
+  PetscCallCUDA(cudaFree((void *)E->d.pidx));
+  PetscCallCUDA(cudaFree((void *)E->d.pR));
+  PetscCallCUDA(cudaFree((void *)E->d.gk));
+  PetscCallCUDA(cudaFree((void *)E->d.U));
+  PetscCallCUDA(cudaFree((void *)E->d.om));
+  PetscCallCUDA(cudaFree((void *)E->d.u));
+  PetscCallCUDA(cudaFree((void *)E->d.glr));
+  PetscCall(PetscFree(E));
+  *e = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprCUDAGetBytes(BTEEprCUDA E, PetscLogDouble *b)
+{
+  PetscFunctionBegin;
+  *b = E ? E->bytes : 0;
+  PetscFunctionReturn(0);
+}
+
+int BTEEprCUDACouplings(BTEEprCUDA E, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const double de[], double g2[])
+{
+  Slot     *s  = &E->slots[slot];
+  const int nm = (int)E->d.nm;
+  int       ng = 0, threads;
+
+  if (nc <= 0) return 0;
+  if (nc > E->maxbatch || slot < 0 || slot >= E->nslots) return 1;
+  /* groups: runs of candidates with the same (k slot, q) */
+  for (PetscInt c = 0; c < nc; c++) {
+    if (!ng || s->hgk[2 * (ng - 1)] != idx[4 * c] || s->hgk[2 * (ng - 1) + 1] != qi[c]) {
+      s->hgk[2 * ng]     = idx[4 * c];
+      s->hgk[2 * ng + 1] = qi[c];
+      for (int a = 0; a < 3; a++) s->hq[3 * ng + a] = q[3 * c + a];
+      ng++;
+    }
+    s->hgrp[c] = ng - 1;
+    for (int a = 0; a < 4; a++) s->hidx[4 * c + a] = idx[4 * c + a];
+    s->hde[c] = de[c];
+  }
+  if (cudaMemcpyAsync(s->didx, s->hidx, 4 * nc * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
+  if (cudaMemcpyAsync(s->dgrp, s->hgrp, nc * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
+  if (cudaMemcpyAsync(s->dgk, s->hgk, 2 * ng * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
+  if (cudaMemcpyAsync(s->dq, s->hq, 3 * ng * sizeof(double), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
+  if (cudaMemcpyAsync(s->dde, s->hde, nc * sizeof(double), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
+  threads = 128;
+  Vertex<<<ng, threads, 0, s->stream>>>(E->d, ng, s->dgk, s->dq, s->dph, s->dgw);
+  Project<<<(int)nc, threads, 2 * nm * sizeof(double), s->stream>>>(E->d, (int)nc, s->didx, s->dgrp, s->dgk, s->dde, s->dgw, s->dg2);
+  if (cudaGetLastError() != cudaSuccess) return 1;
+  if (cudaMemcpyAsync(s->hg2, s->dg2, (size_t)nc * nm * sizeof(double), cudaMemcpyDeviceToHost, s->stream) != cudaSuccess) return 1;
+  if (cudaStreamSynchronize(s->stream) != cudaSuccess) return 1;
+  for (size_t t = 0; t < (size_t)nc * nm; t++) g2[t] = s->hg2[t];
+  return 0;
+}

@@ -1,0 +1,36 @@
+# -bte_partition: the pair operator on 1, 2 and 3 ranks, with the states and the pairs partition,
+# gives the 1-rank I[f], J(f) x and diag J (1e-12; fused on the same ranks too), and with pairs
+# stores exactly the pairs of one rank over all ranks, each channel computed by one rank, the
+# computed channels balanced within 5%, and some chunks need no ghost value (they run while the
+# ghost values travel).
+. "$TESTDIR/common.sh"
+set -e
+opts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5"
+run_np 1 "$BUILD/tests/coll_partition" $opts -write ref.bin > out1
+one=$(sed -n 's/^pairs stored: \([0-9]*\) .*/\1/p' out1)
+[ -n "$one" ] || { cat out1; echo "no pair count"; exit 1; }
+for np in 2 3; do
+  for p in states pairs; do
+    run_np $np "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition $p -max_imbalance 1.05 > out
+    grep -q "^partition: $p" out || { cat out; echo "partition $p not in use"; exit 1; }
+    got=$(sed -n 's/^pairs stored: \([0-9]*\) .*/\1/p' out)
+    if [ $p = pairs ]; then
+      [ "$got" = "$one" ] || { cat out; echo "pairs on $np ranks: $got pairs stored, one rank $one"; exit 1; }
+      inner=$(sed -n 's/.*pairs partition: owned states in the first tiles; \([0-9]*\) of.*/\1/p' out)
+      [ -n "$inner" ] && [ "$inner" -gt 0 ] || { cat out; echo "pairs on $np ranks: no chunk runs during the exchange"; exit 1; }
+    else
+      [ "$got" -gt "$one" ] || { cat out; echo "states on $np ranks: $got pairs stored, expected more than $one (split pairs stored twice)"; exit 1; }
+    fi
+    echo "np $np $p: $got pairs (one rank: $one)"
+  done
+done
+# auto is pairs on several ranks; small tiles and chunks (many blocks, rows cut between chunks)
+run_np 3 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_pair_tile 32 -bte_pair_chunk 40 > out
+grep -q "^partition: pairs" out || { cat out; echo "auto did not choose pairs on 3 ranks"; exit 1; }
+# 2 OpenMP threads per rank
+OMP_NUM_THREADS=2 run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs > out
+# pairs is refused by the other types, in one line
+expect_fail "implemented by the pair collision type only" run_np 2 "$BUILD/tests/coll_check" $opts -bte_partition pairs
+expect_fail "Set the partition before BTECollisionSetUp" run_np 2 "$BUILD/tests/coll_partition" $opts -set_after_setup
+expect_fail "bte_partition" run_np 1 "$BUILD/tests/coll_partition" $opts -bte_partition nonsense
+echo ok

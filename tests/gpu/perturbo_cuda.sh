@@ -1,0 +1,67 @@
+#!/bin/bash
+# The Perturbo import on the GPU (-bte_perturbo_device device, src/models/perturbo/epr_cuda.cu and
+# epr_phonons_cuda.cu) against the host (-bte_perturbo_device host, the reference), on the
+# closed-form fixtures of tests/perturbo/make_epr.py with several bands, atoms and the long-range
+# terms:
+# - couplings on the GPU, phonons on the host (-bte_perturbo_gpu_phonons 0): the same states
+#   (bit-identical) and channels (i, j, mode and phonon energy bit-identical), |g|^2 to 1e-12 of the
+#   largest |g|^2 (the device uses the host's order of operations without FMA; only its cos/sin may
+#   differ in the last bit); on 1 and 2 ranks, 2 threads, in memory, with batches cut small;
+# - everything on the GPU (the default): tests/perturbo/compare_tables.py's checks (the same states
+#   and channel sets, hw to 1e-10 eV, |g|^2 summed over degenerate modes to 1e-10): the device
+#   eigensolver's eigenvectors differ from LAPACK's by a phase per mode, or by a rotation inside a
+#   degenerate set.
+# Skips (exit 77) without a CUDA build of bte, a GPU or Python with h5py.
+source "$TESTDIR/common.sh"
+set -e
+if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
+  echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
+fi
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
+fi
+[ -n "$PYTHON" ] || { echo "skip: no Python with h5py (scripts/find-python.sh)"; exit 77; }
+export PYTHONDONTWRITEBYTECODE=1
+T="$TESTDIR/perturbo"
+for m in cubic twoband polar polar2w; do "$PYTHON" "$T/make_epr.py" $m $m.h5; done
+common="-bte_view 0 -bte_model perturbo -bte_smearing 0.01 -use_gpu_aware_mpi 0"
+close() { # host table, device table
+  "$PYTHON" - "$1" "$2" <<'PY'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+bad = []
+for n in ["states/energy", "states/kindex", "states/band", "states/velocity", "channels/i", "channels/j", "channels/mode", "channels/phonon_energy"]:
+    if not np.array_equal(a[n][()], b[n][()]): bad.append(n)
+ga, gb = a["channels/g2"][()], b["channels/g2"][()]
+if ga.shape != gb.shape: bad.append("channels/g2 shape")
+else:
+    d = np.max(np.abs(ga - gb)) / max(np.max(np.abs(ga)), 1e-300) if ga.size else 0.0
+    print("  %d channels, max |g2 host - g2 device| / max g2 = %.2e, bit-identical %.1f%%" % (ga.size, d, 100.0 * np.mean(ga == gb) if ga.size else 100))
+    if not d <= 1e-12: bad.append("channels/g2 (%.2e)" % d)
+print(("FAIL " if bad else "ok   ") + "%s vs %s%s" % (sys.argv[1], sys.argv[2], (": " + ", ".join(bad)) if bad else ""))
+sys.exit(1 if bad else 0)
+PY
+}
+one() { # name epr options
+  local n=$1 f=$2; shift 2
+  echo "--- $n: $f $*"
+  "$BTE" generate $common -bte_perturbo_epr $f "$@" -bte_perturbo_device host -bte_output ${n}_host.h5 > ${n}_host.log
+  "$BTE" generate $common -bte_perturbo_epr $f "$@" -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_output ${n}_dev.h5 > ${n}_dev.log
+  grep -q "evaluated on the GPU" ${n}_dev.log || { echo "FAIL: the device run did not use the GPU"; cat ${n}_dev.log; exit 1; }
+  close ${n}_host.h5 ${n}_dev.h5
+  "$BTE" generate $common -bte_perturbo_epr $f "$@" -bte_perturbo_device device -bte_output ${n}_gpu.h5 > ${n}_gpu.log
+  grep -q "modes) on the GPU" ${n}_gpu.log || { echo "FAIL: the phonons were not computed on the GPU"; cat ${n}_gpu.log; exit 1; }
+  "$PYTHON" "$T/compare_tables.py" ${n}_host.h5 ${n}_gpu.h5
+}
+one cubic cubic.h5 -bte_perturbo_kdim 16,16,16 -bte_window 0.5 -bte_phonon_min 0.002
+one twoband twoband.h5 -bte_perturbo_kdim 12,12,12 -bte_window 1.5
+one polar polar.h5 -bte_perturbo_kdim 12,12,12 -bte_window 0.5
+one polar2w polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6
+# small batches, in memory, 2 ranks, 2 threads: the same table as the device's default run
+"$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_generate_pair_batch 37 -bte_generate_stream 0 -bte_output p37.h5 > /dev/null
+close polar2w_dev.h5 p37.h5
+run_np 2 "$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_output p2.h5 > /dev/null
+close polar2w_host.h5 p2.h5
+OMP_NUM_THREADS=2 "$BTE" generate $common -bte_perturbo_epr twoband.h5 -bte_perturbo_kdim 12,12,12 -bte_window 1.5 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_output t2.h5 > /dev/null
+close twoband_host.h5 t2.h5
+echo "ok"
