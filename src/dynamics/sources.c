@@ -26,6 +26,27 @@ const char *const BTEFieldProfiles[] = {"constant", "step", "pulse", "BTEFieldPr
 #define BTE_FWHM_TO_SIGMA  0.42466090014400953 /* 1 / (2 sqrt(2 ln 2)) */
 #define BTE_POSITIVITY_MAX 60  /* rollbacks of one step (the step halves each time) */
 
+/*@
+   BTEDynamicsSetFieldProfile - Sets the time profile s(t) of the field: E(t) = s(t) E
+
+   Logically Collective
+
+   Input Parameters:
++  dyn     - the BTEDynamics
+.  profile - `BTE_FIELD_CONSTANT` (s = 1), `BTE_FIELD_STEP` (0 before t0, 1 from t0 on; steps land on t0)
+             or `BTE_FIELD_PULSE` (s = exp(-4 ln 2 (t - t0)^2 / fwhm^2))
+.  t0      - time of the step or of the pulse's peak, fs
+-  fwhm    - full width at half maximum of the pulse, fs (used by `BTE_FIELD_PULSE` only)
+
+   Options Database Keys:
++  -bte_efield_profile <constant,step,pulse> - the profile
+.  -bte_efield_time <t0> - time of the step or peak, fs
+-  -bte_efield_fwhm <fwhm> - width of the pulse, fs
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetField()`, `BTEDynamicsSetPump()`
+@*/
 PetscErrorCode BTEDynamicsSetFieldProfile(BTEDynamics dyn, BTEFieldProfile profile, PetscReal t0, PetscReal fwhm)
 {
   MPI_Comm comm;
@@ -42,6 +63,34 @@ PetscErrorCode BTEDynamicsSetFieldProfile(BTEDynamics dyn, BTEFieldProfile profi
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetPump - Sets a pump pulse: carriers injected at an energy with a Gaussian time profile
+
+   Logically Collective; call before `BTEDynamicsSetUp()`
+
+   Input Parameters:
++  dyn     - the BTEDynamics
+.  density - carriers the whole pulse injects, cm^-3 (cm^-2 in 2D); 0 for no pump
+.  e0edge  - energy of the injected carriers above the band edge, eV
+.  smear   - energy width w, eV (profile exp(-((e - e0)/w)^2))
+.  tc      - centre of the time profile, fs
+-  fwhm    - full width at half maximum of the time profile, fs
+
+   Options Database Keys:
++  -bte_pump_density <n> - carriers injected
+.  -bte_pump_e0_edge <e0> - energy above the band edge, eV
+.  -bte_pump_smear <w> - energy width, eV
+.  -bte_pump_time <tc> - centre time, fs
+-  -bte_pump_fwhm <fwhm> - duration, fs
+
+   Notes:
+   The source does not depend on f, so the Jacobian is unchanged. A pump that would raise an
+   occupation above 1 is refused.
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetFieldProfile()`, `BTEDynamicsSetSteadyStateThreshold()`
+@*/
 PetscErrorCode BTEDynamicsSetPump(BTEDynamics dyn, PetscReal density, PetscReal e0edge, PetscReal smear, PetscReal tc, PetscReal fwhm)
 {
   MPI_Comm comm;
@@ -63,6 +112,22 @@ PetscErrorCode BTEDynamicsSetPump(BTEDynamics dyn, PetscReal density, PetscReal 
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetSteadyStateThreshold - Stops a run at a steady state (Perturbo's boltz_acc_thr)
+
+   Logically Collective
+
+   Input Parameters:
++  dyn - the BTEDynamics
+-  thr - threshold on |dv_d/dt|, cm/s^2, checked at output times over the last two output intervals; 0 turns it off
+
+   Options Database Key:
+.  -bte_steady_threshold <thr> - the threshold
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsGetSteadyState()`
+@*/
 PetscErrorCode BTEDynamicsSetSteadyStateThreshold(BTEDynamics dyn, PetscReal thr)
 {
   PetscFunctionBegin;
@@ -72,6 +137,23 @@ PetscErrorCode BTEDynamicsSetSteadyStateThreshold(BTEDynamics dyn, PetscReal thr
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsGetSteadyState - Gets whether a solve stopped at a steady state, and where
+
+   Not Collective
+
+   Input Parameter:
+.  dyn - the BTEDynamics, after `BTEDynamicsSolve()`
+
+   Output Parameters:
++  reached - whether the steady-state rule stopped the run (or NULL)
+.  t       - the time it stopped, fs (or NULL)
+-  vd      - the drift velocity then, cm/s (or NULL)
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetSteadyStateThreshold()`
+@*/
 PetscErrorCode BTEDynamicsGetSteadyState(BTEDynamics dyn, PetscBool *reached, PetscReal *t, PetscReal *vd)
 {
   PetscFunctionBegin;
@@ -82,6 +164,25 @@ PetscErrorCode BTEDynamicsGetSteadyState(BTEDynamics dyn, PetscBool *reached, Pe
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetPositivity - Retries at half the step an adaptive step whose result leaves [0, 1]
+
+   Logically Collective
+
+   Input Parameters:
++  dyn - the BTEDynamics
+-  flg - `PETSC_TRUE` to check every accepted step (a fixed-step run then stops with one line)
+
+   Options Database Key:
+.  -bte_positivity <bool> - the check
+
+   Notes:
+   Rejected steps are counted in the run's cost summary.
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetFieldProfile()`
+@*/
 PetscErrorCode BTEDynamicsSetPositivity(BTEDynamics dyn, PetscBool flg)
 {
   PetscFunctionBegin;
