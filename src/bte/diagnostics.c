@@ -421,7 +421,10 @@ PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
   else PetscCall(PetscViewerASCIIPrintf(v, "window edge: %.2e of the carriers of Fermi-Dirac at %s lie within %s of the window's top\n", (double)d.edge_share, T, w));
   /* A model on its default grid is a quick look, not a converged result: where the grid fails the
      checks above, say so in one line with their numbers (docs/diagnostics.md, "Defaults") */
-  if (bte->model[0] && !bte->input[0] && !bte->grid_set) {
+  /* the grid the model was built on must be the default one: a model may take its grid from options
+     of its own (perturbo's -bte_perturbo_kdim), which is not the default */
+  PetscBool ondefault = (PetscBool)(bte->grid.nk[0] == bte->ngrid && bte->grid.nk[1] == bte->ngrid && (bte->grid.dim == 2 ? bte->grid.nk[2] == 1 : bte->grid.nk[2] == bte->ngrid));
+  if (bte->model[0] && !bte->input[0] && !bte->grid_set && ondefault) {
     PetscReal rel = d.relax_temperature / d.temperature - 1;
     PetscBool bad = (PetscBool)(d.pieces > 1 || d.defect > BTE_DIAG_DEFECT_MAX || PetscIsNanReal(d.relax_temperature) || PetscAbsReal(rel) > BTE_DIAG_TRELAX_MAX || d.edge_share > BTE_DIAG_EDGE_MAX);
     if (bad) {
