@@ -353,20 +353,24 @@ static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscBool lower, Petsc
   PetscInt           *cends = NULL;
   int                 err = 0;
 
-  if (batch) {
-    cand = (BTEModelPair *)malloc(BTE_PAIR_BATCH * sizeof(*cand));
-    chw  = (PetscReal *)malloc((size_t)BTE_PAIR_BATCH * nmodes * sizeof(*chw));
-    cg2  = (PetscReal *)malloc((size_t)BTE_PAIR_BATCH * nmodes * sizeof(*cg2));
-    cde   = (PetscReal *)malloc(BTE_PAIR_BATCH * sizeof(*cde));
-    cends = (PetscInt *)malloc(2 * BTE_PAIR_BATCH * sizeof(*cends));
-    if (!cand || !chw || !cg2 || !cde || !cends) err = 1;
-  }
   for (PetscInt t = 0; t < 3; t++) {
     PetscInt bb = b - 1 + t;
     if (bb < 0 || bb >= p->nbins) continue;
     L[nl]   = p->binlist + p->binstart[bb];
     len[nl] = p->binstart[bb + 1] - p->binstart[bb];
     nl++;
+  }
+  if (batch) {
+    /* buffers for one batch, no larger than this state's candidates (the states of its bins) */
+    size_t cap = 0;
+    for (PetscInt t = 0; t < nl; t++) cap += (size_t)len[t];
+    cap   = PetscMax((size_t)1, PetscMin(cap, (size_t)p->pairbatch));
+    cand  = (BTEModelPair *)malloc(cap * sizeof(*cand));
+    chw   = (PetscReal *)malloc(cap * nmodes * sizeof(*chw));
+    cg2   = (PetscReal *)malloc(cap * nmodes * sizeof(*cg2));
+    cde   = (PetscReal *)malloc(cap * sizeof(*cde));
+    cends = (PetscInt *)malloc(2 * cap * sizeof(*cends));
+    if (!cand || !chw || !cg2 || !cde || !cends) err = 1;
   }
   while (!err) {
     PetscInt  best = -1, j = PETSC_MAX_INT, lo, hi, d[3];

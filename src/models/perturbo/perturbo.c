@@ -116,29 +116,43 @@ static PetscErrorCode PerturboBands(void *ctx, const PetscReal k[3], PetscReal e
   return BandsAt(p, p->work[t], i, e, v, p->ev + t * p->nw, p->vv + 3 * t * p->nw);
 }
 
+/* The tests of a pair of states before any coupling is computed (PerturboCoupling and its batched
+   form): hw[] of the modes and g2[] = 0; returns whether q is on the q grid and a mode passes the
+   energy test, with *qi the q point and q[] its crystal coordinates */
+static inline int PerturboPairModes(const Perturbo *p, const PetscInt iq[3], PetscReal de, PetscReal hw[], PetscReal g2[], PetscInt *qi, PetscReal q[3])
+{
+  const PetscReal *om;
+  PetscInt         i = 0;
+  int              any = 0;
+
+  for (PetscInt nu = 0; nu < p->nm; nu++) hw[nu] = g2[nu] = 0;
+  for (int a = 0; a < 3; a++) {
+    if (iq[a] % p->qs[a]) return 0; /* q not on the q grid */
+    i    = i * p->nq[a] + iq[a] / p->qs[a];
+    q[a] = (PetscReal)iq[a] / p->nk[a];
+  }
+  om = p->om + (size_t)i * p->nm;
+  for (PetscInt nu = 0; nu < p->nm; nu++) {
+    hw[nu] = om[nu] * BTE_RY_EV;
+    if (hw[nu] >= p->hwmin && PetscAbsReal(de - hw[nu]) < p->tol) any = 1;
+  }
+  *qi = i;
+  return any;
+}
+
 static PetscErrorCode PerturboCoupling(void *ctx, PetscInt n, const PetscInt ik[3], PetscReal en, PetscInt m, const PetscInt ikp[3], PetscReal em, const PetscInt iq[3], PetscReal hw[], PetscReal g2[])
 {
   const Perturbo  *p  = (const Perturbo *)ctx;
   const PetscInt   nm = p->nm, nw = p->nw;
-  int              t = ThreadId(), any = 0;
+  int              t  = ThreadId();
   PetscInt         qi = 0, sk, skq;
   PetscReal        q[3], de = PetscAbsReal(en - em);
   const PetscReal *om, *u, *gl, *Uk, *Ukq;
   PetscReal       *gw = p->gw + (size_t)t * 2 * nw * nw * nm, *gmn = p->gmn + (size_t)t * 2 * nm;
   PetscInt         nn = n + p->bmin, mm = m + p->bmin;
 
-  for (PetscInt nu = 0; nu < nm; nu++) hw[nu] = g2[nu] = 0;
-  for (int a = 0; a < 3; a++) {
-    if (iq[a] % p->qs[a]) return 0; /* q not on the q grid */
-    qi = qi * p->nq[a] + iq[a] / p->qs[a];
-    q[a] = (PetscReal)iq[a] / p->nk[a];
-  }
+  if (!PerturboPairModes(p, iq, de, hw, g2, &qi, q)) return 0;
   om = p->om + (size_t)qi * nm;
-  for (PetscInt nu = 0; nu < nm; nu++) {
-    hw[nu] = om[nu] * BTE_RY_EV;
-    if (hw[nu] >= p->hwmin && PetscAbsReal(de - hw[nu]) < p->tol) any = 1;
-  }
-  if (!any) return 0;
   p->neval[8 * t]++;
   sk  = p->kslot[Flat(p, ik)];
   skq = p->kslot[Flat(p, ikp)];
@@ -193,23 +207,11 @@ static int PerturboCouplingBatchCUDA(Perturbo *p, PetscInt np, const BTEModelPai
   PetscReal     *qs = p->bq + (size_t)t * 3 * PERTURBO_BATCH, *des = p->bde + (size_t)t * PERTURBO_BATCH, *gg = p->bg2 + (size_t)t * nm * PERTURBO_BATCH;
   PetscInt      *pos = p->bpos + (size_t)t * PERTURBO_BATCH, nl = 0;
 
-  /* PerturboCoupling's tests on the host: q on the q grid, a mode passing the energy test */
+  /* PerturboCoupling's tests on the host; the pairs that pass go to the device */
   for (PetscInt c = 0; c < np; c++) {
-    PetscReal       *h = hw + (size_t)c * nm, *g = g2 + (size_t)c * nm, de = PetscAbsReal(pr[c].en - pr[c].em);
-    PetscInt         qi = 0, any = 0, ongrid = 1;
-    const PetscReal *om;
-    for (PetscInt nu = 0; nu < nm; nu++) h[nu] = g[nu] = 0;
-    for (int a = 0; a < 3; a++) {
-      if (pr[c].iq[a] % p->qs[a]) ongrid = 0;
-      qi = qi * p->nq[a] + pr[c].iq[a] / p->qs[a];
-    }
-    if (!ongrid) continue;
-    om = p->om + (size_t)qi * nm;
-    for (PetscInt nu = 0; nu < nm; nu++) {
-      h[nu] = om[nu] * BTE_RY_EV;
-      if (h[nu] >= p->hwmin && PetscAbsReal(de - h[nu]) < p->tol) any = 1;
-    }
-    if (!any) continue;
+    PetscReal de = PetscAbsReal(pr[c].en - pr[c].em);
+    PetscInt  qi;
+    if (!PerturboPairModes(p, pr[c].iq, de, hw + (size_t)c * nm, g2 + (size_t)c * nm, &qi, qs + 3 * nl)) continue;
     p->neval[8 * t]++;
     idx[4 * nl]     = (int32_t)p->kslot[Flat(p, pr[c].ik)];
     idx[4 * nl + 1] = (int32_t)p->kslot[Flat(p, pr[c].ikp)];
@@ -217,7 +219,6 @@ static int PerturboCouplingBatchCUDA(Perturbo *p, PetscInt np, const BTEModelPai
     idx[4 * nl + 3] = (int32_t)(pr[c].m + p->bmin);
     if (idx[4 * nl] < 0 || idx[4 * nl + 1] < 0) return 1;
     qis[nl] = (int32_t)qi;
-    for (int a = 0; a < 3; a++) qs[3 * nl + a] = (PetscReal)pr[c].iq[a] / p->nk[a];
     des[nl] = de;
     pos[nl] = c;
     nl++;
