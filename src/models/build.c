@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #if defined(_OPENMP)
   #include <omp.h>
 #endif
@@ -451,6 +452,115 @@ static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscBool lower, Petsc
   return err;
 }
 
+/* The channels of each owned state kept from the counting pass (-bte_generate_reuse), so that
+   the fill (or the writing) copies them instead of evaluating every coupling a second time: one
+   block per state, hw and g2 first (alignment), then i, j, mode. Per thread, a scratch that grows
+   to the largest state seen (a state larger than it is evaluated again into the grown scratch). */
+typedef struct {
+  void      *buf;
+  PetscCount n; /* -1: not kept */
+} BTEMemo;
+
+typedef struct {
+  PetscLogDouble budget, bytes; /* kept so far (all threads) */
+} BTEKeep;
+
+typedef struct {
+  PetscInt  *i, *j, *mode;
+  PetscReal *hw, *g2;
+  PetscCount cap;
+} BTEScratch;
+
+static inline void BTEMemoArrays(void *buf, PetscCount n, PetscReal **hw, PetscReal **g2, PetscInt **i, PetscInt **j, PetscInt **mode)
+{
+  *hw   = (PetscReal *)buf;
+  *g2   = *hw + n;
+  *i    = (PetscInt *)(*g2 + n);
+  *j    = *i + n;
+  *mode = *j + n;
+}
+
+static int BTEScratchGrow(BTEScratch *w, PetscCount n)
+{
+  if (n <= w->cap) return 0;
+  n = PetscMax(n, 2 * w->cap);
+  free(w->i);
+  free(w->j);
+  free(w->mode);
+  free(w->hw);
+  free(w->g2);
+  w->i    = (PetscInt *)malloc((size_t)n * sizeof(PetscInt));
+  w->j    = (PetscInt *)malloc((size_t)n * sizeof(PetscInt));
+  w->mode = (PetscInt *)malloc((size_t)n * sizeof(PetscInt));
+  w->hw   = (PetscReal *)malloc((size_t)n * sizeof(PetscReal));
+  w->g2   = (PetscReal *)malloc((size_t)n * sizeof(PetscReal));
+  w->cap  = n;
+  if (!w->i || !w->j || !w->mode || !w->hw || !w->g2) {
+    w->cap = 0;
+    return 8;
+  }
+  return 0;
+}
+
+/* Counts the channels of owned state i (BTEPairsOf, all of them) and keeps them in *m while the
+   budget allows (else m->n stays -1): all of them, or with lower only those whose lower end is i
+   (what a table file gets, in its order). Returns BTEPairsOf's error bits, or 8 when the scratch
+   cannot grow. */
+static int BTEPairsOfKeep(const BTEPairSearch *p, PetscInt i, PetscBool lower, BTEKeep *keep, BTEScratch *w, BTEMemo *m, PetscCount *count, PetscCount *nlow)
+{
+  PetscCount     c = 0, l = 0, nk = 0;
+  PetscReal     *hw, *g2;
+  PetscInt      *mi, *mj, *mm;
+  PetscLogDouble bytes, before;
+  int            err;
+
+  if (!w->cap && BTEScratchGrow(w, 4096)) return 8;
+  err = BTEPairsOf(p, i, PETSC_FALSE, 0, w->cap, w->i, w->j, w->mode, w->hw, w->g2, &c, &l);
+  if (!err && c > w->cap) {
+    if (BTEScratchGrow(w, c)) return 8;
+    err = BTEPairsOf(p, i, PETSC_FALSE, 0, w->cap, w->i, w->j, w->mode, w->hw, w->g2, &c, &l);
+  }
+  *count = c;
+  *nlow  = l;
+  if (err) return err;
+  nk    = lower ? l : c;
+  bytes = (PetscLogDouble)nk * (2 * sizeof(PetscReal) + 3 * sizeof(PetscInt));
+#pragma omp atomic capture
+  {
+    before = keep->bytes;
+    keep->bytes += bytes;
+  }
+  if (before + bytes > keep->budget) return 0; /* over budget: evaluated again later */
+  m->buf = nk ? malloc((size_t)bytes) : NULL;
+  if (nk && !m->buf) return 0;
+  m->n = nk;
+  BTEMemoArrays(m->buf, nk, &hw, &g2, &mi, &mj, &mm);
+  for (PetscCount t = 0, o = 0; t < c; t++) {
+    if (lower && w->i[t] != i) continue;
+    mi[o]   = w->i[t];
+    mj[o]   = w->j[t];
+    mm[o]   = w->mode[t];
+    hw[o]   = w->hw[t];
+    g2[o++] = w->g2[t];
+  }
+  return 0;
+}
+
+/* Copies channels [a, e) of a kept state to out */
+static void BTEMemoCopy(const BTEMemo *m, PetscCount a, PetscCount e, PetscInt *oi, PetscInt *oj, PetscInt *om, PetscReal *ohw, PetscReal *og2)
+{
+  PetscReal *hw, *g2;
+  PetscInt  *mi, *mj, *mm;
+
+  if (e <= a) return;
+  BTEMemoArrays(m->buf, m->n, &hw, &g2, &mi, &mj, &mm);
+  memcpy(oi, mi + a, (size_t)(e - a) * sizeof(PetscInt));
+  memcpy(oj, mj + a, (size_t)(e - a) * sizeof(PetscInt));
+  memcpy(om, mm + a, (size_t)(e - a) * sizeof(PetscInt));
+  memcpy(ohw, hw + a, (size_t)(e - a) * sizeof(PetscReal));
+  memcpy(og2, g2 + a, (size_t)(e - a) * sizeof(PetscReal));
+}
+
 #define BTE_GEN_ADVICE "use a smaller -bte_grid or -bte_window, a larger -bte_g2_cutoff, or more MPI ranks on more nodes"
 
 /* First k in [0, n] with a[k] > v (a nondecreasing, length n + 1) */
@@ -466,8 +576,10 @@ static PetscInt BTEUpperBound(const PetscCount a[], PetscInt n, PetscCount v)
 }
 
 /* The channel search over the owned states: pass 0 counts (cnt[il] = channels state il holds,
-   low[il] = those whose lower end it is), pass 1 stores them at the offsets cnt (load mode). */
-static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char name[], int pass, PetscCount cnt[], PetscCount low[], PetscCount *nlowtot, PetscBool monitor, PetscLogDouble t0)
+   low[il] = those whose lower end it is), pass 1 stores them at the offsets cnt (load mode). With
+   memo, pass 0 also keeps them (only those whose lower end the state is, with keeplower) and pass 1
+   copies them from there. */
+static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char name[], int pass, BTEMemo memo[], PetscBool keeplower, BTEKeep *keep, PetscCount cnt[], PetscCount low[], PetscCount *nlowtot, PetscBool monitor, PetscLogDouble t0)
 {
   MPI_Comm       comm   = PetscObjectComm((PetscObject)bte);
   const PetscInt nl = bte->nlocal;
@@ -477,6 +589,7 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
   PetscCount     nlowsum = 0;
   PetscMPIInt    rank;
   PetscLogDouble t1;
+  BTEScratch    *scratch = NULL;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -486,6 +599,7 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
   /* blocks (for the progress lines) of at least 4 states per thread: with few, expensive states
      (an interpolated material) small blocks left most threads idle */
   nblock = PetscMax(1, PetscMin(100, nl / (4 * nthr)));
+  if (memo && !pass) PetscCall(PetscCalloc1(nthr, &scratch));
   for (PetscInt blk = 0; blk < nblock; blk++) {
     PetscInt b0 = (PetscInt)(((PetscInt64)blk * nl) / nblock), b1 = (PetscInt)(((PetscInt64)(blk + 1) * nl) / nblock);
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : err) reduction(+ : nlowsum)
@@ -493,9 +607,23 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
       PetscCount c = 0, l = 0;
       if (err) continue;
       if (!pass) {
-        err |= BTEPairsOf(p, p->rstart + il, PETSC_FALSE, 0, -1, NULL, NULL, NULL, NULL, NULL, &c, &l);
+        if (memo) {
+          int t = 0;
+  #if defined(_OPENMP)
+          t = omp_get_thread_num();
+  #endif
+          err |= BTEPairsOfKeep(p, p->rstart + il, keeplower, keep, &scratch[t], &memo[il], &c, &l);
+        } else err |= BTEPairsOf(p, p->rstart + il, PETSC_FALSE, 0, -1, NULL, NULL, NULL, NULL, NULL, &c, &l);
         cnt[il] = c;
         low[il] = l;
+      } else if (memo && memo[il].n >= 0) {
+        PetscCount o = cnt[il];
+        c            = memo[il].n;
+        l            = low[il + 1] - low[il];
+        BTEMemoCopy(&memo[il], 0, c, bte->ch.i + o, bte->ch.j + o, bte->ch.mode + o, bte->ch.hw + o, bte->ch.g2 + o);
+        free(memo[il].buf);
+        memo[il].buf = NULL;
+        if (c != cnt[il + 1] - o) err |= 2;
       } else {
         PetscCount o = cnt[il];
         err |= BTEPairsOf(p, p->rstart + il, PETSC_FALSE, 0, -1, bte->ch.i + o, bte->ch.j + o, bte->ch.mode + o, bte->ch.hw + o, bte->ch.g2 + o, &c, &l);
@@ -513,8 +641,24 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
       }
     }
   }
+  if (scratch) {
+    for (PetscInt t = 0; t < nthr; t++) {
+      free(scratch[t].i);
+      free(scratch[t].j);
+      free(scratch[t].mode);
+      free(scratch[t].hw);
+      free(scratch[t].g2);
+    }
+    PetscCall(PetscFree(scratch));
+  }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
+  if (err && memo)
+    for (PetscInt il = 0; il < nl; il++) {
+      free(memo[il].buf);
+      memo[il].buf = NULL;
+    }
   PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 <= %g eV^2, phonon energy <= %g eV, both finite): check the model's parameters", name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
+  PetscCheck(!(err & 8), comm, PETSC_ERR_MEM, "Model %s: out of memory keeping the channels of the counting pass; give -bte_generate_reuse 0 (every coupling is then evaluated twice, in less memory)", name);
   PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", name);
   PetscCheck(!(err & 2), comm, PETSC_ERR_PLIB, "Model %s: coupling is not reproducible (two evaluations of a pair differ)", name);
   *nlowtot = nlowsum;
@@ -523,8 +667,9 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
 
 /* BTEGenerateTable: fill the channels whose lower end this rank owns in batches of at most
    `batch` channels (whole states where they fit, else pieces of one state) and write each batch
-   at its offset; off[il] are the offsets of the owned states' lower channels (off[nl] = nown). */
-static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEGenStates *s, const char name[], const PetscCount off[], PetscInt64 batch, PetscBool monitor, PetscLogDouble t0)
+   at its offset; off[il] are the offsets of the owned states' lower channels (off[nl] = nown).
+   With memo, the channels come from the counting pass (each state's block freed once written). */
+static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEGenStates *s, const char name[], const PetscCount off[], BTEMemo memo[], PetscInt64 batch, PetscBool monitor, PetscLogDouble t0)
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
   const PetscInt nl   = bte->nlocal;
@@ -581,12 +726,26 @@ static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEG
       for (PetscInt il = s0; il <= s1; il++) {
         PetscCount a = PetscMax(c0, off[il]), e = PetscMin(c1, off[il + 1]), c = 0, l = 0, o = a - c0;
         if (err || e <= a) continue;
+        if (memo && memo[il].n >= 0) {
+          if (memo[il].n != off[il + 1] - off[il]) err |= 2;
+          else BTEMemoCopy(&memo[il], a - off[il], e - off[il], oi + o, oj + o, om + o, ohw + o, og2 + o);
+          if (e == off[il + 1]) {
+            free(memo[il].buf);
+            memo[il].buf = NULL;
+          }
+          continue;
+        }
         err |= BTEPairsOf(p, p->rstart + il, PETSC_TRUE, a - off[il], e - a, oi + o, oj + o, om + o, ohw + o, og2 + o, &c, &l);
         if (c != off[il + 1] - off[il]) err |= 2;
       }
     }
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
     if (err) {
+      if (memo)
+        for (PetscInt il = 0; il < nl; il++) {
+          free(memo[il].buf);
+          memo[il].buf = NULL;
+        }
       PetscCall(BTETableStreamDestroy(&ts));
       for (k = 0; k < nbuf; k++) PetscCall(PetscFree5(bi[k], bj[k], bm[k], bhw[k], bg2[k]));
       PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 <= %g eV^2, phonon energy <= %g eV, both finite): check the model's parameters", name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
@@ -623,6 +782,9 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
   PetscInt       nl     = bte->nlocal;
   PetscBool      stream = bte->streamfile[0] ? PETSC_TRUE : PETSC_FALSE;
   PetscBool3     load   = stream ? PETSC_BOOL3_FALSE : bte->loadchannels;
+  PetscBool      reuse  = bte->genreuse && (stream || load != PETSC_BOOL3_FALSE) ? PETSC_TRUE : PETSC_FALSE;
+  BTEMemo       *memo   = NULL;
+  BTEKeep        keep   = {0, 0};
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -690,8 +852,30 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
     }
   }
 
+  /* Keep the counting pass's channels, up to 40% of the memory this rank may use (a table in
+     memory then needs as much again while it is filled; a stream keeps only what it writes):
+     their couplings are evaluated once. The states past that budget are evaluated again. */
+  if (reuse) {
+    PetscBool user;
+    PetscCall(BTEModelMemoryAvailable(bte, &keep.budget, &user));
+    keep.budget *= 0.4;
+    PetscCall(PetscMalloc1(nl + 1, &memo));
+    for (PetscInt il = 0; il <= nl; il++) {
+      memo[il].buf = NULL;
+      memo[il].n   = -1;
+    }
+  }
+
   /* Pass 0 counts: per owned state, the channels it holds and those whose lower end it is. */
-  PetscCall(BTEModelPass(bte, &p, spec->name, 0, cnt, low, &nlowtot, monitor, t0));
+  PetscCall(BTEModelPass(bte, &p, spec->name, 0, memo, stream, &keep, cnt, low, &nlowtot, monitor, t0));
+  if (memo) {
+    PetscLogDouble kept = 0, tot[2];
+    for (PetscInt il = 0; il < nl; il++) kept += memo[il].n >= 0 ? 1 : 0;
+    tot[0] = kept;
+    tot[1] = nl;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, tot, 2, MPIU_PETSCLOGDOUBLE, MPI_SUM, comm));
+    PetscCall(PetscInfo(bte, "model %s: kept the channels of %.0f of %.0f states from the counting pass (%.3g GB on this rank, budget %.3g GB)\n", spec->name, tot[0], tot[1], keep.bytes / 1e9, keep.budget / 1e9));
+  }
   total = 0; /* cnt, low -> offsets */
   for (PetscInt il = 0, ol = 0; il < nl; il++) {
     PetscCount c = cnt[il], l = low[il];
@@ -730,15 +914,21 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
   if (load == PETSC_BOOL3_TRUE) { /* pass 1 stores them at per-state offsets */
     PetscCount nlow1;
     PetscCall(BTEAllocateChannels(bte, total));
-    PetscCall(BTEModelPass(bte, &p, spec->name, 1, cnt, low, &nlow1, monitor, t0));
+    PetscCall(BTEModelPass(bte, &p, spec->name, 1, memo, PETSC_FALSE, &keep, cnt, low, &nlow1, monitor, t0));
     bte->ch.nglobal = nglobal;
   } else { /* counted only, or streamed to the file */
     PetscCall(BTEFreeChannels(bte));
     bte->ch.nglobal = nglobal;
     bte->nheld      = total;
     bte->chcounted  = PETSC_TRUE;
-    if (stream) PetscCall(BTEModelStream(bte, &p, s, spec->name, low, batch, monitor, t0));
+    if (memo && !stream) /* counted only: the kept channels are not needed */
+      for (PetscInt il = 0; il < nl; il++) {
+        free(memo[il].buf);
+        memo[il].buf = NULL;
+      }
+    if (stream) PetscCall(BTEModelStream(bte, &p, s, spec->name, low, memo, batch, monitor, t0));
   }
+  PetscCall(PetscFree(memo));
   PetscCall(PetscTime(&t1));
   PetscCall(PetscInfo(bte, "model %s: %" PetscInt64_FMT " channels (%" PetscInt64_FMT " held here%s) in %.2f s\n", spec->name, nglobal, (PetscInt64)total, bte->chcounted ? ", not loaded" : "", t1 - t0));
   PetscCall(PetscFree2(cnt, low));
@@ -828,7 +1018,7 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
     if (bte->streamfile[0]) {
       PetscCount *off;
       PetscCall(PetscCalloc1(bte->nlocal + 1, &off));
-      PetscCall(BTEModelStream(bte, NULL, &s, spec->name, off, 1, PETSC_FALSE, t0));
+      PetscCall(BTEModelStream(bte, NULL, &s, spec->name, off, NULL, 1, PETSC_FALSE, t0));
       PetscCall(PetscFree(off));
       bte->chcounted = PETSC_TRUE;
     }

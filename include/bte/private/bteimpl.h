@@ -92,6 +92,7 @@ struct _p_BTE {
   PetscInt  genbatch;      /* -bte_generate_batch: 0 automatic */
   PetscInt  pairbatch;     /* -bte_generate_pair_batch: pairs a model evaluates at once (coupling_grid_batch) */
   PetscBool genmonitor;    /* -bte_generate_monitor */
+  PetscBool genreuse;      /* -bte_generate_reuse: keep the counting pass's channels when they fit */
   /* state space */
   BTEGrid   grid;
   PetscInt  nbands;        /* bands in the table */

@@ -21,6 +21,7 @@ typedef struct {
   const PetscReal *om;          /* nqtot nm, Ry */
   const PetscReal *u;           /* nqtot 2 nm nm: displacement patterns */
   const PetscReal *glr;         /* nqtot 2 nm: long-range vertex (zero when off) */
+  PetscBool        qdevice;     /* om, u, glr are device arrays (a BTEEprQCacheCUDA's), adopted on success */
   PetscReal        ryev, tol, hwmin, g2fac;
 } BTEEprCUDAData;
 
@@ -28,6 +29,20 @@ typedef struct _n_BTEEprCUDA *BTEEprCUDA;
 /* Phonons at nq crystal points q[3 nq], as epr.h's BTEEprPhonons: om[nq 3nat], u[nq 2 (3nat)^2] (or
    NULL), with the eigenvectors in the device eigensolver's gauge (epr_phonons_cuda.cu) */
 PETSC_INTERN PetscErrorCode BTEEprPhononsCUDA(struct _n_BTEEpr *, PetscInt nq, const PetscReal q[], PetscReal om[], PetscReal u[]);
+/* The q cache made on the device: om (nqtot nm, Ry), u (nqtot 2 nm nm), glr (nqtot 2 nm) at every
+   point of an nq grid, as perturbo.c's host steps make them (the points whose -q comes at or after
+   them computed, the others filled by conjugation); the long-range vertex by epr_interp.c's sum in
+   its order. */
+typedef struct {
+  double  *om, *u, *glr;
+  PetscInt nqtot, nm;
+} BTEEprQCacheCUDA;
+/* om[nqtot nm] gets the frequencies on the host too. *fits = PETSC_FALSE (nothing made) when the
+   device lacks the memory. */
+PETSC_INTERN PetscErrorCode BTEEprQCacheCUDACreate(struct _n_BTEEpr *, const PetscInt nq[3], PetscReal om[], BTEEprQCacheCUDA *, PetscBool *fits);
+/* Copies u and glr to the host (for the host's couplings when the device's do not fit) */
+PETSC_INTERN PetscErrorCode BTEEprQCacheCUDAGetHost(const BTEEprQCacheCUDA *, PetscReal u[], PetscReal glr[]);
+PETSC_INTERN PetscErrorCode BTEEprQCacheCUDADestroy(BTEEprQCacheCUDA *);
 /* PETSC_TRUE when a CUDA device is present (PETSc's device is then initialised) */
 PETSC_INTERN PetscErrorCode BTEEprCUDAAvailable(PetscBool *);
 /* Uploads the caches; nslots work slots (one per OpenMP thread) of at most maxbatch pairs each.

@@ -160,7 +160,8 @@ PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *in, PetscInt nslots, Petsc
   *fits = PETSC_FALSE;
   PetscCheck(in->nm <= 1024, PETSC_COMM_SELF, PETSC_ERR_SUP, "GPU couplings support at most 1024 phonon modes, got %" PetscInt_FMT, in->nm);
   npidx = in->poff[nel];
-  need  = (PetscLogDouble)sizeof(double) * ((size_t)in->nslot * (in->gksize + 2 * in->nw * in->nw) + (size_t)in->nqtot * (in->nm + 2 * in->nm * in->nm + 2 * in->nm)) + sizeof(PetscInt) * (nel + 1 + npidx + 3 * in->npr);
+  /* a q cache already on the device is not counted: it is in use already */
+  need  = (PetscLogDouble)sizeof(double) * ((size_t)in->nslot * (in->gksize + 2 * in->nw * in->nw) + (in->qdevice ? 0 : (size_t)in->nqtot * (in->nm + 2 * in->nm * in->nm + 2 * in->nm))) + sizeof(PetscInt) * (nel + 1 + npidx + 3 * in->npr);
   slotb = (PetscLogDouble)B * (sizeof(double) * (vtx + 2 * in->npr + in->nm + 4) + sizeof(int32_t) * 7);
   need += nslots * slotb;
   PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
@@ -179,10 +180,13 @@ PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *in, PetscInt nslots, Petsc
   PetscCall(Upload(in->pR, 3 * (size_t)in->npr, (PetscInt **)&E->d.pR, &E->bytes));
   PetscCall(Upload(in->gk, (size_t)in->nslot * in->gksize, (PetscReal **)&E->d.gk, &E->bytes));
   PetscCall(Upload(in->U, (size_t)in->nslot * 2 * in->nw * in->nw, (PetscReal **)&E->d.U, &E->bytes));
-  PetscCall(Upload(in->om, (size_t)in->nqtot * in->nm, (PetscReal **)&E->d.om, &E->bytes));
-  PetscCall(Upload(in->u, (size_t)in->nqtot * 2 * in->nm * in->nm, (PetscReal **)&E->d.u, &E->bytes));
-  PetscCall(Upload(in->glr, (size_t)in->nqtot * 2 * in->nm, (PetscReal **)&E->d.glr, &E->bytes));
+  if (!in->qdevice) {
+    PetscCall(Upload(in->om, (size_t)in->nqtot * in->nm, (PetscReal **)&E->d.om, &E->bytes));
+    PetscCall(Upload(in->u, (size_t)in->nqtot * 2 * in->nm * in->nm, (PetscReal **)&E->d.u, &E->bytes));
+    PetscCall(Upload(in->glr, (size_t)in->nqtot * 2 * in->nm, (PetscReal **)&E->d.glr, &E->bytes));
+  }
   PetscCall(PetscLogCpuToGpu(E->bytes));
+  if (in->qdevice) E->bytes += (PetscLogDouble)sizeof(double) * in->nqtot * (in->nm + 2 * in->nm * in->nm + 2 * in->nm);
   PetscCall(PetscCalloc1(nslots, &E->slots));
   for (PetscInt t = 0; t < nslots; t++) {
     Slot *s = &E->slots[t];

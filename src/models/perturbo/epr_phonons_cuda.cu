@@ -159,7 +159,18 @@ __global__ static void Finish(int nm, int nb, const double *__restrict__ w, cons
   }
 }
 
-PetscErrorCode BTEEprPhononsCUDA(BTEEpr e, PetscInt nq, const PetscReal q[], PetscReal om[], PetscReal u[])
+/* om = src om, u = src patterns of batch entry b, into the q cache's rows dst[b] (device) */
+__global__ static void Scatter(int nm, int nb, const int *__restrict__ dst, const double *__restrict__ om, const double *__restrict__ A, double *__restrict__ omc, double *__restrict__ uc)
+{
+  size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x, nu2 = 2 * (size_t)nm * nm;
+  if (t < (size_t)nm * nb) omc[(size_t)dst[t / nm] * nm + t % nm] = om[t];
+  if (t < nu2 * nb) uc[(size_t)dst[t / nu2] * nu2 + t % nu2] = A[t];
+}
+
+/* The phonons at nq crystal points q[3 nq]: to the host (om, and u unless NULL), or, with dst (nq
+   rows, on the device), into the device arrays omc and uc at those rows (om to the host still,
+   unless NULL) */
+static PetscErrorCode Phonons(BTEEpr e, PetscInt nq, const PetscReal q[], const int *ddst, PetscReal om[], PetscReal u[], double *omc, double *uc)
 {
   PhConst            k;
   const PetscInt     na = e->nat, nm = 3 * na, nf = na * (na + 1) / 2;
@@ -287,8 +298,14 @@ PetscErrorCode BTEEprPhononsCUDA(BTEEpr e, PetscInt nq, const PetscReal q[], Pet
     Finish<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k.nm, nb, dW, dmass, dom, dA);
     PetscCallCUDA(cudaGetLastError());
     PetscCallCUDA(cudaMemcpyAsync(hinfo, dinfo, sizeof(int) * nb, cudaMemcpyDeviceToHost, stream));
-    PetscCallCUDA(cudaMemcpyAsync(om + (size_t)q0 * nm, dom, sizeof(double) * (size_t)nm * nb, cudaMemcpyDeviceToHost, stream));
-    if (u) PetscCallCUDA(cudaMemcpyAsync(u + 2 * (size_t)q0 * nm * nm, dA, sizeof(double) * 2 * (size_t)nm * nm * nb, cudaMemcpyDeviceToHost, stream));
+    if (ddst) {
+      n = 2 * (size_t)nm * nm * nb;
+      Scatter<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k.nm, nb, ddst + q0, dom, dA, omc, uc);
+      PetscCallCUDA(cudaGetLastError());
+    } else {
+      if (om) PetscCallCUDA(cudaMemcpyAsync(om + (size_t)q0 * nm, dom, sizeof(double) * (size_t)nm * nb, cudaMemcpyDeviceToHost, stream));
+      if (u) PetscCallCUDA(cudaMemcpyAsync(u + 2 * (size_t)q0 * nm * nm, dA, sizeof(double) * 2 * (size_t)nm * nm * nb, cudaMemcpyDeviceToHost, stream));
+    }
     PetscCallCUDA(cudaEventRecord(ev[3], stream));
     PetscCallCUDA(cudaStreamSynchronize(stream));
     for (int i = 0; i < 3; i++) {
@@ -298,9 +315,9 @@ PetscErrorCode BTEEprPhononsCUDA(BTEEpr e, PetscInt nq, const PetscReal q[], Pet
     }
     for (int b = 0; b < nb; b++) PetscCheck(hinfo[b] == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSOLVER's batched eigensolver failed on D(q) at q point %" PetscInt_FMT " (info %d)", q0 + b, hinfo[b]);
   }
-  PetscCall(PetscLogGpuToCpu((PetscLogDouble)sizeof(double) * nq * (nm + (u ? 2 * nm * nm : 0))));
+  if (!ddst) PetscCall(PetscLogGpuToCpu((PetscLogDouble)sizeof(double) * nq * ((om ? nm : 0) + (u ? 2 * nm * nm : 0))));
 
-  PetscCall(PetscInfo(NULL, "phonons of %" PetscInt_FMT " q points on the GPU in batches of %" PetscInt_FMT ": dynamical matrices %.3f s (%d dipole columns per q), eigenproblems %.3f s, copies %.3f s\n", nq, B, (double)tph[0] / 1e3, k.ncol, (double)tph[1] / 1e3, (double)tph[2] / 1e3));
+  PetscCall(PetscInfo(NULL, "phonons of %" PetscInt_FMT " q points on the GPU in batches of %" PetscInt_FMT ": dynamical matrices %.3f s (%d dipole columns per q), eigenproblems %.3f s, %s %.3f s\n", nq, B, (double)tph[0] / 1e3, k.ncol, (double)tph[1] / 1e3, ddst ? "into the device cache" : "copies to the host", (double)tph[2] / 1e3));
   for (int i = 0; i < 4; i++) PetscCallCUDA(cudaEventDestroy(ev[i]));
   PetscCallCUSOLVERBTE(cusolverDnDestroyParams(params));
   PetscCallCUBLASBTE(cublasDestroy(cb));
@@ -326,5 +343,185 @@ PetscErrorCode BTEEprPhononsCUDA(BTEEpr e, PetscInt nq, const PetscReal q[], Pet
   PetscCallCUDA(cudaFree(dons));
   PetscCallCUDA(cudaFree(dtau));
   PetscCallCUDA(cudaFree(dz));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprPhononsCUDA(BTEEpr e, PetscInt nq, const PetscReal q[], PetscReal om[], PetscReal u[])
+{
+  PetscFunctionBegin;
+  PetscCall(Phonons(e, nq, q, NULL, om, u, NULL, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* epr_interp.c's BTEEprCouplingLR, one thread per (q, component 3a+j): the sum over the Ewald box in
+   the host's order, every product and sum rounded on its own, so that only the device's exp and
+   cos/sin can differ from the host (k: the e-ph term's alpha and screening) */
+__global__ static void CouplingLR(PhConst k, double pref, int nq, const double *__restrict__ q, const int *__restrict__ dst, const double *__restrict__ tau, const double *__restrict__ zstar, double *__restrict__ glr)
+{
+  size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  if (t >= (size_t)nq * k.nm) return;
+  const int     comp = (int)(t % k.nm), b = (int)(t / k.nm), a = comp / 3, j = comp % 3;
+  const double *qb   = q + 3 * b;
+  double        re = 0, im = 0;
+  if (!(sqrt(qb[0] * qb[0] + qb[1] * qb[1] + qb[2] * qb[2]) < 1e-8)) {
+    for (int m1 = -k.nrx[0]; m1 <= k.nrx[0]; m1++)
+      for (int m2 = -k.nrx[1]; m2 <= k.nrx[1]; m2++)
+        for (int m3 = -k.nrx[2]; m3 <= k.nrx[2]; m3++) {
+          double x[3] = {qb[0] + m1, qb[1] + m2, qb[2] + m3}, xc[3], wk, arg, s, c, qz;
+          for (int d = 0; d < 3; d++) xc[d] = __dadd_rn(__dadd_rn(__dmul_rn(x[0], k.bg[d]), __dmul_rn(x[1], k.bg[3 + d])), __dmul_rn(x[2], k.bg[6 + d]));
+          wk = LRWeightPh(k, xc);
+          if (!(wk > 0)) continue;
+          arg = __dmul_rn(-2 * PETSC_PI, __dadd_rn(__dadd_rn(__dmul_rn(xc[0], tau[3 * a]), __dmul_rn(xc[1], tau[3 * a + 1])), __dmul_rn(xc[2], tau[3 * a + 2])));
+          sincos(arg, &s, &c);
+          c  = __dmul_rn(c, wk);
+          s  = __dmul_rn(s, wk);
+          qz = __dadd_rn(__dadd_rn(__dmul_rn(xc[0], zstar[9 * a + 3 * j]), __dmul_rn(xc[1], zstar[9 * a + 3 * j + 1])), __dmul_rn(xc[2], zstar[9 * a + 3 * j + 2]));
+          re = __dadd_rn(re, __dmul_rn(qz, c));
+          im = __dadd_rn(im, __dmul_rn(qz, s));
+        }
+  }
+  glr[2 * ((size_t)dst[b] * k.nm + comp)]     = __dmul_rn(-pref, im);
+  glr[2 * ((size_t)dst[b] * k.nm + comp) + 1] = __dmul_rn(pref, re);
+}
+
+/* Row iq = the conjugate of row mq, for the pairs (iq, mq) of pr: D(-q) = conj D(q), g_LR(-q) = conj g_LR(q) */
+__global__ static void FillMinusQ(int nm, int np, const int *__restrict__ pr, double *__restrict__ om, double *__restrict__ u, double *__restrict__ glr)
+{
+  size_t       t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  const size_t nu2 = (size_t)nm * nm, per = nu2 + nm;
+  if (t >= per * np) return;
+  const int    p = (int)(t / per);
+  const size_t r = t % per, iq = (size_t)pr[2 * p], mq = (size_t)pr[2 * p + 1];
+  if (r < nu2) {
+    u[2 * (iq * nu2 + r)]     = u[2 * (mq * nu2 + r)];
+    u[2 * (iq * nu2 + r) + 1] = -u[2 * (mq * nu2 + r) + 1];
+  } else {
+    const size_t c = r - nu2;
+    om[iq * nm + c]                = om[mq * nm + c];
+    glr[2 * (iq * nm + c)]     = glr[2 * (mq * nm + c)];
+    glr[2 * (iq * nm + c) + 1] = -glr[2 * (mq * nm + c) + 1];
+  }
+}
+
+PetscErrorCode BTEEprQCacheCUDACreate(BTEEpr e, const PetscInt nqd[3], PetscReal om[], BTEEprQCacheCUDA *qc, PetscBool *fits)
+{
+  const PetscInt nqtot = nqd[0] * nqd[1] * nqd[2], nm = 3 * e->nat;
+  PetscInt       nh = 0, npair = 0;
+  PetscReal     *qh;
+  int           *dst, *pr, *ddst, *dpr;
+  double        *dq, *dtau = NULL, *dz = NULL;
+  size_t         freeb, totalb, need;
+  cudaEvent_t    ev[3];
+  float          ms[2];
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(qc, sizeof(*qc)));
+  *fits = PETSC_FALSE;
+  /* the cache itself, and room for the phonons' work (a batch of at least a few q points) */
+  need = sizeof(double) * (size_t)nqtot * (nm + 2 * (size_t)nm * nm + 2 * nm);
+  PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+  if ((PetscLogDouble)need > 0.5 * (PetscLogDouble)freeb) {
+    PetscCall(PetscInfo(NULL, "the q cache needs %.3g GB of device memory, %.3g GB free: made on the host\n", (double)need / 1e9, (double)freeb / 1e9));
+    PetscFunctionReturn(0);
+  }
+  /* the q points computed (those with -q at or after them, the host's choice) and the pairs filled */
+  PetscCall(PetscMalloc3(3 * nqtot, &qh, nqtot, &dst, 2 * nqtot, &pr));
+  for (PetscInt iq = 0; iq < nqtot; iq++) {
+    PetscInt i[3] = {iq / (nqd[1] * nqd[2]), (iq / nqd[2]) % nqd[1], iq % nqd[2]}, mq;
+    for (int a = 0; a < 3; a++) i[a] = (nqd[a] - i[a]) % nqd[a];
+    mq = (i[0] * nqd[1] + i[1]) * nqd[2] + i[2];
+    if (mq >= iq) {
+      qh[3 * nh]     = (PetscReal)(iq / (nqd[1] * nqd[2])) / nqd[0];
+      qh[3 * nh + 1] = (PetscReal)((iq / nqd[2]) % nqd[1]) / nqd[1];
+      qh[3 * nh + 2] = (PetscReal)(iq % nqd[2]) / nqd[2];
+      dst[nh++]      = (int)iq;
+    } else {
+      pr[2 * npair]     = (int)iq;
+      pr[2 * npair + 1] = (int)mq;
+      npair++;
+    }
+  }
+  PetscCallCUDA(cudaMalloc((void **)&qc->om, sizeof(double) * (size_t)nqtot * nm));
+  PetscCallCUDA(cudaMalloc((void **)&qc->u, sizeof(double) * 2 * (size_t)nqtot * nm * nm));
+  PetscCallCUDA(cudaMalloc((void **)&qc->glr, sizeof(double) * 2 * (size_t)nqtot * nm));
+  PetscCallCUDA(cudaMalloc((void **)&ddst, sizeof(int) * PetscMax(nh, 1)));
+  PetscCallCUDA(cudaMalloc((void **)&dpr, sizeof(int) * 2 * PetscMax(npair, 1)));
+  PetscCallCUDA(cudaMalloc((void **)&dq, sizeof(double) * 3 * PetscMax(nh, 1)));
+  PetscCallCUDA(cudaMemcpy(ddst, dst, sizeof(int) * nh, cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMemcpy(dpr, pr, sizeof(int) * 2 * npair, cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMemcpy(dq, qh, sizeof(double) * 3 * nh, cudaMemcpyHostToDevice));
+  qc->nqtot = nqtot;
+  qc->nm    = nm;
+
+  /* 1. phonons of the half set, straight into the cache */
+  PetscCall(Phonons(e, nh, qh, ddst, NULL, NULL, qc->om, qc->u));
+  for (int i = 0; i < 3; i++) PetscCallCUDA(cudaEventCreate(&ev[i]));
+  PetscCallCUDA(cudaEventRecord(ev[0], 0));
+  /* 2. the long-range vertex of the half set */
+  if (e->lr_eph) {
+    PhConst  k;
+    PetscInt nrx[3];
+    double   pref;
+    size_t   n = (size_t)nh * nm;
+    PetscCall(PetscMemzero(&k, sizeof(k)));
+    k.nat   = (int)e->nat;
+    k.nm    = (int)nm;
+    k.sys2d = e->sys2d ? 1 : 0;
+    k.alpha = e->polar_alpha;
+    for (int c = 0; c < 9; c++) {
+      k.bg[c]    = e->bg[c];
+      k.epsil[c] = e->epsil[c];
+    }
+    for (int c = 0; c < 4; c++) k.reff[c] = e->reff_eph[c];
+    BTEEprGRange(e, e->polar_alpha, nrx);
+    for (int c = 0; c < 3; c++) k.nrx[c] = (int)nrx[c];
+    /* prefactor i 4 pi e^2 / (V tpiba) in 3D, i 2 pi e^2 alat / (V b3_z) in 2D (epr_interp.c) */
+    pref = e->sys2d ? 2 * PETSC_PI * E2 / e->volume * e->alat / e->bg[8] : 4 * PETSC_PI * E2 / (e->volume * (2 * PETSC_PI / e->alat));
+    PetscCallCUDA(cudaMalloc((void **)&dtau, sizeof(double) * 3 * e->nat));
+    PetscCallCUDA(cudaMalloc((void **)&dz, sizeof(double) * 9 * e->nat));
+    PetscCallCUDA(cudaMemcpy(dtau, e->tau, sizeof(double) * 3 * e->nat, cudaMemcpyHostToDevice));
+    PetscCallCUDA(cudaMemcpy(dz, e->zstar, sizeof(double) * 9 * e->nat, cudaMemcpyHostToDevice));
+    if (n) CouplingLR<<<(unsigned)((n + 127) / 128), 128>>>(k, pref, (int)nh, dq, ddst, dtau, dz, qc->glr);
+    PetscCallCUDA(cudaGetLastError());
+  } else PetscCallCUDA(cudaMemset(qc->glr, 0, sizeof(double) * 2 * (size_t)nqtot * nm));
+  PetscCallCUDA(cudaEventRecord(ev[1], 0));
+  /* 3. -q by conjugation */
+  if (npair) {
+    size_t n = ((size_t)nm * nm + nm) * npair;
+    FillMinusQ<<<(unsigned)((n + 255) / 256), 256>>>((int)nm, (int)npair, dpr, qc->om, qc->u, qc->glr);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCallCUDA(cudaEventRecord(ev[2], 0));
+  PetscCallCUDA(cudaMemcpy(om, qc->om, sizeof(double) * (size_t)nqtot * nm, cudaMemcpyDeviceToHost));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)sizeof(double) * nqtot * nm));
+  for (int i = 0; i < 2; i++) PetscCallCUDA(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]));
+  for (int i = 0; i < 3; i++) PetscCallCUDA(cudaEventDestroy(ev[i]));
+  PetscCall(PetscInfo(NULL, "q cache on the GPU: %" PetscInt_FMT " q points computed, %" PetscInt_FMT " filled from -q; long-range vertex %.3f s, -q fill %.3f s, %.3g GB\n", nh, npair, (double)ms[0] / 1e3, (double)ms[1] / 1e3, (double)need / 1e9));
+  PetscCallCUDA(cudaFree(ddst));
+  PetscCallCUDA(cudaFree(dpr));
+  PetscCallCUDA(cudaFree(dq));
+  PetscCallCUDA(cudaFree(dtau));
+  PetscCallCUDA(cudaFree(dz));
+  PetscCall(PetscFree3(qh, dst, pr));
+  *fits = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprQCacheCUDAGetHost(const BTEEprQCacheCUDA *qc, PetscReal u[], PetscReal glr[])
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMemcpy(u, qc->u, sizeof(double) * 2 * (size_t)qc->nqtot * qc->nm * qc->nm, cudaMemcpyDeviceToHost));
+  PetscCallCUDA(cudaMemcpy(glr, qc->glr, sizeof(double) * 2 * (size_t)qc->nqtot * qc->nm, cudaMemcpyDeviceToHost));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)sizeof(double) * 2 * qc->nqtot * qc->nm * (qc->nm + 1)));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprQCacheCUDADestroy(BTEEprQCacheCUDA *qc)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaFree(qc->om));
+  PetscCallCUDA(cudaFree(qc->u));
+  PetscCallCUDA(cudaFree(qc->glr));
+  PetscCall(PetscMemzero(qc, sizeof(*qc)));
   PetscFunctionReturn(0);
 }

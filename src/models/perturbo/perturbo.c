@@ -374,6 +374,10 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   int            blasthreads = 0;
   PerturboDevice dev;
   PetscBool      gpu = PETSC_FALSE; /* the phonons and couplings on the GPU */
+  PetscBool      qdev = PETSC_FALSE; /* the q cache made on the GPU, and kept there */
+#if defined(BTE_HAVE_CUDA)
+  BTEEprQCacheCUDA qc;
+#endif
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
@@ -560,67 +564,76 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   tk = t1 - t0;
   if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: couplings' electron side at %" PetscInt_FMT " k points, %.1f s\n", p.nslot, t1 - t0));
 
-  /* 3. q cache: phonons and the long-range vertex */
-  PetscCall(PetscMalloc3((size_t)nqtot * p.nm, &p.om, (size_t)nqtot * 2 * p.nm * p.nm, &p.u, (size_t)nqtot * 2 * p.nm, &p.glr));
-  s0 = (PetscInt)(((PetscInt64)nqtot * rank) / size);
-  s1 = (PetscInt)(((PetscInt64)nqtot * (rank + 1)) / size);
+  /* 3. q cache: phonons and the long-range vertex. With the GPU's phonons it is made on the device
+     and stays there for the couplings (every rank makes all of it: no sharing, no host copy of the
+     patterns); else each rank makes a block of it, shared, and -q is filled by conjugation. */
+  PetscCall(PetscMalloc1((size_t)nqtot * p.nm, &p.om));
 #if defined(BTE_HAVE_CUDA)
-  if (gpu && o->gpuphonons) {
-    /* D(q) and its eigenproblems on the device, in pieces whose host buffers stay near 1 GB (each
-       piece creates the device's handles and work space: few pieces) */
-    PetscInt   cap = (PetscInt)PetscMax(1, PetscMin((PetscInt64)nqtot, ((PetscInt64)1 << 27) / (2 * p.nm * p.nm + p.nm + 4))), n = 0;
-    PetscReal *qb, *omb, *ub;
-    PetscInt  *list;
-    PetscCall(PetscMalloc4(3 * cap, &qb, cap * p.nm, &omb, (size_t)cap * 2 * p.nm * p.nm, &ub, cap, &list));
-    for (PetscInt iq = s0; iq <= s1; iq++) {
-      if (iq < s1 && MinusQ(&p, iq) >= iq) {
-        qb[3 * n]     = (PetscReal)(iq / (p.nq[1] * p.nq[2])) / p.nq[0];
-        qb[3 * n + 1] = (PetscReal)((iq / p.nq[2]) % p.nq[1]) / p.nq[1];
-        qb[3 * n + 2] = (PetscReal)(iq % p.nq[2]) / p.nq[2];
-        list[n++]     = iq;
-      }
-      if (n == cap || (iq == s1 && n)) {
-        PetscCall(BTEEprPhononsCUDA(p.epr, n, qb, omb, ub));
-        for (PetscInt c = 0; c < n; c++) {
-          PetscCall(PetscArraycpy(p.om + (size_t)list[c] * p.nm, omb + (size_t)c * p.nm, p.nm));
-          PetscCall(PetscArraycpy(p.u + (size_t)list[c] * 2 * p.nm * p.nm, ub + (size_t)c * 2 * p.nm * p.nm, 2 * p.nm * p.nm));
+  if (gpu && o->gpuphonons) PetscCall(BTEEprQCacheCUDACreate(p.epr, p.nq, p.om, &qc, &qdev));
+#endif
+  if (!qdev) {
+    PetscCall(PetscMalloc2((size_t)nqtot * 2 * p.nm * p.nm, &p.u, (size_t)nqtot * 2 * p.nm, &p.glr));
+    s0 = (PetscInt)(((PetscInt64)nqtot * rank) / size);
+    s1 = (PetscInt)(((PetscInt64)nqtot * (rank + 1)) / size);
+#if defined(BTE_HAVE_CUDA)
+    if (gpu && o->gpuphonons) {
+      /* the device lacks the memory for the q cache: D(q) and its eigenproblems there all the same,
+         in pieces whose host buffers stay near 1 GB (each piece creates the device's handles and
+         work space: few pieces) */
+      PetscInt   cap = (PetscInt)PetscMax(1, PetscMin((PetscInt64)nqtot, ((PetscInt64)1 << 27) / (2 * p.nm * p.nm + p.nm + 4))), n = 0;
+      PetscReal *qb, *omb, *ub;
+      PetscInt  *list;
+      PetscCall(PetscMalloc4(3 * cap, &qb, cap * p.nm, &omb, (size_t)cap * 2 * p.nm * p.nm, &ub, cap, &list));
+      for (PetscInt iq = s0; iq <= s1; iq++) {
+        if (iq < s1 && MinusQ(&p, iq) >= iq) {
+          qb[3 * n]     = (PetscReal)(iq / (p.nq[1] * p.nq[2])) / p.nq[0];
+          qb[3 * n + 1] = (PetscReal)((iq / p.nq[2]) % p.nq[1]) / p.nq[1];
+          qb[3 * n + 2] = (PetscReal)(iq % p.nq[2]) / p.nq[2];
+          list[n++]     = iq;
         }
-        n = 0;
+        if (n == cap || (iq == s1 && n)) {
+          PetscCall(BTEEprPhononsCUDA(p.epr, n, qb, omb, ub));
+          for (PetscInt c = 0; c < n; c++) {
+            PetscCall(PetscArraycpy(p.om + (size_t)list[c] * p.nm, omb + (size_t)c * p.nm, p.nm));
+            PetscCall(PetscArraycpy(p.u + (size_t)list[c] * 2 * p.nm * p.nm, ub + (size_t)c * 2 * p.nm * p.nm, 2 * p.nm * p.nm));
+          }
+          n = 0;
+        }
       }
+      PetscCall(PetscFree4(qb, omb, ub, list));
     }
-    PetscCall(PetscFree4(qb, omb, ub, list));
-  }
 #endif
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : err)
-  for (PetscInt iq = s0; iq < s1; iq++) {
-    int       t = ThreadId();
-    PetscReal q[3];
-    if (err || MinusQ(&p, iq) < iq) continue; /* filled from -q below */
-    q[0] = (PetscReal)(iq / (p.nq[1] * p.nq[2])) / p.nq[0];
-    q[1] = (PetscReal)((iq / p.nq[2]) % p.nq[1]) / p.nq[1];
-    q[2] = (PetscReal)(iq % p.nq[2]) / p.nq[2];
-    if (!(gpu && o->gpuphonons)) err |= BTEEprPhonons(p.epr, p.work[t], q, p.om + (size_t)iq * p.nm, p.u + (size_t)iq * 2 * p.nm * p.nm);
-    err |= BTEEprCouplingLR(p.epr, q, p.glr + (size_t)iq * 2 * p.nm);
-  }
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
-  PetscCheck(!err, comm, PETSC_ERR_LIB, "%s: diagonalising D(q) failed (LAPACK zheev)", file);
-  PetscCall(ShareRows(comm, nqtot, p.nm, p.om));
-  PetscCall(ShareRows(comm, nqtot, 2 * p.nm * p.nm, p.u));
-  PetscCall(ShareRows(comm, nqtot, 2 * p.nm, p.glr));
-  /* D(-q) = conj D(q) and g_LR(-q) = conj g_LR(q): the same frequencies, conjugate patterns */
-  for (PetscInt iq = 0; iq < nqtot; iq++) {
-    PetscInt   mq = MinusQ(&p, iq);
-    size_t     nm2 = 2 * (size_t)p.nm * p.nm;
-    PetscReal *u = p.u + iq * nm2, *um = p.u + mq * nm2, *g = p.glr + (size_t)iq * 2 * p.nm, *gm = p.glr + (size_t)mq * 2 * p.nm;
-    if (mq >= iq) continue;
-    for (PetscInt nu = 0; nu < p.nm; nu++) p.om[(size_t)iq * p.nm + nu] = p.om[(size_t)mq * p.nm + nu];
-    for (size_t c = 0; c < nm2; c += 2) {
-      u[c]     = um[c];
-      u[c + 1] = -um[c + 1];
+    for (PetscInt iq = s0; iq < s1; iq++) {
+      int       t = ThreadId();
+      PetscReal q[3];
+      if (err || MinusQ(&p, iq) < iq) continue; /* filled from -q below */
+      q[0] = (PetscReal)(iq / (p.nq[1] * p.nq[2])) / p.nq[0];
+      q[1] = (PetscReal)((iq / p.nq[2]) % p.nq[1]) / p.nq[1];
+      q[2] = (PetscReal)(iq % p.nq[2]) / p.nq[2];
+      if (!(gpu && o->gpuphonons)) err |= BTEEprPhonons(p.epr, p.work[t], q, p.om + (size_t)iq * p.nm, p.u + (size_t)iq * 2 * p.nm * p.nm);
+      err |= BTEEprCouplingLR(p.epr, q, p.glr + (size_t)iq * 2 * p.nm);
     }
-    for (PetscInt c = 0; c < 2 * p.nm; c += 2) {
-      g[c]     = gm[c];
-      g[c + 1] = -gm[c + 1];
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
+    PetscCheck(!err, comm, PETSC_ERR_LIB, "%s: diagonalising D(q) failed (LAPACK zheev)", file);
+    PetscCall(ShareRows(comm, nqtot, p.nm, p.om));
+    PetscCall(ShareRows(comm, nqtot, 2 * p.nm * p.nm, p.u));
+    PetscCall(ShareRows(comm, nqtot, 2 * p.nm, p.glr));
+    /* D(-q) = conj D(q) and g_LR(-q) = conj g_LR(q): the same frequencies, conjugate patterns */
+    for (PetscInt iq = 0; iq < nqtot; iq++) {
+      PetscInt   mq = MinusQ(&p, iq);
+      size_t     nm2 = 2 * (size_t)p.nm * p.nm;
+      PetscReal *u = p.u + iq * nm2, *um = p.u + mq * nm2, *g = p.glr + (size_t)iq * 2 * p.nm, *gm = p.glr + (size_t)mq * 2 * p.nm;
+      if (mq >= iq) continue;
+      for (PetscInt nu = 0; nu < p.nm; nu++) p.om[(size_t)iq * p.nm + nu] = p.om[(size_t)mq * p.nm + nu];
+      for (size_t c = 0; c < nm2; c += 2) {
+        u[c]     = um[c];
+        u[c + 1] = -um[c + 1];
+      }
+      for (PetscInt c = 0; c < 2 * p.nm; c += 2) {
+        g[c]     = gm[c];
+        g[c + 1] = -gm[c + 1];
+      }
     }
   }
   for (size_t s = 0; s < (size_t)nqtot * p.nm; s++) {
@@ -672,14 +685,22 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
       d.pR     = p.epr->pR.R;
       d.gk     = p.gk;
       d.U      = p.U;
-      d.om     = p.om;
-      d.u      = p.u;
-      d.glr    = p.glr;
+      d.om      = qdev ? qc.om : p.om;
+      d.u       = qdev ? qc.u : p.u;
+      d.glr     = qdev ? qc.glr : p.glr;
+      d.qdevice = qdev;
       d.ryev   = BTE_RY_EV;
       d.tol    = p.tol;
       d.hwmin  = p.hwmin;
       d.g2fac  = p.g2fac;
       PetscCall(BTEEprCUDACreate(&d, p.nthr, PERTURBO_BATCH, &p.gpu, &fits));
+      if (fits && qdev) PetscCall(PetscMemzero(&qc, sizeof(qc))); /* adopted by p.gpu */
+      if (!fits && qdev) { /* the host evaluates the couplings: it needs the q cache */
+        PetscCall(PetscMalloc2((size_t)nqtot * 2 * p.nm * p.nm, &p.u, (size_t)nqtot * 2 * p.nm, &p.glr));
+        PetscCall(BTEEprQCacheCUDAGetHost(&qc, p.u, p.glr));
+        PetscCall(BTEEprQCacheCUDADestroy(&qc));
+        qdev = PETSC_FALSE;
+      }
       PetscCheck(fits || dev != PERTURBO_DEVICE_DEVICE, comm, PETSC_ERR_MEM, "-bte_perturbo_device device: the k and q caches of %s do not fit in the GPU's free memory; use -bte_perturbo_device host", file);
       if (fits) {
         batch = PETSC_TRUE;
@@ -735,7 +756,11 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
 #endif
   PetscCall(PetscFree(p.kslot));
   PetscCall(PetscFree2(p.U, p.gk));
-  PetscCall(PetscFree3(p.om, p.u, p.glr));
+  PetscCall(PetscFree(p.om));
+  PetscCall(PetscFree2(p.u, p.glr));
+#if defined(BTE_HAVE_CUDA)
+  if (qdev) PetscCall(BTEEprQCacheCUDADestroy(&qc));
+#endif
   PetscCall(BTEEprDestroy(&p.epr));
   PetscFunctionReturn(0);
 }
