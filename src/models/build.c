@@ -782,7 +782,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
   PetscInt       nl     = bte->nlocal;
   PetscBool      stream = bte->streamfile[0] ? PETSC_TRUE : PETSC_FALSE;
   PetscBool3     load   = stream ? PETSC_BOOL3_FALSE : bte->loadchannels;
-  PetscBool      reuse  = bte->genreuse && (stream || load != PETSC_BOOL3_FALSE) ? PETSC_TRUE : PETSC_FALSE;
+  PetscBool      reuse  = (bte->genreuse_set ? bte->genreuse : !spec->reevaluate) && (stream || load != PETSC_BOOL3_FALSE) ? PETSC_TRUE : PETSC_FALSE;
   BTEMemo       *memo   = NULL;
   BTEKeep        keep   = {0, 0};
 

@@ -93,6 +93,7 @@ struct _p_BTE {
   PetscInt  pairbatch;     /* -bte_generate_pair_batch: pairs a model evaluates at once (coupling_grid_batch) */
   PetscBool genmonitor;    /* -bte_generate_monitor */
   PetscBool genreuse;      /* -bte_generate_reuse: keep the counting pass's channels when they fit */
+  PetscBool genreuse_set;  /* given: else a model whose couplings are cheap to evaluate again (on a GPU) does not keep them */
   /* state space */
   BTEGrid   grid;
   PetscInt  nbands;        /* bands in the table */

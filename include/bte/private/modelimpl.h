@@ -39,6 +39,9 @@ typedef struct {
      The builder hands it the candidate pairs of one state at a time, in the order coupling_grid
      would see them. Returns 0 on success. */
   int (*coupling_grid_batch)(void *ctx, PetscInt np, const struct _BTEModelPair *pairs, PetscReal hw[], PetscReal g2[]);
+  /* The couplings cost less to evaluate again than to keep (the GPU import: the counting pass's
+     channels are then not kept unless -bte_generate_reuse 1 is given) */
+  PetscBool reevaluate;
   PetscInt nk[3];         /* k points per direction; 0: bte->ngrid (1 along a3 in 2D) */
   PetscReal window;       /* window width, eV; 0: bte->window */
   const char *source;     /* provenance written to the table; NULL: the bte generate command line */
