@@ -6,7 +6,8 @@
    phonon-side vectors, then the Wannier-gauge vertex gw(iw, jw, mu) = sum_Rp phase gk(Rp), plus
    the long-range vertex on the Wannier diagonal. Per candidate (kernel Project, one block): g_mn(mu) =
    sum_{iw,jw} conj(U_k+q(iw, m)) U_k(jw, n) gw(iw, jw, mu), then for each mode that passes the
-   energy test |g_nu|^2 / (2 omega_nu) with g_nu = sum_mu g_mn(mu) u_nu(mu). These are
+   energy test (the host lists them: only their values come back, a few of the 3 nat) |g_nu|^2 /
+   (2 omega_nu) with g_nu = sum_mu g_mn(mu) u_nu(mu). These are
    BTEEprCouplingKQ's and perturbo.c's PerturboCoupling's sums, in their order, with every product
    and sum rounded on its own (__dmul_rn/__dadd_rn: no fused multiply-add), so the device agrees with
    the host to the last bits of the device's cos/sin. */
@@ -16,9 +17,10 @@
 typedef struct {
   cudaStream_t stream;
   int32_t     *hidx, *hgrp, *hgk; /* pinned: 4 per candidate; its group; 2 per group (k slot, q index) */
-  double      *hq, *hde, *hg2;    /* pinned: 3 per group; 1 per candidate; nm per candidate */
-  int32_t     *didx, *dgrp, *dgk;
-  double      *dq, *dde, *dg2;
+  int32_t     *hmoff, *hmode;     /* pinned: per candidate the offset of its modes in hmode (nc + 1) */
+  double      *hq, *hg2;          /* pinned: 3 per group; one per listed mode */
+  int32_t     *didx, *dgrp, *dgk, *dmoff, *dmode;
+  double      *dq, *dg2;
   double      *dph, *dgw;         /* per group: 2 npr phases, 2 nw nw nm vertex */
 } Slot;
 
@@ -74,20 +76,18 @@ __global__ static void Vertex(BTEEprCUDAData d, int ngrp, const int32_t *__restr
   }
 }
 
-/* One block per candidate c: g_mn(mu) into shared memory, then |g_nu|^2 / (2 omega) for the modes
-   that pass the energy test */
-__global__ static void Project(BTEEprCUDAData d, int nc, const int32_t *__restrict__ idx, const int32_t *__restrict__ grp, const int32_t *__restrict__ gk_of, const double *__restrict__ de, const double *__restrict__ gw, double *__restrict__ g2)
+/* One block per candidate c: g_mn(mu) into shared memory, then |g_nu|^2 / (2 omega) for its listed
+   modes (those that pass the energy test, listed by the host: only they come back) */
+__global__ static void Project(BTEEprCUDAData d, int nc, const int32_t *__restrict__ idx, const int32_t *__restrict__ grp, const int32_t *__restrict__ gk_of, const int32_t *__restrict__ moff, const int32_t *__restrict__ mode, const double *__restrict__ gw, double *__restrict__ g2)
 {
   extern __shared__ double gmn[];
   const int c = blockIdx.x;
   if (c >= nc) return;
   const int     sk = idx[4 * c], skq = idx[4 * c + 1], nn = idx[4 * c + 2], mm = idx[4 * c + 3], g = grp[c], qi = gk_of[2 * g + 1];
-  const int     nw = (int)d.nw, nm = (int)d.nm;
+  const int     nw = (int)d.nw, nm = (int)d.nm, m0 = moff[c], nmc = moff[c + 1] - m0;
   const double *Uk = d.U + 2 * (size_t)nw * nw * sk, *Ukq = d.U + 2 * (size_t)nw * nw * skq;
   const double *G  = gw + 2 * (size_t)nw * nw * nm * g;
   const double *om = d.om + (size_t)nm * qi, *u = d.u + 2 * (size_t)nm * nm * qi;
-  const double  dec = de[c];
-  double       *out = g2 + (size_t)nm * c;
 
   for (int mu = threadIdx.x; mu < nm; mu += blockDim.x) {
     double xr_ = 0, xi_ = 0;
@@ -103,20 +103,16 @@ __global__ static void Project(BTEEprCUDAData d, int nc, const int32_t *__restri
     gmn[2 * mu + 1] = xi_;
   }
   __syncthreads();
-  for (int nu = threadIdx.x; nu < nm; nu += blockDim.x) {
-    const double hw = MUL(om[nu], d.ryev);
-    double       sr = 0, si = 0;
-    if (!(hw >= d.hwmin && fabs(SUB(dec, hw)) < d.tol)) {
-      out[nu] = 0;
-      continue;
-    }
+  for (int t = threadIdx.x; t < nmc; t += blockDim.x) {
+    const int     nu = mode[m0 + t];
     const double *un = u + 2 * (size_t)nu * nm;
+    double        sr = 0, si = 0;
     for (int mu = 0; mu < nm; mu++) {
       sr = ADD(sr, SUB(MUL(gmn[2 * mu], un[2 * mu]), MUL(gmn[2 * mu + 1], un[2 * mu + 1])));
       si = ADD(si, ADD(MUL(gmn[2 * mu], un[2 * mu + 1]), MUL(gmn[2 * mu + 1], un[2 * mu])));
     }
     /* (sr sr + si si) / (2 om) * g2fac, as the host */
-    out[nu] = MUL(__ddiv_rn(ADD(MUL(sr, sr), MUL(si, si)), MUL(2.0, om[nu])), d.g2fac);
+    g2[m0 + t] = MUL(__ddiv_rn(ADD(MUL(sr, sr), MUL(si, si)), MUL(2.0, om[nu])), d.g2fac);
   }
 }
 
@@ -162,7 +158,7 @@ PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *in, PetscInt nslots, Petsc
   npidx = in->poff[nel];
   /* a q cache already on the device is not counted: it is in use already */
   need  = (PetscLogDouble)sizeof(double) * ((size_t)in->nslot * (in->gksize + 2 * in->nw * in->nw) + (in->qdevice ? 0 : (size_t)in->nqtot * (in->nm + 2 * in->nm * in->nm + 2 * in->nm))) + sizeof(PetscInt) * (nel + 1 + npidx + 3 * in->npr);
-  slotb = (PetscLogDouble)B * (sizeof(double) * (vtx + 2 * in->npr + in->nm + 4) + sizeof(int32_t) * 7);
+  slotb = (PetscLogDouble)B * (sizeof(double) * (vtx + 2 * in->npr + in->nm + 3) + sizeof(int32_t) * (8 + in->nm));
   need += nslots * slotb;
   PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
   if (need > 0.9 * (PetscLogDouble)freeb) {
@@ -194,14 +190,16 @@ PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *in, PetscInt nslots, Petsc
     PetscCallCUDA(cudaHostAlloc((void **)&s->hidx, 4 * B * sizeof(int32_t), cudaHostAllocDefault));
     PetscCallCUDA(cudaHostAlloc((void **)&s->hgrp, B * sizeof(int32_t), cudaHostAllocDefault));
     PetscCallCUDA(cudaHostAlloc((void **)&s->hgk, 2 * B * sizeof(int32_t), cudaHostAllocDefault));
+    PetscCallCUDA(cudaHostAlloc((void **)&s->hmoff, (B + 1) * sizeof(int32_t), cudaHostAllocDefault));
+    PetscCallCUDA(cudaHostAlloc((void **)&s->hmode, B * in->nm * sizeof(int32_t), cudaHostAllocDefault));
     PetscCallCUDA(cudaHostAlloc((void **)&s->hq, 3 * B * sizeof(double), cudaHostAllocDefault));
-    PetscCallCUDA(cudaHostAlloc((void **)&s->hde, B * sizeof(double), cudaHostAllocDefault));
     PetscCallCUDA(cudaHostAlloc((void **)&s->hg2, B * in->nm * sizeof(double), cudaHostAllocDefault));
     PetscCallCUDA(cudaMalloc((void **)&s->didx, 4 * B * sizeof(int32_t)));
     PetscCallCUDA(cudaMalloc((void **)&s->dgrp, B * sizeof(int32_t)));
     PetscCallCUDA(cudaMalloc((void **)&s->dgk, 2 * B * sizeof(int32_t)));
+    PetscCallCUDA(cudaMalloc((void **)&s->dmoff, (B + 1) * sizeof(int32_t)));
+    PetscCallCUDA(cudaMalloc((void **)&s->dmode, B * in->nm * sizeof(int32_t)));
     PetscCallCUDA(cudaMalloc((void **)&s->dq, 3 * B * sizeof(double)));
-    PetscCallCUDA(cudaMalloc((void **)&s->dde, B * sizeof(double)));
     PetscCallCUDA(cudaMalloc((void **)&s->dg2, B * in->nm * sizeof(double)));
     PetscCallCUDA(cudaMalloc((void **)&s->dph, B * 2 * PetscMax(in->npr, 1) * sizeof(double)));
     PetscCallCUDA(cudaMalloc((void **)&s->dgw, B * vtx * sizeof(double)));
@@ -225,14 +223,16 @@ PetscErrorCode BTEEprCUDADestroy(BTEEprCUDA *e)
     PetscCallCUDA(cudaFreeHost(s->hidx));
     PetscCallCUDA(cudaFreeHost(s->hgrp));
     PetscCallCUDA(cudaFreeHost(s->hgk));
+    PetscCallCUDA(cudaFreeHost(s->hmoff));
+    PetscCallCUDA(cudaFreeHost(s->hmode));
     PetscCallCUDA(cudaFreeHost(s->hq));
-    PetscCallCUDA(cudaFreeHost(s->hde));
     PetscCallCUDA(cudaFreeHost(s->hg2));
     PetscCallCUDA(cudaFree(s->didx));
     PetscCallCUDA(cudaFree(s->dgrp));
     PetscCallCUDA(cudaFree(s->dgk));
+    PetscCallCUDA(cudaFree(s->dmoff));
+    PetscCallCUDA(cudaFree(s->dmode));
     PetscCallCUDA(cudaFree(s->dq));
-    PetscCallCUDA(cudaFree(s->dde));
     PetscCallCUDA(cudaFree(s->dg2));
     PetscCallCUDA(cudaFree(s->dph));
     PetscCallCUDA(cudaFree(s->dgw));
@@ -258,14 +258,16 @@ PetscErrorCode BTEEprCUDAGetBytes(BTEEprCUDA E, PetscLogDouble *b)
   PetscFunctionReturn(0);
 }
 
-int BTEEprCUDACouplings(BTEEprCUDA E, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const double de[], double g2[])
+int BTEEprCUDACouplings(BTEEprCUDA E, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const int32_t moff[], const int32_t mode[], double g2[])
 {
   Slot     *s  = &E->slots[slot];
   const int nm = (int)E->d.nm;
-  int       ng = 0, threads;
+  int       ng = 0, threads, nmode;
 
   if (nc <= 0) return 0;
   if (nc > E->maxbatch || slot < 0 || slot >= E->nslots) return 1;
+  nmode = moff[nc];
+  if (nmode < 0 || nmode > nc * nm) return 1;
   /* groups: runs of candidates with the same (k slot, q) */
   for (PetscInt c = 0; c < nc; c++) {
     if (!ng || s->hgk[2 * (ng - 1)] != idx[4 * c] || s->hgk[2 * (ng - 1) + 1] != qi[c]) {
@@ -276,19 +278,22 @@ int BTEEprCUDACouplings(BTEEprCUDA E, int slot, PetscInt nc, const int32_t idx[]
     }
     s->hgrp[c] = ng - 1;
     for (int a = 0; a < 4; a++) s->hidx[4 * c + a] = idx[4 * c + a];
-    s->hde[c] = de[c];
+    s->hmoff[c] = moff[c];
   }
+  s->hmoff[nc] = nmode;
+  for (int t = 0; t < nmode; t++) s->hmode[t] = mode[t];
   if (cudaMemcpyAsync(s->didx, s->hidx, 4 * nc * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
   if (cudaMemcpyAsync(s->dgrp, s->hgrp, nc * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
   if (cudaMemcpyAsync(s->dgk, s->hgk, 2 * ng * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
   if (cudaMemcpyAsync(s->dq, s->hq, 3 * ng * sizeof(double), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
-  if (cudaMemcpyAsync(s->dde, s->hde, nc * sizeof(double), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
+  if (cudaMemcpyAsync(s->dmoff, s->hmoff, (nc + 1) * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
+  if (nmode && cudaMemcpyAsync(s->dmode, s->hmode, nmode * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
   threads = 128;
   Vertex<<<ng, threads, 0, s->stream>>>(E->d, ng, s->dgk, s->dq, s->dph, s->dgw);
-  Project<<<(int)nc, threads, 2 * nm * sizeof(double), s->stream>>>(E->d, (int)nc, s->didx, s->dgrp, s->dgk, s->dde, s->dgw, s->dg2);
+  Project<<<(int)nc, threads, 2 * nm * sizeof(double), s->stream>>>(E->d, (int)nc, s->didx, s->dgrp, s->dgk, s->dmoff, s->dmode, s->dgw, s->dg2);
   if (cudaGetLastError() != cudaSuccess) return 1;
-  if (cudaMemcpyAsync(s->hg2, s->dg2, (size_t)nc * nm * sizeof(double), cudaMemcpyDeviceToHost, s->stream) != cudaSuccess) return 1;
+  if (nmode && cudaMemcpyAsync(s->hg2, s->dg2, (size_t)nmode * sizeof(double), cudaMemcpyDeviceToHost, s->stream) != cudaSuccess) return 1;
   if (cudaStreamSynchronize(s->stream) != cudaSuccess) return 1;
-  for (size_t t = 0; t < (size_t)nc * nm; t++) g2[t] = s->hg2[t];
+  for (int t = 0; t < nmode; t++) g2[t] = s->hg2[t];
   return 0;
 }

@@ -49,8 +49,8 @@ typedef struct {
   PetscInt64 *key;   /* per thread (stride 8): (k slot, k+q slot) whose vertex gw holds; the search
                         meets the bands of one k point one after the other */
   /* couplings evaluated in batches (coupling_grid_batch): per thread, the live pairs of a batch */
-  int32_t    *bidx, *bqi;
-  PetscReal  *bq, *bde, *bg2;
+  int32_t    *bidx, *bqi, *bmoff, *bmode;
+  PetscReal  *bq, *bg2;
   PetscInt   *bpos;
 #if defined(BTE_HAVE_CUDA)
   BTEEprCUDA  gpu; /* the caches on the device (-bte_perturbo_device) */
@@ -204,28 +204,35 @@ static int PerturboCouplingBatchCUDA(Perturbo *p, PetscInt np, const BTEModelPai
   const PetscInt nm  = p->nm;
   int            t   = ThreadId();
   int32_t       *idx = p->bidx + (size_t)t * 4 * PERTURBO_BATCH, *qis = p->bqi + (size_t)t * PERTURBO_BATCH;
-  PetscReal     *qs = p->bq + (size_t)t * 3 * PERTURBO_BATCH, *des = p->bde + (size_t)t * PERTURBO_BATCH, *gg = p->bg2 + (size_t)t * nm * PERTURBO_BATCH;
+  int32_t       *moff = p->bmoff + (size_t)t * (PERTURBO_BATCH + 1), *mode = p->bmode + (size_t)t * nm * PERTURBO_BATCH;
+  PetscReal     *qs = p->bq + (size_t)t * 3 * PERTURBO_BATCH, *gg = p->bg2 + (size_t)t * nm * PERTURBO_BATCH;
   PetscInt      *pos = p->bpos + (size_t)t * PERTURBO_BATCH, nl = 0;
+  int32_t        nmode = 0;
 
-  /* PerturboCoupling's tests on the host; the pairs that pass go to the device */
+  /* PerturboCoupling's tests on the host; the pairs that pass go to the device with the list of
+     their modes that pass the energy test (only those values come back) */
   for (PetscInt c = 0; c < np; c++) {
-    PetscReal de = PetscAbsReal(pr[c].en - pr[c].em);
-    PetscInt  qi;
-    if (!PerturboPairModes(p, pr[c].iq, de, hw + (size_t)c * nm, g2 + (size_t)c * nm, &qi, qs + 3 * nl)) continue;
+    PetscReal  de = PetscAbsReal(pr[c].en - pr[c].em);
+    PetscReal *h  = hw + (size_t)c * nm;
+    PetscInt   qi;
+    if (!PerturboPairModes(p, pr[c].iq, de, h, g2 + (size_t)c * nm, &qi, qs + 3 * nl)) continue;
     p->neval[8 * t]++;
     idx[4 * nl]     = (int32_t)p->kslot[Flat(p, pr[c].ik)];
     idx[4 * nl + 1] = (int32_t)p->kslot[Flat(p, pr[c].ikp)];
     idx[4 * nl + 2] = (int32_t)(pr[c].n + p->bmin);
     idx[4 * nl + 3] = (int32_t)(pr[c].m + p->bmin);
     if (idx[4 * nl] < 0 || idx[4 * nl + 1] < 0) return 1;
-    qis[nl] = (int32_t)qi;
-    des[nl] = de;
+    qis[nl]  = (int32_t)qi;
+    moff[nl] = nmode;
+    for (PetscInt nu = 0; nu < nm; nu++)
+      if (h[nu] >= p->hwmin && PetscAbsReal(de - h[nu]) < p->tol) mode[nmode++] = (int32_t)nu;
     pos[nl] = c;
     nl++;
   }
-  if (BTEEprCUDACouplings(p->gpu, t, nl, idx, qis, qs, des, gg)) return 1;
+  moff[nl] = nmode;
+  if (BTEEprCUDACouplings(p->gpu, t, nl, idx, qis, qs, moff, mode, gg)) return 1;
   for (PetscInt l = 0; l < nl; l++)
-    for (PetscInt nu = 0; nu < nm; nu++) g2[(size_t)pos[l] * nm + nu] = gg[(size_t)l * nm + nu];
+    for (int32_t k = moff[l]; k < moff[l + 1]; k++) g2[(size_t)pos[l] * nm + mode[k]] = gg[k];
   return 0;
 }
 #endif
@@ -710,7 +717,7 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     }
 #endif
     if (batch) {
-      PetscCall(PetscMalloc6((size_t)p.nthr * 4 * PERTURBO_BATCH, &p.bidx, (size_t)p.nthr * PERTURBO_BATCH, &p.bqi, (size_t)p.nthr * 3 * PERTURBO_BATCH, &p.bq, (size_t)p.nthr * PERTURBO_BATCH, &p.bde, (size_t)p.nthr * p.nm * PERTURBO_BATCH, &p.bg2, (size_t)p.nthr * PERTURBO_BATCH, &p.bpos));
+      PetscCall(PetscMalloc7((size_t)p.nthr * 4 * PERTURBO_BATCH, &p.bidx, (size_t)p.nthr * PERTURBO_BATCH, &p.bqi, (size_t)p.nthr * 3 * PERTURBO_BATCH, &p.bq, (size_t)p.nthr * (PERTURBO_BATCH + 1), &p.bmoff, (size_t)p.nthr * p.nm * PERTURBO_BATCH, &p.bmode, (size_t)p.nthr * p.nm * PERTURBO_BATCH, &p.bg2, (size_t)p.nthr * PERTURBO_BATCH, &p.bpos));
       spec.coupling_grid_batch = PerturboCouplingBatch;
     }
     if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: couplings of the pairs of states evaluated on the %s%s\n", where, dev == PERTURBO_DEVICE_HOST_BATCH ? " (in batches)" : ""));
@@ -751,7 +758,7 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscFree4(p.gw, p.gmn, p.ev, p.vv));
   PetscCall(PetscFree(p.neval));
   PetscCall(PetscFree(p.key));
-  PetscCall(PetscFree6(p.bidx, p.bqi, p.bq, p.bde, p.bg2, p.bpos));
+  PetscCall(PetscFree7(p.bidx, p.bqi, p.bq, p.bmoff, p.bmode, p.bg2, p.bpos));
 #if defined(BTE_HAVE_CUDA)
   PetscCall(BTEEprCUDADestroy(&p.gpu));
 #endif
