@@ -616,7 +616,7 @@ PetscErrorCode BTEDriftView(BTEDrift d, PetscViewer viewer)
   PetscCall(PetscObjectChangeTypeName((PetscObject)d, BTEDriftForms[d->form]));
   PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)d, viewer));
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "field: (%g, %g, %g) V/cm, form: %s\n", (double)d->efield[0], (double)d->efield[1], (double)d->efield[2], BTEDriftForms[d->form]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "field: (%g, %g, %g) V/cm, form: %s%s%s\n", (double)d->efield[0], (double)d->efield[1], (double)d->efield[2], BTEDriftForms[d->form], d->form == BTE_DRIFT_MUSCL ? ", limiter " : "", d->form == BTE_DRIFT_MUSCL ? BTEDriftLimiters[d->limiter] : ""));
   if (d->setupcalled) {
     PetscInt ng = d->nghost, ngmax, missing = 0;
     for (PetscInt q = 0; q < d->nlocal * d->bv.nb; q++)
