@@ -195,14 +195,23 @@ PETSC_EXTERN PetscErrorCode BTECollisionTSRHSJacobian(TS, PetscReal, Vec, Mat, M
    to +-35, keeps f in (0,1)) and plain (differentiates f in flux form: carriers
    are conserved exactly, also at the window's edge), upwind (flux form with the
    upwind state's f: conserves carriers exactly and keeps f >= 0, and f <= 1
-   wherever a state has all its neighbours; first order).                      */
+   wherever a state has all its neighbours; first order), muscl (upwind flux with
+   a limited linear reconstruction, -bte_drift_limiter: the same conservation and
+   bounds, second order where f is smooth; host only, not on CUDA Vecs).        */
 typedef struct _p_BTEDrift *BTEDrift;
 typedef enum {
   BTE_DRIFT_LOG,
   BTE_DRIFT_PLAIN,
-  BTE_DRIFT_UPWIND
+  BTE_DRIFT_UPWIND,
+  BTE_DRIFT_MUSCL
 } BTEDriftForm;
 PETSC_EXTERN const char *const BTEDriftForms[];
+/* The slope limiter of the muscl form */
+typedef enum {
+  BTE_DRIFT_LIMITER_VANLEER,
+  BTE_DRIFT_LIMITER_MINMOD
+} BTEDriftLimiter;
+PETSC_EXTERN const char *const BTEDriftLimiters[];
 PETSC_EXTERN PetscClassId      BTEDRIFT_CLASSID;
 
 PETSC_EXTERN PetscErrorCode BTEDriftCreate(BTE, BTEDrift *);
@@ -210,6 +219,8 @@ PETSC_EXTERN PetscErrorCode BTEDriftSetField(BTEDrift, const PetscReal[3]);
 PETSC_EXTERN PetscErrorCode BTEDriftGetField(BTEDrift, PetscReal[3]);
 PETSC_EXTERN PetscErrorCode BTEDriftSetForm(BTEDrift, BTEDriftForm);
 PETSC_EXTERN PetscErrorCode BTEDriftGetForm(BTEDrift, BTEDriftForm *);
+PETSC_EXTERN PetscErrorCode BTEDriftSetLimiter(BTEDrift, BTEDriftLimiter);
+PETSC_EXTERN PetscErrorCode BTEDriftGetLimiter(BTEDrift, BTEDriftLimiter *);
 PETSC_EXTERN PetscErrorCode BTEDriftSetFromOptions(BTEDrift);
 PETSC_EXTERN PetscErrorCode BTEDriftSetUp(BTEDrift);
 PETSC_EXTERN PetscErrorCode BTEDriftView(BTEDrift, PetscViewer);

@@ -21,13 +21,14 @@
    product), in host loops or in the CUDA kernels of drift_cuda.cu. The Mat's type follows the
    state Vec (MATAIJCUSPARSE for CUDA Vecs; -bte_drift_mat_type overrides), so with
    -vec_type cuda the drift term and its Jacobian run on the GPU without host<->device copies.
-   The Jacobian: plain A; log J x = (2f-1) S x + f(f-1) A(u x), u = dg/df (driftcuda.h). */
+   The Jacobian: plain A; log J x = (2f-1) S x + f(f-1) A(u x), u = dg/df (driftcuda.h).
+   muscl: A is the upwind stencil and a limited correction is added on the host (drift_muscl.c). */
 #include <bte/private/dynamicsimpl.h>
 #include <bte/private/validate.h>
 #include <bte/private/driftcuda.h>
 #include <petscsf.h>
 
-const char *const BTEDriftForms[] = {"log", "plain", "upwind", "BTEDriftForm", "BTE_DRIFT_", NULL};
+const char *const BTEDriftForms[] = {"log", "plain", "upwind", "muscl", "BTEDriftForm", "BTE_DRIFT_", NULL};
 
 /*@
    BTEDriftCreate - Creates the drift term -(F/hbar).grad_k f of a static field (docs/theory.md section 5)
@@ -83,6 +84,7 @@ PetscErrorCode BTEDriftDestroy(BTEDrift *drift)
     *drift = NULL;
     PetscFunctionReturn(0);
   }
+  PetscCall(BTEDriftMUSCLDestroy(d));
   PetscCall(BTEBVectorsDestroy(&d->bv));
   PetscCall(PetscFree(d->c));
   PetscCall(PetscFree2(d->nbr, d->ghosts));
@@ -168,11 +170,18 @@ PetscErrorCode BTEDriftGetField(BTEDrift d, PetscReal E[3])
 
    Input Parameters:
 +  d    - the drift term
--  form - BTE_DRIFT_LOG (Perturbo's, keeps f in (0,1)) or BTE_DRIFT_PLAIN (flux form, conserves
-          carriers)
+-  form - BTE_DRIFT_LOG (Perturbo's, keeps f in (0,1)), BTE_DRIFT_PLAIN (flux form, conserves
+          carriers), BTE_DRIFT_UPWIND (conservative first-order upwind, keeps f >= 0) or
+          BTE_DRIFT_MUSCL (conservative upwind with a limited linear reconstruction: second order
+          where f is smooth, keeps f >= 0; host Vecs only)
 
    Options Database Key:
-.  -bte_drift_form <log,plain> - the form
+.  -bte_drift_form <log,plain,upwind,muscl> - the form
+
+   Notes:
+   muscl is nonlinear in f; its Jacobian is exact wherever the limiter is differentiable (the
+   limiter's branch at the state is frozen), so implicit TS methods and the high-field Newton
+   solve can use it (docs/dynamics.md).
 
    Level: intermediate
 
@@ -187,6 +196,56 @@ PetscErrorCode BTEDriftSetForm(BTEDrift d, BTEDriftForm form)
     d->jstate      = PETSC_FALSE;
   }
   d->form = form;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTEDriftSetLimiter - Sets the slope limiter of the muscl drift form
+
+   Logically Collective
+
+   Input Parameters:
++  d       - the drift term
+-  limiter - BTE_DRIFT_LIMITER_VANLEER (default; smooth, less diffusive) or BTE_DRIFT_LIMITER_MINMOD
+             (the most diffusive second-order TVD limiter)
+
+   Options Database Key:
+.  -bte_drift_limiter <vanleer,minmod> - the limiter
+
+   Level: intermediate
+
+.seealso: `BTEDriftSetForm()`, `BTEDriftGetLimiter()`
+@*/
+PetscErrorCode BTEDriftSetLimiter(BTEDrift d, BTEDriftLimiter limiter)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
+  PetscCheck(limiter == BTE_DRIFT_LIMITER_VANLEER || limiter == BTE_DRIFT_LIMITER_MINMOD, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_OUTOFRANGE, "Unknown drift limiter %d: vanleer or minmod", (int)limiter);
+  if (limiter != d->limiter) d->jstate = PETSC_FALSE;
+  d->limiter = limiter;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTEDriftGetLimiter - Gets the slope limiter of the muscl drift form
+
+   Not Collective
+
+   Input Parameter:
+.  d - the drift term
+
+   Output Parameter:
+.  limiter - the limiter
+
+   Level: intermediate
+
+.seealso: `BTEDriftSetLimiter()`
+@*/
+PetscErrorCode BTEDriftGetLimiter(BTEDrift d, BTEDriftLimiter *limiter)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
+  *limiter = d->limiter;
   PetscFunctionReturn(0);
 }
 
@@ -221,8 +280,9 @@ PetscErrorCode BTEDriftGetForm(BTEDrift d, BTEDriftForm *form)
 .  d - the drift term
 
    Options Database Keys:
-+  -bte_efield <Ex,Ey,Ez>      - the field, V/cm
--  -bte_drift_form <log,plain> - the form
++  -bte_efield <Ex,Ey,Ez>                   - the field, V/cm
+.  -bte_drift_form <log,plain,upwind,muscl> - the form
+-  -bte_drift_limiter <vanleer,minmod>      - the muscl form's slope limiter
 
    Level: intermediate
 
@@ -247,6 +307,11 @@ PetscErrorCode BTEDriftSetFromOptions(BTEDrift d)
     BTEDriftForm form = d->form;
     PetscCall(PetscOptionsEnum("-bte_drift_form", "Discretisation of the drift term", "BTEDriftSetForm", BTEDriftForms, (PetscEnum)form, (PetscEnum *)&form, NULL));
     PetscCall(BTEDriftSetForm(d, form));
+  }
+  {
+    BTEDriftLimiter lim = d->limiter;
+    PetscCall(PetscOptionsEnum("-bte_drift_limiter", "Slope limiter of the muscl drift form", "BTEDriftSetLimiter", BTEDriftLimiters, (PetscEnum)lim, (PetscEnum *)&lim, NULL));
+    PetscCall(BTEDriftSetLimiter(d, lim));
   }
   {
     char mt[64];
@@ -407,12 +472,13 @@ static PetscErrorCode BTEDriftCreateMatrix(BTEDrift d, Vec v)
    strength |c_b| (first order in the grid step); still a flux form (b and -b have the same
    |c_b|, so sum_i D_i = 0 exactly), with no negative coefficient off the diagonal, so f >= 0 is
    kept; at f = 1 a state with all its neighbours has D_i <= 0 (the c_b of b and -b cancel), so f <= 1
-   too; a state at the window's edge missing a downstream neighbour can pile up. */
+   too; a state at the window's edge missing a downstream neighbour can pile up. muscl uses the
+   upwind values here and adds its limited correction on the host (drift_muscl.c). */
 static PetscErrorCode BTEDriftFillMatrix(BTEDrift d)
 {
   const PetscInt  nb = d->bv.nb, nl = d->nlocal;
   const PetscReal sign = d->form == BTE_DRIFT_PLAIN ? 1.0 : -1.0;
-  const PetscBool up   = d->form == BTE_DRIFT_UPWIND ? PETSC_TRUE : PETSC_FALSE;
+  const PetscBool up   = d->form == BTE_DRIFT_UPWIND || d->form == BTE_DRIFT_MUSCL ? PETSC_TRUE : PETSC_FALSE;
   PetscScalar    *v;
   PetscCount      q = 0;
 
@@ -488,6 +554,10 @@ PetscErrorCode BTEDriftSetUp(BTEDrift d)
     d->c[b]             = -d->bv.w[b] * (F[0] * bb[0] + F[1] * bb[1] + F[2] * bb[2]) / BTE_HBAR;
   }
   PetscCall(BTEDriftFillMatrix(d));
+  if (d->form == BTE_DRIFT_MUSCL) {
+    PetscCheck(!d->cuda, comm, PETSC_ERR_SUP, "-bte_drift_form muscl runs on the host only: with CUDA Vecs add -bte_drift_mat_type aij (the drift term then runs on the host), or use -bte_drift_form upwind");
+    PetscCall(BTEDriftMUSCLSetUp(d));
+  }
   d->jstate      = PETSC_FALSE;
   d->setupcalled = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(BTE_DriftSetUp, d, 0, 0, 0));
@@ -546,7 +616,7 @@ PetscErrorCode BTEDriftView(BTEDrift d, PetscViewer viewer)
   PetscCall(PetscObjectChangeTypeName((PetscObject)d, BTEDriftForms[d->form]));
   PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)d, viewer));
   PetscCall(PetscViewerASCIIPushTab(viewer));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "field: (%g, %g, %g) V/cm, form: %s\n", (double)d->efield[0], (double)d->efield[1], (double)d->efield[2], BTEDriftForms[d->form]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "field: (%g, %g, %g) V/cm, form: %s%s%s\n", (double)d->efield[0], (double)d->efield[1], (double)d->efield[2], BTEDriftForms[d->form], d->form == BTE_DRIFT_MUSCL ? ", limiter " : "", d->form == BTE_DRIFT_MUSCL ? BTEDriftLimiters[d->limiter] : ""));
   if (d->setupcalled) {
     PetscInt ng = d->nghost, ngmax, missing = 0;
     for (PetscInt q = 0; q < d->nlocal * d->bv.nb; q++)
@@ -794,9 +864,10 @@ static PetscErrorCode BTEDriftApply_Private(BTEDrift d, Vec f, Vec y, PetscBool 
   PetscCall(BTEDriftSameKind(d, y, &same));
   if (!same) PetscCall(BTEDriftWork(d, &d->w2));
   out = same ? y : d->w2;
-  if (d->form != BTE_DRIFT_LOG) { /* plain, upwind: D = A f */
+  if (d->form != BTE_DRIFT_LOG) { /* plain, upwind: D = A f; muscl: D = A f + its correction */
     if (same && add) PetscCall(MatMultAdd(d->A, fw, y, y));
     else PetscCall(MatMult(d->A, fw, out));
+    if (d->form == BTE_DRIFT_MUSCL) PetscCall(BTEDriftMUSCLApplyAdd(d, fw, out));
   } else {
     PetscCall(BTEDriftWork(d, &d->g));
     PetscCall(BTEDriftWork(d, &d->S));
@@ -855,7 +926,8 @@ PetscErrorCode BTEDriftApplyAdd(BTEDrift d, Vec f, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* Jacobian state. plain, upwind: J = A (independent of f). log: with p_i = f_i(f_i-1), S = A g,
+/* Jacobian state. plain, upwind: J = A (independent of f). muscl: A plus the correction's
+   derivative at f (drift_muscl.c). log: with p_i = f_i(f_i-1), S = A g,
    u = dg/df (0 where clipped): J x = (2f-1) S x + p A(u x), so J_ii = (2 f_i - 1) S_i + p_i u_i A_ii
    (A_ii = -sum_b c_b) and J_ij = p_i c_b u_j. */
 /*@
@@ -890,6 +962,9 @@ PetscErrorCode BTEDriftSetJacobianState(BTEDrift d, Vec f)
     PetscCall(BTEDriftLogOccVec(d, fw, d->g, d->ju));
     PetscCall(MatMult(d->A, d->g, d->S));
     PetscCall(BTEDriftLogJacobianStateVec(d, fw, d->S, d->ju, d->adiag, d->jp, d->jd, d->jdiag));
+  } else if (d->form == BTE_DRIFT_MUSCL) {
+    PetscCall(BTEDriftIn(d, f, &fw));
+    PetscCall(BTEDriftMUSCLSetJacobianState(d, fw));
   }
   d->jstate = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(BTE_DriftJacobian, d, f, 0, 0));
@@ -926,6 +1001,7 @@ PetscErrorCode BTEDriftJacobianMultAdd(BTEDrift d, Vec x, Vec y)
   if (d->form != BTE_DRIFT_LOG) {
     if (same) PetscCall(MatMultAdd(d->A, xw, y, y));
     else PetscCall(MatMult(d->A, xw, out));
+    if (d->form == BTE_DRIFT_MUSCL) PetscCall(BTEDriftMUSCLJacobianMultAdd(d, xw, out));
   } else {
     PetscCall(BTEDriftWork(d, &d->jt));
     PetscCall(BTEDriftWork(d, &d->jz));
@@ -959,7 +1035,7 @@ PetscErrorCode BTEDriftJacobianDiagonalAdd(BTEDrift d, Vec diag)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   PetscCheck(d->jstate && d->setupcalled, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_WRONGSTATE, "Call BTEDriftSetJacobianState() first");
-  dv = d->form != BTE_DRIFT_LOG ? d->adiag : d->jdiag;
+  dv = d->form == BTE_DRIFT_LOG ? d->jdiag : (d->form == BTE_DRIFT_MUSCL ? d->mdiag : d->adiag);
   PetscCall(BTEDriftSameKind(d, diag, &same));
   if (same) PetscCall(VecAXPY(diag, 1.0, dv));
   else PetscCall(BTEDriftCopyValues(dv, diag, PETSC_TRUE));

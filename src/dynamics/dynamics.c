@@ -861,7 +861,7 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
     PetscCall(VecSum(f, &sum));
     if (PetscAbsReal(sum / expect - 1) > 1e-6) {
       dyn->warned = PETSC_TRUE;
-      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form upwind (exactly conservative, 0 <= f <= 1), a finer grid or a wider window, or -bte_normalize\n", (double)(sum / expect - 1), BTEDriftForms[dyn->driftform]));
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form muscl or upwind (exactly conservative, 0 <= f <= 1), a finer grid or a wider window, or -bte_normalize\n", (double)(sum / expect - 1), BTEDriftForms[dyn->driftform]));
     }
   }
   /* the conservative forms can leave [0, 1] (plain: overshoots; upwind: carriers piled up against
@@ -872,7 +872,7 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
     PetscCall(VecMax(f, NULL, &hi));
     if (lo < -1e-10 || hi > 1 + 1e-10) {
       dyn->warnedf = PETSC_TRUE;
-      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: occupations from %.3g to %.6g at t = %g fs, outside [0, 1]: the %s drift form %s\n", (double)lo, (double)hi, (double)t, BTEDriftForms[dyn->driftform], dyn->driftform == BTE_DRIFT_PLAIN ? "overshoots where f varies fast on the grid; use -bte_drift_form upwind, or a finer grid" : "piles carriers up against the window's top; widen the window (-bte_window) or use a finer grid"));
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: occupations from %.3g to %.6g at t = %g fs, outside [0, 1]: the %s drift form %s\n", (double)lo, (double)hi, (double)t, BTEDriftForms[dyn->driftform], dyn->driftform == BTE_DRIFT_PLAIN ? "overshoots where f varies fast on the grid; use -bte_drift_form muscl or upwind, or a finer grid" : "piles carriers up against the window's top; widen the window (-bte_window) or use a finer grid"));
     }
   }
   dyn->tlast = t;

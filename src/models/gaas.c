@@ -302,6 +302,22 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
       p->mt[GAAS_X] = m[1];
     }
   }
+  {
+    /* Published three-valley sets differ most in the Gamma-L coupling (1.8e8 here, 1e9 in others),
+       a factor 31 in the Gamma -> L rate: let a run use another set. */
+    PetscInt  n = 6; /* one more than needed: a sixth value is an error, not dropped */
+    PetscReal D[6];
+    PetscBool set;
+    for (int c = 0; c < 5; c++) D[c] = p->div[c];
+    PetscCall(PetscOptionsRealArray("-bte_gaas_intervalley_d", "Intervalley deformation potentials Gamma-L,L-L,L-X,Gamma-X,X-X (eV/cm)", "BTESetModel", D, &n, &set));
+    if (set) {
+      PetscCheck(n == 5, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_SIZ, "-bte_gaas_intervalley_d needs five values Gamma-L,L-L,L-X,Gamma-X,X-X (eV/cm), got %" PetscInt_FMT, n);
+      for (int c = 0; c < 5; c++) {
+        PetscCheck(D[c] >= 0 && D[c] <= 1e12, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_gaas_intervalley_d: value %d is %g eV/cm, must be in [0, 1e12]", c + 1, (double)D[c]);
+        p->div[c] = D[c];
+      }
+    }
+  }
   PetscOptionsEnd();
   PetscFunctionReturn(0);
 }

@@ -169,7 +169,7 @@ static PetscErrorCode BTEModelSetFromOptions_Graphene(BTE bte)
 {
   GrapheneParams *g = (GrapheneParams *)bte->modeldata;
   PetscReal       t;
-  PetscBool       tset;
+  PetscBool       tset, dtaset, dlaset;
 
   PetscFunctionBegin;
   PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Graphene model (-bte_model graphene)", "BTE");
@@ -186,8 +186,22 @@ static PetscErrorCode BTEModelSetFromOptions_Graphene(BTE bte)
   PetscCall(PetscOptionsReal("-bte_graphene_rho", "Mass density, kg/m^2", "BTEModelSpecGraphene", g->rho, &g->rho, NULL));
   PetscCall(PetscOptionsReal("-bte_graphene_v_ta", "TA sound velocity, m/s", "BTEModelSpecGraphene", g->vta, &g->vta, NULL));
   PetscCall(PetscOptionsReal("-bte_graphene_v_la", "LA sound velocity, m/s", "BTEModelSpecGraphene", g->vla, &g->vla, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_d_ta", "TA intravalley acoustic deformation potential, eV", "BTEModelSpecGraphene", g->dta, &g->dta, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_d_la", "LA intravalley acoustic deformation potential, eV", "BTEModelSpecGraphene", g->dla, &g->dla, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_d_ta", "TA intravalley acoustic deformation potential, eV", "BTEModelSpecGraphene", g->dta, &g->dta, &dtaset));
+  PetscCall(PetscOptionsReal("-bte_graphene_d_la", "LA intravalley acoustic deformation potential, eV", "BTEModelSpecGraphene", g->dla, &g->dla, &dlaset));
+  {
+    /* Transport experiments fit one LA-like mode of sound velocity v_LA with one D (Chen et al. 2008:
+       18 eV). Acoustic rates go as D^2/v^2, so TA and LA with the same D give that one mode's
+       scattering when D^2 (1 + v_LA^2/v_TA^2) = D_eff^2. */
+    PetscReal deff = 0;
+    PetscBool set;
+    PetscCall(PetscOptionsReal("-bte_graphene_d_ac_eff", "Acoustic deformation potential of one LA-like mode as fitted to transport (e.g. 18 eV); sets D_TA = D_LA = D_eff/sqrt(1 + v_LA^2/v_TA^2), eV", "BTEModelSpecGraphene", deff, &deff, &set));
+    if (set) {
+      PetscCheck(!dtaset && !dlaset, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "Give either -bte_graphene_d_ac_eff or -bte_graphene_d_ta/-bte_graphene_d_la, not both");
+      PetscCheck(deff >= 0 && !PetscIsInfOrNanReal(deff), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_graphene_d_ac_eff must be >= 0 (eV), got %g", (double)deff);
+      PetscCheck(g->vta > 0 && g->vla > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "graphene: sound velocities must be positive");
+      g->dta = g->dla = deff / PetscSqrtReal(1 + (g->vla * g->vla) / (g->vta * g->vta));
+    }
+  }
   PetscCall(PetscOptionsReal("-bte_graphene_hw_gamma", "Gamma-point optical phonon energy (LO, TO), eV", "BTEModelSpecGraphene", g->hwg, &g->hwg, NULL));
   PetscCall(PetscOptionsReal("-bte_graphene_d_gamma", "Gamma optical deformation potential (LO+TO), eV/cm", "BTEModelSpecGraphene", g->dg, &g->dg, NULL));
   PetscCall(PetscOptionsReal("-bte_graphene_hw_k", "K-point A1' (TO) phonon energy, eV", "BTEModelSpecGraphene", g->hwk, &g->hwk, NULL));

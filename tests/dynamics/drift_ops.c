@@ -1,6 +1,6 @@
 static const char help[] = "The drift operator (stencil matrix + pointwise steps) against a direct loop over the b-vector\n"
                            "neighbours (the formulas of docs/theory.md section 5, as drift.c computed them before the matrix),\n"
-                           "for the three forms: D[f], y + D[f], J(f) x and diag J, on a model (-bte_model ...), 1 or more ranks.\n"
+                           "for the four forms (muscl with both limiters): D[f], y + D[f], J(f) x and diag J, on a model (-bte_model ...), 1 or more ranks.\n"
                            "States with f = 0 and f = 1e-18 exercise the clipping of g. With -cuda: the same on CUDA Vecs\n"
                            "through a MATAIJCUSPARSE stencil (GPU vs CPU to -tol), that the kernels ran (GPU flops) and, on\n"
                            "one rank, that no host<->device copy happened in the applies; Vecs of the other kind (host Vecs\n"
@@ -71,6 +71,90 @@ static PetscErrorCode CopyValues(Vec src, Vec dst)
   PetscFunctionReturn(0);
 }
 
+/* muscl, written per face: the face between j and j + b (carriers moving along b, a_b = -c_b > 0)
+   carries 2 a_b h(j, b), h = f_j + sigma/2, sigma = L(f_j - f_{j-b}, f_{j+b} - f_j) (0 without both
+   neighbours), L van Leer or minmod; dL/dp, dL/dq give J. gn: the neighbour table of all states
+   (global indices, -1 outside the window). */
+static void RefSlope(BTEDriftLimiter lim, PetscReal p, PetscReal q, PetscReal *s, PetscReal *dp, PetscReal *dq)
+{
+  *s = *dp = *dq = 0;
+  if (p * q <= 0) return;
+  if (lim == BTE_DRIFT_LIMITER_VANLEER) {
+    *s  = 2 * p * q / (p + q);
+    *dp = 2 * q * q / ((p + q) * (p + q));
+    *dq = 2 * p * p / ((p + q) * (p + q));
+  } else if (PetscAbsReal(p) <= PetscAbsReal(q)) {
+    *s  = p;
+    *dp = 1;
+  } else {
+    *s  = q;
+    *dq = 1;
+  }
+}
+
+/* the face value h(j, b) at f and its derivative along x */
+static void RefFace(BTEDrift d, const PetscInt *gn, PetscInt j, PetscInt b, PetscInt ob, const PetscScalar *fa, const PetscScalar *xa, PetscReal *h, PetscReal *dh, PetscReal *al, PetscReal *be)
+{
+  const PetscInt nb = d->bv.nb, jm = gn[j * nb + ob], jp = gn[j * nb + b];
+  PetscReal      s = 0, dp = 0, dq = 0, fj = PetscRealPart(fa[j]), xj = PetscRealPart(xa[j]);
+
+  if (jm >= 0 && jp >= 0) RefSlope(d->limiter, fj - PetscRealPart(fa[jm]), PetscRealPart(fa[jp]) - fj, &s, &dp, &dq);
+  *h  = fj + s / 2;
+  *dh = xj + (jm >= 0 && jp >= 0 ? (dp * (xj - PetscRealPart(xa[jm])) + dq * (PetscRealPart(xa[jp]) - xj)) / 2 : 0);
+  *al = dp;
+  *be = dq;
+}
+
+static PetscErrorCode ReferenceMUSCL(BTEDrift d, const PetscScalar *fa, const PetscScalar *xa, PetscScalar *Da, PetscScalar *Ja, PetscScalar *Ga)
+{
+  const PetscInt nb = d->bv.nb, nl = d->nlocal, rstart = d->bte->rstart;
+  MPI_Comm       comm = PetscObjectComm((PetscObject)d);
+  PetscInt      *mine, *gn, N = d->bte->nstates;
+  PetscMPIInt    size, *cnt, *dsp, n = (PetscMPIInt)(nl * nb);
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(PetscMalloc4(nl * nb, &mine, N * nb, &gn, size, &cnt, size, &dsp));
+  for (PetscInt q = 0; q < nl * nb; q++) {
+    PetscInt j = d->nbr[q];
+    mine[q]    = j < 0 ? -1 : (j < nl ? rstart + j : d->ghosts[j - nl]);
+  }
+  PetscCallMPI(MPI_Allgather(&n, 1, MPI_INT, cnt, 1, MPI_INT, comm));
+  dsp[0] = 0;
+  for (PetscMPIInt r = 1; r < size; r++) dsp[r] = dsp[r - 1] + cnt[r - 1];
+  PetscCallMPI(MPI_Allgatherv(mine, n, MPIU_INT, gn, cnt, dsp, MPIU_INT, comm));
+  for (PetscInt i = 0; i < nl; i++) {
+    const PetscInt gi = rstart + i;
+    PetscReal      D = 0, J = 0, G = 0;
+    for (PetscInt b = 0; b < nb; b++) {
+      PetscInt  ob = -1, jm, jp;
+      PetscReal ab = -d->c[b], h, dh, al, be;
+      if (!(ab > 0)) continue;
+      for (PetscInt o = 0; o < nb; o++)
+        if (d->bv.m[3 * o] == -d->bv.m[3 * b] && d->bv.m[3 * o + 1] == -d->bv.m[3 * b + 1] && d->bv.m[3 * o + 2] == -d->bv.m[3 * b + 2]) ob = o;
+      jm = gn[gi * nb + ob];
+      jp = gn[gi * nb + b];
+      if (jm >= 0) { /* inflow through the face (i - b, i) */
+        RefFace(d, gn, jm, b, ob, fa, xa, &h, &dh, &al, &be);
+        D += 2 * ab * h;
+        J += 2 * ab * dh;
+        if (gn[jm * nb + b] == gi && gn[jm * nb + ob] >= 0) G += ab * be; /* dh(i - b)/df_i = beta/2 */
+      }
+      if (jp >= 0) { /* outflow through the face (i, i + b) */
+        RefFace(d, gn, gi, b, ob, fa, xa, &h, &dh, &al, &be);
+        D -= 2 * ab * h;
+        J -= 2 * ab * dh;
+        G -= 2 * ab * (1 + (al - be) / 2);
+      }
+    }
+    Da[i] = D;
+    Ja[i] = J;
+    Ga[i] = G;
+  }
+  PetscCall(PetscFree4(mine, gn, cnt, dsp));
+  PetscFunctionReturn(0);
+}
+
 /* The direct loop: D, J x and diag J at f from the neighbour table of d (all values gathered) */
 static PetscErrorCode Reference(BTEDrift d, Vec f, Vec x, Vec D, Vec Jx, Vec Jd)
 {
@@ -97,7 +181,8 @@ static PetscErrorCode Reference(BTEDrift d, Vec f, Vec x, Vec D, Vec Jx, Vec Jd)
   PetscCall(VecGetArrayWrite(D, &Da));
   PetscCall(VecGetArrayWrite(Jx, &Ja));
   PetscCall(VecGetArrayWrite(Jd, &Ga));
-  for (PetscInt i = 0; i < nl; i++) {
+  if (d->form == BTE_DRIFT_MUSCL) PetscCall(ReferenceMUSCL(d, fa, xa, Da, Ja, Ga));
+  for (PetscInt i = 0; i < nl && d->form != BTE_DRIFT_MUSCL; i++) {
     PetscInt  gi = rstart + i;
     PetscReal fi = PetscRealPart(fa[gi]), s = 0, S = 0, C = 0, Cout = 0, sx = 0, jd;
     for (PetscInt b = 0; b < nb; b++) {
@@ -293,14 +378,16 @@ int main(int argc, char **argv)
     PetscCall(CopyValues(xh, xd));
   }
 
-  for (BTEDriftForm form = BTE_DRIFT_LOG; form <= BTE_DRIFT_UPWIND; form = (BTEDriftForm)(form + 1)) {
-    BTEDrift dh, dd = NULL;
-    Results  ref, rh, rd, rx;
-    MatType  mt;
+  for (PetscInt cfg = 0; cfg < 5; cfg++) { /* log, plain, upwind, muscl (van Leer), muscl (minmod) */
+    BTEDriftForm form = cfg < 4 ? (BTEDriftForm)cfg : BTE_DRIFT_MUSCL;
+    BTEDrift     dh, dd = NULL;
+    Results      ref, rh, rd, rx;
+    MatType      mt;
 
     PetscCall(DriftCreate(bte, "cpu_", MATAIJ, E, form, &dh));
+    if (cfg == 4) PetscCall(BTEDriftSetLimiter(dh, BTE_DRIFT_LIMITER_MINMOD));
     PetscCall(MatGetType(dh->A, &mt));
-    PetscCall(PetscPrintf(comm, "%s form (stencil %s, %" PetscInt_FMT " b-vectors):\n", BTEDriftForms[form], mt, dh->bv.nb));
+    PetscCall(PetscPrintf(comm, "%s%s form (stencil %s, %" PetscInt_FMT " b-vectors):\n", BTEDriftForms[form], form == BTE_DRIFT_MUSCL ? (cfg == 4 ? " (minmod)" : " (van Leer)") : "", mt, dh->bv.nb));
     PetscCall(ResultsCreate(fh, &ref));
     PetscCall(ResultsCreate(fh, &rh));
     PetscCall(Reference(dh, fh, xh, ref.D, ref.J, ref.G));
@@ -308,7 +395,8 @@ int main(int argc, char **argv)
     PetscCall(VecAXPY(ref.A, 1.0, ref.D));
     PetscCall(Run(dh, fh, xh, &rh));
     PetscCall(Compare("CPU", "direct loop", &rh, &ref, tol));
-    if (cuda) {
+    if (cuda && form == BTE_DRIFT_MUSCL) PetscCall(PetscPrintf(comm, "  (muscl has no CUDA implementation: host only)\n"));
+    if (cuda && form != BTE_DRIFT_MUSCL) {
       PetscLogDouble gf0, gf1, g2c0, g2c1, c2g0, c2g1;
       PetscCall(DriftCreate(bte, "gpu_", MATAIJCUSPARSE, E, form, &dd));
       PetscCall(MatGetType(dd->A, &mt));

@@ -4,7 +4,8 @@
 # make no host<->device copy (tests/dynamics/drift_ops.c). Then `bte dynamics` with RK4 in a field on
 # CUDA Vecs: -log_view's GpuToCpu count of TSStep (the whole step: collision, drift, RK vector
 # operations) and of BTEDriftApply is 0; with the host stencil (-bte_drift_mat_type aij, the drift as it
-# ran before) the same parse finds the copies. Skips (exit 77) without a CUDA build of bte or a GPU.
+# ran before) the same parse finds the copies. The muscl form is refused on CUDA Vecs and runs with the
+# host stencil. Skips (exit 77) without a CUDA build of bte or a GPU.
 source "$TESTDIR/common.sh"
 if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
   echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
@@ -46,4 +47,15 @@ awk -v a="$a" -v b="$b" 'function val(s, key,   n, w, i) { n = split(s, w, /[ \t
   function rel(x, y) { d = x - y; if (d < 0) d = -d; m = y < 0 ? -y : y; return m > 0 ? d / m : d }
   BEGIN { r1 = rel(val(a, "carriers"), val(b, "carriers")); r2 = rel(val(a, "<E>"), val(b, "<E>")); r3 = rel(val(a, "v_d"), val(b, "v_d"))
           printf "relative differences: carriers %.1e, <E> %.1e, v_d %.1e\n", r1, r2, r3; exit !(r1 <= 1e-10 && r2 <= 1e-6 && r3 <= 1e-6) }' || fail "GPU and host stencils give different states at 40 fs"
+# muscl has no CUDA implementation: refused in one line on CUDA Vecs, and run on the host (the same
+# trajectory as on standard Vecs) with -bte_drift_mat_type aij
+expect_fail "muscl runs on the host only" run_np 1 "$BTE" dynamics $P -bte_drift_form muscl || fail "muscl on CUDA Vecs was not refused in one line"
+run_np 1 "$BTE" dynamics $P -bte_drift_form muscl -bte_drift_mat_type aij > dyn_muscl.log 2>&1 || { cat dyn_muscl.log; fail "muscl with -bte_drift_mat_type aij (exit $?)"; }
+run_np 1 "$BTE" dynamics ${P/-vec_type cuda/} -bte_drift_form muscl > dyn_muscl_cpu.log 2>&1 || { cat dyn_muscl_cpu.log; fail "muscl on standard Vecs (exit $?)"; }
+a=$(grep "^  t .* 40.000 fs" dyn_muscl.log); b=$(grep "^  t .* 40.000 fs" dyn_muscl_cpu.log)
+[ -n "$a" ] && [ -n "$b" ] || fail "muscl: no monitor line at 40 fs"
+awk -v a="$a" -v b="$b" 'function val(s, key,   n, w, i) { n = split(s, w, /[ \t]+/); for (i = 1; i < n; i++) if (w[i] == key) return w[i + 1] + 0; return "nan" }
+  function rel(x, y) { d = x - y; if (d < 0) d = -d; m = y < 0 ? -y : y; return m > 0 ? d / m : d }
+  BEGIN { r2 = rel(val(a, "<E>"), val(b, "<E>")); r3 = rel(val(a, "v_d"), val(b, "v_d"))
+          printf "muscl, CUDA Vecs with the host drift against standard Vecs: <E> %.1e, v_d %.1e\n", r2, r3; exit !(r2 <= 1e-6 && r3 <= 1e-6) }' || fail "muscl: CUDA Vecs with the host drift and standard Vecs differ at 40 fs"
 echo "drift on the GPU: agreement and no copies in the step loop"

@@ -54,7 +54,22 @@ struct _p_BTEDrift {
   Vec          ju, jp, jd, jdiag, jt, jz; /* log Jacobian state: u, p, (2f-1)S, diagonal; work u x, A(u x) */
   PetscBool    jstate;
   PetscBool    setupcalled;
+  /* muscl form (drift_muscl.c): A holds the upwind stencil, the limited correction is added on the host */
+  BTEDriftLimiter limiter;
+  PetscInt       *opp;      /* per b: the index of -b */
+  PetscInt        nd;       /* b-vectors along which carriers move (c_b < 0) */
+  PetscInt       *down;     /* their indices */
+  Vec             msig;     /* a slope (or its linearisation) along one b, on the owned states */
+  Vec             sghost;   /* its ghosts */
+  PetscReal      *jal, *jbe; /* Jacobian state, nd x nlocal: d sigma / d(backward, forward difference) */
+  Vec             mdiag;    /* Jacobian diagonal: diag(A) + that of the correction */
 };
+
+PETSC_INTERN PetscErrorCode BTEDriftMUSCLSetUp(BTEDrift);
+PETSC_INTERN PetscErrorCode BTEDriftMUSCLDestroy(BTEDrift);
+PETSC_INTERN PetscErrorCode BTEDriftMUSCLApplyAdd(BTEDrift, Vec, Vec);
+PETSC_INTERN PetscErrorCode BTEDriftMUSCLSetJacobianState(BTEDrift, Vec);
+PETSC_INTERN PetscErrorCode BTEDriftMUSCLJacobianMultAdd(BTEDrift, Vec, Vec);
 
 typedef struct _BTEDynamicsOps *BTEDynamicsOps;
 struct _BTEDynamicsOps {
