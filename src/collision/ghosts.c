@@ -259,10 +259,7 @@ PetscErrorCode BTECollisionExchangeDescribe(BTECollision coll, Vec x, const char
 PetscErrorCode BTECollisionLocalToGlobalAdd(BTECollision coll, Vec yl, Vec y)
 {
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(BTECOLL_GhostAdd, coll, yl, y, 0));
-  PetscCall(VecSet(y, 0.0));
-  PetscCall(VecScatterBegin(coll->scatter, yl, y, ADD_VALUES, SCATTER_REVERSE));
-  PetscCall(VecScatterEnd(coll->scatter, yl, y, ADD_VALUES, SCATTER_REVERSE));
-  PetscCall(PetscLogEventEnd(BTECOLL_GhostAdd, coll, yl, y, 0));
+  PetscCall(BTECollisionReverseBegin(coll, yl, y));
+  PetscCall(BTECollisionReverseEnd(coll, yl, yl, y));
   PetscFunctionReturn(0);
 }

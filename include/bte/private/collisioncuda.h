@@ -82,6 +82,12 @@ PETSC_INTERN PetscErrorCode BTEPairCUDABuilderTouched(BTEPairCUDABuilder, const 
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *, const BTEPairLayout *, BTEPairCUDA *);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *);
 
+/* ---- the reverse exchange of the pairs partition (reverse.c; reverse_cuda.cu) ----
+   y[s] = own[s] (or y[s] when own is NULL) + rbuf[rptr[s] .. rptr[s+1]) added in that order, for
+   the nlocal owned states, on the device; the handle keeps rptr's device copy (made on first use). */
+PETSC_INTERN PetscErrorCode BTECollCUDAReverseAdd(struct _n_BTECollCUDAReverse **, PetscInt nlocal, const PetscInt64 rptr[], Vec own, Vec rbuf, Vec y);
+PETSC_INTERN PetscErrorCode BTECollCUDAReverseDestroy(struct _n_BTECollCUDAReverse **);
+
 /* ---- tgt: Perturbo v3's layout (tgtlayout.h), two passes: pass 1 per channel into sc_col, pass 2
    per target in the layout's order ----
    Create uploads a host-built layout (its arrays may be freed afterwards); a layout built on the

@@ -44,6 +44,8 @@ typedef struct {
   int32_t       nto;         /* pairs: tiles of owned states only (they come first in the layout) */
   int64_t      *corder;      /* pairs: the chunks, those on owned tiles only first */
   int64_t       ninner;      /* pairs: how many chunks need no ghost value */
+  int64_t       nfwd;        /* pairs: of those, how many run while the ghost values travel; the
+                                others run while the ghosts' sums travel back */
 #if defined(BTE_HAVE_CUDA)
   BTEPairCUDA cuda;
 #endif
@@ -112,15 +114,20 @@ static PetscErrorCode PairChunks(const BTEPairLayout *L, int mode, const int64_t
   PetscFunctionReturn(0);
 }
 
-/* y[s] = the partial sums of state s, in the fixed order of its slot list */
-static void PairReduce(const BTEPairLayout *L, const double *partial, PetscScalar *y)
+/* y[s] = the partial sums of state s, s0 <= s < s1, in the fixed order of its slot list */
+static void PairReduceRange(const BTEPairLayout *L, const double *partial, int32_t s0, int32_t s1, PetscScalar *y)
 {
 #pragma omp parallel for schedule(static)
-  for (int32_t s = 0; s < L->nlocal; s++) {
+  for (int32_t s = s0; s < s1; s++) {
     double v = 0;
     for (int64_t k = L->sptr[s]; k < L->sptr[s + 1]; k++) v += partial[L->slots[k]];
     y[s] = v;
   }
+}
+
+static void PairReduce(const BTEPairLayout *L, const double *partial, PetscScalar *y)
+{
+  PairReduceRange(L, partial, 0, L->nlocal, y);
 }
 
 /* f (and x) in layout order for the layout indices l0..l1, from arrays indexed by local state */
@@ -134,10 +141,11 @@ static void PairGather(const BTEPairLayout *L, int64_t l0, int64_t l1, const Pet
   }
 }
 
-/* The pairs partition on the host, from the global Vecs: the ghost values travel while the chunks
-   of two owned tiles run (they need none); then the other chunks, the sums of owned and ghost
-   states, and the ghosts' sums to their owners. For J x, f's ghosts are exchanged first and x's
-   overlapped. */
+/* The pairs partition on the host, from the global Vecs. The chunks of two owned tiles need no
+   ghost value and give no ghost a sum, so they hide both exchanges: the first part runs while the
+   ghost values come in, then the chunks that touch ghosts, the ghosts' sums (sent back at once),
+   and the second part while those sums travel. For J x, f's ghosts are exchanged first and x's
+   overlapped. Each state's partial sums keep their fixed order: the result is that of PairRun. */
 static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, Vec Y)
 {
   BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
@@ -164,26 +172,38 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PetscCall(VecScatterBegin(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
   /* owned states first: their values are this rank's own */
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(VecGetArrayRead(f, &a));
   if (x) PetscCall(VecGetArrayRead(x, &b));
   PairGather(L, 0, nown, a, b, pa->fp, pa->xp);
   if (x) PetscCall(VecRestoreArrayRead(x, &b));
   PetscCall(VecRestoreArrayRead(f, &a));
-  PetscCall(PairChunks(L, mode, pa->corder, 0, pa->ninner, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PairChunks(L, mode, pa->corder, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
   PetscCall(VecScatterEnd(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(PetscLogEventBegin(BTECOLL_Outer, coll, 0, 0, 0));
   PetscCall(VecGetArrayRead(coll->fl, &a));
   if (x) PetscCall(VecGetArrayRead(coll->xl, &b));
   PairGather(L, nown, nall, a, b, pa->fp, pa->xp);
   if (x) PetscCall(VecRestoreArrayRead(coll->xl, &b));
   PetscCall(VecRestoreArrayRead(coll->fl, &a));
   PetscCall(PairChunks(L, mode, pa->corder, pa->ninner, L->nchunk, pa->fp, x ? pa->xp : NULL, pa->partial));
+  /* the ghosts' sums are complete: the chunks left touch owned tiles only */
   PetscCall(VecGetArrayWrite(pa->yl, &y));
-  PairReduce(L, pa->partial, y);
+  PairReduceRange(L, pa->partial, (int32_t)coll->nlocal, L->nlocal, y);
   PetscCall(VecRestoreArrayWrite(pa->yl, &y));
+  PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
+  PetscCall(BTECollisionReverseBegin(coll, pa->yl, Y));
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PairChunks(L, mode, pa->corder, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(VecGetArrayWrite(Y, &y));
+  PairReduceRange(L, pa->partial, 0, (int32_t)coll->nlocal, y);
+  PetscCall(VecRestoreArrayWrite(Y, &y));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
-  PetscCall(BTECollisionLocalToGlobalAdd(coll, pa->yl, Y));
+  PetscCall(BTECollisionReverseEnd(coll, pa->yl, NULL, Y));
   PetscFunctionReturn(0);
 }
 
@@ -481,6 +501,11 @@ static PetscErrorCode PairChunksFromRows(BTEPairLayout *L, int64_t nrows, const 
   PetscFunctionReturn(0);
 }
 
+static inline int64_t PairChunkEntries(const BTEPairLayout *L, const BTEPairChunk *ch)
+{
+  return L->rowptr[ch->rp + ch->nrows] - L->rowptr[ch->rp];
+}
+
 /* In a parallel region: this thread's share [c0, c1) of n items, in thread order; returns the thread. */
 static inline int PairThreadShare(PetscCount n, PetscCount *c0, PetscCount *c1)
 {
@@ -766,6 +791,18 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
       }
       if (pass == 0) pa->ninner = k;
     }
+    { /* about half of the inner entries hide the forward exchange, the rest the reverse one */
+      int64_t ein = 0, e = 0;
+      for (int64_t q = 0; q < pa->ninner; q++) ein += PairChunkEntries(L, &L->chunks[pa->corder[q]]);
+      for (pa->nfwd = 0; pa->nfwd < pa->ninner && 2 * e < ein; pa->nfwd++) e += PairChunkEntries(L, &L->chunks[pa->corder[pa->nfwd]]);
+    }
+    { /* the ghosts that get a sum: those with a slot (a computed pair touches them) */
+      PetscBool *sends;
+      PetscCall(PetscMalloc1(PetscMax(coll->nghost, 1), &sends));
+      for (PetscInt g = 0; g < coll->nghost; g++) sends[g] = L->sptr[coll->nlocal + g + 1] > L->sptr[coll->nlocal + g] ? PETSC_TRUE : PETSC_FALSE;
+      PetscCall(BTECollisionReverseSetUp_Private(coll, sends));
+      PetscCall(PetscFree(sends));
+    }
   }
   PetscCall(PetscMalloc1(PetscMax(L->npartial, 1), &pa->partial));
   PetscCall(PetscMalloc2((size_t)L->ntile * L->tile, &pa->fp, (size_t)L->ntile * L->tile, &pa->xp));
@@ -793,6 +830,44 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscFunctionReturn(0);
 }
 
+/* What each rank streams and exchanges per apply, min / mean / max over ranks: the work is the
+   pairs (entries) and rows of a rank's layout, the exchange the ghost values it receives and the
+   sums it sends back (8 bytes each); a rank whose work or exchange is above the mean makes the
+   others wait in the exchanges. */
+static PetscErrorCode PairViewPerRank(BTECollision coll, PetscViewer viewer)
+{
+  BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
+  const BTEPairLayout *L  = &pa->L;
+  MPI_Comm             comm = PetscObjectComm((PetscObject)coll);
+  PetscMPIInt          size;
+  enum { NQ = 8 };
+  const char *names[NQ] = {"pairs (entries)", "of which in chunks of owned tiles", "rows", "chunks", "partial sums", "ghost values received", "ghost sums sent", "ghost sums received"};
+  double      v[NQ], mn[NQ], mx[NQ], sm[NQ];
+  int64_t     rows = 0, ein = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  for (int64_t c = 0; c < L->nchunk; c++) rows += L->chunks[c].nrows;
+  for (int64_t q = 0; q < pa->ninner; q++) ein += PairChunkEntries(L, &L->chunks[pa->corder[q]]);
+  v[0] = (double)L->nnz;
+  v[1] = (double)ein;
+  v[2] = (double)rows;
+  v[3] = (double)L->nchunk;
+  v[4] = (double)L->npartial;
+  v[5] = (double)coll->nghost;
+  v[6] = (double)coll->nrsend;
+  v[7] = (double)coll->nrrecv;
+  PetscCallMPI(MPI_Allreduce(v, mn, NQ, MPI_DOUBLE, MPI_MIN, comm));
+  PetscCallMPI(MPI_Allreduce(v, mx, NQ, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(v, sm, NQ, MPI_DOUBLE, MPI_SUM, comm));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "per rank, min / mean / max (max/mean):\n"));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  for (int q = 0; q < NQ; q++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %.0f / %.1f / %.0f (%.3f)\n", names[q], mn[q], sm[q] / size, mx[q], sm[q] > 0 ? mx[q] * size / sm[q] : 1.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "exchange per apply, all ranks: %.0f bytes forward, %.0f back\n", 8.0 * sm[5], 8.0 * sm[6]));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewer)
 {
   BTECollision_Pair *pa    = (BTECollision_Pair *)coll->data;
@@ -804,6 +879,7 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
     PetscInt64 loc[2] = {(PetscInt64)pa->ninner, (PetscInt64)pa->L.nchunk}, sum[2];
     PetscCallMPI(MPI_Allreduce(loc, sum, 2, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)coll)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: owned states in the first tiles; %" PetscInt64_FMT " of %" PetscInt64_FMT " chunks (all ranks) need no ghost value and run while the ghost values travel (host Vecs)\n", sum[0], sum[1]));
+    PetscCall(PairViewPerRank(coll, viewer));
   }
   PetscFunctionReturn(0);
 }
