@@ -42,8 +42,7 @@ typedef struct {
   PetscBool     pairs;       /* -bte_partition pairs on several ranks: sums of ghosts sent to their owners */
   Vec           yl;          /* pairs: the output for owned + ghost states before that reduction */
   int32_t       nto;         /* pairs: tiles of owned states only (they come first in the layout) */
-  int64_t      *corder;      /* pairs: the chunks, those on owned tiles only first */
-  int64_t       ninner;      /* pairs: how many chunks need no ghost value */
+  int64_t       ninner;      /* pairs: chunks 0..ninner-1 need no ghost value (owned tiles only) */
   int64_t       nfwd;        /* pairs: of those, how many run while the ghost values travel; the
                                 others run while the ghosts' sums travel back */
 #if defined(BTE_HAVE_CUDA)
@@ -178,7 +177,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PairGather(L, 0, nown, a, b, pa->fp, pa->xp);
   if (x) PetscCall(VecRestoreArrayRead(x, &b));
   PetscCall(VecRestoreArrayRead(f, &a));
-  PetscCall(PairChunks(L, mode, pa->corder, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PairChunks(L, mode, NULL, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL, pa->partial));
   PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
   PetscCall(VecScatterEnd(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
@@ -189,7 +188,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PairGather(L, nown, nall, a, b, pa->fp, pa->xp);
   if (x) PetscCall(VecRestoreArrayRead(coll->xl, &b));
   PetscCall(VecRestoreArrayRead(coll->fl, &a));
-  PetscCall(PairChunks(L, mode, pa->corder, pa->ninner, L->nchunk, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PairChunks(L, mode, NULL, pa->ninner, L->nchunk, pa->fp, x ? pa->xp : NULL, pa->partial));
   /* the ghosts' sums are complete: the chunks left touch owned tiles only */
   PetscCall(VecGetArrayWrite(pa->yl, &y));
   PairReduceRange(L, pa->partial, (int32_t)coll->nlocal, L->nlocal, y);
@@ -197,7 +196,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
   PetscCall(BTECollisionReverseBegin(coll, pa->yl, Y));
   PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
-  PetscCall(PairChunks(L, mode, pa->corder, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PairChunks(L, mode, NULL, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL, pa->partial));
   PetscCall(VecGetArrayWrite(Y, &y));
   PairReduceRange(L, pa->partial, 0, (int32_t)coll->nlocal, y);
   PetscCall(VecRestoreArrayWrite(Y, &y));
@@ -206,6 +205,52 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PetscCall(BTECollisionReverseEnd(coll, pa->yl, NULL, Y));
   PetscFunctionReturn(0);
 }
+
+#if defined(BTE_HAVE_CUDA)
+/* The same on the device: the kernels are queued on PETSc's stream, where the scatters also pack
+   and unpack, so the chunks queued between VecScatterBegin and VecScatterEnd run on the device
+   while MPI moves the values (through host memory when the MPI is not GPU-aware). The chunks of
+   owned tiles read the owned values from the global Vecs, which the exchange does not write. */
+static PetscErrorCode PairRunOverlapCUDA(BTECollision coll, int mode, Vec f, Vec x, Vec Y)
+{
+  BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
+  const BTEPairLayout *L  = &pa->L;
+  Vec                  last = x ? x : f, lastl;
+  const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
+
+  PetscFunctionBegin;
+  if (!pa->cuda) PetscCall(BTEPairCUDACreate(&pa->L, &pa->cuda));
+  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+  if (x) PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
+  lastl = x ? coll->xl : coll->fl;
+  PetscCall(BTECollisionGetLocalVec(coll, Y, &pa->yl));
+  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+  if (x) {
+    PetscCall(VecScatterBegin(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
+  }
+  PetscCall(VecScatterBegin(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(BTEPairCUDAChunks(pa->cuda, mode, 0, pa->nfwd, f, x));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(VecScatterEnd(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(PetscLogEventBegin(BTECOLL_Outer, coll, 0, 0, 0));
+  PetscCall(BTEPairCUDAChunks(pa->cuda, mode, pa->ninner, L->nchunk, coll->fl, x ? coll->xl : NULL));
+  PetscCall(BTEPairCUDAReduce(pa->cuda, coll->nlocal, L->nlocal, pa->yl));
+  PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
+  PetscCall(BTECollisionReverseBegin(coll, pa->yl, Y));
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(BTEPairCUDAChunks(pa->cuda, mode, pa->nfwd, pa->ninner, f, x));
+  PetscCall(BTEPairCUDAReduce(pa->cuda, 0, coll->nlocal, Y));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PetscLogGpuFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
+  PetscCall(BTECollisionReverseEnd(coll, pa->yl, NULL, Y));
+  PetscFunctionReturn(0);
+}
+#endif
 
 static PetscErrorCode PairRun(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y)
 {
@@ -258,19 +303,22 @@ static PetscErrorCode PairApply(BTECollision coll, int mode, Vec fl, Vec xl, Vec
   PetscFunctionReturn(0);
 }
 
-/* I[f] or J(f) x from the global Vecs: the overlapped host path with the pairs partition; *done
-   false otherwise (the generic layer then exchanges the ghosts and calls apply/jacobian_apply) */
+/* I[f] or J(f) x from the global Vecs: the overlapped path (host or device) with the pairs
+   partition; *done false otherwise (the generic layer then exchanges the ghosts and calls
+   apply/jacobian_apply) */
 static PetscErrorCode BTECollisionApplyGlobal_Pair(BTECollision coll, int mode, Vec f, Vec x, Vec Y, PetscBool *done)
 {
   BTECollision_Pair *pa  = (BTECollision_Pair *)coll->data;
   PetscBool          dev = PETSC_FALSE;
 
   PetscFunctionBegin;
+  *done = pa->pairs;
+  if (!*done) PetscFunctionReturn(0);
 #if defined(BTE_HAVE_CUDA)
-  PetscCall(BTECollisionVecIsCUDA(f, &dev)); /* the device path: not overlapped yet */
+  PetscCall(BTECollisionVecIsCUDA(f, &dev));
+  if (dev) PetscCall(PairRunOverlapCUDA(coll, mode, f, x, Y));
 #endif
-  *done = pa->pairs && !dev ? PETSC_TRUE : PETSC_FALSE;
-  if (*done) PetscCall(PairRunOverlap(coll, mode, f, x, Y));
+  if (!dev) PetscCall(PairRunOverlap(coll, mode, f, x, Y));
   PetscFunctionReturn(0);
 }
 
@@ -528,6 +576,34 @@ static int64_t PairDefaultChunk(int64_t nnz)
   return PetscMin(PetscMax(nnz / 2048, 8192), 65536);
 }
 
+/* pairs: the chunks of owned tiles only (they need no ghost value) first, in their order, then
+   the others; about half of the former's entries hide the forward exchange, the rest the reverse
+   one. A chunk carries its row pointers and partial-sum slots, so moving it changes no sum. */
+static PetscErrorCode PairOrderChunks(BTECollision coll)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  BTEPairLayout     *L  = &pa->L;
+  BTEPairChunk      *c;
+  int64_t            k = 0, ein = 0, e = 0;
+
+  PetscFunctionBegin;
+  pa->ninner = pa->nfwd = 0;
+  if (!pa->pairs) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(PetscMax(L->nchunk, 1), &c));
+  for (int pass = 0; pass < 2; pass++) {
+    for (int64_t q = 0; q < L->nchunk; q++) {
+      PetscBool inner = L->chunks[q].tile_i < pa->nto && L->chunks[q].tile_j < pa->nto ? PETSC_TRUE : PETSC_FALSE;
+      if (inner == (pass == 0)) c[k++] = L->chunks[q];
+    }
+    if (pass == 0) pa->ninner = k;
+  }
+  PetscCall(PetscArraycpy(L->chunks, c, L->nchunk));
+  PetscCall(PetscFree(c));
+  for (int64_t q = 0; q < pa->ninner; q++) ein += PairChunkEntries(L, &L->chunks[q]);
+  for (pa->nfwd = 0; pa->nfwd < pa->ninner && 2 * e < ein; pa->nfwd++) e += PairChunkEntries(L, &L->chunks[pa->nfwd]);
+  PetscFunctionReturn(0);
+}
+
 #if defined(BTE_HAVE_CUDA)
 /* The layout built on the device (pair_build_cuda.cu): the table's channel arrays go to the
    device as they are; here only the row structure's chunks and the slot lists. */
@@ -570,6 +646,7 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, P
   PetscCall(BTEPairCUDABuilderTouched(B, L, &bits));
   PetscCall(PairSlots(L, bits));
   PetscCall(PetscFree(bits));
+  PetscCall(PairOrderChunks(coll));
   PetscCall(BTEPairCUDABuilderFinish(&B, L, &pa->cuda));
   PetscCall(PetscLogEventEnd(BTECOLL_LayoutIndex, coll, 0, 0, 0));
   pa->ondevice = PETSC_TRUE;
@@ -778,31 +855,16 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(PairTouchedHost(L, &bits));
     PetscCall(PairSlots(L, bits));
     PetscCall(PetscFree(bits));
+    PetscCall(PairOrderChunks(coll));
     PetscCall(PetscLogEventEnd(BTECOLL_LayoutIndex, coll, 0, 0, 0));
   }
   PetscCall(PetscFree3(order, inv, en));
-  if (pa->pairs) {
-    PetscCall(PetscMalloc1(PetscMax(L->nchunk, 1), &pa->corder));
-    int64_t k = 0;
-    for (int pass = 0; pass < 2; pass++) {
-      for (int64_t c = 0; c < L->nchunk; c++) {
-        PetscBool inner = L->chunks[c].tile_i < pa->nto && L->chunks[c].tile_j < pa->nto ? PETSC_TRUE : PETSC_FALSE;
-        if (inner == (pass == 0)) pa->corder[k++] = c;
-      }
-      if (pass == 0) pa->ninner = k;
-    }
-    { /* about half of the inner entries hide the forward exchange, the rest the reverse one */
-      int64_t ein = 0, e = 0;
-      for (int64_t q = 0; q < pa->ninner; q++) ein += PairChunkEntries(L, &L->chunks[pa->corder[q]]);
-      for (pa->nfwd = 0; pa->nfwd < pa->ninner && 2 * e < ein; pa->nfwd++) e += PairChunkEntries(L, &L->chunks[pa->corder[pa->nfwd]]);
-    }
-    { /* the ghosts that get a sum: those with a slot (a computed pair touches them) */
-      PetscBool *sends;
-      PetscCall(PetscMalloc1(PetscMax(coll->nghost, 1), &sends));
-      for (PetscInt g = 0; g < coll->nghost; g++) sends[g] = L->sptr[coll->nlocal + g + 1] > L->sptr[coll->nlocal + g] ? PETSC_TRUE : PETSC_FALSE;
-      PetscCall(BTECollisionReverseSetUp_Private(coll, sends));
-      PetscCall(PetscFree(sends));
-    }
+  if (pa->pairs) { /* the ghosts that get a sum: those with a slot (a computed pair touches them) */
+    PetscBool *sends;
+    PetscCall(PetscMalloc1(PetscMax(coll->nghost, 1), &sends));
+    for (PetscInt g = 0; g < coll->nghost; g++) sends[g] = L->sptr[coll->nlocal + g + 1] > L->sptr[coll->nlocal + g] ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(BTECollisionReverseSetUp_Private(coll, sends));
+    PetscCall(PetscFree(sends));
   }
   PetscCall(PetscMalloc1(PetscMax(L->npartial, 1), &pa->partial));
   PetscCall(PetscMalloc2((size_t)L->ntile * L->tile, &pa->fp, (size_t)L->ntile * L->tile, &pa->xp));
@@ -840,30 +902,31 @@ static PetscErrorCode PairViewPerRank(BTECollision coll, PetscViewer viewer)
   const BTEPairLayout *L  = &pa->L;
   MPI_Comm             comm = PetscObjectComm((PetscObject)coll);
   PetscMPIInt          size;
-  enum { NQ = 8 };
-  const char *names[NQ] = {"pairs (entries)", "of which in chunks of owned tiles", "rows", "chunks", "partial sums", "ghost values received", "ghost sums sent", "ghost sums received"};
+  enum { NQ = 9 };
+  const char *names[NQ] = {"pairs (entries)", "pairs in chunks that need no ghost value", "rows", "chunks", "partial sums", "layout bytes", "ghost values received", "ghost sums sent", "ghost sums received"};
   double      v[NQ], mn[NQ], mx[NQ], sm[NQ];
   int64_t     rows = 0, ein = 0;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   for (int64_t c = 0; c < L->nchunk; c++) rows += L->chunks[c].nrows;
-  for (int64_t q = 0; q < pa->ninner; q++) ein += PairChunkEntries(L, &L->chunks[pa->corder[q]]);
+  for (int64_t q = 0; q < pa->ninner; q++) ein += PairChunkEntries(L, &L->chunks[q]);
   v[0] = (double)L->nnz;
   v[1] = (double)ein;
   v[2] = (double)rows;
   v[3] = (double)L->nchunk;
   v[4] = (double)L->npartial;
-  v[5] = (double)coll->nghost;
-  v[6] = (double)coll->nrsend;
-  v[7] = (double)coll->nrrecv;
+  v[5] = (double)coll->bytes;
+  v[6] = (double)coll->nghost;
+  v[7] = (double)coll->nrsend;
+  v[8] = (double)coll->nrrecv;
   PetscCallMPI(MPI_Allreduce(v, mn, NQ, MPI_DOUBLE, MPI_MIN, comm));
   PetscCallMPI(MPI_Allreduce(v, mx, NQ, MPI_DOUBLE, MPI_MAX, comm));
   PetscCallMPI(MPI_Allreduce(v, sm, NQ, MPI_DOUBLE, MPI_SUM, comm));
   PetscCall(PetscViewerASCIIPrintf(viewer, "per rank, min / mean / max (max/mean):\n"));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   for (int q = 0; q < NQ; q++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %.0f / %.1f / %.0f (%.3f)\n", names[q], mn[q], sm[q] / size, mx[q], sm[q] > 0 ? mx[q] * size / sm[q] : 1.0));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "exchange per apply, all ranks: %.0f bytes forward, %.0f back\n", 8.0 * sm[5], 8.0 * sm[6]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "exchange per apply, all ranks: %.0f bytes forward, %.0f back\n", 8.0 * sm[6], 8.0 * sm[7]));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
 }
@@ -878,9 +941,9 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
   if (pa->pairs) {
     PetscInt64 loc[2] = {(PetscInt64)pa->ninner, (PetscInt64)pa->L.nchunk}, sum[2];
     PetscCallMPI(MPI_Allreduce(loc, sum, 2, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)coll)));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: owned states in the first tiles; %" PetscInt64_FMT " of %" PetscInt64_FMT " chunks (all ranks) need no ghost value and run while the ghost values travel (host Vecs)\n", sum[0], sum[1]));
-    PetscCall(PairViewPerRank(coll, viewer));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: owned states in the first tiles; %" PetscInt64_FMT " of %" PetscInt64_FMT " chunks (all ranks) need no ghost value and run while the ghost values or the ghosts' sums travel\n", sum[0], sum[1]));
   }
+  PetscCall(PairViewPerRank(coll, viewer));
   PetscFunctionReturn(0);
 }
 
@@ -906,7 +969,6 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   PetscCall(PetscFree(pa->partial));
   PetscCall(PetscFree2(pa->fp, pa->xp));
   PetscCall(VecDestroy(&pa->yl));
-  PetscCall(PetscFree(pa->corder));
   PetscCall(PetscFree(coll->data));
   PetscFunctionReturn(0);
 }
