@@ -34,6 +34,10 @@ done
 # auto is pairs on several ranks; small tiles and chunks (many blocks, rows cut between chunks)
 run_np 3 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_pair_tile 32 -bte_pair_chunk 40 > out
 grep -q "^partition: pairs" out || { cat out; echo "auto did not choose pairs on 3 ranks"; exit 1; }
+# no MPI progress calls in the overlap, and more calls than chunks: the same sums
+run_np 3 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs -bte_pair_overlap_polls 0 > out
+run_np 3 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs -bte_pair_overlap_polls 1000 -bte_pair_tile 32 -bte_pair_chunk 40 > out
+expect_fail "bte_pair_overlap_polls must be >= 0" run_np 1 "$BUILD/tests/coll_partition" $opts -bte_pair_overlap_polls -1
 # 2 OpenMP threads per rank
 OMP_NUM_THREADS=2 run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs > out
 # pairs is refused by the other types, in one line

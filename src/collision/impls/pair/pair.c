@@ -45,6 +45,7 @@ typedef struct {
   int64_t       ninner;      /* pairs: chunks 0..ninner-1 need no ghost value (owned tiles only) */
   int64_t       nfwd;        /* pairs: of those, how many run while the ghost values travel; the
                                 others run while the ghosts' sums travel back */
+  PetscInt      polls;       /* pairs, host: MPI progress calls while owned work hides an exchange */
 #if defined(BTE_HAVE_CUDA)
   BTEPairCUDA cuda;
 #endif
@@ -113,6 +114,25 @@ static PetscErrorCode PairChunks(const BTEPairLayout *L, int mode, const int64_t
   PetscFunctionReturn(0);
 }
 
+/* The chunks k0..k1-1 that hide an exchange, in `polls` batches with an MPI progress call between
+   them: with messages above the MPI's eager limit (GaAs 90^3 on 16 ranks: ~12 kB from each other
+   rank) a transfer only moves while some rank is inside MPI, so without these calls the exchange
+   would wait for VecScatterEnd after all. MPI_Iprobe drives the progress engine and receives
+   nothing (the scatter's own messages are matched by their requests). */
+static PetscErrorCode PairChunksPolling(BTECollision coll, int mode, int64_t k0, int64_t k1, const double *fp, const double *xp)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  const int64_t      nb = PetscMax(1, PetscMin((int64_t)pa->polls, k1 - k0));
+
+  PetscFunctionBegin;
+  for (int64_t b = 0; b < nb; b++) {
+    int flag;
+    PetscCall(PairChunks(&pa->L, mode, NULL, k0 + (k1 - k0) * b / nb, k0 + (k1 - k0) * (b + 1) / nb, fp, xp, pa->partial));
+    if (pa->polls > 0) PetscCallMPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, PetscObjectComm((PetscObject)coll), &flag, MPI_STATUS_IGNORE));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* y[s] = the partial sums of state s, s0 <= s < s1, in the fixed order of its slot list */
 static void PairReduceRange(const BTEPairLayout *L, const double *partial, int32_t s0, int32_t s1, PetscScalar *y)
 {
@@ -177,7 +197,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PairGather(L, 0, nown, a, b, pa->fp, pa->xp);
   if (x) PetscCall(VecRestoreArrayRead(x, &b));
   PetscCall(VecRestoreArrayRead(f, &a));
-  PetscCall(PairChunks(L, mode, NULL, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PairChunksPolling(coll, mode, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL));
   PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
   PetscCall(VecScatterEnd(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
@@ -196,7 +216,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
   PetscCall(BTECollisionReverseBegin(coll, pa->yl, Y));
   PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
-  PetscCall(PairChunks(L, mode, NULL, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PairChunksPolling(coll, mode, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL));
   PetscCall(VecGetArrayWrite(Y, &y));
   PairReduceRange(L, pa->partial, 0, (int32_t)coll->nlocal, y);
   PetscCall(VecRestoreArrayWrite(Y, &y));
@@ -884,10 +904,12 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCall(PetscOptionsInt("-bte_pair_tile", "States per tile (column sums of a tile pair are kept in a private array of this length)", "BTECollision", pa->tile, &pa->tile, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_unroll", "CUDA: entries each lane loads before using them (2, 4 or 8; 0: 4, the fastest measured on an H200 in both precisions)", "BTECollision", pa->unroll, &pa->unroll, NULL));
   PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));
+  PetscCall(PetscOptionsInt("-bte_pair_overlap_polls", "Pairs partition, host Vecs: MPI progress calls spread over the work that hides each exchange (0: none; messages above the MPI's eager limit move only during MPI calls)", "BTECollision", pa->polls, &pa->polls, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_chunk", "Entries per unit of work (0: about 1/2048 of the pairs, within [8192, 65536])", "BTECollision", pa->chunk, &pa->chunk, NULL));
   PetscOptionsEnd();
   PetscCheck(pa->tile >= 32 && pa->tile <= 65536, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile must be in [32, 65536], got %" PetscInt_FMT, pa->tile);
   PetscCheck(pa->unroll == 0 || pa->unroll == 2 || pa->unroll == 4 || pa->unroll == 8, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_unroll must be 0, 2, 4 or 8, got %" PetscInt_FMT, pa->unroll);
+  PetscCheck(pa->polls >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_overlap_polls must be >= 0, got %" PetscInt_FMT, pa->polls);
   PetscCheck(pa->chunk >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_chunk must be >= 0, got %" PetscInt_FMT, pa->chunk);
   PetscFunctionReturn(0);
 }
@@ -981,6 +1003,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   PetscCall(PetscNew(&pa));
   pa->tile                     = 256;
   pa->chunk                    = 0;
+  pa->polls                    = 8;
   coll->data                   = pa;
   coll->ops->setfromoptions    = BTECollisionSetFromOptions_Pair;
   coll->ops->setup             = BTECollisionSetUp_Pair;
