@@ -13,8 +13,10 @@
 #   scripts/partition-bench.sh                       (BTE: the driver; default build/bin/bte)
 # Env: PB_OUT (default partition-bench), PB_TABLE (a table file; default: GaAs PB_GRID^3 generated
 # once into PB_OUT), PB_GRID (90), PB_CORES (nproc), PB_LAYOUTS ranks x threads ("1x16 4x4 16x1",
-# scaled to PB_CORES when unset), PB_PARTS ("states pairs"), PB_REPS (10), PB_GPU (ranks sharing
-# one GPU, e.g. "1 2 3"; empty: CPU only), MPIEXEC (mpiexec), PB_TIMEOUT per run in s (600).
+# scaled to PB_CORES when unset), PB_PARTS ("states pairs pairs-nopoll"; pairs-nopoll is pairs
+# with -bte_pair_overlap_polls 0), PB_REPS (10), PB_GPU (ranks sharing one GPU, e.g. "1 2 3";
+# empty: CPU only), PB_EXTRA (more bte options for every run), MPIEXEC (mpiexec), PB_TIMEOUT per
+# run in s (600).
 set -u
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BTE=${BTE:-$top/build/bin/bte}
@@ -23,7 +25,7 @@ out=${PB_OUT:-partition-bench}; mkdir -p "$out"
 grid=${PB_GRID:-90}
 cores=${PB_CORES:-$(nproc)}
 layouts=${PB_LAYOUTS:-"1x$cores $((cores / 4))x4 ${cores}x1"}
-parts=${PB_PARTS:-"states pairs"}
+parts=${PB_PARTS:-"states pairs pairs-nopoll"}
 reps=${PB_REPS:-10}
 tmo=${PB_TIMEOUT:-600}
 mpiexec=${MPIEXEC:-mpiexec}
@@ -48,13 +50,16 @@ summary() {
 }
 
 results=$out/summary.txt; : > "$results"
+# the options of a partition name
+popts() { case $1 in pairs-nopoll) echo "-bte_partition pairs -bte_pair_overlap_polls 0";; *) echo "-bte_partition $1";; esac; }
 for lay in $layouts; do
   np=${lay%x*}; nt=${lay#*x}
   for p in $parts; do
     tag=cpu_${np}x${nt}_$p
     echo "=== $tag ($(date +%T))"
+    # shellcheck disable=SC2046
     OMP_NUM_THREADS=$nt timeout "$tmo" $mpiexec -n "$np" --map-by "slot:PE=$nt" --bind-to core "$BTE" bench -bte_input "$table" \
-      -bte_bench_types pair -bte_partition "$p" -bte_bench_reps "$reps" -bte_collision_view -log_view ":$out/$tag.log" > "$out/$tag.txt" 2>&1
+      -bte_bench_types pair $(popts "$p") ${PB_EXTRA:-} -bte_bench_reps "$reps" -bte_collision_view -log_view ":$out/$tag.log" > "$out/$tag.txt" 2>&1
     rc=$?; [ $rc -eq 0 ] || { tail -5 "$out/$tag.txt"; echo "  FAILED (exit $rc)" | tee -a "$results"; continue; }
     summary "$out/$tag.txt" "$out/$tag.log" "${np}x$nt" "$p" | tee -a "$results"
   done
@@ -63,7 +68,8 @@ for np in ${PB_GPU:-}; do
   for p in $parts; do
     tag=gpu_${np}_$p
     echo "=== $tag ($(date +%T))"
-    timeout "$tmo" $mpiexec -n "$np" "$BTE" bench -bte_input "$table" -vec_type cuda -bte_bench_types pair -bte_partition "$p" \
+    # shellcheck disable=SC2046
+    timeout "$tmo" $mpiexec -n "$np" "$BTE" bench -bte_input "$table" -vec_type cuda -bte_bench_types pair $(popts "$p") ${PB_EXTRA:-} \
       -bte_bench_reps $((2 * reps)) -bte_collision_view -log_view ":$out/$tag.log" > "$out/$tag.txt" 2>&1
     rc=$?; [ $rc -eq 0 ] || { tail -5 "$out/$tag.txt"; echo "  FAILED (exit $rc)" | tee -a "$results"; continue; }
     summary "$out/$tag.txt" "$out/$tag.log" "gpu:$np" "$p" | tee -a "$results"
