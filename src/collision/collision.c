@@ -36,9 +36,10 @@ PetscErrorCode BTECollisionInitializePackage(void)
   /* -bte_partition pairs: the contributions to ghost states added into their owners */
   PetscCall(PetscLogEventRegister("BTECollGhostAdd", BTECOLLISION_CLASSID, &BTECOLL_GhostAdd));
   PetscCall(PetscLogEventRegister("BTECollJacAsm", BTECOLLISION_CLASSID, &BTECOLL_JacAssemble));
-  /* -bte_partition pairs on the host: the work that needs no ghost value (it hides the exchanges)
-     and the work that does; with BTECollGhost and BTECollGhostAdd, -log_view's max/min over ranks
-     of these tells imbalance of work from waiting in the exchanges */
+  /* -bte_partition pairs: the work that needs no ghost value (it hides the exchanges) and the work
+     that does; with BTECollGhost and BTECollGhostAdd, -log_view's max/min over ranks of these
+     tells imbalance of work from waiting in the exchanges (on CUDA Vecs they time the launches;
+     the kernels' time shows in the GPU columns) */
   PetscCall(PetscLogEventRegister("BTECollInner", BTECOLLISION_CLASSID, &BTECOLL_Inner));
   PetscCall(PetscLogEventRegister("BTECollOuter", BTECOLLISION_CLASSID, &BTECOLL_Outer));
   /* the phases of BTECollSetUp: ghosts and local channel ends; a layout's placement of the
