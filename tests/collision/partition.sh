@@ -3,7 +3,8 @@
 # stores exactly the pairs of one rank over all ranks, each channel computed by one rank, the
 # computed channels and the stored pairs balanced within 5%, some chunks need no ghost value (they
 # run while the ghost values travel), every ghost sum sent back lands in a receive slot of its
-# own, and the unsplit MatMult path gives the overlapped apply's J x to the bit.
+# own, and the unsplit MatMult path gives the overlapped apply's J x to the bit (also with no MPI
+# progress calls in the overlap and with more calls than chunks).
 . "$TESTDIR/common.sh"
 set -e
 opts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5"
