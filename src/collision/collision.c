@@ -8,6 +8,7 @@ PetscClassId      BTECOLLISION_CLASSID;
 PetscFunctionList BTECollisionList = NULL;
 PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_GhostAdd, BTECOLL_JacAssemble;
 PetscLogEvent     BTECOLL_SetUpEnds, BTECOLL_LayoutPlace, BTECOLL_LayoutMerge, BTECOLL_LayoutIndex;
+PetscLogEvent     BTECOLL_Inner, BTECOLL_Outer;
 const char *const BTECollisionPrecisions[] = {"double", "mixed", "BTECollisionPrecision", "BTE_COLLISION_PRECISION_", NULL};
 const char *const BTECollisionPartitions[] = {"auto", "states", "pairs", "BTECollisionPartition", "BTE_COLLISION_PARTITION_", NULL};
 
@@ -35,6 +36,12 @@ PetscErrorCode BTECollisionInitializePackage(void)
   /* -bte_partition pairs: the contributions to ghost states added into their owners */
   PetscCall(PetscLogEventRegister("BTECollGhostAdd", BTECOLLISION_CLASSID, &BTECOLL_GhostAdd));
   PetscCall(PetscLogEventRegister("BTECollJacAsm", BTECOLLISION_CLASSID, &BTECOLL_JacAssemble));
+  /* -bte_partition pairs: the work that needs no ghost value (it hides the exchanges) and the work
+     that does; with BTECollGhost and BTECollGhostAdd, -log_view's max/min over ranks of these
+     tells imbalance of work from waiting in the exchanges (on CUDA Vecs they time the launches;
+     the kernels' time shows in the GPU columns) */
+  PetscCall(PetscLogEventRegister("BTECollInner", BTECOLLISION_CLASSID, &BTECOLL_Inner));
+  PetscCall(PetscLogEventRegister("BTECollOuter", BTECOLLISION_CLASSID, &BTECOLL_Outer));
   /* the phases of BTECollSetUp: ghosts and local channel ends; a layout's placement of the
      channels (rates and grouping), its merge/sort, and its index structures (chunks, slots) */
   PetscCall(PetscLogEventRegister("BTECollSetUpEnds", BTECOLLISION_CLASSID, &BTECOLL_SetUpEnds));
@@ -120,6 +127,7 @@ static PetscErrorCode BTECollisionReset(BTECollision coll)
   PetscCall(PetscFree3(coll->energy, coll->kindex, coll->band));
   PetscCall(PetscFree2(coll->ci, coll->cj));
   PetscCall(VecScatterDestroy(&coll->scatter));
+  PetscCall(BTECollisionReverseReset_Private(coll));
   PetscCall(VecDestroy(&coll->fl));
   PetscCall(VecDestroy(&coll->xl));
   PetscCall(VecDestroy(&coll->gtemplate));

@@ -1,8 +1,10 @@
 # -bte_partition: the pair operator on 1, 2 and 3 ranks, with the states and the pairs partition,
 # gives the 1-rank I[f], J(f) x and diag J (1e-12; fused on the same ranks too), and with pairs
 # stores exactly the pairs of one rank over all ranks, each channel computed by one rank, the
-# computed channels balanced within 5%, and some chunks need no ghost value (they run while the
-# ghost values travel).
+# computed channels and the stored pairs balanced within 5%, some chunks need no ghost value (they
+# run while the ghost values travel), every ghost sum sent back lands in a receive slot of its
+# own, and the unsplit MatMult path gives the overlapped apply's J x to the bit (also with no MPI
+# progress calls in the overlap and with more calls than chunks).
 . "$TESTDIR/common.sh"
 set -e
 opts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5"
@@ -18,6 +20,12 @@ for np in 2 3; do
       [ "$got" = "$one" ] || { cat out; echo "pairs on $np ranks: $got pairs stored, one rank $one"; exit 1; }
       inner=$(sed -n 's/.*pairs partition: owned states in the first tiles; \([0-9]*\) of.*/\1/p' out)
       [ -n "$inner" ] && [ "$inner" -gt 0 ] || { cat out; echo "pairs on $np ranks: no chunk runs during the exchange"; exit 1; }
+      # the pairs (what a rank streams) are balanced, and every ghost sum sent has one receive slot
+      awk -v np=$np '/pairs \(entries\):/ { gsub(/[()]/, "", $NF); e = $NF }
+                     /ghost sums sent:/ { s = $(NF - 3) } /ghost sums received:/ { r = $(NF - 3) }
+                     END { if (e == "" || e > 1.05) { print "pairs on " np " ranks: largest rank streams " e " x the mean pairs"; exit 1 }
+                           if (s == "" || s != r || s <= 0) { print "pairs on " np " ranks: ghost sums sent " s ", slots received " r; exit 1 } }' out \
+        || { cat out; exit 1; }
     else
       [ "$got" -gt "$one" ] || { cat out; echo "states on $np ranks: $got pairs stored, expected more than $one (split pairs stored twice)"; exit 1; }
     fi
@@ -27,6 +35,10 @@ done
 # auto is pairs on several ranks; small tiles and chunks (many blocks, rows cut between chunks)
 run_np 3 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_pair_tile 32 -bte_pair_chunk 40 > out
 grep -q "^partition: pairs" out || { cat out; echo "auto did not choose pairs on 3 ranks"; exit 1; }
+# no MPI progress calls in the overlap, and more calls than chunks: the same sums
+run_np 3 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs -bte_pair_overlap_polls 0 > out
+run_np 3 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs -bte_pair_overlap_polls 1000 -bte_pair_tile 32 -bte_pair_chunk 40 > out
+expect_fail "bte_pair_overlap_polls must be >= 0" run_np 1 "$BUILD/tests/coll_partition" $opts -bte_pair_overlap_polls -1
 # 2 OpenMP threads per rank
 OMP_NUM_THREADS=2 run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs > out
 # pairs is refused by the other types, in one line

@@ -2,7 +2,7 @@
 # CPU vs CUDA collision operator (tgt, fused, pair; fused and pair also mixed; pair and tgt built on
 # the host and on the device; tgt with its build switches and pass-2 mappings): I[f], J(f)x and diag J agree to 1e-12
 # (max-norm relative), also with the balanced delta, the CUDA kernels run, and on one rank no host<->device copy happens in an
-# apply. Skips (exit 77) without a CUDA build of bte or without a GPU.
+# apply; the pairs partition on 2 and 3 ranks sharing the GPU is bitwise reproducible. Skips (exit 77) without a CUDA build of bte or without a GPU.
 source "$TESTDIR/common.sh"
 if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
   echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
@@ -38,6 +38,13 @@ run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -bte_tgt_build devi
 run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_delta balanced -bte_pair_build device -bte_tgt_build device $gpuopts || fail $? "1 rank, balanced delta, built on the device"
 run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_delta balanced -bte_tgt_build device -bte_tgt_store_g2dt $gpuopts || fail $? "1 rank, balanced delta, tgt STORE_G2DT built on the device"
 run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -synth_hw_per_channel -bte_delta balanced $gpuopts || fail $? "2 ranks, balanced delta, hw per channel"
+# the pairs partition with 2 and 3 ranks sharing the GPU: against fused (1e-12), and to the bit a
+# second apply and MatMult against J x (the ghosts' sums are added by their owners in rank order,
+# not by the atomics of a device reduction, whose order changes from one apply to the next)
+for np in 2 3; do
+  run_np $np "$BUILD/tests/coll_partition" -synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5 -bte_partition pairs -vec_type cuda $gpuopts \
+    || fail $? "$np ranks sharing the GPU, pairs partition"
+done
 # host and device builds make the same tgt layout (pairs, q rows, sources, order of the targets)
 for b in host device; do
   "$BTE" bench -bte_model gaas -bte_grid 32 -vec_type cuda -bte_bench_types tgt -bte_bench_reps 1 -bte_tgt_build $b -info $gpuopts \

@@ -52,6 +52,11 @@ typedef struct _n_BTEPairCUDA *BTEPairCUDA;
 PETSC_INTERN PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *, BTEPairCUDA *);
 PETSC_INTERN PetscErrorCode BTEPairCUDADestroy(BTEPairCUDA *);
 PETSC_INTERN PetscErrorCode BTEPairCUDARun(BTEPairCUDA, int mode, Vec fl, Vec xl, Vec Y);
+/* the two halves of Run, for the overlap of the pairs partition: the chunks c0..c1-1 (f, x indexed
+   by local state: local vectors, or the global Vecs for chunks of owned tiles only), and the sums
+   of the local states s0..s1-1 into y (a local vector, or the global Vec for owned states) */
+PETSC_INTERN PetscErrorCode BTEPairCUDAChunks(BTEPairCUDA, int mode, PetscInt64 c0, PetscInt64 c1, Vec f, Vec x);
+PETSC_INTERN PetscErrorCode BTEPairCUDAReduce(BTEPairCUDA, PetscInt s0, PetscInt s1, Vec y);
 PETSC_INTERN PetscErrorCode BTEPairCUDAGetBytes(BTEPairCUDA, PetscLogDouble *);
 /* host col and w/ws of a layout built on the device (L's host index arrays must be there) */
 PETSC_INTERN PetscErrorCode BTEPairCUDADownload(BTEPairCUDA, BTEPairLayout *);
@@ -81,6 +86,12 @@ PETSC_INTERN PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder, PetscInt
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderTouched(BTEPairCUDABuilder, const BTEPairLayout *, uint32_t **bits);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *, const BTEPairLayout *, BTEPairCUDA *);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *);
+
+/* ---- the reverse exchange of the pairs partition (reverse.c; reverse_cuda.cu) ----
+   y[s] = own[s] (or y[s] when own is NULL) + rbuf[rptr[s] .. rptr[s+1]) added in that order, for
+   the nlocal owned states, on the device; the handle keeps rptr's device copy (made on first use). */
+PETSC_INTERN PetscErrorCode BTECollCUDAReverseAdd(struct _n_BTECollCUDAReverse **, PetscInt nlocal, const PetscInt64 rptr[], Vec own, Vec rbuf, Vec y);
+PETSC_INTERN PetscErrorCode BTECollCUDAReverseDestroy(struct _n_BTECollCUDAReverse **);
 
 /* ---- tgt: Perturbo v3's layout (tgtlayout.h), two passes: pass 1 per channel into sc_col, pass 2
    per target in the layout's order ----

@@ -29,6 +29,7 @@
 PETSC_INTERN PetscFunctionList BTECollisionList;
 PETSC_EXTERN PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_GhostAdd, BTECOLL_JacAssemble;
 PETSC_EXTERN PetscLogEvent     BTECOLL_SetUpEnds, BTECOLL_LayoutPlace, BTECOLL_LayoutMerge, BTECOLL_LayoutIndex;
+PETSC_EXTERN PetscLogEvent     BTECOLL_Inner, BTECOLL_Outer;
 
 PETSC_EXTERN PetscErrorCode BTECollisionInitializePackage(void);
 PETSC_INTERN PetscErrorCode BTECollisionRegisterAll(void);
@@ -142,6 +143,13 @@ struct _p_BTECollision {
   PetscInt             *pranges;   /* psize+1 ownership ranges of the states */
   PetscReal            *pfrac;     /* psize*psize: share of the r-s channels computed by r < s */
   PetscCount            ncomputed; /* channels this rank computes */
+  /* PAIRS: the reverse exchange (reverse.c): the ghosts' sums to their owners, one receive slot per
+     (state, sending rank), added by the owner in rank order */
+  VecScatter                   rscatter; /* local vector (its ghosts that get sums) -> rbuf slots */
+  Vec                          rbuf;     /* receive slots, host or CUDA like the output */
+  PetscInt                     nrsend, nrrecv;
+  PetscInt64                  *rptr;  /* nlocal+1: slots of owned state s are rbuf[rptr[s] .. rptr[s+1]) */
+  struct _n_BTECollCUDAReverse *rcuda; /* its device copy (CUDA builds) */
 };
 
 /* ---- physics kernels shared by all implementations (bitwise identical formulas) ---- */
@@ -264,6 +272,12 @@ PETSC_INTERN PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision);
 PETSC_INTERN PetscErrorCode BTECollisionExchangeDescribe(BTECollision, Vec x, const char **desc);
 /* y (global) <- sum over ranks of the local vector yl (owned + ghost entries), logged as BTECollGhostAdd */
 PETSC_INTERN PetscErrorCode BTECollisionLocalToGlobalAdd(BTECollision, Vec yl, Vec y);
+/* the reverse exchange of the pairs partition (reverse.c): set up from the ghosts that get sums
+   (sends[nghost]; collective), and split in two so that owned work can run between the halves */
+PETSC_INTERN PetscErrorCode BTECollisionReverseSetUp_Private(BTECollision, const PetscBool sends[]);
+PETSC_INTERN PetscErrorCode BTECollisionReverseReset_Private(BTECollision);
+PETSC_INTERN PetscErrorCode BTECollisionReverseBegin(BTECollision, Vec yl, Vec y);
+PETSC_INTERN PetscErrorCode BTECollisionReverseEnd(BTECollision, Vec yl, Vec own, Vec y);
 
 /* local ends (ci, cj) of the held channels, in bte->ch order (caller frees with PetscFree2) */
 PETSC_INTERN PetscErrorCode BTECollisionComputeLocalEnds(BTECollision, PetscInt **ci, PetscInt **cj);

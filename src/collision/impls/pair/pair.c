@@ -42,8 +42,10 @@ typedef struct {
   PetscBool     pairs;       /* -bte_partition pairs on several ranks: sums of ghosts sent to their owners */
   Vec           yl;          /* pairs: the output for owned + ghost states before that reduction */
   int32_t       nto;         /* pairs: tiles of owned states only (they come first in the layout) */
-  int64_t      *corder;      /* pairs: the chunks, those on owned tiles only first */
-  int64_t       ninner;      /* pairs: how many chunks need no ghost value */
+  int64_t       ninner;      /* pairs: chunks 0..ninner-1 need no ghost value (owned tiles only) */
+  int64_t       nfwd;        /* pairs: of those, how many run while the ghost values travel; the
+                                others run while the ghosts' sums travel back */
+  PetscInt      polls;       /* pairs, host: MPI progress calls while owned work hides an exchange */
 #if defined(BTE_HAVE_CUDA)
   BTEPairCUDA cuda;
 #endif
@@ -112,15 +114,39 @@ static PetscErrorCode PairChunks(const BTEPairLayout *L, int mode, const int64_t
   PetscFunctionReturn(0);
 }
 
-/* y[s] = the partial sums of state s, in the fixed order of its slot list */
-static void PairReduce(const BTEPairLayout *L, const double *partial, PetscScalar *y)
+/* The chunks k0..k1-1 that hide an exchange, in `polls` batches with an MPI progress call between
+   them: with messages above the MPI's eager limit (GaAs 90^3 on 16 ranks: ~12 kB from each other
+   rank) a transfer only moves while some rank is inside MPI, so without these calls the exchange
+   would wait for VecScatterEnd after all. MPI_Iprobe drives the progress engine and receives
+   nothing (the scatter's own messages are matched by their requests). */
+static PetscErrorCode PairChunksPolling(BTECollision coll, int mode, int64_t k0, int64_t k1, const double *fp, const double *xp)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  const int64_t      nb = PetscMax(1, PetscMin((int64_t)pa->polls, k1 - k0));
+
+  PetscFunctionBegin;
+  for (int64_t b = 0; b < nb; b++) {
+    int flag;
+    PetscCall(PairChunks(&pa->L, mode, NULL, k0 + (k1 - k0) * b / nb, k0 + (k1 - k0) * (b + 1) / nb, fp, xp, pa->partial));
+    if (pa->polls > 0) PetscCallMPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, PetscObjectComm((PetscObject)coll), &flag, MPI_STATUS_IGNORE));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* y[s] = the partial sums of state s, s0 <= s < s1, in the fixed order of its slot list */
+static void PairReduceRange(const BTEPairLayout *L, const double *partial, int32_t s0, int32_t s1, PetscScalar *y)
 {
 #pragma omp parallel for schedule(static)
-  for (int32_t s = 0; s < L->nlocal; s++) {
+  for (int32_t s = s0; s < s1; s++) {
     double v = 0;
     for (int64_t k = L->sptr[s]; k < L->sptr[s + 1]; k++) v += partial[L->slots[k]];
     y[s] = v;
   }
+}
+
+static void PairReduce(const BTEPairLayout *L, const double *partial, PetscScalar *y)
+{
+  PairReduceRange(L, partial, 0, L->nlocal, y);
 }
 
 /* f (and x) in layout order for the layout indices l0..l1, from arrays indexed by local state */
@@ -134,10 +160,11 @@ static void PairGather(const BTEPairLayout *L, int64_t l0, int64_t l1, const Pet
   }
 }
 
-/* The pairs partition on the host, from the global Vecs: the ghost values travel while the chunks
-   of two owned tiles run (they need none); then the other chunks, the sums of owned and ghost
-   states, and the ghosts' sums to their owners. For J x, f's ghosts are exchanged first and x's
-   overlapped. */
+/* The pairs partition on the host, from the global Vecs. The chunks of two owned tiles need no
+   ghost value and give no ghost a sum, so they hide both exchanges: the first part runs while the
+   ghost values come in, then the chunks that touch ghosts, the ghosts' sums (sent back at once),
+   and the second part while those sums travel. For J x, f's ghosts are exchanged first and x's
+   overlapped. Each state's partial sums keep their fixed order: the result is that of PairRun. */
 static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, Vec Y)
 {
   BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
@@ -164,28 +191,86 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PetscCall(VecScatterBegin(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
   /* owned states first: their values are this rank's own */
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(VecGetArrayRead(f, &a));
   if (x) PetscCall(VecGetArrayRead(x, &b));
   PairGather(L, 0, nown, a, b, pa->fp, pa->xp);
   if (x) PetscCall(VecRestoreArrayRead(x, &b));
   PetscCall(VecRestoreArrayRead(f, &a));
-  PetscCall(PairChunks(L, mode, pa->corder, 0, pa->ninner, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PairChunksPolling(coll, mode, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
   PetscCall(VecScatterEnd(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(PetscLogEventBegin(BTECOLL_Outer, coll, 0, 0, 0));
   PetscCall(VecGetArrayRead(coll->fl, &a));
   if (x) PetscCall(VecGetArrayRead(coll->xl, &b));
   PairGather(L, nown, nall, a, b, pa->fp, pa->xp);
   if (x) PetscCall(VecRestoreArrayRead(coll->xl, &b));
   PetscCall(VecRestoreArrayRead(coll->fl, &a));
-  PetscCall(PairChunks(L, mode, pa->corder, pa->ninner, L->nchunk, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PairChunks(L, mode, NULL, pa->ninner, L->nchunk, pa->fp, x ? pa->xp : NULL, pa->partial));
+  /* the ghosts' sums are complete: the chunks left touch owned tiles only */
   PetscCall(VecGetArrayWrite(pa->yl, &y));
-  PairReduce(L, pa->partial, y);
+  PairReduceRange(L, pa->partial, (int32_t)coll->nlocal, L->nlocal, y);
   PetscCall(VecRestoreArrayWrite(pa->yl, &y));
+  PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
+  PetscCall(BTECollisionReverseBegin(coll, pa->yl, Y));
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PairChunksPolling(coll, mode, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL));
+  PetscCall(VecGetArrayWrite(Y, &y));
+  PairReduceRange(L, pa->partial, 0, (int32_t)coll->nlocal, y);
+  PetscCall(VecRestoreArrayWrite(Y, &y));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
-  PetscCall(BTECollisionLocalToGlobalAdd(coll, pa->yl, Y));
+  PetscCall(BTECollisionReverseEnd(coll, pa->yl, NULL, Y));
   PetscFunctionReturn(0);
 }
+
+#if defined(BTE_HAVE_CUDA)
+/* The same on the device: the kernels are queued on PETSc's stream, where the scatters also pack
+   and unpack, so the chunks queued between VecScatterBegin and VecScatterEnd run on the device
+   while MPI moves the values (through host memory when the MPI is not GPU-aware). The chunks of
+   owned tiles read the owned values from the global Vecs, which the exchange does not write. */
+static PetscErrorCode PairRunOverlapCUDA(BTECollision coll, int mode, Vec f, Vec x, Vec Y)
+{
+  BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
+  const BTEPairLayout *L  = &pa->L;
+  Vec                  last = x ? x : f, lastl;
+  const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
+
+  PetscFunctionBegin;
+  if (!pa->cuda) PetscCall(BTEPairCUDACreate(&pa->L, &pa->cuda));
+  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+  if (x) PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
+  lastl = x ? coll->xl : coll->fl;
+  PetscCall(BTECollisionGetLocalVec(coll, Y, &pa->yl));
+  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+  if (x) {
+    PetscCall(VecScatterBegin(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
+  }
+  PetscCall(VecScatterBegin(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(BTEPairCUDAChunks(pa->cuda, mode, 0, pa->nfwd, f, x));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(VecScatterEnd(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(PetscLogEventBegin(BTECOLL_Outer, coll, 0, 0, 0));
+  PetscCall(BTEPairCUDAChunks(pa->cuda, mode, pa->ninner, L->nchunk, coll->fl, x ? coll->xl : NULL));
+  PetscCall(BTEPairCUDAReduce(pa->cuda, coll->nlocal, L->nlocal, pa->yl));
+  PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
+  PetscCall(BTECollisionReverseBegin(coll, pa->yl, Y));
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(BTEPairCUDAChunks(pa->cuda, mode, pa->nfwd, pa->ninner, f, x));
+  PetscCall(BTEPairCUDAReduce(pa->cuda, 0, coll->nlocal, Y));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PetscLogGpuFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
+  PetscCall(BTECollisionReverseEnd(coll, pa->yl, NULL, Y));
+  PetscFunctionReturn(0);
+}
+#endif
 
 static PetscErrorCode PairRun(BTECollision coll, int mode, Vec fl, Vec xl, Vec Y)
 {
@@ -238,19 +323,22 @@ static PetscErrorCode PairApply(BTECollision coll, int mode, Vec fl, Vec xl, Vec
   PetscFunctionReturn(0);
 }
 
-/* I[f] or J(f) x from the global Vecs: the overlapped host path with the pairs partition; *done
-   false otherwise (the generic layer then exchanges the ghosts and calls apply/jacobian_apply) */
+/* I[f] or J(f) x from the global Vecs: the overlapped path (host or device) with the pairs
+   partition; *done false otherwise (the generic layer then exchanges the ghosts and calls
+   apply/jacobian_apply) */
 static PetscErrorCode BTECollisionApplyGlobal_Pair(BTECollision coll, int mode, Vec f, Vec x, Vec Y, PetscBool *done)
 {
   BTECollision_Pair *pa  = (BTECollision_Pair *)coll->data;
   PetscBool          dev = PETSC_FALSE;
 
   PetscFunctionBegin;
+  *done = pa->pairs;
+  if (!*done) PetscFunctionReturn(0);
 #if defined(BTE_HAVE_CUDA)
-  PetscCall(BTECollisionVecIsCUDA(f, &dev)); /* the device path: not overlapped yet */
+  PetscCall(BTECollisionVecIsCUDA(f, &dev));
+  if (dev) PetscCall(PairRunOverlapCUDA(coll, mode, f, x, Y));
 #endif
-  *done = pa->pairs && !dev ? PETSC_TRUE : PETSC_FALSE;
-  if (*done) PetscCall(PairRunOverlap(coll, mode, f, x, Y));
+  if (!dev) PetscCall(PairRunOverlap(coll, mode, f, x, Y));
   PetscFunctionReturn(0);
 }
 
@@ -481,6 +569,11 @@ static PetscErrorCode PairChunksFromRows(BTEPairLayout *L, int64_t nrows, const 
   PetscFunctionReturn(0);
 }
 
+static inline int64_t PairChunkEntries(const BTEPairLayout *L, const BTEPairChunk *ch)
+{
+  return L->rowptr[ch->rp + ch->nrows] - L->rowptr[ch->rp];
+}
+
 /* In a parallel region: this thread's share [c0, c1) of n items, in thread order; returns the thread. */
 static inline int PairThreadShare(PetscCount n, PetscCount *c0, PetscCount *c1)
 {
@@ -501,6 +594,34 @@ static inline int PairThreadShare(PetscCount n, PetscCount *c0, PetscCount *c1)
 static int64_t PairDefaultChunk(int64_t nnz)
 {
   return PetscMin(PetscMax(nnz / 2048, 8192), 65536);
+}
+
+/* pairs: the chunks of owned tiles only (they need no ghost value) first, in their order, then
+   the others; about half of the former's entries hide the forward exchange, the rest the reverse
+   one. A chunk carries its row pointers and partial-sum slots, so moving it changes no sum. */
+static PetscErrorCode PairOrderChunks(BTECollision coll)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  BTEPairLayout     *L  = &pa->L;
+  BTEPairChunk      *c;
+  int64_t            k = 0, ein = 0, e = 0;
+
+  PetscFunctionBegin;
+  pa->ninner = pa->nfwd = 0;
+  if (!pa->pairs) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(PetscMax(L->nchunk, 1), &c));
+  for (int pass = 0; pass < 2; pass++) {
+    for (int64_t q = 0; q < L->nchunk; q++) {
+      PetscBool inner = L->chunks[q].tile_i < pa->nto && L->chunks[q].tile_j < pa->nto ? PETSC_TRUE : PETSC_FALSE;
+      if (inner == (pass == 0)) c[k++] = L->chunks[q];
+    }
+    if (pass == 0) pa->ninner = k;
+  }
+  PetscCall(PetscArraycpy(L->chunks, c, L->nchunk));
+  PetscCall(PetscFree(c));
+  for (int64_t q = 0; q < pa->ninner; q++) ein += PairChunkEntries(L, &L->chunks[q]);
+  for (pa->nfwd = 0; pa->nfwd < pa->ninner && 2 * e < ein; pa->nfwd++) e += PairChunkEntries(L, &L->chunks[pa->nfwd]);
+  PetscFunctionReturn(0);
 }
 
 #if defined(BTE_HAVE_CUDA)
@@ -545,6 +666,7 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, P
   PetscCall(BTEPairCUDABuilderTouched(B, L, &bits));
   PetscCall(PairSlots(L, bits));
   PetscCall(PetscFree(bits));
+  PetscCall(PairOrderChunks(coll));
   PetscCall(BTEPairCUDABuilderFinish(&B, L, &pa->cuda));
   PetscCall(PetscLogEventEnd(BTECOLL_LayoutIndex, coll, 0, 0, 0));
   pa->ondevice = PETSC_TRUE;
@@ -753,19 +875,16 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(PairTouchedHost(L, &bits));
     PetscCall(PairSlots(L, bits));
     PetscCall(PetscFree(bits));
+    PetscCall(PairOrderChunks(coll));
     PetscCall(PetscLogEventEnd(BTECOLL_LayoutIndex, coll, 0, 0, 0));
   }
   PetscCall(PetscFree3(order, inv, en));
-  if (pa->pairs) {
-    PetscCall(PetscMalloc1(PetscMax(L->nchunk, 1), &pa->corder));
-    int64_t k = 0;
-    for (int pass = 0; pass < 2; pass++) {
-      for (int64_t c = 0; c < L->nchunk; c++) {
-        PetscBool inner = L->chunks[c].tile_i < pa->nto && L->chunks[c].tile_j < pa->nto ? PETSC_TRUE : PETSC_FALSE;
-        if (inner == (pass == 0)) pa->corder[k++] = c;
-      }
-      if (pass == 0) pa->ninner = k;
-    }
+  if (pa->pairs) { /* the ghosts that get a sum: those with a slot (a computed pair touches them) */
+    PetscBool *sends;
+    PetscCall(PetscMalloc1(PetscMax(coll->nghost, 1), &sends));
+    for (PetscInt g = 0; g < coll->nghost; g++) sends[g] = L->sptr[coll->nlocal + g + 1] > L->sptr[coll->nlocal + g] ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(BTECollisionReverseSetUp_Private(coll, sends));
+    PetscCall(PetscFree(sends));
   }
   PetscCall(PetscMalloc1(PetscMax(L->npartial, 1), &pa->partial));
   PetscCall(PetscMalloc2((size_t)L->ntile * L->tile, &pa->fp, (size_t)L->ntile * L->tile, &pa->xp));
@@ -785,11 +904,52 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCall(PetscOptionsInt("-bte_pair_tile", "States per tile (column sums of a tile pair are kept in a private array of this length)", "BTECollision", pa->tile, &pa->tile, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_unroll", "CUDA: entries each lane loads before using them (2, 4 or 8; 0: 4, the fastest measured on an H200 in both precisions)", "BTECollision", pa->unroll, &pa->unroll, NULL));
   PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));
+  PetscCall(PetscOptionsInt("-bte_pair_overlap_polls", "Pairs partition, host Vecs: MPI progress calls spread over the work that hides each exchange (0: none; messages above the MPI's eager limit move only during MPI calls)", "BTECollision", pa->polls, &pa->polls, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_chunk", "Entries per unit of work (0: about 1/2048 of the pairs, within [8192, 65536])", "BTECollision", pa->chunk, &pa->chunk, NULL));
   PetscOptionsEnd();
   PetscCheck(pa->tile >= 32 && pa->tile <= 65536, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile must be in [32, 65536], got %" PetscInt_FMT, pa->tile);
   PetscCheck(pa->unroll == 0 || pa->unroll == 2 || pa->unroll == 4 || pa->unroll == 8, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_unroll must be 0, 2, 4 or 8, got %" PetscInt_FMT, pa->unroll);
+  PetscCheck(pa->polls >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_overlap_polls must be >= 0, got %" PetscInt_FMT, pa->polls);
   PetscCheck(pa->chunk >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_chunk must be >= 0, got %" PetscInt_FMT, pa->chunk);
+  PetscFunctionReturn(0);
+}
+
+/* What each rank streams and exchanges per apply, min / mean / max over ranks: the work is the
+   pairs (entries) and rows of a rank's layout, the exchange the ghost values it receives and the
+   sums it sends back (8 bytes each); a rank whose work or exchange is above the mean makes the
+   others wait in the exchanges. */
+static PetscErrorCode PairViewPerRank(BTECollision coll, PetscViewer viewer)
+{
+  BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
+  const BTEPairLayout *L  = &pa->L;
+  MPI_Comm             comm = PetscObjectComm((PetscObject)coll);
+  PetscMPIInt          size;
+  enum { NQ = 9 };
+  const char *names[NQ] = {"pairs (entries)", "pairs in chunks that need no ghost value", "rows", "chunks", "partial sums", "layout bytes", "ghost values received", "ghost sums sent", "ghost sums received"};
+  double      v[NQ], mn[NQ], mx[NQ], sm[NQ];
+  int64_t     rows = 0, ein = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  for (int64_t c = 0; c < L->nchunk; c++) rows += L->chunks[c].nrows;
+  for (int64_t q = 0; q < pa->ninner; q++) ein += PairChunkEntries(L, &L->chunks[q]);
+  v[0] = (double)L->nnz;
+  v[1] = (double)ein;
+  v[2] = (double)rows;
+  v[3] = (double)L->nchunk;
+  v[4] = (double)L->npartial;
+  v[5] = (double)coll->bytes;
+  v[6] = (double)coll->nghost;
+  v[7] = (double)coll->nrsend;
+  v[8] = (double)coll->nrrecv;
+  PetscCallMPI(MPI_Allreduce(v, mn, NQ, MPI_DOUBLE, MPI_MIN, comm));
+  PetscCallMPI(MPI_Allreduce(v, mx, NQ, MPI_DOUBLE, MPI_MAX, comm));
+  PetscCallMPI(MPI_Allreduce(v, sm, NQ, MPI_DOUBLE, MPI_SUM, comm));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "per rank, min / mean / max (max/mean):\n"));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  for (int q = 0; q < NQ; q++) PetscCall(PetscViewerASCIIPrintf(viewer, "%s: %.0f / %.1f / %.0f (%.3f)\n", names[q], mn[q], sm[q] / size, mx[q], sm[q] > 0 ? mx[q] * size / sm[q] : 1.0));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "exchange per apply, all ranks: %.0f bytes forward, %.0f back\n", 8.0 * sm[6], 8.0 * sm[7]));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
 }
 
@@ -803,8 +963,9 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
   if (pa->pairs) {
     PetscInt64 loc[2] = {(PetscInt64)pa->ninner, (PetscInt64)pa->L.nchunk}, sum[2];
     PetscCallMPI(MPI_Allreduce(loc, sum, 2, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)coll)));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: owned states in the first tiles; %" PetscInt64_FMT " of %" PetscInt64_FMT " chunks (all ranks) need no ghost value and run while the ghost values travel (host Vecs)\n", sum[0], sum[1]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: owned states in the first tiles; %" PetscInt64_FMT " of %" PetscInt64_FMT " chunks (all ranks) need no ghost value and run while the ghost values or the ghosts' sums travel\n", sum[0], sum[1]));
   }
+  PetscCall(PairViewPerRank(coll, viewer));
   PetscFunctionReturn(0);
 }
 
@@ -830,7 +991,6 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   PetscCall(PetscFree(pa->partial));
   PetscCall(PetscFree2(pa->fp, pa->xp));
   PetscCall(VecDestroy(&pa->yl));
-  PetscCall(PetscFree(pa->corder));
   PetscCall(PetscFree(coll->data));
   PetscFunctionReturn(0);
 }
@@ -843,6 +1003,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   PetscCall(PetscNew(&pa));
   pa->tile                     = 256;
   pa->chunk                    = 0;
+  pa->polls                    = 8;
   coll->data                   = pa;
   coll->ops->setfromoptions    = BTECollisionSetFromOptions_Pair;
   coll->ops->setup             = BTECollisionSetUp_Pair;

@@ -457,6 +457,9 @@ PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *builder, const BTEPa
   PetscCallCUDA(cudaStreamSynchronize(B->stream));
   PetscCallCUDA(cudaFree(B->val[B->sel]));
   B->val[B->sel] = NULL;
+  /* the host may have reordered the chunks since Touched uploaded them (the pairs partition puts
+     those of owned tiles first): the device takes them in the host's final order */
+  if (L->nchunk) PetscCallCUDA(cudaMemcpy(B->dchunks, L->chunks, (size_t)L->nchunk * sizeof(BTEPairChunk), cudaMemcpyHostToDevice));
   PetscCall(BTEPairCUDACreateWith(L, B->dchunks, B->drowptr, col, B->mixed ? NULL : (double2 *)w, B->mixed ? (float2 *)w : NULL, dev));
   B->dchunks = NULL;
   B->drowptr = NULL;

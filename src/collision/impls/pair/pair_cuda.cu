@@ -52,10 +52,10 @@ __device__ __forceinline__ double bte_pair_warp_sum(double v)
 
 /* MODE 0: I[f]; 1: J(f) x; 2: diag J(f). Formulas as pair.c. */
 template <typename W2, int MODE, int UNROLL>
-__global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile, const BTEPairChunk *__restrict__ chunks, const long long *__restrict__ rowptr, const uint16_t *__restrict__ col, const W2 *__restrict__ w, const int32_t *__restrict__ perm, const double *__restrict__ f, const double *__restrict__ x, double *__restrict__ partial)
+__global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile, long long c0, const BTEPairChunk *__restrict__ chunks, const long long *__restrict__ rowptr, const uint16_t *__restrict__ col, const W2 *__restrict__ w, const int32_t *__restrict__ perm, const double *__restrict__ f, const double *__restrict__ x, double *__restrict__ partial)
 {
   extern __shared__ double sm[];
-  const BTEPairChunk ch   = chunks[blockIdx.x];
+  const BTEPairChunk ch   = chunks[c0 + blockIdx.x];
   const int          lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   double *fI = sm, *fJ = sm + tile, *xI = sm + 2 * tile, *xJ = sm + 3 * tile;
   double *acc = sm + (MODE == 1 ? 4 : 2) * tile, *mine = acc + (size_t)warp * tile;
@@ -126,9 +126,10 @@ __global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile,
   }
 }
 
-__global__ void bte_pair_reduce(int nlocal, const long long *__restrict__ sptr, const int32_t *__restrict__ slots, const double *__restrict__ partial, double *__restrict__ y)
+/* y[s] for the states s0 <= s < s1 (y indexed by local state) */
+__global__ void bte_pair_reduce(int s0, int s1, const long long *__restrict__ sptr, const int32_t *__restrict__ slots, const double *__restrict__ partial, double *__restrict__ y)
 {
-  for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < nlocal; s += gridDim.x * blockDim.x) {
+  for (int s = s0 + blockIdx.x * blockDim.x + threadIdx.x; s < s1; s += gridDim.x * blockDim.x) {
     double v = 0.0;
     for (long long k = sptr[s]; k < sptr[s + 1]; k++) v += partial[slots[k]];
     y[s] = v;
@@ -274,28 +275,80 @@ PetscErrorCode BTEPairCUDAGetBytes(BTEPairCUDA d, PetscLogDouble *bytes)
 }
 
 template <typename W2, int MODE>
-static void BTEPairLaunch(BTEPairCUDA d, const W2 *w, const double *f, const double *x, cudaStream_t s)
+static void BTEPairLaunch(BTEPairCUDA d, long long c0, long long c1, const W2 *w, const double *f, const double *x, cudaStream_t s)
 {
-  const dim3   grid((unsigned)d->nchunk), block(32 * BTE_PAIR_WARPS);
+  const dim3   grid((unsigned)(c1 - c0)), block(32 * BTE_PAIR_WARPS);
   const size_t sh = BTEPairShared(d->tile, MODE);
-  if (d->unroll == 2) bte_pair_kernel<W2, MODE, 2><<<grid, block, sh, s>>>(d->tile, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
-  else if (d->unroll == 4) bte_pair_kernel<W2, MODE, 4><<<grid, block, sh, s>>>(d->tile, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
-  else bte_pair_kernel<W2, MODE, 8><<<grid, block, sh, s>>>(d->tile, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
+  if (d->unroll == 2) bte_pair_kernel<W2, MODE, 2><<<grid, block, sh, s>>>(d->tile, c0, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
+  else if (d->unroll == 4) bte_pair_kernel<W2, MODE, 4><<<grid, block, sh, s>>>(d->tile, c0, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
+  else bte_pair_kernel<W2, MODE, 8><<<grid, block, sh, s>>>(d->tile, c0, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
 }
 
 template <int MODE>
-static void BTEPairLaunchW(BTEPairCUDA d, const double *f, const double *x, cudaStream_t s)
+static void BTEPairLaunchW(BTEPairCUDA d, long long c0, long long c1, const double *f, const double *x, cudaStream_t s)
 {
-  if (d->ws) BTEPairLaunch<float2, MODE>(d, d->ws, f, x, s);
-  else BTEPairLaunch<double2, MODE>(d, d->w, f, x, s);
+  if (d->ws) BTEPairLaunch<float2, MODE>(d, c0, c1, d->ws, f, x, s);
+  else BTEPairLaunch<double2, MODE>(d, c0, c1, d->w, f, x, s);
+}
+
+/* The chunks c0..c1-1 into the partial sums; f (and x) are indexed by local state: a local vector
+   (owned + ghosts), or, for chunks of owned tiles only, the global Vec (its owned entries come
+   first in the local numbering). Queued on PETSc's stream. */
+PetscErrorCode BTEPairCUDAChunks(BTEPairCUDA d, int mode, PetscInt64 c0, PetscInt64 c1, Vec fv, Vec xv)
+{
+  const PetscScalar *f, *x = NULL;
+  cudaStream_t       s;
+
+  PetscFunctionBegin;
+  PetscCheck(c0 >= 0 && c0 <= c1 && c1 <= d->nchunk, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Chunk range [%" PetscInt64_FMT ", %" PetscInt64_FMT ") outside [0, %" PetscInt64_FMT ")", c0, c1, (PetscInt64)d->nchunk);
+  if (c1 == c0) PetscFunctionReturn(0);
+  PetscCall(VecCUDAGetArrayRead(fv, &f));
+  if (xv) PetscCall(VecCUDAGetArrayRead(xv, &x));
+  PetscCall(BTECollCUDAGetStream(&s));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (mode == 0) BTEPairLaunchW<0>(d, c0, c1, f, x, s);
+  else if (mode == 1) BTEPairLaunchW<1>(d, c0, c1, f, x, s);
+  else BTEPairLaunchW<2>(d, c0, c1, f, x, s);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscLogGpuTimeEnd());
+  if (xv) PetscCall(VecCUDARestoreArrayRead(xv, &x));
+  PetscCall(VecCUDARestoreArrayRead(fv, &f));
+  PetscFunctionReturn(0);
+}
+
+/* y[s] = the partial sums of the local states s0 <= s < s1 (y indexed by local state: a local
+   vector, or the global Vec for owned states); the rest of y is left as it is. */
+PetscErrorCode BTEPairCUDAReduce(BTEPairCUDA d, PetscInt s0, PetscInt s1, Vec yv)
+{
+  PetscScalar *y;
+  cudaStream_t s;
+  PetscInt     n;
+  PetscBool    whole;
+
+  PetscFunctionBegin;
+  PetscCheck(s0 >= 0 && s0 <= s1 && s1 <= d->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "State range [%" PetscInt_FMT ", %" PetscInt_FMT ") outside [0, %d)", s0, s1, (int)d->nlocal);
+  if (s1 == s0) PetscFunctionReturn(0);
+  PetscCall(VecGetLocalSize(yv, &n));
+  whole = s0 == 0 && s1 == n ? PETSC_TRUE : PETSC_FALSE; /* every entry written: no upload of the old values */
+  if (whole) PetscCall(VecCUDAGetArrayWrite(yv, &y));
+  else PetscCall(VecCUDAGetArray(yv, &y));
+  PetscCall(BTECollCUDAGetStream(&s));
+  PetscCall(PetscLogGpuTimeBegin());
+  {
+    const int block = 256, grid = (int)PetscMin(((long long)(s1 - s0) + block - 1) / block, 65535LL * 8);
+    bte_pair_reduce<<<grid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  if (whole) PetscCall(VecCUDARestoreArrayWrite(yv, &y));
+  else PetscCall(VecCUDARestoreArray(yv, &y));
+  PetscFunctionReturn(0);
 }
 
 PetscErrorCode BTEPairCUDARun(BTEPairCUDA d, int mode, Vec fl, Vec xl, Vec Y)
 {
-  const PetscScalar   *f, *x = NULL;
-  PetscScalar         *y;
-  cudaStream_t         s;
   PetscInt             n;
+  PetscScalar         *y;
   const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry, as pair.c */
 
   PetscFunctionBegin;
@@ -307,26 +360,12 @@ PetscErrorCode BTEPairCUDARun(BTEPairCUDA d, int mode, Vec fl, Vec xl, Vec Y)
   }
   PetscCall(VecGetLocalSize(Y, &n));
   PetscCheck(n == d->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Output Vec has %" PetscInt_FMT " local entries, expected %d", n, (int)d->nlocal);
-  PetscCall(VecCUDAGetArrayRead(fl, &f));
-  if (xl) PetscCall(VecCUDAGetArrayRead(xl, &x));
-  PetscCall(VecCUDAGetArrayWrite(Y, &y));
-  PetscCall(BTECollCUDAGetStream(&s));
-  PetscCall(PetscLogGpuTimeBegin());
-  if (d->nchunk > 0) {
-    if (mode == 0) BTEPairLaunchW<0>(d, f, x, s);
-    else if (mode == 1) BTEPairLaunchW<1>(d, f, x, s);
-    else BTEPairLaunchW<2>(d, f, x, s);
-    PetscCallCUDA(cudaGetLastError());
+  PetscCall(BTEPairCUDAChunks(d, mode, 0, d->nchunk, fl, xl));
+  if (d->nlocal > 0) PetscCall(BTEPairCUDAReduce(d, 0, d->nlocal, Y));
+  else { /* every entry of Y is written, as before: mark it current on the device */
+    PetscCall(VecCUDAGetArrayWrite(Y, &y));
+    PetscCall(VecCUDARestoreArrayWrite(Y, &y));
   }
-  if (d->nlocal > 0) {
-    const int block = 256, grid = (int)PetscMin(((long long)d->nlocal + block - 1) / block, 65535LL * 8);
-    bte_pair_reduce<<<grid, block, 0, s>>>(d->nlocal, d->sptr, d->slots, d->partial, y);
-    PetscCallCUDA(cudaGetLastError());
-  }
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(VecCUDARestoreArrayWrite(Y, &y));
-  if (xl) PetscCall(VecCUDARestoreArrayRead(xl, &x));
-  PetscCall(VecCUDARestoreArrayRead(fl, &f));
   PetscCall(PetscLogGpuFlops(flops[mode] * (PetscLogDouble)d->nnz + (PetscLogDouble)d->nslots));
   PetscFunctionReturn(0);
 }
