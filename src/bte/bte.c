@@ -51,6 +51,7 @@ PetscErrorCode BTEInitializePackage(void)
   PetscCall(PetscLogEventRegister("BTETableWrite", BTE_CLASSID, &BTE_TableWrite));
   PetscCall(PetscLogEventRegister("BTEGenerate", BTE_CLASSID, &BTE_Generate));
   PetscCall(PetscLogEventRegister("BTEDiagnostics", BTE_CLASSID, &BTE_Diagnostics));
+  PetscCall(PetscLogEventRegister("BTEStateCheck", BTE_CLASSID, &BTE_StateCheck));
   PetscCall(BTEModelRegisterAll());
   PetscCall(PetscRegisterFinalize(BTEFinalizePackage));
   PetscFunctionReturn(0);
