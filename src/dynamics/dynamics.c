@@ -558,6 +558,25 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscFunctionReturn(0);
 }
 
+/* The collision part of the combined shell for its preconditioner (PCBTETWOLEVEL): the drift is
+   left out, as in the assembled preconditioning matrix of field runs. */
+static PetscErrorCode BTEDynamicsJacobianGetLinearization(Mat A, BTECollision *coll, Vec *fl, PetscScalar *scale, PetscScalar *shift)
+{
+  BTEDynamics dyn;
+  PetscErrorCode (*f)(Mat, BTECollision *, Vec *, PetscScalar *, PetscScalar *) = NULL;
+  PetscScalar sc, sh;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &dyn));
+  PetscCheck(dyn->Jc, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The dynamics has no collision operator (-bte_scattering 0): use another preconditioner");
+  PetscCall(PetscObjectQueryFunction((PetscObject)dyn->Jc, BTE_JAC_LINEARIZATION, &f));
+  PetscCheck(f, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "This preconditioner needs the matrix-free collision Jacobian (leave out -bte_jacobian_assembled)");
+  PetscCall((*f)(dyn->Jc, coll, fl, &sc, &sh));
+  *scale = dyn->Ascale * sc;
+  *shift = dyn->Ascale * sh + dyn->Ashift;
+  PetscFunctionReturn(0);
+}
+
 /* The combined Jacobian A = scale (J_coll + J_drift) + shift I as a MATSHELL that keeps its own
    scale and shift (TS shifts and scales RHS Jacobians in place; the IMEX path zeroes it first). */
 static PetscErrorCode BTEDynamicsJacobianMult(Mat A, Vec x, Vec y)
@@ -958,6 +977,7 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
     PetscCall(VecGetType(dyn->f, &vtype));
     PetscCall(MatShellSetVecType(dyn->A, vtype));
     PetscCall(PetscObjectSetName((PetscObject)dyn->A, "collision+drift Jacobian"));
+    if (dyn->Jc) PetscCall(PetscObjectComposeFunction((PetscObject)dyn->A, BTE_JAC_LINEARIZATION, BTEDynamicsJacobianGetLinearization));
     if (dyn->Jc) PetscCall(PetscObjectTypeCompare((PetscObject)dyn->Jc, MATSHELL, &isshell));
     /* an assembled collision Jacobian (a copy) preconditions the combined operator (drift left out) */
     if (isshell) dyn->P = dyn->A;
