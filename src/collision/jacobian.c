@@ -116,7 +116,7 @@ static PetscErrorCode MatView_BTEJac(Mat A, PetscViewer viewer)
 
 /* What a preconditioner needs to rebuild the operator from the channels (PCBTETWOLEVEL): the
    collision operator, the state f (owned + ghost entries) and the scale and shift that TS applied. */
-static PetscErrorCode MatGetLinearization_BTEJac(Mat A, BTECollision *coll, Vec *fl, PetscScalar *scale, PetscScalar *shift)
+static PetscErrorCode MatGetLinearization_BTEJac(Mat A, BTECollision *coll, Vec *fl, PetscScalar *scale, PetscScalar *shift, PetscBool *whole)
 {
   BTEJacShell *ctx;
 
@@ -127,6 +127,7 @@ static PetscErrorCode MatGetLinearization_BTEJac(Mat A, BTECollision *coll, Vec 
   *fl    = ctx->fl;
   *scale = ctx->scale;
   *shift = ctx->shift;
+  *whole = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 

@@ -560,10 +560,10 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
 
 /* The collision part of the combined shell for its preconditioner (PCBTETWOLEVEL): the drift is
    left out, as in the assembled preconditioning matrix of field runs. */
-static PetscErrorCode BTEDynamicsJacobianGetLinearization(Mat A, BTECollision *coll, Vec *fl, PetscScalar *scale, PetscScalar *shift)
+static PetscErrorCode BTEDynamicsJacobianGetLinearization(Mat A, BTECollision *coll, Vec *fl, PetscScalar *scale, PetscScalar *shift, PetscBool *whole)
 {
   BTEDynamics dyn;
-  PetscErrorCode (*f)(Mat, BTECollision *, Vec *, PetscScalar *, PetscScalar *) = NULL;
+  PetscErrorCode (*f)(Mat, BTECollision *, Vec *, PetscScalar *, PetscScalar *, PetscBool *) = NULL;
   PetscScalar sc, sh;
 
   PetscFunctionBegin;
@@ -571,9 +571,10 @@ static PetscErrorCode BTEDynamicsJacobianGetLinearization(Mat A, BTECollision *c
   PetscCheck(dyn->Jc, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The dynamics has no collision operator (-bte_scattering 0): use another preconditioner");
   PetscCall(PetscObjectQueryFunction((PetscObject)dyn->Jc, BTE_JAC_LINEARIZATION, &f));
   PetscCheck(f, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "This preconditioner needs the matrix-free collision Jacobian (leave out -bte_jacobian_assembled)");
-  PetscCall((*f)(dyn->Jc, coll, fl, &sc, &sh));
+  PetscCall((*f)(dyn->Jc, coll, fl, &sc, &sh, whole));
   *scale = dyn->Ascale * sc;
   *shift = dyn->Ascale * sh + dyn->Ashift;
+  *whole = dyn->drift ? PETSC_FALSE : PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 

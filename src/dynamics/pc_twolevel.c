@@ -25,8 +25,8 @@
 
    Apply (multiplicative: coarse, then one Jacobi step on the residual; additive: both on r):
        y = A_c^{-1} U^T r,   z = U y + diag(A)^{-1} (r - (A U) y).
-   diag(A) comes from the Mat (MatGetDiagonal: with a field the drift's diagonal is in it; the
-   drift itself is left out of the coarse part).
+   diag(A) comes from the same pass; with a field, from the Mat (MatGetDiagonal, which has the
+   drift's diagonal; the drift itself is left out of the coarse part).
 
    Options (PCSetFromOptions): -pc_bte_twolevel_bins (16), -pc_bte_twolevel_split valley|none,
    -pc_bte_twolevel_form multiplicative|additive. */
@@ -200,10 +200,11 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
 static PetscErrorCode PCSetUp_BTETwoLevel(PC pc)
 {
   PC_BTETwoLevel    *tl = (PC_BTETwoLevel *)pc->data;
-  PetscErrorCode   (*lin)(Mat, BTECollision *, Vec *, PetscScalar *, PetscScalar *) = NULL;
+  PetscErrorCode   (*lin)(Mat, BTECollision *, Vec *, PetscScalar *, PetscScalar *, PetscBool *) = NULL;
   BTECollision       col;
   Vec                fl;
-  PetscScalar        scale, shift;
+  PetscScalar        scale, shift, *da = NULL;
+  PetscBool          whole;
   const PetscScalar *fa;
   PetscReal         *scr;
   PetscInt          *mark, *touched, nc;
@@ -212,14 +213,28 @@ static PetscErrorCode PCSetUp_BTETwoLevel(PC pc)
   PetscFunctionBegin;
   PetscCall(PetscObjectQueryFunction((PetscObject)pc->pmat, BTE_JAC_LINEARIZATION, &lin));
   PetscCheck(lin, comm, PETSC_ERR_SUP, "-pc_type bte_twolevel needs bte's matrix-free collision Jacobian as the preconditioning matrix (bte dynamics without -bte_jacobian_assembled)");
-  PetscCall((*lin)(pc->pmat, &col, &fl, &scale, &shift));
+  PetscCall((*lin)(pc->pmat, &col, &fl, &scale, &shift, &whole));
   PetscCheck(PetscImaginaryPart(scale) == 0 && PetscImaginaryPart(shift) == 0, comm, PETSC_ERR_SUP, "bte_twolevel: complex shifts are not supported");
   PetscCall(PetscLogEventBegin(PC_BTETwoLevelSetUp, pc, 0, 0, 0));
   if (tl->basis_id != ((PetscObject)col)->id || tl->nl != col->nlocal) PetscCall(PCBTETwoLevelSetUpBasis(pc, tl, col));
   nc = tl->nc;
-  if (!tl->dinv) PetscCall(MatCreateVecs(pc->pmat, &tl->dinv, NULL));
-  PetscCall(MatGetDiagonal(pc->pmat, tl->dinv));
-  PetscCall(VecReciprocal(tl->dinv));
+  if (!tl->dinv) {
+    /* on the host whatever the state Vecs' type: the pass and the apply run on the host */
+    PetscCall(VecCreateMPI(comm, tl->nl, PETSC_DETERMINE, &tl->dinv));
+  }
+  if (!whole) { /* a drift term: its diagonal from the Mat, the pass does not see it */
+    Vec                d;
+    const PetscScalar *a;
+    PetscScalar       *b;
+    PetscCall(MatCreateVecs(pc->pmat, &d, NULL));
+    PetscCall(MatGetDiagonal(pc->pmat, d));
+    PetscCall(VecGetArrayRead(d, &a)); /* d may be a device Vec: copied through the host */
+    PetscCall(VecGetArrayWrite(tl->dinv, &b));
+    PetscCall(PetscArraycpy(b, a, tl->nl));
+    PetscCall(VecRestoreArrayWrite(tl->dinv, &b));
+    PetscCall(VecRestoreArrayRead(d, &a));
+    PetscCall(VecDestroy(&d));
+  }
 
   /* rows of A U: one pass over the owned states' channel ends at the current f (a Jacobian apply) */
   PetscCall(PetscLogEventBegin(BTECOLL_JacApply, col, 0, 0, 0));
@@ -227,6 +242,7 @@ static PetscErrorCode PCSetUp_BTETwoLevel(PC pc)
   PetscCall(PetscArrayzero(scr, nc));
   for (PetscInt b = 0; b < nc; b++) mark[b] = -1;
   PetscCall(VecGetArrayRead(fl, &fa));
+  PetscCall(VecGetArray(tl->dinv, &da));
   tl->nseg      = 0;
   tl->segptr[0] = 0;
   for (PetscInt t = 0; t < tl->nl; t++) {
@@ -247,6 +263,8 @@ static PetscErrorCode PCSetUp_BTETwoLevel(PC pc)
       touched[nt++] = bt;
     }
     scr[bt] += PetscRealPart(shift) + sc * own;
+    /* the diagonal from the same pass (one apply saved), or 1 / the Mat's */
+    da[t] = 1.0 / (whole ? PetscRealPart(shift) + sc * own : da[t]);
     if (tl->nseg + nt > tl->capseg) {
       PetscInt  *nb_;
       PetscReal *nv_;
@@ -266,6 +284,7 @@ static PetscErrorCode PCSetUp_BTETwoLevel(PC pc)
     }
     tl->segptr[t + 1] = tl->nseg;
   }
+  PetscCall(VecRestoreArray(tl->dinv, &da));
   PetscCall(VecRestoreArrayRead(fl, &fa));
   PetscCall(PetscFree3(scr, mark, touched));
   col->njacapplies++;
