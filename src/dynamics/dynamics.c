@@ -733,6 +733,30 @@ PetscErrorCode BTEDynamicsTSRHSJacobian(TS ts, PetscReal t, Vec f, Mat A, Mat P,
   PetscFunctionReturn(0);
 }
 
+/* The implicit form for Rosenbrock-W (BTEDynamicsSetUp): F = fdot - RHS(t, f) and its Jacobian
+   a I - J(f), J the RHS Jacobian (collision, plus the drift with a field) */
+static PetscErrorCode BTEDynamicsTSIFunction(TS ts, PetscReal t, Vec f, Vec fdot, Vec F, void *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEDynamicsTSRHSFunction(ts, t, f, F, ctx));
+  PetscCall(VecAYPX(F, -1.0, fdot));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEDynamicsTSIJacobian(TS ts, PetscReal t, Vec f, Vec fdot, PetscReal a, Mat A, Mat P, void *ctx)
+{
+  PetscFunctionBegin;
+  (void)fdot;
+  PetscCall(BTEDynamicsTSRHSJacobian(ts, t, f, A, P, ctx)); /* unshifted, unscaled J(f) */
+  PetscCall(MatScale(A, -1.0));
+  PetscCall(MatShift(A, a));
+  if (P && P != A) {
+    PetscCall(MatScale(P, -1.0));
+    PetscCall(MatShift(P, a));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Next output time strictly after t */
 static PetscReal BTEDynamicsNextOutput(BTEDynamics dyn, PetscReal t)
 {
@@ -961,7 +985,6 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   }
   PetscCheck(dyn->coll || dyn->drift, comm, PETSC_ERR_USER_INPUT, "Nothing to integrate: -bte_scattering 0 needs a field (-bte_efield)");
   PetscCall(BTECreateStateVec(bte, &dyn->f));
-  PetscCall(TSSetRHSFunction(dyn->ts, NULL, BTEDynamicsTSRHSFunction, dyn));
   if (dyn->coll) PetscCall(BTECollisionCreateJacobian(dyn->coll, &dyn->Jc));
   if (dyn->drift) {
     VecType   vtype;
@@ -986,8 +1009,21 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   } else {
     dyn->A = dyn->P = dyn->Jc;
   }
-  PetscCall(TSSetRHSJacobian(dyn->ts, dyn->A, dyn->P, BTEDynamicsTSRHSJacobian, dyn));
-  PetscCall(TSRHSJacobianSetReuse(dyn->ts, PETSC_TRUE));
+  {
+    /* PETSc's Rosenbrock-W is linearly implicit in the IFunction only and steps an RHS function
+       explicitly: given as an RHS, the equation would get W = a I (no Jacobian, the explicit
+       stability limit). So for rosw it is given as F(t, f, fdot) = fdot - RHS(t, f) */
+    PetscBool rosw;
+    PetscCall(PetscObjectTypeCompare((PetscObject)dyn->ts, TSROSW, &rosw));
+    if (rosw) {
+      PetscCall(TSSetIFunction(dyn->ts, NULL, BTEDynamicsTSIFunction, dyn));
+      PetscCall(TSSetIJacobian(dyn->ts, dyn->A, dyn->P, BTEDynamicsTSIJacobian, dyn));
+    } else {
+      PetscCall(TSSetRHSFunction(dyn->ts, NULL, BTEDynamicsTSRHSFunction, dyn));
+      PetscCall(TSSetRHSJacobian(dyn->ts, dyn->A, dyn->P, BTEDynamicsTSRHSJacobian, dyn));
+      PetscCall(TSRHSJacobianSetReuse(dyn->ts, PETSC_TRUE));
+    }
+  }
   PetscCall(TSMonitorSet(dyn->ts, BTEDynamicsMonitor, dyn, NULL));
   PetscCall(TSSetPostStep(dyn->ts, BTEDynamicsPostStep));
   PetscCall(TSSetFunctionDomainError(dyn->ts, BTEDynamicsDomainError));

@@ -2,7 +2,7 @@
 # -pc_type bte_twolevel (src/dynamics/pc_twolevel.c) on the KSP of implicit integrators: BDF2 and
 # fully implicit ARKIMEX on GaAs hot-electron relaxation give the same trajectory as with Jacobi
 # (final occupations to 1e-9 of the largest) in at most a third of Jacobi's GMRES iterations; also
-# on 2 ranks, without the valley split, in additive form, with a field (the collision + drift shell)
+# on 2 ranks, without the valley split, in additive form, with Rosenbrock-W, with a field (the collision + drift shell)
 # and with one linear solve per stage; it is
 # refused with one line on an assembled Jacobian and for a bad option value.
 . "$TESTDIR/common.sh"
@@ -21,6 +21,8 @@ run bdf_n   "$BTE" dynamics $G $I -pc_type bte_twolevel -pc_bte_twolevel_split n
 run ark_j   "$BTE" dynamics $G $I $A -pc_type jacobi
 run ark_t   "$BTE" dynamics $G $I $A -pc_type bte_twolevel -pc_bte_twolevel_form additive
 run ark_l   "$BTE" dynamics $G $I $A -pc_type bte_twolevel -snes_type ksponly -ksp_rtol 1e-6
+run ros_j   "$BTE" dynamics $G $I -ts_type rosw -pc_type jacobi
+run ros_t   "$BTE" dynamics $G $I -ts_type rosw -pc_type bte_twolevel
 run fld_j   "$BTE" dynamics $G $I -bte_efield 2000,0,0 -pc_type jacobi
 run fld_t   $MPIEXEC -n "$NP" "$BTE" dynamics $G $I -bte_efield 2000,0,0 -pc_type bte_twolevel
 grep -q "bte two-level: Jacobi + coarse space of (valley) x energy bins, multiplicative form" bdf_t.log || { echo "FAIL: -ksp_view does not show the PC"; grep -i "pc" bdf_t.log | head; exit 1; }
@@ -33,11 +35,15 @@ def check(c, msg):
     ok = ok and c
 def f(name): return h5py.File(name + ".h5", "r")["dynamics/occupations"][-1]
 def its(name): return json.load(open(name + ".json"))["linear_iterations"]
+# Rosenbrock-W gets the implicit form (F = fdot - RHS): it uses the Jacobian, so it steps past the
+# explicit limit (RK4: 8 fs) instead of running with W = a I
+ros = json.load(open("ros_j.json"))
+check(ros["jacobian_applies"] > 0 and ros["steps"] < 2000 / 8, "rosw: %d steps, %d Jacobian applies" % (ros["steps"], ros["jacobian_applies"]))
 # one linear solve per stage is another method (the stage equations linearised): it agrees to the
 # step's tolerance (-ts_rtol 1e-5), the others to the solvers' (1e-10); with a field the coarse space
 # (even in k) misses the drift's modes, so the gain is smaller there
 for ref, run, frac, tol in (("bdf_j", "bdf_t", 1/3, 1e-9), ("bdf_j", "bdf_t2", 1/3, 1e-9), ("bdf_j", "bdf_n", 1.0, 1e-9), ("ark_j", "ark_t", 1.0, 1e-9),
-                            ("ark_j", "ark_l", 1/3, 1e-5), ("fld_j", "fld_t", 0.8, 1e-9)):
+                            ("ark_j", "ark_l", 1/3, 1e-5), ("ros_j", "ros_t", 1/3, 1e-9), ("fld_j", "fld_t", 0.8, 1e-9)):
     a, b = f(ref), f(run)
     d = abs(a - b).max() / abs(a).max()
     check(d < tol, "%s against %s: final occupations differ by %.2e of the largest (< %g)" % (run, ref, d, tol))
