@@ -265,12 +265,13 @@ PETSC_INTERN PetscErrorCode BTECollisionExchangeDescribe(BTECollision, Vec x, co
 /* y (global) <- sum over ranks of the local vector yl (owned + ghost entries), logged as BTECollGhostAdd */
 PETSC_INTERN PetscErrorCode BTECollisionLocalToGlobalAdd(BTECollision, Vec yl, Vec y);
 
-/* local ends (ci, cj) of the held channels, in bte->ch order (caller frees with PetscFree2) */
 /* Composed on bte's matrix-free Jacobians (the collision MATSHELL, the dynamics' collision + drift
    shell): PetscErrorCode f(Mat, BTECollision *, Vec *fl, PetscScalar *scale, PetscScalar *shift,
    PetscBool *whole), the Mat being scale * J_coll(f) + shift * I (+ scale * J_drift; whole is false
-   when there is such a term), fl the state's owned + ghost entries. The dynamics preconditioner (PCBTETWOLEVEL) rebuilds the operator from it. */
+   when there is such a term), fl the state's owned + ghost entries. The dynamics preconditioner
+   (PCBTETWOLEVEL) rebuilds the operator from it. */
 #define BTE_JAC_LINEARIZATION "BTEJacobianGetLinearization_C"
+/* local ends (ci, cj) of the held channels, in bte->ch order (caller frees with PetscFree2) */
 PETSC_INTERN PetscErrorCode BTECollisionComputeLocalEnds(BTECollision, PetscInt **ci, PetscInt **cj);
 /* q index on the full grid of q = k_j - k_i, from two flattened k indices */
 static inline PetscInt BTECollQIndex(const PetscInt nk[3], PetscInt ki, PetscInt kj)
