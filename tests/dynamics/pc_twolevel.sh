@@ -3,7 +3,7 @@
 # fully implicit ARKIMEX on GaAs hot-electron relaxation give the same trajectory as with Jacobi
 # (final occupations to 1e-9 of the largest) in at most a third of Jacobi's GMRES iterations; also
 # on 2 ranks, without the valley split, in additive form, with Rosenbrock-W, with a field (the collision + drift shell)
-# and with one linear solve per stage; it is
+# and with one linear solve per stage (options/implicit-twolevel.opts); it is
 # refused with one line on an assembled Jacobian and for a bad option value.
 . "$TESTDIR/common.sh"
 set -e
@@ -20,7 +20,7 @@ run bdf_t2  $MPIEXEC -n "$NP" "$BTE" dynamics $G $I -pc_type bte_twolevel
 run bdf_n   "$BTE" dynamics $G $I -pc_type bte_twolevel -pc_bte_twolevel_split none
 run ark_j   "$BTE" dynamics $G $I $A -pc_type jacobi
 run ark_t   "$BTE" dynamics $G $I $A -pc_type bte_twolevel -pc_bte_twolevel_form additive
-run ark_l   "$BTE" dynamics $G $I $A -pc_type bte_twolevel -snes_type ksponly -ksp_rtol 1e-6
+run ark_l   "$BTE" dynamics $G -options_file "$OPTS/implicit-twolevel.opts" -ts_rtol 1e-5 -ts_atol 1e-8
 run ros_j   "$BTE" dynamics $G $I -ts_type rosw -pc_type jacobi
 run ros_t   "$BTE" dynamics $G $I -ts_type rosw -pc_type bte_twolevel
 run fld_j   "$BTE" dynamics $G $I -bte_efield 2000,0,0 -pc_type jacobi
