@@ -29,7 +29,10 @@
    drift's diagonal; the drift itself is left out of the coarse part).
 
    Options (PCSetFromOptions): -pc_bte_twolevel_bins (16), -pc_bte_twolevel_split valley|none,
-   -pc_bte_twolevel_form multiplicative|additive. */
+   -pc_bte_twolevel_form multiplicative|additive.
+
+   Setup and apply run on the host: with CUDA state Vecs each apply moves r and z between device and
+   host (a device version is not written). The setup is logged as BTEPCTwoLevSetUp. */
 #include <bte/private/dynamicsimpl.h>
 #include <bte/private/collisionimpl.h>
 #include <petsc/private/pcimpl.h>
@@ -49,7 +52,8 @@ typedef enum {
 static const char *const BTEPCTLSplits[] = {"none", "valley", "BTEPCTLSplit", "BTE_PCTL_SPLIT_", NULL};
 static const char *const BTEPCTLForms[]  = {"multiplicative", "additive", "BTEPCTLForm", "BTE_PCTL_", NULL};
 
-static PetscLogEvent PC_BTETwoLevelSetUp = 0;
+static PetscLogEvent PC_BTETwoLevelSetUp;
+static PetscBool     PC_BTETwoLevelRegistered = PETSC_FALSE;
 
 typedef struct {
   /* options */
@@ -416,7 +420,10 @@ PetscErrorCode PCCreate_BTETwoLevel(PC pc)
   PC_BTETwoLevel *tl;
 
   PetscFunctionBegin;
-  if (!PC_BTETwoLevelSetUp) PetscCall(PetscLogEventRegister("BTEPCTwoLevSetUp", PC_CLASSID, &PC_BTETwoLevelSetUp));
+  if (!PC_BTETwoLevelRegistered) {
+    PetscCall(PetscLogEventRegister("BTEPCTwoLevSetUp", PC_CLASSID, &PC_BTETwoLevelSetUp));
+    PC_BTETwoLevelRegistered = PETSC_TRUE;
+  }
   PetscCall(PetscNew(&tl));
   tl->nbins             = 16;
   tl->split             = BTE_PCTL_SPLIT_VALLEY;
