@@ -264,6 +264,10 @@ PETSC_EXTERN PetscErrorCode    BTEComputeDistribution(BTE, BTEInitType, PetscRea
    RHS Jacobian = collision Jacobian (+ drift Jacobian), so every TS type and adaptor
    works (-ts_type, -ts_adapt_type). Times in fs. Options: docs/dynamics.md.        */
 typedef struct _p_BTEDynamics *BTEDynamics;
+/* PC type for the linear systems of implicit integrators (BDF, ARKIMEX, Rosenbrock-W) on bte's
+   matrix-free Jacobian: Jacobi plus a coarse space of (valley, energy bin) populations, built
+   from the channels at the TS's shift (-pc_type bte_twolevel; docs/timestepping.md) */
+#define PCBTETWOLEVEL "bte_twolevel"
 PETSC_EXTERN PetscClassId BTEDYNAMICS_CLASSID;
 
 PETSC_EXTERN PetscErrorCode BTEDynamicsCreate(BTE, BTEDynamics *);

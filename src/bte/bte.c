@@ -1,5 +1,6 @@
 /* The BTE object: lifecycle and options. */
 #include <bte/private/validate.h>
+#include <bte/private/dynamicsimpl.h> /* PCCreate_BTETwoLevel */
 
 PetscClassId  BTE_CLASSID;
 const char *const BTEDeltas[] = {"perturbo", "balanced", "BTEDelta", "BTE_DELTA_", NULL};
@@ -51,7 +52,10 @@ PetscErrorCode BTEInitializePackage(void)
   PetscCall(PetscLogEventRegister("BTETableWrite", BTE_CLASSID, &BTE_TableWrite));
   PetscCall(PetscLogEventRegister("BTEGenerate", BTE_CLASSID, &BTE_Generate));
   PetscCall(PetscLogEventRegister("BTEDiagnostics", BTE_CLASSID, &BTE_Diagnostics));
+  PetscCall(PetscLogEventRegister("BTEStateCheck", BTE_CLASSID, &BTE_StateCheck));
   PetscCall(BTEModelRegisterAll());
+  /* so that -pc_type bte_twolevel works on the KSP of any implicit TS over bte's Jacobian */
+  PetscCall(PCRegister(PCBTETWOLEVEL, PCCreate_BTETwoLevel));
   PetscCall(PetscRegisterFinalize(BTEFinalizePackage));
   PetscFunctionReturn(0);
 }

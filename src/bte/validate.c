@@ -1,6 +1,9 @@
 /* Validation of bte's settings against the stated bounds of include/bte/private/validate.h
    (docs/validation.md), and the finite-state check the run modes use. */
 #include <bte/private/validate.h>
+#include <bte/private/statecheck.h>
+
+PetscLogEvent BTE_StateCheck;
 
 PetscErrorCode BTECheckRange(MPI_Comm comm, const char what[], PetscReal v, PetscReal lo, PetscReal hi, const char units[], const char hint[])
 {
@@ -27,20 +30,104 @@ PetscErrorCode BTEValidateSettings(BTE bte)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEStateCheck(Vec f, PetscReal tol, PetscBool *ok, PetscBool *finite, PetscReal *vmin, PetscReal *vmax)
+/* Local statistics over a host array: one loop. The comparisons are false for NaN, so NaN is
+   counted by isfinite and leaves min and max alone, as VecMin/VecMax did. */
+static void BTEStateStatsHost(const PetscScalar *a, PetscInt n, BTEStateStats *st)
 {
-  PetscScalar sum;
-  PetscReal   lo = 0, hi = 0;
+  PetscReal sum = 0, lo = PETSC_MAX_REAL, hi = -PETSC_MAX_REAL, bad = 0;
+
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal v = PetscRealPart(a[i]);
+    sum += v;
+    if (!isfinite(v)) {
+      bad += 1;
+      continue;
+    }
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  st->sum       = sum;
+  st->min       = lo;
+  st->max       = hi;
+  st->nonfinite = bad;
+}
+
+/* MPI reduction of BTEStateStats: sum, min, max, sum (one Allreduce for all four) */
+static MPI_Datatype BTEStateStatsType = MPI_DATATYPE_NULL;
+static MPI_Op       BTEStateStatsOp   = MPI_OP_NULL;
+
+static void MPIAPI BTEStateStatsCombine(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+  BTEStateStats *a = (BTEStateStats *)in, *b = (BTEStateStats *)inout;
+  (void)type;
+  for (int i = 0; i < *len; i++) {
+    b[i].sum += a[i].sum;
+    b[i].min = PetscMin(a[i].min, b[i].min);
+    b[i].max = PetscMax(a[i].max, b[i].max);
+    b[i].nonfinite += a[i].nonfinite;
+  }
+}
+
+static PetscErrorCode BTEStateStatsFinalize(void)
+{
+  PetscFunctionBegin;
+  if (BTEStateStatsOp != MPI_OP_NULL) PetscCallMPI(MPI_Op_free(&BTEStateStatsOp));
+  if (BTEStateStatsType != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&BTEStateStatsType));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEStateStatsAllreduce(MPI_Comm comm, BTEStateStats *st)
+{
+  PetscMPIInt size;
 
   PetscFunctionBegin;
-  /* the sum is not finite when an entry is not (or when the entries overflow it: also a bad state) */
-  PetscCall(VecSum(f, &sum));
-  PetscCall(VecMin(f, NULL, &lo));
-  PetscCall(VecMax(f, NULL, &hi));
-  *ok = PetscIsInfOrNanScalar(sum) ? PETSC_FALSE : PETSC_TRUE;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size == 1) PetscFunctionReturn(0);
+  if (BTEStateStatsOp == MPI_OP_NULL) {
+    PetscCallMPI(MPI_Type_contiguous(4, MPIU_REAL, &BTEStateStatsType));
+    PetscCallMPI(MPI_Type_commit(&BTEStateStatsType));
+    PetscCallMPI(MPI_Op_create(BTEStateStatsCombine, 1, &BTEStateStatsOp));
+    PetscCall(PetscRegisterFinalize(BTEStateStatsFinalize));
+  }
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, st, 1, BTEStateStatsType, BTEStateStatsOp, comm));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEStateCheck(Vec f, PetscReal tol, PetscBool *ok, PetscBool *finite, PetscReal *vmin, PetscReal *vmax)
+{
+  BTEStateStats st;
+  PetscBool     cuda = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(BTE_StateCheck, f, 0, 0, 0));
+#if defined(BTE_HAVE_CUDA)
+  /* with the entries on the device, read them there: the host copy would be a full download */
+  {
+    PetscOffloadMask mask;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)f, &cuda, VECSEQCUDA, VECMPICUDA, VECCUDA, ""));
+    if (cuda) {
+      PetscCall(VecGetOffloadMask(f, &mask));
+      if (mask == PETSC_OFFLOAD_CPU) cuda = PETSC_FALSE;
+    }
+  }
+  if (cuda) PetscCall(BTEStateStatsCUDA(f, &st));
+#endif
+  if (!cuda) {
+    const PetscScalar *a;
+    PetscInt           n;
+    PetscCall(VecGetLocalSize(f, &n));
+    PetscCall(VecGetArrayRead(f, &a));
+    BTEStateStatsHost(a, n, &st);
+    PetscCall(VecRestoreArrayRead(f, &a));
+    PetscCall(PetscLogFlops(3.0 * n));
+  }
+  PetscCall(BTEStateStatsAllreduce(PetscObjectComm((PetscObject)f), &st));
+  PetscCall(PetscLogEventEnd(BTE_StateCheck, f, 0, 0, 0));
+  /* not finite: an entry is NaN or Inf, or the finite entries overflow the sum (also a bad state) */
+  *ok = (st.nonfinite > 0 || !isfinite(st.sum)) ? PETSC_FALSE : PETSC_TRUE;
   if (finite) *finite = *ok;
-  if (*ok && tol >= 0 && (lo < -tol || hi > 1 + tol)) *ok = PETSC_FALSE;
-  if (vmin) *vmin = lo;
-  if (vmax) *vmax = hi;
+  if (*ok && tol >= 0 && (st.min < -tol || st.max > 1 + tol)) *ok = PETSC_FALSE;
+  if (vmin) *vmin = st.min;
+  if (vmax) *vmax = st.max;
   PetscFunctionReturn(0);
 }

@@ -114,6 +114,23 @@ static PetscErrorCode MatView_BTEJac(Mat A, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
+/* What a preconditioner needs to rebuild the operator from the channels (PCBTETWOLEVEL): the
+   collision operator, the state f (owned + ghost entries) and the scale and shift that TS applied. */
+static PetscErrorCode MatGetLinearization_BTEJac(Mat A, BTECollision *coll, Vec *fl, PetscScalar *scale, PetscScalar *shift, PetscBool *whole)
+{
+  BTEJacShell *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  PetscCheck(ctx->have, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Set the state of the Jacobian with BTECollisionComputeJacobian() before setting up its preconditioner");
+  *coll  = ctx->coll;
+  *fl    = ctx->fl;
+  *scale = ctx->scale;
+  *shift = ctx->shift;
+  *whole = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MatDestroy_BTEJac(Mat A)
 {
   BTEJacShell *ctx;
@@ -272,6 +289,7 @@ PetscErrorCode BTECollisionCreateJacobian(BTECollision coll, Mat *J)
     PetscCall(MatShellSetOperation(*J, MATOP_DESTROY, (void (*)(void))MatDestroy_BTEJac));
     PetscCall(MatShellSetVecType(*J, vtype));
     PetscCall(MatSetOption(*J, MAT_STRUCTURALLY_SYMMETRIC, PETSC_TRUE));
+    PetscCall(PetscObjectComposeFunction((PetscObject)*J, BTE_JAC_LINEARIZATION, MatGetLinearization_BTEJac));
   } else {
     const char *prefix;
     MatType     mtype = MATAIJ;

@@ -558,6 +558,26 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscFunctionReturn(0);
 }
 
+/* The collision part of the combined shell for its preconditioner (PCBTETWOLEVEL): the drift is
+   left out, as in the assembled preconditioning matrix of field runs. */
+static PetscErrorCode BTEDynamicsJacobianGetLinearization(Mat A, BTECollision *coll, Vec *fl, PetscScalar *scale, PetscScalar *shift, PetscBool *whole)
+{
+  BTEDynamics dyn;
+  PetscErrorCode (*f)(Mat, BTECollision *, Vec *, PetscScalar *, PetscScalar *, PetscBool *) = NULL;
+  PetscScalar sc, sh;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &dyn));
+  PetscCheck(dyn->Jc, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The dynamics has no collision operator (-bte_scattering 0): use another preconditioner");
+  PetscCall(PetscObjectQueryFunction((PetscObject)dyn->Jc, BTE_JAC_LINEARIZATION, &f));
+  PetscCheck(f, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "This preconditioner needs the matrix-free collision Jacobian (leave out -bte_jacobian_assembled)");
+  PetscCall((*f)(dyn->Jc, coll, fl, &sc, &sh, whole));
+  *scale = dyn->Ascale * sc;
+  *shift = dyn->Ascale * sh + dyn->Ashift;
+  *whole = dyn->drift ? PETSC_FALSE : PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 /* The combined Jacobian A = scale (J_coll + J_drift) + shift I as a MATSHELL that keeps its own
    scale and shift (TS shifts and scales RHS Jacobians in place; the IMEX path zeroes it first). */
 static PetscErrorCode BTEDynamicsJacobianMult(Mat A, Vec x, Vec y)
@@ -709,6 +729,30 @@ PetscErrorCode BTEDynamicsTSRHSJacobian(TS ts, PetscReal t, Vec f, Mat A, Mat P,
     /* a copy of the assembled collision Jacobian preconditions the combined operator; TS shifts
        and scales the copy, the operator's own collision part stays unshifted */
     PetscCall(MatCopy(dyn->Jc, P, SAME_NONZERO_PATTERN));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The implicit form for Rosenbrock-W (BTEDynamicsSetUp): F = fdot - RHS(t, f) and its Jacobian
+   a I - J(f), J the RHS Jacobian (collision, plus the drift with a field) */
+static PetscErrorCode BTEDynamicsTSIFunction(TS ts, PetscReal t, Vec f, Vec fdot, Vec F, void *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEDynamicsTSRHSFunction(ts, t, f, F, ctx));
+  PetscCall(VecAYPX(F, -1.0, fdot));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEDynamicsTSIJacobian(TS ts, PetscReal t, Vec f, Vec fdot, PetscReal a, Mat A, Mat P, void *ctx)
+{
+  PetscFunctionBegin;
+  (void)fdot;
+  PetscCall(BTEDynamicsTSRHSJacobian(ts, t, f, A, P, ctx)); /* unshifted, unscaled J(f) */
+  PetscCall(MatScale(A, -1.0));
+  PetscCall(MatShift(A, a));
+  if (P && P != A) {
+    PetscCall(MatScale(P, -1.0));
+    PetscCall(MatShift(P, a));
   }
   PetscFunctionReturn(0);
 }
@@ -941,7 +985,6 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   }
   PetscCheck(dyn->coll || dyn->drift, comm, PETSC_ERR_USER_INPUT, "Nothing to integrate: -bte_scattering 0 needs a field (-bte_efield)");
   PetscCall(BTECreateStateVec(bte, &dyn->f));
-  PetscCall(TSSetRHSFunction(dyn->ts, NULL, BTEDynamicsTSRHSFunction, dyn));
   if (dyn->coll) PetscCall(BTECollisionCreateJacobian(dyn->coll, &dyn->Jc));
   if (dyn->drift) {
     VecType   vtype;
@@ -958,6 +1001,7 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
     PetscCall(VecGetType(dyn->f, &vtype));
     PetscCall(MatShellSetVecType(dyn->A, vtype));
     PetscCall(PetscObjectSetName((PetscObject)dyn->A, "collision+drift Jacobian"));
+    if (dyn->Jc) PetscCall(PetscObjectComposeFunction((PetscObject)dyn->A, BTE_JAC_LINEARIZATION, BTEDynamicsJacobianGetLinearization));
     if (dyn->Jc) PetscCall(PetscObjectTypeCompare((PetscObject)dyn->Jc, MATSHELL, &isshell));
     /* an assembled collision Jacobian (a copy) preconditions the combined operator (drift left out) */
     if (isshell) dyn->P = dyn->A;
@@ -965,8 +1009,21 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   } else {
     dyn->A = dyn->P = dyn->Jc;
   }
-  PetscCall(TSSetRHSJacobian(dyn->ts, dyn->A, dyn->P, BTEDynamicsTSRHSJacobian, dyn));
-  PetscCall(TSRHSJacobianSetReuse(dyn->ts, PETSC_TRUE));
+  {
+    /* PETSc's Rosenbrock-W is linearly implicit in the IFunction only and steps an RHS function
+       explicitly: given as an RHS, the equation would get W = a I (no Jacobian, the explicit
+       stability limit). So for rosw it is given as F(t, f, fdot) = fdot - RHS(t, f) */
+    PetscBool rosw;
+    PetscCall(PetscObjectTypeCompare((PetscObject)dyn->ts, TSROSW, &rosw));
+    if (rosw) {
+      PetscCall(TSSetIFunction(dyn->ts, NULL, BTEDynamicsTSIFunction, dyn));
+      PetscCall(TSSetIJacobian(dyn->ts, dyn->A, dyn->P, BTEDynamicsTSIJacobian, dyn));
+    } else {
+      PetscCall(TSSetRHSFunction(dyn->ts, NULL, BTEDynamicsTSRHSFunction, dyn));
+      PetscCall(TSSetRHSJacobian(dyn->ts, dyn->A, dyn->P, BTEDynamicsTSRHSJacobian, dyn));
+      PetscCall(TSRHSJacobianSetReuse(dyn->ts, PETSC_TRUE));
+    }
+  }
   PetscCall(TSMonitorSet(dyn->ts, BTEDynamicsMonitor, dyn, NULL));
   PetscCall(TSSetPostStep(dyn->ts, BTEDynamicsPostStep));
   PetscCall(TSSetFunctionDomainError(dyn->ts, BTEDynamicsDomainError));

@@ -38,6 +38,8 @@ for run in ("rk4", "adapt", "bdf"):
     check(js["jacobian_applies"] == event(run + ".log", "BTECollJacApply"), "%s: Jacobian applies %d = BTECollJacApply events %d" % (run, js["jacobian_applies"], event(run + ".log", "BTECollJacApply")))
     w = js["wall_time"]
     check(all(w[k] >= 0 for k in ("setup", "stepping", "output")) and w["setup"] + w["stepping"] + w["output"] <= w["total"] + 1e-6, "%s: wall times %s s" % (run, w))
+    rate = [l for l in open(run + ".log") if l.startswith("dynamics: step rate:")]
+    check(w["stepping"] > 0 and abs(w["steps_per_second"] * w["stepping"] - js["steps"]) <= 1e-9 * js["steps"] and len(rate) == 1 and abs(float(rate[0].split()[3]) / w["steps_per_second"] - 1) < 1e-3, "%s: steps per second %g = steps / stepping time, printed once" % (run, w["steps_per_second"]))
     check(js["final_time"] == 300 and js["converged_reason"] == "CONVERGED_TIME", "%s: final time and reason in the JSON" % run)
 rk4 = json.load(open("rk4.json")); ad = json.load(open("adapt.json")); bdf = json.load(open("bdf.json"))
 check(rk4["steps"] == 300 and rk4["collision_applies"] == 4 * 300 and rk4["rejected_steps"] == 0, "fixed RK4: 300 steps, 4 applies each, none rejected")

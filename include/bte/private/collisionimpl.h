@@ -279,6 +279,12 @@ PETSC_INTERN PetscErrorCode BTECollisionReverseReset_Private(BTECollision);
 PETSC_INTERN PetscErrorCode BTECollisionReverseBegin(BTECollision, Vec yl, Vec y);
 PETSC_INTERN PetscErrorCode BTECollisionReverseEnd(BTECollision, Vec yl, Vec own, Vec y);
 
+/* Composed on bte's matrix-free Jacobians (the collision MATSHELL, the dynamics' collision + drift
+   shell): PetscErrorCode f(Mat, BTECollision *, Vec *fl, PetscScalar *scale, PetscScalar *shift,
+   PetscBool *whole), the Mat being scale * J_coll(f) + shift * I (+ scale * J_drift; whole is false
+   when there is such a term), fl the state's owned + ghost entries. The dynamics preconditioner
+   (PCBTETWOLEVEL) rebuilds the operator from it. */
+#define BTE_JAC_LINEARIZATION "BTEJacobianGetLinearization_C"
 /* local ends (ci, cj) of the held channels, in bte->ch order (caller frees with PetscFree2) */
 PETSC_INTERN PetscErrorCode BTECollisionComputeLocalEnds(BTECollision, PetscInt **ci, PetscInt **cj);
 /* q index on the full grid of q = k_j - k_i, from two flattened k indices */

@@ -204,6 +204,9 @@ struct _p_BTEDynamics {
 };
 
 PETSC_INTERN PetscErrorCode BTEDynamicsPackageInitialize(void);
+/* The preconditioner of implicit time steps on bte's Jacobian (pc_twolevel.c), registered as
+   PCBTETWOLEVEL by BTEInitializePackage */
+PETSC_INTERN PetscErrorCode PCCreate_BTETwoLevel(PC);
 PETSC_EXTERN PetscLogEvent  BTE_DriftApply, BTE_DriftJacobian, BTE_DriftSetUp, BTE_DynamicsOutput, BTE_DynamicsRestart;
 
 /* Output (src/io/dynamics_output.c) */

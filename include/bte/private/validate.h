@@ -37,9 +37,11 @@ PETSC_INTERN PetscErrorCode BTECheckRange(MPI_Comm, const char what[], PetscReal
 PETSC_INTERN PetscErrorCode BTEValidateSettings(BTE);
 /* The finite-state guard of the run modes: ok when every entry of f is finite and, with tol >= 0,
    within [-tol, 1 + tol]; finite: every entry finite; the smallest and largest entries (the
-   last three may be NULL). Collective; three
-   reductions (sum, min, max) that run on the device for CUDA vectors. */
-PETSC_INTERN PetscErrorCode BTEStateCheck(Vec, PetscReal tol, PetscBool *ok, PetscBool *finite, PetscReal *vmin, PetscReal *vmax);
+   last three may be NULL). Collective; one pass over the entries (one device reduction for CUDA
+   vectors whose entries are on the device) and one MPI_Allreduce: one host synchronisation
+   (statecheck.h). Logged as BTEStateCheck. */
+PETSC_EXTERN PetscLogEvent   BTE_StateCheck;
+PETSC_EXTERN PetscErrorCode BTEStateCheck(Vec, PetscReal tol, PetscBool *ok, PetscBool *finite, PetscReal *vmin, PetscReal *vmax);
 
 /* Run memory (src/bte/memory.c). Bytes this rank needs for a run on the loaded table: the
    table, the collision operator's layout, its ghosts, work vectors and, if assembled, the

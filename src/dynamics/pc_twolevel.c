@@ -1,0 +1,440 @@
+/* PCBTETWOLEVEL ("bte_twolevel"): a two-level preconditioner for the linear systems of implicit time
+   integrators (BDF, ARKIMEX, Rosenbrock-W, beuler) on bte's collision Jacobian:
+
+       A = shift I + scale J(f)            (TS hands the KSP a I - J: shift = a, scale = -1)
+
+   Why not the transport two-level preconditioner (src/transport/twolevel.c) as it is: its coarse
+   space is v_d x harmonics, odd in k, built for the linear-response right-hand side and for -J(f0)
+   (no shift; D-weighted at equilibrium). The slow modes of a relaxation are even: the population
+   of each energy shell of each valley (energy relaxation by phonon emission, intervalley transfer)
+   and the carrier number (the null vector of J, eigenvalue a of A). Jacobi (the diagonal) damps
+   the fast in-shell modes but leaves these, which cost GMRES most of its iterations once a*dt is
+   small against the fastest rates. So the coarse space here is aggregation by (valley, energy
+   bin): u_B = indicator of block B, and it contains the null vector.
+
+   Coarse matrix and its rows. A_c = U^T A U, not built by applying A to each coarse vector: one
+   pass over the channel ends of the owned states (sorted by state, with P, Q once per collision
+   operator) gives row t of A U from the Jacobian entries of eq. 4 at the current f,
+
+       A_tt = shift + scale sum_ends -(P_to (1 - f_o) + Q_to f_o)
+       A_to = scale (P_to f_t + Q_to (1 - f_t)),   (A U)_{t,B} = sum_{o in B} A_to (+ A_tt),
+
+   and A_c = sum_t U_t^T (A U)_t, summed over ranks and LU-factored (replicated: nc = valleys x bins
+   is small). The pass touches every channel end once, like one Jacobian apply: it is logged and
+   counted as one (BTECollJacApply), so cost summaries stay honest.
+
+   Apply (multiplicative: coarse, then one Jacobi step on the residual; additive: both on r):
+       y = A_c^{-1} U^T r,   z = U y + diag(A)^{-1} (r - (A U) y).
+   diag(A) comes from the same pass; with a field, from the Mat (MatGetDiagonal, which has the
+   drift's diagonal; the drift itself is left out of the coarse part).
+
+   Options (PCSetFromOptions): -pc_bte_twolevel_bins (16), -pc_bte_twolevel_split valley|none,
+   -pc_bte_twolevel_form multiplicative|additive.
+
+   Setup and apply run on the host: with CUDA state Vecs each apply moves r and z between device and
+   host (a device version is not written). The setup is logged as BTEPCTwoLevSetUp. */
+#include <bte/private/dynamicsimpl.h>
+#include <bte/private/collisionimpl.h>
+#include <petsc/private/pcimpl.h>
+#include <petscblaslapack.h>
+#include "transport/valleys.h"
+
+#if PETSC_VERSION_GE(3, 23, 0)
+typedef PetscOptionItems BTEOptionItems;
+#else
+typedef PetscOptionItems *BTEOptionItems;
+#endif
+
+typedef enum {
+  BTE_PCTL_SPLIT_NONE,
+  BTE_PCTL_SPLIT_VALLEY
+} BTEPCTLSplit;
+static const char *const BTEPCTLSplits[] = {"none", "valley", "BTEPCTLSplit", "BTE_PCTL_SPLIT_", NULL};
+static const char *const BTEPCTLForms[]  = {"multiplicative", "additive", "BTEPCTLForm", "BTE_PCTL_", NULL};
+
+static PetscLogEvent PC_BTETwoLevelSetUp;
+static PetscBool     PC_BTETwoLevelRegistered = PETSC_FALSE;
+
+typedef struct {
+  /* options */
+  PetscInt     nbins;
+  BTEPCTLSplit split;
+  PetscInt     form; /* 0 multiplicative, 1 additive */
+  /* blocks, once per collision operator (state layout) */
+  PetscInt64 basis_id;
+  PetscInt   nl, nloc, nc;
+  PetscInt  *blk;  /* nloc: block of each owned and ghost state */
+  PetscInt   ngroups;
+  /* channel ends of the owned states in row order, rates oriented from the row's state t to the
+     other end o (Pt = rate t -> o, Qt = rate o -> t) */
+  PetscCount *endptr;
+  PetscInt   *eo;
+  PetscReal  *ePt, *eQt;
+  /* per setup: rows of A U (segments: block, value), A_c factored, the inverse diagonal */
+  PetscCount   *segptr, nseg, capseg;
+  PetscInt     *segblk;
+  PetscReal    *segval;
+  PetscScalar  *Ac, *g, *y;
+  PetscBLASInt *piv;
+  Vec           dinv;
+  PetscInt      setups;
+} PC_BTETwoLevel;
+
+static PetscErrorCode PCBTETwoLevelResetBasis(PC_BTETwoLevel *tl)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(tl->blk));
+  PetscCall(PetscFree(tl->endptr));
+  PetscCall(PetscFree3(tl->eo, tl->ePt, tl->eQt));
+  PetscCall(PetscFree(tl->segptr));
+  PetscCall(PetscFree2(tl->segblk, tl->segval));
+  PetscCall(PetscFree4(tl->Ac, tl->piv, tl->g, tl->y));
+  tl->basis_id = -1;
+  tl->nc       = 0;
+  tl->capseg   = 0;
+  tl->nseg     = 0;
+  PetscFunctionReturn(0);
+}
+
+/* Blocks of the owned and ghost states, and the channel ends by owned state: once per operator */
+static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTECollision col)
+{
+  BTE             bte = col->bte;
+  MPI_Comm        comm = PetscObjectComm((PetscObject)pc);
+  PetscInt        nl = col->nlocal, nloc = col->nlocal + col->nghost, ng = 1, nb = tl->nbins;
+  PetscInt       *group, *ci, *cj;
+  PetscReal      *lo, *hi, *P, *Q;
+  const PetscReal *e = col->energy;
+  PetscCount      nch = bte->ch.n, *pos;
+  Vec             gv, lv;
+
+  PetscFunctionBegin;
+  PetscCall(PCBTETwoLevelResetBasis(tl));
+  PetscCall(PetscMalloc1(nl + 1, &group));
+  if (tl->split == BTE_PCTL_SPLIT_VALLEY) {
+    BTEValleys v;
+    PetscCall(BTEValleysCreate(bte, 0, NULL, &v));
+    for (PetscInt i = 0; i < nl; i++) group[i] = v->state_min[i] >= 0 ? v->state_min[i] : 0;
+    ng = PetscMax(v->nmin, 1);
+    PetscCall(BTEValleysDestroy(&v));
+  } else
+    for (PetscInt i = 0; i < nl; i++) group[i] = 0;
+  tl->ngroups = ng;
+  /* energy range of each group; bins uniform in energy within it */
+  PetscCall(PetscMalloc2(ng, &lo, ng, &hi));
+  for (PetscInt g = 0; g < ng; g++) {
+    lo[g] = PETSC_MAX_REAL;
+    hi[g] = -PETSC_MAX_REAL;
+  }
+  for (PetscInt i = 0; i < nl; i++) {
+    lo[group[i]] = PetscMin(lo[group[i]], e[i]);
+    hi[group[i]] = PetscMax(hi[group[i]], e[i]);
+  }
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, lo, ng, MPIU_REAL, MPIU_MIN, comm));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, hi, ng, MPIU_REAL, MPIU_MAX, comm));
+  /* the block of every owned state, then of the ghosts through the operator's own exchange */
+  PetscCall(BTECreateStateVec(bte, &gv));
+  PetscCall(VecSetType(gv, VECSTANDARD)); /* host values: the ids are read on the host */
+  {
+    PetscScalar *a;
+    PetscCall(VecGetArrayWrite(gv, &a));
+    for (PetscInt i = 0; i < nl; i++) {
+      PetscInt g = group[i], k = hi[g] > lo[g] ? (PetscInt)PetscFloorReal((e[i] - lo[g]) / (hi[g] - lo[g]) * nb) : 0;
+      k    = PetscMin(PetscMax(k, 0), nb - 1);
+      a[i] = (PetscScalar)(g * nb + k);
+    }
+    PetscCall(VecRestoreArrayWrite(gv, &a));
+  }
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nloc, &lv));
+  PetscCall(BTECollisionGlobalToLocal(col, gv, lv));
+  PetscCall(PetscMalloc1(nloc + 1, &tl->blk));
+  {
+    const PetscScalar *a;
+    PetscCall(VecGetArrayRead(lv, &a));
+    for (PetscInt i = 0; i < nloc; i++) tl->blk[i] = (PetscInt)PetscFloorReal(PetscRealPart(a[i]) + 0.5);
+    PetscCall(VecRestoreArrayRead(lv, &a));
+  }
+  PetscCall(VecDestroy(&lv));
+  PetscCall(VecDestroy(&gv));
+  PetscCall(PetscFree2(lo, hi));
+  PetscCall(PetscFree(group));
+  tl->nl   = nl;
+  tl->nloc = nloc;
+  tl->nc   = ng * nb;
+  /* channel ends sorted by owned state (counting sort, channels in order) */
+  PetscCall(BTECollisionComputeLocalEnds(col, &ci, &cj));
+  PetscCall(PetscMalloc2(nch + 1, &P, nch + 1, &Q));
+  PetscCall(BTECollisionComputeChannelPQ_Private(col, ci, cj, P, Q));
+  PetscCall(PetscCalloc1(nl + 1, &tl->endptr));
+  for (PetscCount c = 0; c < nch; c++) {
+    if (ci[c] < nl) tl->endptr[ci[c] + 1]++;
+    if (cj[c] < nl) tl->endptr[cj[c] + 1]++;
+  }
+  for (PetscInt t = 0; t < nl; t++) tl->endptr[t + 1] += tl->endptr[t];
+  PetscCall(PetscMalloc3(tl->endptr[nl] + 1, &tl->eo, tl->endptr[nl] + 1, &tl->ePt, tl->endptr[nl] + 1, &tl->eQt));
+  PetscCall(PetscMalloc1(nl + 1, &pos));
+  PetscCall(PetscArraycpy(pos, tl->endptr, nl + 1));
+  for (PetscCount c = 0; c < nch; c++) {
+    PetscInt i = ci[c], j = cj[c];
+    if (i < nl) {
+      PetscCount s = pos[i]++;
+      tl->eo[s]    = j;
+      tl->ePt[s]   = P[c];
+      tl->eQt[s]   = Q[c];
+    }
+    if (j < nl) {
+      PetscCount s = pos[j]++;
+      tl->eo[s]    = i;
+      tl->ePt[s]   = Q[c];
+      tl->eQt[s]   = P[c];
+    }
+  }
+  PetscCall(PetscFree(pos));
+  PetscCall(PetscFree2(P, Q));
+  PetscCall(PetscFree2(ci, cj));
+  PetscCall(PetscMalloc1(nl + 1, &tl->segptr));
+  tl->capseg = 4 * (PetscCount)nl + 16;
+  PetscCall(PetscMalloc2(tl->capseg, &tl->segblk, tl->capseg, &tl->segval));
+  PetscCall(PetscMalloc4((size_t)tl->nc * tl->nc, &tl->Ac, tl->nc, &tl->piv, tl->nc, &tl->g, tl->nc, &tl->y));
+  tl->basis_id = ((PetscObject)col)->id;
+  PetscCall(PetscInfo(pc, "bte_twolevel: %" PetscInt_FMT " groups x %" PetscInt_FMT " energy bins = %" PetscInt_FMT " coarse vectors\n", ng, nb, tl->nc));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSetUp_BTETwoLevel(PC pc)
+{
+  PC_BTETwoLevel    *tl = (PC_BTETwoLevel *)pc->data;
+  PetscErrorCode   (*lin)(Mat, BTECollision *, Vec *, PetscScalar *, PetscScalar *, PetscBool *) = NULL;
+  BTECollision       col;
+  Vec                fl;
+  PetscScalar        scale, shift, *da = NULL;
+  PetscBool          whole;
+  const PetscScalar *fa;
+  PetscReal         *scr;
+  PetscInt          *mark, *touched, nc;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)pc);
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)pc->pmat, BTE_JAC_LINEARIZATION, &lin));
+  PetscCheck(lin, comm, PETSC_ERR_SUP, "-pc_type bte_twolevel needs bte's matrix-free collision Jacobian as the preconditioning matrix (bte dynamics without -bte_jacobian_assembled)");
+  PetscCall((*lin)(pc->pmat, &col, &fl, &scale, &shift, &whole));
+  PetscCheck(PetscImaginaryPart(scale) == 0 && PetscImaginaryPart(shift) == 0, comm, PETSC_ERR_SUP, "bte_twolevel: complex shifts are not supported");
+  PetscCall(PetscLogEventBegin(PC_BTETwoLevelSetUp, pc, 0, 0, 0));
+  if (tl->basis_id != ((PetscObject)col)->id || tl->nl != col->nlocal) PetscCall(PCBTETwoLevelSetUpBasis(pc, tl, col));
+  nc = tl->nc;
+  if (!tl->dinv) {
+    /* on the host whatever the state Vecs' type: the pass and the apply run on the host */
+    PetscCall(VecCreateMPI(comm, tl->nl, PETSC_DETERMINE, &tl->dinv));
+  }
+  if (!whole) { /* a drift term: its diagonal from the Mat, the pass does not see it */
+    Vec                d;
+    const PetscScalar *a;
+    PetscScalar       *b;
+    PetscCall(MatCreateVecs(pc->pmat, &d, NULL));
+    PetscCall(MatGetDiagonal(pc->pmat, d));
+    PetscCall(VecGetArrayRead(d, &a)); /* d may be a device Vec: copied through the host */
+    PetscCall(VecGetArrayWrite(tl->dinv, &b));
+    PetscCall(PetscArraycpy(b, a, tl->nl));
+    PetscCall(VecRestoreArrayWrite(tl->dinv, &b));
+    PetscCall(VecRestoreArrayRead(d, &a));
+    PetscCall(VecDestroy(&d));
+  }
+
+  /* rows of A U: one pass over the owned states' channel ends at the current f (a Jacobian apply) */
+  PetscCall(PetscLogEventBegin(BTECOLL_JacApply, col, 0, 0, 0));
+  PetscCall(PetscMalloc3(nc, &scr, nc, &mark, nc, &touched));
+  PetscCall(PetscArrayzero(scr, nc));
+  for (PetscInt b = 0; b < nc; b++) mark[b] = -1;
+  PetscCall(VecGetArrayRead(fl, &fa));
+  PetscCall(VecGetArray(tl->dinv, &da));
+  tl->nseg      = 0;
+  tl->segptr[0] = 0;
+  for (PetscInt t = 0; t < tl->nl; t++) {
+    PetscReal ft = PetscRealPart(fa[t]), sc = PetscRealPart(scale), own = 0;
+    PetscInt  nt = 0, bt = tl->blk[t];
+    for (PetscCount s = tl->endptr[t]; s < tl->endptr[t + 1]; s++) {
+      PetscInt  o = tl->eo[s], bo = tl->blk[o];
+      PetscReal fo = PetscRealPart(fa[o]), Pt = tl->ePt[s], Qt = tl->eQt[s];
+      own -= Pt * (1.0 - fo) + Qt * fo;
+      if (mark[bo] != t) {
+        mark[bo]      = t;
+        touched[nt++] = bo;
+      }
+      scr[bo] += sc * (Pt * ft + Qt * (1.0 - ft));
+    }
+    if (mark[bt] != t) {
+      mark[bt]      = t;
+      touched[nt++] = bt;
+    }
+    scr[bt] += PetscRealPart(shift) + sc * own;
+    /* the diagonal from the same pass (one apply saved), or 1 / the Mat's */
+    da[t] = 1.0 / (whole ? PetscRealPart(shift) + sc * own : da[t]);
+    if (tl->nseg + nt > tl->capseg) {
+      PetscInt  *nb_;
+      PetscReal *nv_;
+      while (tl->nseg + nt > tl->capseg) tl->capseg *= 2;
+      PetscCall(PetscMalloc2(tl->capseg, &nb_, tl->capseg, &nv_));
+      PetscCall(PetscArraycpy(nb_, tl->segblk, tl->nseg));
+      PetscCall(PetscArraycpy(nv_, tl->segval, tl->nseg));
+      PetscCall(PetscFree2(tl->segblk, tl->segval));
+      tl->segblk = nb_;
+      tl->segval = nv_;
+    }
+    for (PetscInt q = 0; q < nt; q++) {
+      tl->segblk[tl->nseg] = touched[q];
+      tl->segval[tl->nseg] = scr[touched[q]];
+      scr[touched[q]]      = 0;
+      tl->nseg++;
+    }
+    tl->segptr[t + 1] = tl->nseg;
+  }
+  PetscCall(VecRestoreArray(tl->dinv, &da));
+  PetscCall(VecRestoreArrayRead(fl, &fa));
+  PetscCall(PetscFree3(scr, mark, touched));
+  col->njacapplies++;
+  PetscCall(PetscLogFlops(6.0 * (PetscLogDouble)tl->endptr[tl->nl]));
+  PetscCall(PetscLogEventEnd(BTECOLL_JacApply, col, 0, 0, 0));
+
+  /* A_c = U^T (A U): row t of A U added to coarse row blk(t); summed over ranks; LU */
+  PetscCall(PetscArrayzero(tl->Ac, (size_t)nc * nc));
+  for (PetscInt t = 0; t < tl->nl; t++)
+    for (PetscCount s = tl->segptr[t]; s < tl->segptr[t + 1]; s++) tl->Ac[(size_t)tl->segblk[s] * nc + tl->blk[t]] += tl->segval[s];
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, tl->Ac, (PetscMPIInt)((size_t)nc * nc), MPIU_SCALAR, MPIU_SUM, comm));
+  {
+    PetscBLASInt n, info;
+    /* an empty block (no state in that energy bin) is an identity row: it never receives a residual */
+    for (PetscInt b = 0; b < nc; b++) {
+      PetscBool empty = PETSC_TRUE;
+      for (PetscInt c = 0; c < nc && empty; c++)
+        if (tl->Ac[(size_t)c * nc + b] != 0.0 || tl->Ac[(size_t)b * nc + c] != 0.0) empty = PETSC_FALSE;
+      if (empty) tl->Ac[(size_t)b * nc + b] = 1.0;
+    }
+    PetscCall(PetscBLASIntCast(nc, &n));
+    PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+    PetscCallBLAS("LAPACKgetrf", LAPACKgetrf_(&n, &n, tl->Ac, &n, tl->piv, &info));
+    PetscCall(PetscFPTrapPop());
+    PetscCheck(info >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrf failed: %d", (int)info);
+    PetscCheck(info == 0, comm, PETSC_ERR_MAT_LU_ZRPVT, "bte_twolevel: singular coarse matrix (zero pivot %d of %" PetscInt_FMT "): with no shift, J has the carrier number as null vector; use -pc_type jacobi", (int)info, nc);
+  }
+  PetscCall(PetscLogFlops(2.0 / 3.0 * (PetscLogDouble)nc * nc * nc));
+  tl->setups++;
+  PetscCall(PetscLogEventEnd(PC_BTETwoLevelSetUp, pc, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCApply_BTETwoLevel(PC pc, Vec r, Vec z)
+{
+  PC_BTETwoLevel    *tl = (PC_BTETwoLevel *)pc->data;
+  const PetscScalar *ra, *da;
+  PetscScalar       *za;
+  PetscInt           nc = tl->nc;
+  PetscBLASInt       n, one = 1, info;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(r, &ra));
+  PetscCall(VecGetArrayRead(tl->dinv, &da));
+  PetscCall(VecGetArrayWrite(z, &za));
+  /* g = U^T r: the residual summed over each block */
+  PetscCall(PetscArrayzero(tl->g, nc));
+  for (PetscInt i = 0; i < tl->nl; i++) tl->g[tl->blk[i]] += ra[i];
+  PetscCall(MPIU_Allreduce(tl->g, tl->y, (PetscMPIInt)nc, MPIU_SCALAR, MPIU_SUM, PetscObjectComm((PetscObject)pc)));
+  PetscCall(PetscBLASIntCast(nc, &n));
+  PetscCall(PetscFPTrapPush(PETSC_FP_TRAP_OFF));
+  PetscCallBLAS("LAPACKgetrs", LAPACKgetrs_("N", &n, &one, tl->Ac, &n, tl->piv, tl->y, &n, &info));
+  PetscCall(PetscFPTrapPop());
+  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrs failed: %d", (int)info);
+  for (PetscInt i = 0; i < tl->nl; i++) {
+    PetscScalar auy = 0;
+    if (tl->form == 0)
+      for (PetscCount s = tl->segptr[i]; s < tl->segptr[i + 1]; s++) auy += tl->segval[s] * tl->y[tl->segblk[s]];
+    za[i] = tl->y[tl->blk[i]] + da[i] * (ra[i] - auy);
+  }
+  PetscCall(VecRestoreArrayWrite(z, &za));
+  PetscCall(VecRestoreArrayRead(tl->dinv, &da));
+  PetscCall(VecRestoreArrayRead(r, &ra));
+  PetscCall(PetscLogFlops(2.0 * (PetscLogDouble)nc * nc + 2.0 * (PetscLogDouble)tl->nseg + 4.0 * tl->nl));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSetFromOptions_BTETwoLevel(PC pc, BTEOptionItems PetscOptionsObject)
+{
+  PC_BTETwoLevel *tl = (PC_BTETwoLevel *)pc->data;
+  PetscInt        nbins = tl->nbins, form = tl->form;
+  PetscBool       flg;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "bte two-level preconditioner for implicit time steps");
+  PetscCall(PetscOptionsInt("-pc_bte_twolevel_bins", "Energy bins per group (valley) of the coarse space", "PCBTETWOLEVEL", nbins, &nbins, &flg));
+  if (flg) {
+    PetscCheck(nbins >= 1 && nbins <= 10000, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_bte_twolevel_bins must be in [1, 10000], got %" PetscInt_FMT, nbins);
+    if (nbins != tl->nbins) tl->basis_id = -1; /* rebuild the blocks at the next setup */
+    tl->nbins = nbins;
+  }
+  {
+    BTEPCTLSplit split = tl->split;
+    PetscCall(PetscOptionsEnum("-pc_bte_twolevel_split", "Groups of the coarse space: the valleys (band minima) or all states", "PCBTETWOLEVEL", BTEPCTLSplits, (PetscEnum)split, (PetscEnum *)&split, &flg));
+    if (flg && split != tl->split) tl->basis_id = -1;
+    tl->split = split;
+  }
+  PetscCall(PetscOptionsEList("-pc_bte_twolevel_form", "Coarse correction and Jacobi step one after the other, or side by side", "PCBTETWOLEVEL", BTEPCTLForms, 2, BTEPCTLForms[form], &form, NULL));
+  tl->form = form;
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCView_BTETwoLevel(PC pc, PetscViewer v)
+{
+  PC_BTETwoLevel *tl = (PC_BTETwoLevel *)pc->data;
+  PetscBool       iascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)v, PETSCVIEWERASCII, &iascii));
+  if (iascii) {
+    PetscCall(PetscViewerASCIIPrintf(v, "bte two-level: Jacobi + coarse space of (%s) x energy bins, %s form\n", tl->split == BTE_PCTL_SPLIT_VALLEY ? "valley" : "all states", BTEPCTLForms[tl->form]));
+    PetscCall(PetscViewerASCIIPrintf(v, "  %" PetscInt_FMT " groups x %" PetscInt_FMT " bins = %" PetscInt_FMT " coarse vectors; %" PetscInt_FMT " setups\n", tl->ngroups, tl->nbins, tl->nc, tl->setups));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCReset_BTETwoLevel(PC pc)
+{
+  PC_BTETwoLevel *tl = (PC_BTETwoLevel *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(PCBTETwoLevelResetBasis(tl));
+  PetscCall(VecDestroy(&tl->dinv));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCDestroy_BTETwoLevel(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall(PCReset_BTETwoLevel(pc));
+  PetscCall(PetscFree(pc->data));
+  PetscFunctionReturn(0);
+}
+
+/* The PC type's constructor (PCRegister at BTEInitializePackage) */
+PetscErrorCode PCCreate_BTETwoLevel(PC pc)
+{
+  PC_BTETwoLevel *tl;
+
+  PetscFunctionBegin;
+  if (!PC_BTETwoLevelRegistered) {
+    PetscCall(PetscLogEventRegister("BTEPCTwoLevSetUp", PC_CLASSID, &PC_BTETwoLevelSetUp));
+    PC_BTETwoLevelRegistered = PETSC_TRUE;
+  }
+  PetscCall(PetscNew(&tl));
+  tl->nbins             = 16;
+  tl->split             = BTE_PCTL_SPLIT_VALLEY;
+  tl->form              = 0;
+  tl->basis_id          = -1;
+  pc->data              = (void *)tl;
+  pc->ops->setup        = PCSetUp_BTETwoLevel;
+  pc->ops->apply        = PCApply_BTETwoLevel;
+  pc->ops->setfromoptions = PCSetFromOptions_BTETwoLevel;
+  pc->ops->view         = PCView_BTETwoLevel;
+  pc->ops->reset        = PCReset_BTETwoLevel;
+  pc->ops->destroy      = PCDestroy_BTETwoLevel;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,28 @@
+#!/bin/bash
+# The finite-state guard's device reduction (src/bte/statecheck_cuda.cu): NaN, +-Inf and entries
+# outside [-0.5, 1.5] at the first, middle and last positions are caught on CUDA vectors, on 1 and
+# 2 ranks and on a vector larger than one reduction grid (several partials per block); then the
+# guard in GPU runs: an unstable fixed step stops with its message, an adaptive run rejects the
+# stage and finishes. Skips without a CUDA build or a GPU.
+source "$TESTDIR/common.sh"
+if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
+  echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
+fi
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
+fi
+fail() { echo "FAILED: $*"; exit 1; }
+for args in "1 -n 1001" "2 -n 1001" "1 -n 3000017" "2 -n 3000017"; do
+  set -- $args; np=$1; shift
+  out=$(run_np $np "$BUILD/tests/statecheck" -vec_type cuda -use_gpu_aware_mpi 0 "$@") || { echo "$out"; fail "$np ranks $*: exit $?"; }
+  grep -q "^42 cases, 0 failed" <<<"$out" || { echo "$out"; fail "$np ranks $*"; }
+  grep -q "(tol 0.5, device)" <<<"$out" || { echo "$out"; fail "$np ranks $*: the device path was not the one tested"; }
+  grep -q "(tol 0.5, host)" <<<"$out" && fail "$np ranks $*: a case ran on the host"
+  echo "ok: $np ranks $*, 42 cases on the device"
+done
+P="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_view 0 -vec_type cuda -use_gpu_aware_mpi 0"
+expect_fail "is unstable or inaccurate; use a smaller -bte_time_step" timeout 120 "$BTE" dynamics $P -bte_time_step 500 -bte_final_time 5000 -bte_output_interval 500 || fail "fixed step"
+expect_fail "is not finite (NaN or Inf)" timeout 120 "$BTE" dynamics $P -bte_time_step 500 -bte_final_time 5000 -bte_output_interval 500 -bte_state_tolerance -1 || fail "NaN"
+out=$(timeout 120 "$BTE" dynamics $P -bte_time_step 500 -bte_final_time 2000 -bte_output_interval 500 -ts_rk_type 5dp -ts_adapt_type basic) || { echo "$out"; fail "adaptive run: exit $?"; }
+grep -q "CONVERGED_TIME" <<<"$out" && grep -q "([1-9][0-9]* rejected)" <<<"$out" || { echo "$out"; fail "adaptive run: no rejected step"; }
+echo "ok: GPU runs: the guard stops the fixed step and rejects the adaptive one"
