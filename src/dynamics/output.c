@@ -160,7 +160,6 @@ PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics dyn, PetscReal t, PetscInt ste
   PetscCheck(dyn->out.file, comm, PETSC_ERR_ARG_WRONGSTATE, "Dynamics output not open");
   PetscCall(PetscLogEventBegin(BTE_DynamicsOutput, dyn, f, 0, 0));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
   PetscCall(BTEComputeMoments(bte, f, &ncell, &dens, &emean, v));
   Emag = PetscSqrtReal(dyn->efield[0] * dyn->efield[0] + dyn->efield[1] * dyn->efield[1] + dyn->efield[2] * dyn->efield[2]);
   if (Emag > 0) vd = (v[0] * dyn->efield[0] + v[1] * dyn->efield[1] + v[2] * dyn->efield[2]) / Emag;
@@ -178,10 +177,12 @@ PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics dyn, PetscReal t, PetscInt ste
   PetscCall(VecRestoreArrayRead(f, &a));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, pop, (PetscMPIInt)dyn->out.ne, MPIU_REAL, MPIU_SUM, comm));
   /* the occupations first (extended to this row, then every rank's slab), the series after */
+  PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
   if (rank == 0) (void)BTEH5WriteSeriesRow(fid, "dynamics/occupations", BTE_H5_NATIVE_REAL, row, 0, 0, 1, NULL, st);
   PetscCall(BTEOutputCheck(dyn->out.file));
   PetscCall(BTEOutputWriteStates(dyn->out.file, fid, "dynamics/occupations", (PetscInt)row, PETSC_FALSE, loc));
   PetscCall(PetscFree(loc));
+  PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
   if (rank == 0) {
     double    tt = t, dts[2] = {0, 0}, r[4] = {ncell, dens, emean, vd}, vv[3] = {v[0], v[1], v[2]};
     long long sn = step;

@@ -28,8 +28,26 @@ struct _n_BTEOutput {
   PetscBool   growing;   /* written while the run goes on; renamed by BTEOutputPublish */
   PetscBool   published; /* the file is FILE (appended to, or renamed) */
   BTEH5Status st;        /* rank 0: the first failure of the writers */
-  BTEH5Auto   h5auto;    /* HDF5's error printing, off while the file is open (bte reports) */
+  BTEH5Auto   h5auto;    /* HDF5's error printing, saved while bte's writers run (bte reports) */
+  PetscBool   silenced;  /* rank 0: HDF5's error printing is off, from BTEOutputGetFile (or a
+                            writer of this file) to the next BTEOutputCheck */
 };
+
+/* HDF5's own error printing is off only while this file's writers run: rank 0 turns it off when
+   it hands out the file and back on at the next check, where bte reports any failure itself */
+static void Silence(BTEOutput o)
+{
+  if (o->rank || o->silenced) return;
+  BTEH5Silence(&o->h5auto);
+  o->silenced = PETSC_TRUE;
+}
+
+static void Unsilence(BTEOutput o)
+{
+  if (!o->silenced) return;
+  BTEH5Restore(&o->h5auto);
+  o->silenced = PETSC_FALSE;
+}
 
 /* Rank 0: the root attributes every output carries */
 static int WriteProvenance(hid_t f, BTE bte, BTEH5Status *st)
@@ -55,7 +73,6 @@ static PetscErrorCode OutputNew(BTE bte, const char file[], const char what[], B
   PetscCall(PetscStrncpy(o->what, what, sizeof(o->what)));
   PetscCall(PetscStrncpy(o->file, file, sizeof(o->file)));
   PetscCall(PetscSNPrintf(o->tmp, sizeof(o->tmp), "%s.tmp", file));
-  if (o->rank == 0) BTEH5Silence(&o->h5auto);
   *out = o;
   PetscFunctionReturn(0);
 }
@@ -73,7 +90,7 @@ static void Abandon(BTEOutput o)
 static PetscErrorCode OutputFree(BTEOutput *out)
 {
   PetscFunctionBegin;
-  if ((*out)->rank == 0) BTEH5Restore(&(*out)->h5auto);
+  Unsilence(*out);
   PetscCall(PetscFree(*out));
   PetscFunctionReturn(0);
 }
@@ -88,6 +105,7 @@ PetscErrorCode BTEOutputCreate(BTE bte, const char file[], const char opt[], con
   PetscCall(BTECheckOutputFile(bte, file, opt));
   PetscCall(OutputNew(bte, file, what, &o));
   o->growing = growing;
+  Silence(o);
   if (o->rank == 0) {
     o->fid = BTEH5FileCreate(o->tmp, growing);
     if (o->fid < 0) {
@@ -100,6 +118,7 @@ PetscErrorCode BTEOutputCreate(BTE bte, const char file[], const char opt[], con
       PetscCall(PetscSNPrintf(o->st.msg, sizeof(o->st.msg), "Writing the %s output %s: %s", what, o->tmp, m));
     }
   }
+  Unsilence(o);
   PetscCall(BTEH5SyncStatus(o->comm, &o->st));
   if (o->st.bad) {
     char msg[BTE_H5_MSGLEN];
@@ -122,6 +141,7 @@ PetscErrorCode BTEOutputAppend(BTE bte, const char file[], const char what[], BT
   PetscCall(OutputNew(bte, file, what, &o));
   o->growing   = PETSC_TRUE;
   o->published = PETSC_TRUE;
+  Silence(o);
   if (o->rank == 0) {
     if (BTEH5CheckRegularFile(file, &o->st)) {
       char m[BTE_H5_MSGLEN];
@@ -133,6 +153,7 @@ PetscErrorCode BTEOutputAppend(BTE bte, const char file[], const char what[], BT
       else if (BTEH5WriteAttrInt(o->fid, "complete", 0, &o->st) || H5Fflush(o->fid, H5F_SCOPE_GLOBAL) < 0) BTEH5Fail(&o->st, "Cannot append to the %s output %s: it cannot be written", what, file);
     }
   }
+  Unsilence(o);
   PetscCall(BTEH5SyncStatus(o->comm, &o->st));
   if (o->st.bad) {
     char msg[BTE_H5_MSGLEN];
@@ -148,6 +169,7 @@ PetscErrorCode BTEOutputAppend(BTE bte, const char file[], const char what[], BT
 PetscErrorCode BTEOutputGetFile(BTEOutput o, hid_t *fid, BTEH5Status **st)
 {
   PetscFunctionBegin;
+  Silence(o);
   if (fid) *fid = o->rank == 0 ? o->fid : -1;
   if (st) *st = o->rank == 0 ? &o->st : NULL;
   PetscFunctionReturn(0);
@@ -156,9 +178,12 @@ PetscErrorCode BTEOutputGetFile(BTEOutput o, hid_t *fid, BTEH5Status **st)
 PetscErrorCode BTEOutputCheck(BTEOutput o)
 {
   PetscFunctionBegin;
+  Unsilence(o);
   PetscCall(BTEH5SyncStatus(o->comm, &o->st));
   if (o->st.bad) {
+    Silence(o);
     Abandon(o);
+    Unsilence(o);
     SETERRQ(o->comm, PETSC_ERR_FILE_WRITE, "Writing the %s output %s: %s", o->what, o->published ? o->file : o->tmp, o->st.msg);
   }
   PetscFunctionReturn(0);
@@ -172,6 +197,7 @@ PetscErrorCode BTEOutputWriteRunInfo(BTEOutput o, BTECollision coll)
   PetscFunctionBegin;
   PetscCall(BTEDiagnosticsCompute(o->bte, coll, &diag)); /* collective */
   PetscCall(BTEDiagnosticsGetReason(o->bte, &why));
+  Silence(o);
   if (o->rank == 0 && !o->st.bad) {
     char err[BTE_H5_MSGLEN];
     if (BTEDiagnosticsWriteH5(o->fid, &diag, why, err, sizeof(err)) || BTELatticeWriteH5(o->fid, &o->bte->grid, err, sizeof(err))) BTEH5Fail(&o->st, "%s", err);
@@ -183,6 +209,7 @@ PetscErrorCode BTEOutputWriteRunInfo(BTEOutput o, BTECollision coll)
 PetscErrorCode BTEOutputFlush(BTEOutput o)
 {
   PetscFunctionBegin;
+  Silence(o);
   if (o->rank == 0 && !o->st.bad && H5Fflush(o->fid, H5F_SCOPE_GLOBAL) < 0) BTEH5Fail(&o->st, "cannot write it to disk (HDF5 flush failed): check the free space");
   PetscCall(BTEOutputCheck(o));
   PetscFunctionReturn(0);
@@ -206,6 +233,7 @@ PetscErrorCode BTEOutputClose(BTEOutput *out)
   PetscFunctionBegin;
   if (!o) PetscFunctionReturn(0);
   PetscCall(BTEOutputCheck(o));
+  Silence(o);
   if (o->rank == 0 && (o->published || !o->growing)) {
     /* complete = 1 last, once everything else is in the file */
     if (!BTEH5WriteAttrInt(o->fid, "complete", 1, &o->st) && H5Fclose(o->fid) < 0) BTEH5Fail(&o->st, "cannot close it (HDF5): check the free space");
@@ -215,6 +243,7 @@ PetscErrorCode BTEOutputClose(BTEOutput *out)
     if (o->st.bad && !o->published) (void)remove(o->tmp);
   }
   Abandon(o); /* a growing file never published: it holds nothing complete */
+  Unsilence(o);
   PetscCall(BTEH5SyncStatus(o->comm, &o->st));
   if (o->st.bad) {
     char     msg[BTE_H5_MSGLEN], name[PETSC_MAX_PATH_LEN + 8], what[32];
@@ -233,6 +262,7 @@ PetscErrorCode BTEOutputDestroy(BTEOutput *out)
 {
   PetscFunctionBegin;
   if (!*out) PetscFunctionReturn(0);
+  Silence(*out);
   Abandon(*out);
   PetscCall(OutputFree(out));
   PetscFunctionReturn(0);
@@ -249,6 +279,7 @@ PetscErrorCode BTEOutputWriteStates(BTEOutput o, hid_t g, const char name[], Pet
   PetscCallMPI(MPI_Comm_size(o->comm, &size));
   PetscCall(PetscLayoutGetRanges(bte->states, &ranges));
   for (PetscMPIInt r = 0; r < size; r++) nmax = PetscMax(nmax, ranges[r + 1] - ranges[r]);
+  Silence(o);
   if (o->rank == 0) {
     void  *buf;
     hid_t  mt   = isint ? BTE_H5_NATIVE_INT : BTE_H5_NATIVE_REAL;

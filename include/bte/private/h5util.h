@@ -1,4 +1,4 @@
-/* Small HDF5 helpers for the scattering-table reader and writer (src/io).
+/* Small HDF5 helpers for the scattering-table reader and writer and the output files (src/io).
    The BTEH5* functions that return int never print and never leave an HDF5 handle
    open: on failure they return -1 and put a message for the user in a BTEH5Status
    (the first failure wins). The PETSc layer then raises one collective error. */
