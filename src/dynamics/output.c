@@ -114,14 +114,16 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
   dyn->out.hasdt = PETSC_TRUE;
   if (append) {
     PetscBool hasdt = PETSC_FALSE;
+    long long info[2];
     PetscCall(BTEOutputAppend(bte, file, "dynamics", &dyn->out.file));
     PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
     if (rank == 0) (void)CheckAppend(fid, dyn, &nt, &hasdt, st);
     PetscCall(BTEOutputCheck(dyn->out.file));
-    PetscCallMPI(MPI_Bcast(&nt, 1, MPI_LONG_LONG, 0, comm));
-    PetscCallMPI(MPI_Bcast(&hasdt, 1, MPIU_BOOL, 0, comm));
-    dyn->out.nt    = (PetscInt)nt;
-    dyn->out.hasdt = hasdt;
+    info[0] = nt;
+    info[1] = hasdt;
+    PetscCallMPI(MPI_Bcast(info, 2, MPI_LONG_LONG, 0, comm));
+    dyn->out.nt    = (PetscInt)info[0];
+    dyn->out.hasdt = info[1] ? PETSC_TRUE : PETSC_FALSE;
     PetscFunctionReturn(0);
   }
   /* the 1.8 file format: it has no "open for writing" flag, so a run killed midway leaves a file
@@ -186,6 +188,24 @@ PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics dyn, PetscReal t, PetscInt ste
   if (rank == 0) {
     double    tt = t, dts[2] = {0, 0}, r[4] = {ncell, dens, emean, vd}, vv[3] = {v[0], v[1], v[2]};
     long long sn = step;
+    /* the series of this snapshot, time last: its length is what a reader counts as complete */
+    const struct {
+      const char *name;
+      hid_t       memtype;
+      hsize_t     ncols;
+      const void *v;
+    } series[] = {
+      {"dynamics/population", BTE_H5_NATIVE_REAL, (hsize_t)dyn->out.ne, pop},
+      {"dynamics/step", H5T_NATIVE_LLONG, 1, &sn},
+      {"dynamics/time_step", H5T_NATIVE_DOUBLE, 1, &dts[0]},
+      {"dynamics/time_step_unclipped", H5T_NATIVE_DOUBLE, 1, &dts[1]},
+      {"dynamics/carriers", H5T_NATIVE_DOUBLE, 1, &r[0]},
+      {"dynamics/carrier_density", H5T_NATIVE_DOUBLE, 1, &r[1]},
+      {"dynamics/mean_energy", H5T_NATIVE_DOUBLE, 1, &r[2]},
+      {"dynamics/drift_velocity", H5T_NATIVE_DOUBLE, 1, &r[3]},
+      {"dynamics/velocity", H5T_NATIVE_DOUBLE, 3, vv},
+      {"dynamics/time", H5T_NATIVE_DOUBLE, 1, &tt},
+    };
     if (dyn->out.hasdt) {
       /* what a restart from this snapshot needs to take the same steps as this run */
       PetscReal dtn;
@@ -193,12 +213,10 @@ PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics dyn, PetscReal t, PetscInt ste
       dts[0] = dtn;
       dts[1] = dyn->clipped ? dyn->dtsaved : 0;
     }
-    if (!BTEH5WriteSeriesRow(fid, "dynamics/population", BTE_H5_NATIVE_REAL, row, 0, (hsize_t)dyn->out.ne, 1, pop, st) && !BTEH5WriteSeriesRow(fid, "dynamics/step", H5T_NATIVE_LLONG, row, 0, 1, 1, &sn, st) &&
-        (!dyn->out.hasdt || (!BTEH5WriteSeriesRow(fid, "dynamics/time_step", H5T_NATIVE_DOUBLE, row, 0, 1, 1, &dts[0], st) && !BTEH5WriteSeriesRow(fid, "dynamics/time_step_unclipped", H5T_NATIVE_DOUBLE, row, 0, 1, 1, &dts[1], st))) &&
-        !BTEH5WriteSeriesRow(fid, "dynamics/carriers", H5T_NATIVE_DOUBLE, row, 0, 1, 1, &r[0], st) && !BTEH5WriteSeriesRow(fid, "dynamics/carrier_density", H5T_NATIVE_DOUBLE, row, 0, 1, 1, &r[1], st) &&
-        !BTEH5WriteSeriesRow(fid, "dynamics/mean_energy", H5T_NATIVE_DOUBLE, row, 0, 1, 1, &r[2], st) && !BTEH5WriteSeriesRow(fid, "dynamics/drift_velocity", H5T_NATIVE_DOUBLE, row, 0, 1, 1, &r[3], st) &&
-        !BTEH5WriteSeriesRow(fid, "dynamics/velocity", H5T_NATIVE_DOUBLE, row, 0, 3, 1, vv, st))
-      (void)BTEH5WriteSeriesRow(fid, "dynamics/time", H5T_NATIVE_DOUBLE, row, 0, 1, 1, &tt, st); /* last: completes the snapshot */
+    for (size_t q = 0; q < sizeof(series) / sizeof(series[0]) && !st->bad; q++) {
+      if (!dyn->out.hasdt && (q == 2 || q == 3)) continue; /* a file from before step sizes were saved */
+      (void)BTEH5WriteSeriesRow(fid, series[q].name, series[q].memtype, row, 0, series[q].ncols, 1, series[q].v, st);
+    }
   }
   PetscCall(PetscFree(pop));
   /* on disk after every snapshot; the first one makes the new file FILE */

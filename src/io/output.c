@@ -107,11 +107,11 @@ PetscErrorCode BTEOutputCreate(BTE bte, const char file[], const char opt[], con
   o->growing = growing;
   Silence(o);
   if (o->rank == 0) {
+    errno  = 0; /* HDF5's file driver leaves the system's reason in errno */
     o->fid = BTEH5FileCreate(o->tmp, growing);
     if (o->fid < 0) {
-      char m[256];
-      BTEH5StackMessage(m, sizeof(m));
-      BTEH5Fail(&o->st, "Cannot create the %s output file %s (%s; written as %s until it holds a complete result): check that its directory exists and is writable (HDF5: %s)", what, file, opt ? opt : "-bte_output", o->tmp, m);
+      int e = errno;
+      BTEH5Fail(&o->st, "Cannot create the %s output file %s (%s; written as %s until it holds a complete result)%s%s: check that its directory exists and is writable", what, file, opt ? opt : "-bte_output", o->tmp, e ? ": " : "", e ? strerror(e) : "");
     } else if (WriteProvenance(o->fid, bte, &o->st)) {
       char m[BTE_H5_MSGLEN];
       PetscCall(PetscStrncpy(m, o->st.msg, sizeof(m)));

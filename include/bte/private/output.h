@@ -33,7 +33,7 @@ PETSC_INTERN PetscErrorCode BTEOutputPublish(BTEOutput);
 /* Collective. Checks, sets complete = 1, closes and (if not yet) renames FILE.tmp to FILE. A
    growing file never published is removed instead: it holds nothing complete. */
 PETSC_INTERN PetscErrorCode BTEOutputClose(BTEOutput *);
-/* Collective. Closes without marking it complete (an abandoned run): FILE.tmp is removed, a
+/* Closes without marking it complete (an abandoned run): FILE.tmp is removed, a
    published file keeps what it had. Does nothing after BTEOutputClose. */
 PETSC_INTERN PetscErrorCode BTEOutputDestroy(BTEOutput *);
 /* Collective. Rank 0 writes every rank's part of a distributed array of the BTE's states (a slab
