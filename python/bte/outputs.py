@@ -19,6 +19,23 @@ def _lattice(f, nk=None, dim=3):
     return Lattice(nk, dim=dim, source=f.filename)
 
 
+def _complete(f, whole):
+    """The root attribute complete: True once bte closed the file, False while a run writes it or
+    after it was stopped; None for files written before outputs carried it. A file written whole
+    (transport, highfield) that is not complete is refused: it was not written to the end."""
+    c = attr(f, "complete")
+    if c is None:
+        return None
+    if whole and c != 1:
+        raise BTEFileError("%s: complete = %s: the file was not written to the end" % (f.filename, c))
+    return c == 1
+
+
+def _provenance(f):
+    """The root attributes creator, created and source (docs/format.md, "Output files"); {} if absent."""
+    return {k: attr(f, k) for k in ("creator", "created", "source") if k in f.attrs}
+
+
 def _diagnostics(f):
     """The /diagnostics group's attributes as a dict (docs/diagnostics.md); {} if absent."""
     if "diagnostics" not in f:
@@ -38,7 +55,10 @@ class Dynamics:
     Run: source, carrier_type ("electrons"/"holes"), init, drift_form, temperature (K), efield
         (3; V/cm), band_edge (eV), cell_volume (Angstrom^3; Angstrom^2 in 2D), dim, spin_degeneracy,
         output_interval (fs).
-    lattice (Lattice), diagnostics (dict), cost (dict or None), reference_error (dict or None).
+    lattice (Lattice), diagnostics (dict), cost (dict or None), reference_error (dict or None),
+    provenance (dict: creator, created, source), complete (True once the run that last wrote it
+    ended; False while a run writes it or after one was stopped, its snapshots still valid; None
+    for older files).
     occupations(i): f of every state at snapshot i (read on demand; all with i=None).
     """
 
@@ -98,6 +118,8 @@ class Dynamics:
             if self.population.shape[1] != len(self.energy_grid):
                 raise BTEFileError("%s: /dynamics/population has %d bins, energy_grid %d" % (self.path, self.population.shape[1], len(self.energy_grid)))
             self.diagnostics = _diagnostics(f)
+            self.complete = _complete(f, whole=False)
+            self.provenance = _provenance(f)
             self.cost = {k: attr(g["cost"], k) for k in g["cost"].attrs} if "cost" in g else None
             self.reference_error = None
             if "reference_error" in g:
@@ -156,13 +178,16 @@ class Transport:
         conductivity (n, 3, 3; S/m, S in 2D; row a current, column b field), mobility (n, 3, 3;
         cm^2/(V s)), iterations (n, 3), residual (n, 3), operator_applies (n), converged (n, bool);
         method, ksp_type, model (str), dim, spin_degeneracy, num_states, k_grid (3 ints), smearing
-        (eV), ita_tol; lattice (Lattice), diagnostics (dict).
+        (eV), ita_tol; lattice (Lattice), diagnostics (dict), provenance (dict: creator, created,
+        source). A file that says it is incomplete (complete = 0) is refused.
     """
 
     def __init__(self, path):
         with open_file(path) as f:
             self.path = f.filename
             g = group(f, "transport", "a bte transport output")
+            self.complete = _complete(f, whole=True)
+            self.provenance = _provenance(f)
             self.dim = attr(g, "dimension", 3)
             two = self.dim == 2
             self.temperature = dataset(g, "temperature", units="K", ndim=1)
@@ -225,13 +250,16 @@ class HighField:
         band_occupation (nE, nbands; fraction), residual, number_error, edge_occupation (nE),
         number_source (nE; 1/fs), iterations, operator_applies (nE), converged, used_ptc (nE, bool);
         method, model (str), temperature (K), carrier_density (cm^-3, cm^-2 in 2D), chemical_potential
-        (eV), dim, k_grid; lattice (Lattice), diagnostics (dict).
+        (eV), dim, k_grid; lattice (Lattice), diagnostics (dict), provenance (dict: creator,
+        created, source). A file that says it is incomplete (complete = 0) is refused.
     """
 
     def __init__(self, path):
         with open_file(path) as f:
             self.path = f.filename
             g = group(f, "highfield", "a bte highfield output")
+            self.complete = _complete(f, whole=True)
+            self.provenance = _provenance(f)
             self.dim = attr(g, "dimension", 3)
             two = self.dim == 2
             self.field = dataset(g, "field", units="V/cm", ndim=1)

@@ -87,7 +87,7 @@ PetscErrorCode BTEDynamicsDestroy(BTEDynamics *dyn)
     *dyn = NULL;
     PetscFunctionReturn(0);
   }
-  PetscCall(BTEDynamicsOutputClose(d));
+  PetscCall(BTEOutputDestroy(&d->out.file)); /* not closed by the run: abandoned, never marked complete */
   PetscCall(BTEDynamicsReferenceDestroy(d));
   PetscCall(BTEDynamicsSourcesDestroy(d));
   PetscCall(TSDestroy(&d->ts));
@@ -887,7 +887,7 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&w0));
-  if (dyn->out.open) PetscCall(BTEDynamicsOutputWrite(dyn, t, step, f));
+  if (dyn->out.file) PetscCall(BTEDynamicsOutputWrite(dyn, t, step, f));
   PetscCall(BTEDynamicsReferenceCompare(dyn, t, f));
   if (dyn->monitor) {
     PetscReal ncell, dens, emean, v[3], vd = 0, Emag, edge;

@@ -1,7 +1,7 @@
-/* The k grid in every output file (dynamics, transport, high field): group /grid with the same
-   datasets, attributes and types as the table's /grid (docs/format.md), so one reader serves
-   tables and outputs, plus a string attribute that states the k-index convention, which an
-   output's reader needs to put its states (state_kindex) or valleys in k space. */
+/* The k grid of every file bte writes, tables and outputs (dynamics, transport, high field): one
+   writer, so one reader serves them all (docs/format.md "/grid"), with a string attribute that
+   states the k-index convention, which an output's reader needs to put its states
+   (state_kindex) or valleys in k space. */
 #include <bte/private/latticeh5.h>
 #include <bte/private/h5util.h>
 #include <stdio.h>

@@ -14,12 +14,12 @@
    (exclusive prefix sum of the ranks' counts), the ranks taking turns per batch. */
 #include <bte/private/bteimpl.h>
 #include <bte/private/h5util.h>
+#include <bte/private/latticeh5.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #define BTE_H5_CHANNEL_CHUNK ((hsize_t)1 << 20) /* storage chunk of the channel datasets, rows */
 
@@ -35,27 +35,6 @@ typedef struct {
 static hid_t IntFileType(PetscInt64 maxval)
 {
   return maxval > INT32_MAX ? H5T_STD_I64LE : H5T_STD_I32LE;
-}
-
-static int WriteGrid(hid_t f, BTE bte, BTEH5Status *st)
-{
-  hid_t   g  = H5Gcreate2(f, "grid", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  hsize_t d3[2] = {3, 3}, d1[1] = {3};
-  int     r  = -1;
-
-  if (g < 0) return BTEH5Fail(st, "cannot create group /grid");
-  if (BTEH5CreateDataset(g, "lattice", H5T_IEEE_F64LE, 2, d3, 0, "Angstrom", st)) goto done;
-  if (BTEH5WriteRows(g, "lattice", BTE_H5_NATIVE_REAL, 0, 3, 3, bte->grid.lattice, st)) goto done;
-  if (BTEH5CreateDataset(g, "reciprocal", H5T_IEEE_F64LE, 2, d3, 0, "1/Angstrom", st)) goto done;
-  if (BTEH5WriteRows(g, "reciprocal", BTE_H5_NATIVE_REAL, 0, 3, 3, bte->grid.reciprocal, st)) goto done;
-  if (BTEH5CreateDataset(g, "nk", H5T_STD_I32LE, 1, d1, 0, NULL, st)) goto done;
-  if (BTEH5WriteRows(g, "nk", BTE_H5_NATIVE_INT, 0, 3, 0, bte->grid.nk, st)) goto done;
-  if (BTEH5WriteAttrInt(g, "dim", bte->grid.dim, st)) goto done;
-  if (BTEH5WriteAttrReal(g, "volume", bte->grid.volume, bte->grid.dim == 2 ? "Angstrom^2" : "Angstrom^3", st)) goto done;
-  r = 0;
-done:
-  H5Gclose(g);
-  return r;
 }
 
 static int WriteStatesHeader(hid_t f, BTE bte, BTEH5Status *st)
@@ -126,22 +105,16 @@ done:
 /* Rank 0: everything but the rows of the big datasets and the complete flag. */
 static int WriteHeader(hid_t f, BTE bte, PetscInt64 M, BTEH5Status *st)
 {
-  char      created[64], creator[64];
-  time_t    now = time(NULL);
-  struct tm tmv;
-  hid_t     g;
-  int       r;
+  char  err[BTE_H5_MSGLEN];
+  hid_t g;
+  int   r;
 
-  gmtime_r(&now, &tmv);
-  strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tmv);
-  snprintf(creator, sizeof(creator), "bte %d.%d.%d", BTE_VERSION_MAJOR, BTE_VERSION_MINOR, BTE_VERSION_PATCH);
   if (BTEH5WriteAttrString(f, "format", BTE_FORMAT_NAME, st)) return -1;
   if (BTEH5WriteAttrInt(f, "format_version", BTE_FORMAT_VERSION, st)) return -1;
-  if (BTEH5WriteAttrString(f, "creator", creator, st)) return -1;
-  if (BTEH5WriteAttrString(f, "created", created, st)) return -1;
+  if (BTEH5WriteCreator(f, st)) return -1;
   if (BTEH5WriteAttrString(f, "source", bte->source, st)) return -1;
   if (BTEH5WriteAttrReal(f, "temperature", bte->temperature, "K", st)) return -1;
-  if (WriteGrid(f, bte, st)) return -1;
+  if (BTELatticeWriteH5(f, &bte->grid, err, sizeof(err))) return BTEH5Fail(st, "%s", err); /* the /grid of every output */
   if (WriteStatesHeader(f, bte, st)) return -1;
   g = H5Gcreate2(f, "phonons", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0) return BTEH5Fail(st, "cannot create group /phonons");

@@ -102,7 +102,7 @@ PetscErrorCode BTEModelSetUpType(BTE bte)
       PetscCall(PetscStrlcat(names, list[k], sizeof(names)));
     }
     PetscCall(PetscFree(list));
-    SETERRQ(PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown model '%s'; built-in models are:%s", bte->model, names);
+    SETERRQ(PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown model '%s'; -bte_model takes one of the registered models (built in or registered with BTEModelRegister()):%s", bte->model, names);
   }
   PetscCall(BTEModelReset(bte));
   PetscCall((*create)(bte));

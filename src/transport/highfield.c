@@ -34,10 +34,8 @@
    Euler steps (I/dt + J_r) d = -r with dt grown by switched evolution relaxation,
    dt <- dt ||r_old||/||r_new||. The constraint term relaxes N to N0 at the rate c. */
 #include "transportimpl.h"
-#include "transportio.h"
+#include <bte/private/output.h>
 #include "valleys.h"
-#include <bte/private/diagnostics.h>
-#include <bte/private/latticeh5.h>
 #include <hdf5.h>
 
 const char *const BTEHighFieldMethods[] = {"newton", "ptc", "BTEHighFieldMethod", "BTE_HIGHFIELD_", NULL};
@@ -1229,110 +1227,90 @@ PetscErrorCode BTEHighFieldView(BTEHighField hf, PetscViewer v)
   PetscFunctionReturn(0);
 }
 
-/* ---- HDF5 ---- */
+/* ---- HDF5: group /highfield of an output file of the output layer (src/io/output.c) ---- */
 typedef struct {
   BTEHighField hf;
   PetscInt     dim, nk[3], nbands;
   const char  *model;
-  BTEDiagnostics diag;
-  const char    *why;
 } HFWriteCtx;
 
-static int HFWriter(void *vctx, const char file[], char err[], size_t len)
+/* file types of the integers: PetscInt as it is (i32, or i64 with 64-bit PetscInt), counts as i64 */
+#define BTE_HF_H5_INT (sizeof(PetscInt) == 8 ? H5T_STD_I64LE : H5T_STD_I32LE)
+
+/* Rank 0: group /highfield */
+static int HFWriter(const HFWriteCtx *c, hid_t f, BTEH5Status *st)
 {
-  HFWriteCtx  *c   = (HFWriteCtx *)vctx;
   BTEHighField hf  = c->hf;
   BTEValleys   val = (BTEValleys)hf->valleys;
   PetscInt     n = hf->nres, nv = PetscMax(val->nkind, 1), nb = c->nbands;
-  hsize_t      d1[1] = {(hsize_t)n}, d2[2] = {(hsize_t)n, 3}, dv[2] = {(hsize_t)n, (hsize_t)nv}, db[2] = {(hsize_t)n, (hsize_t)nb}, dk[1] = {(hsize_t)nv};
-  hid_t        f, g;
-  char         tmp[PETSC_MAX_PATH_LEN + 8];
-  int          ok = 1;
+  hsize_t      d1[1] = {(hsize_t)n}, d2[2] = {(hsize_t)n, 3}, dv[2] = {(hsize_t)n, (hsize_t)nv}, db[2] = {(hsize_t)n, (hsize_t)nb}, dk[1] = {(hsize_t)nv}, d3[1] = {3};
+  hid_t        g;
   PetscReal   *buf;
   PetscInt    *ibuf;
-  PetscInt64  *lbuf;
+  long long   *lbuf;
+  char        *lbl, grid[64];
 
-  f = BTETrH5Open(file, tmp, sizeof(tmp), err, len);
-  if (f < 0) return -1;
   g = H5Gcreate2(f, "highfield", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (g < 0) {
-    snprintf(err, len, "cannot create group /highfield");
-    BTETrH5Close(f, file, tmp, 0, err, len);
-    return -1;
-  }
+  if (g < 0) return BTEH5Fail(st, "cannot create group /highfield");
   buf  = (PetscReal *)malloc((3 * n + n * nv + n * nb + nv + 1) * sizeof(PetscReal));
   ibuf = (PetscInt *)malloc((n + 1) * sizeof(PetscInt));
-  lbuf = (PetscInt64 *)malloc((n + 1) * sizeof(PetscInt64));
-  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].field;
-  ok = ok && !BTETrH5WriteReal(g, "field", 1, d1, buf, "V/cm", "field strength |E| along field_direction", err, len);
-  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].drift_velocity;
-  ok = ok && !BTETrH5WriteReal(g, "drift_velocity", 1, d1, buf, "cm/s", "v_d = sum f v.E_hat / sum f (negative: carriers move against E)", err, len);
-  for (PetscInt k = 0; k < n; k++)
+  lbuf = (long long *)malloc((n + 1) * sizeof(long long));
+  lbl  = (char *)calloc(nv, BTE_VALLEY_LABEL);
+  if (!buf || !ibuf || !lbuf || !lbl) BTEH5Fail(st, "out of memory");
+#define REAL(name, rank, dims, units, desc) \
+  if (!st->bad) (void)BTEH5WriteDataset(g, name, H5T_IEEE_F64LE, BTE_H5_NATIVE_REAL, rank, dims, buf, units, desc, st)
+#define INT(name, desc) \
+  if (!st->bad) (void)BTEH5WriteDataset(g, name, BTE_HF_H5_INT, BTE_H5_NATIVE_INT, 1, d1, ibuf, "1", desc, st)
+  for (PetscInt k = 0; !st->bad && k < n; k++) buf[k] = hf->res[k].field;
+  REAL("field", 1, d1, "V/cm", "field strength |E| along field_direction");
+  for (PetscInt k = 0; !st->bad && k < n; k++) buf[k] = hf->res[k].drift_velocity;
+  REAL("drift_velocity", 1, d1, "cm/s", "v_d = sum f v.E_hat / sum f (negative: carriers move against E)");
+  for (PetscInt k = 0; !st->bad && k < n; k++)
     for (PetscInt a = 0; a < 3; a++) buf[3 * k + a] = hf->res[k].velocity[a];
-  ok = ok && !BTETrH5WriteReal(g, "velocity", 2, d2, buf, "cm/s", "mean velocity sum f v / sum f", err, len);
-  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].mean_energy;
-  ok = ok && !BTETrH5WriteReal(g, "mean_energy", 1, d1, buf, "eV", "sum f (e - e_min) / sum f, e_min = lowest state in the window", err, len);
-  for (PetscInt k = 0; k < n * nv; k++) buf[k] = hf->valley_occ[k];
-  ok = ok && !BTETrH5WriteReal(g, "valley_occupation", 2, dv, buf, "1", "fraction of the carriers in each valley kind (valley_label)", err, len);
-  for (PetscInt k = 0; k < n * nb; k++) buf[k] = hf->band_occ[k];
-  ok = ok && !BTETrH5WriteReal(g, "band_occupation", 2, db, buf, "1", "fraction of the carriers in each band", err, len);
-  for (PetscInt k = 0; k < nv; k++) buf[k] = val->nkind ? val->kind_e[k] - hf->emin : 0;
-  ok = ok && !BTETrH5WriteReal(g, "valley_energy", 1, dk, buf, "eV", "valley minimum above the lowest state", err, len);
-  {
-    /* fixed-length strings */
-    hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate_simple(1, dk, NULL), d;
-    char *lbl = (char *)calloc(nv, BTE_VALLEY_LABEL);
-    for (PetscInt k = 0; k < val->nkind; k++) strncpy(lbl + k * BTE_VALLEY_LABEL, val->label[k], BTE_VALLEY_LABEL - 1);
-    H5Tset_size(t, BTE_VALLEY_LABEL);
-    d = H5Dcreate2(g, "valley_label", t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (d < 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, lbl) < 0) {
-      if (ok) snprintf(err, len, "cannot write dataset valley_label");
-      ok = 0;
-    }
-    if (d >= 0) H5Dclose(d);
-    H5Sclose(s);
-    H5Tclose(t);
-    free(lbl);
-  }
-  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].residual;
-  ok = ok && !BTETrH5WriteReal(g, "residual", 1, d1, buf, "1", "||r|| / ||Gamma|| at the returned state (r: residual scaled to 1/fs)", err, len);
-  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].number_error;
-  ok = ok && !BTETrH5WriteReal(g, "number_error", 1, d1, buf, "1", "|sum f - N0| / N0", err, len);
-  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].edge_occupation;
-  ok = ok && !BTETrH5WriteReal(g, "edge_occupation", 1, d1, buf, "1", "fraction of the carriers on states with a grid neighbour outside the energy window (above ~1e-3: widen the window)", err, len);
-  for (PetscInt k = 0; k < n; k++) buf[k] = hf->res[k].number_source;
-  ok = ok && !BTETrH5WriteReal(g, "number_source", 1, d1, buf, "1/fs", "sum D / sum f: carriers the discretised drift creates per carrier and fs at the steady state (removed by the carrier-number constraint; 0 for a conserving drift)", err, len);
-  for (PetscInt k = 0; k < n; k++) ibuf[k] = hf->res[k].iterations;
-  ok = ok && !BTETrH5WriteInt(g, "iterations", 1, d1, ibuf, "1", "Newton plus pseudo-time steps", err, len);
-  for (PetscInt k = 0; k < n; k++) lbuf[k] = hf->res[k].applies;
-  ok = ok && !BTETrH5WriteInt64(g, "operator_applies", 1, d1, lbuf, "1", "collision Jacobian applies", err, len);
-  for (PetscInt k = 0; k < n; k++) ibuf[k] = hf->res[k].converged ? 1 : 0;
-  ok = ok && !BTETrH5WriteInt(g, "converged", 1, d1, ibuf, "1", "1 if the tolerance was met", err, len);
-  for (PetscInt k = 0; k < n; k++) ibuf[k] = hf->res[k].used_ptc ? 1 : 0;
-  ok = ok && !BTETrH5WriteInt(g, "used_ptc", 1, d1, ibuf, "1", "1 if pseudo-transient continuation was used", err, len);
-  ok = ok && !BTETrH5AttrString(g, "method", BTEHighFieldMethods[hf->method], err, len);
-  ok = ok && !BTETrH5AttrReal(g, "temperature_K", hf->T, err, len);
-  ok = ok && !BTETrH5AttrReal(g, "carrier_density", hf->n, err, len);
-  ok = ok && !BTETrH5AttrString(g, "carrier_density_units", c->dim == 2 ? "cm^-2" : "cm^-3", err, len);
-  ok = ok && !BTETrH5AttrReal(g, "chemical_potential_eV", hf->mu, err, len);
-  {
-    hsize_t d3[1] = {3};
-    ok = ok && !BTETrH5WriteReal(g, "field_direction", 1, d3, hf->dir, "1", "unit vector of E (Cartesian)", err, len);
-  }
-  {
-    char grid[64];
-    snprintf(grid, sizeof(grid), "%d x %d x %d", (int)c->nk[0], (int)c->nk[1], (int)c->nk[2]);
-    ok = ok && !BTETrH5AttrString(g, "k_grid", grid, err, len);
-  }
-  ok = ok && !BTETrH5AttrString(g, "model", c->model ? c->model : "", err, len);
-  ok = ok && !BTETrH5AttrInt(g, "dimension", c->dim, err, len);
-  ok = ok && !BTEDiagnosticsWriteH5(f, &c->diag, c->why, err, len);
-  ok = ok && !BTELatticeWriteH5(f, &hf->bte->grid, err, len);
+  REAL("velocity", 2, d2, "cm/s", "mean velocity sum f v / sum f");
+  for (PetscInt k = 0; !st->bad && k < n; k++) buf[k] = hf->res[k].mean_energy;
+  REAL("mean_energy", 1, d1, "eV", "sum f (e - e_min) / sum f, e_min = lowest state in the window");
+  for (PetscInt k = 0; !st->bad && k < n * nv; k++) buf[k] = hf->valley_occ[k];
+  REAL("valley_occupation", 2, dv, "1", "fraction of the carriers in each valley kind (valley_label)");
+  for (PetscInt k = 0; !st->bad && k < n * nb; k++) buf[k] = hf->band_occ[k];
+  REAL("band_occupation", 2, db, "1", "fraction of the carriers in each band");
+  for (PetscInt k = 0; !st->bad && k < nv; k++) buf[k] = val->nkind ? val->kind_e[k] - hf->emin : 0;
+  REAL("valley_energy", 1, dk, "eV", "valley minimum above the lowest state");
+  for (PetscInt k = 0; !st->bad && k < val->nkind; k++) strncpy(lbl + k * BTE_VALLEY_LABEL, val->label[k], BTE_VALLEY_LABEL - 1);
+  if (!st->bad) (void)BTEH5WriteStrings(g, "valley_label", (hsize_t)nv, BTE_VALLEY_LABEL, lbl, NULL, st);
+  for (PetscInt k = 0; !st->bad && k < n; k++) buf[k] = hf->res[k].residual;
+  REAL("residual", 1, d1, "1", "||r|| / ||Gamma|| at the returned state (r: residual scaled to 1/fs)");
+  for (PetscInt k = 0; !st->bad && k < n; k++) buf[k] = hf->res[k].number_error;
+  REAL("number_error", 1, d1, "1", "|sum f - N0| / N0");
+  for (PetscInt k = 0; !st->bad && k < n; k++) buf[k] = hf->res[k].edge_occupation;
+  REAL("edge_occupation", 1, d1, "1", "fraction of the carriers on states with a grid neighbour outside the energy window (above ~1e-3: widen the window)");
+  for (PetscInt k = 0; !st->bad && k < n; k++) buf[k] = hf->res[k].number_source;
+  REAL("number_source", 1, d1, "1/fs", "sum D / sum f: carriers the discretised drift creates per carrier and fs at the steady state (removed by the carrier-number constraint; 0 for a conserving drift)");
+  for (PetscInt k = 0; !st->bad && k < n; k++) ibuf[k] = hf->res[k].iterations;
+  INT("iterations", "Newton plus pseudo-time steps");
+  for (PetscInt k = 0; !st->bad && k < n; k++) lbuf[k] = (long long)hf->res[k].applies;
+  if (!st->bad) (void)BTEH5WriteDataset(g, "operator_applies", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, d1, lbuf, "1", "collision Jacobian applies", st);
+  for (PetscInt k = 0; !st->bad && k < n; k++) ibuf[k] = hf->res[k].converged ? 1 : 0;
+  INT("converged", "1 if the tolerance was met");
+  for (PetscInt k = 0; !st->bad && k < n; k++) ibuf[k] = hf->res[k].used_ptc ? 1 : 0;
+  INT("used_ptc", "1 if pseudo-transient continuation was used");
+  if (!st->bad) (void)BTEH5WriteDataset(g, "field_direction", H5T_IEEE_F64LE, BTE_H5_NATIVE_REAL, 1, d3, hf->dir, "1", "unit vector of E (Cartesian)", st);
+#undef REAL
+#undef INT
+  snprintf(grid, sizeof(grid), "%d x %d x %d", (int)c->nk[0], (int)c->nk[1], (int)c->nk[2]);
+  if (!st->bad) BTEH5WriteAttrString(g, "method", BTEHighFieldMethods[hf->method], st);
+  if (!st->bad) BTEH5WriteAttrReals(g, "temperature_K", 1, (double[]){hf->T}, NULL, st);
+  if (!st->bad) BTEH5WriteAttrReals(g, "carrier_density", 1, (double[]){hf->n}, c->dim == 2 ? "cm^-2" : "cm^-3", st);
+  if (!st->bad) BTEH5WriteAttrReals(g, "chemical_potential_eV", 1, (double[]){hf->mu}, NULL, st);
+  if (!st->bad) BTEH5WriteAttrString(g, "k_grid", grid, st);
+  if (!st->bad) BTEH5WriteAttrString(g, "model", c->model ? c->model : "", st);
+  if (!st->bad) BTEH5WriteAttrInts(g, "dimension", 1, (long long[]){c->dim}, st);
   free(buf);
   free(ibuf);
   free(lbuf);
+  free(lbl);
   H5Gclose(g);
-  return BTETrH5Close(f, file, tmp, ok, err, len);
+  return st->bad ? -1 : 0;
 }
 
 /*@
@@ -1350,20 +1328,24 @@ static int HFWriter(void *vctx, const char file[], char err[], size_t len)
 @*/
 PetscErrorCode BTEHighFieldWriteHDF5(BTEHighField hf, const char file[])
 {
-  HFWriteCtx c;
+  HFWriteCtx   c;
+  BTEOutput    out;
+  hid_t        f;
+  BTEH5Status *st;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
   PetscCheck(hf->nres > 0, PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_WRONGSTATE, "Call BTEHighFieldSolve() before BTEHighFieldWriteHDF5()");
-  PetscCall(BTECheckOutputFile(hf->bte, file, NULL));
   PetscCall(PetscLogEventBegin(BTE_TransportIO, hf, 0, 0, 0));
   c.hf     = hf;
   c.nbands = hf->bte->nbands;
   PetscCall(BTEGetGrid(hf->bte, &c.dim, c.nk, NULL, NULL, NULL));
   PetscCall(BTEGetModel(hf->bte, &c.model));
-  PetscCall(BTEDiagnosticsCompute(hf->bte, hf->col, &c.diag));
-  PetscCall(BTEDiagnosticsGetReason(hf->bte, &c.why));
-  PetscCall(BTETrH5Run(PetscObjectComm((PetscObject)hf), HFWriter, &c, file));
+  PetscCall(BTEOutputCreate(hf->bte, file, NULL, "high-field", PETSC_FALSE, &out));
+  PetscCall(BTEOutputWriteRunInfo(out, hf->col)); /* the diagnostics with the solver's operator */
+  PetscCall(BTEOutputGetFile(out, &f, &st));
+  if (st) (void)HFWriter(&c, f, st);
+  PetscCall(BTEOutputClose(&out));
   PetscCall(PetscLogEventEnd(BTE_TransportIO, hf, 0, 0, 0));
   PetscFunctionReturn(0);
 }

@@ -83,10 +83,12 @@ int main(int argc, char **argv)
     }
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mixed precision: fused pair\n"));
   } else {
+    PetscBool unknown;
     PetscCall(BTECreate(PETSC_COMM_WORLD, &bte));
     PetscCall(PetscStrcmp(which, "model", &same));
-    if (same) {
-      PetscCall(BTESetModel(bte, "nogenerate"));
+    PetscCall(PetscStrcmp(which, "unknown_model", &unknown));
+    if (same || unknown) {
+      PetscCall(BTESetModel(bte, unknown ? "nosuch" : "nogenerate"));
       PetscCall(BTESetUp(bte));
     } else {
       PetscCall(BTECollisionCreate(bte, &coll));

@@ -1,6 +1,7 @@
 # Restart: a run interrupted (-ts_max_time) and continued from its output (same file, and into a
 # new file on another rank count) matches the uninterrupted run; a run killed with SIGKILL leaves
-# a valid file of the snapshots so far, and continues from it.
+# a valid file of the snapshots so far, marked incomplete (root attribute complete = 0), and
+# continues from it; a run that ends marks its file complete (1).
 . "$TESTDIR/common.sh"
 set -e
 [ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }
@@ -22,6 +23,7 @@ kill -9 $pid 2>/dev/null || true
 wait $pid 2>/dev/null || true
 grep -q "t  *[1-9][0-9][0-9]\.000 fs" killed.log || { echo "killed run did not reach 100 fs"; cat killed.log; exit 1; }
 tail -n 1 killed.log
+cp killed.h5 killed0.h5
 $MPIEXEC -n "$NP" "$BTE" dynamics $P -bte_final_time 3000 -bte_init restart -bte_restart killed.h5 -bte_output killed.h5 > killed2.log
 "$PYTHON" - <<'PY'
 import h5py, numpy as np, sys
@@ -44,6 +46,9 @@ check(d < 1e-12, "population time series match: %.2e" % d)
 check(cont["time"][0] == 400 and cont["time"][-1] == 450 and len(cont["time"]) == 2, "restart into a new file starts at the restart time: %s" % cont["time"][:])
 check(np.array_equal(cont["occupations"][0], full["occupations"][-1]), "and its first snapshot is the restart state")
 long = h5py.File("long.h5", "r")["dynamics"]
+c = [int(h5py.File(n, "r").attrs["complete"]) for n in ("killed0.h5", "killed.h5", "full.h5", "part.h5", "cont.h5")]
+check(c == [0, 1, 1, 1, 1], "complete: 0 in the killed run's file, 1 once a run ended (continued, full, appended, new): %s" % c)
+check(len(h5py.File("killed0.h5", "r")["dynamics/time"]) >= 2, "and the killed run's file holds its snapshots")
 tk = kill["time"][:]
 check(np.array_equal(tk, long["time"][:]), "killed run, continued in its file: %d snapshots at the same times as an uninterrupted run" % len(tk))
 d = np.abs(kill["occupations"][-1] - long["occupations"][-1]).max() / long["occupations"][-1].max()

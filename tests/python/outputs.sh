@@ -135,6 +135,29 @@ assert hf.valley_label == ["Gamma"] and np.all(hf.valley_kpoints(cartesian=True)
 assert np.array_equal(hf.lattice.reciprocal, lat.reciprocal)
 print("highfield: v_d", hf.drift_velocity, "cm/s")
 
+# ---- one output layer: the same provenance in every output, and completeness ----
+for o in (dyn, tr, hf):
+    assert o.complete is True, "%s: complete = %r after a run that ended" % (o.path, o.complete)
+    assert o.provenance["creator"].startswith("bte ") and o.provenance["source"] == "table.h5", o.provenance
+    assert o.provenance["created"].endswith("Z") and len(o.provenance["created"]) == 20, o.provenance
+import shutil
+for name in ("tr.h5", "hf.h5", "dyn.h5"):
+    half = "half_" + name
+    shutil.copy(name, half)
+    with h5py.File(half, "r+") as f:
+        f.attrs["complete"] = np.int32(0)  # what a writer stopped before closing leaves
+    if name == "dyn.h5":
+        d = bte.open(half)  # its snapshots are valid; the object says the run did not end
+        assert d.complete is False and d.nsnapshots == dyn.nsnapshots
+        continue
+    try:
+        bte.open(half)
+    except bte.BTEFileError as ex:
+        assert "not written to the end" in str(ex), ex
+    else:
+        raise AssertionError("%s with complete = 0 was read as complete" % half)
+print("outputs: provenance and complete flag ok")
+
 # ---- plots ----
 figs = {"energy_distribution.png": bte.plot.energy_distribution(dyn, path="p/ed.png"),
         "mean_energy.png": bte.plot.mean_energy("dyn.h5", path="p/me.png"),

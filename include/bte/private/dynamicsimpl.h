@@ -1,7 +1,8 @@
 /* Internal structures of the dynamics objects (BTEDrift, BTEDynamics) and the
-   dynamics output (src/io/dynamics_output.c). Library-internal. */
+   dynamics output (src/dynamics/output.c). Library-internal. */
 #pragma once
 #include <bte/private/bteimpl.h>
+#include <bte/private/output.h>
 
 /* Portable MatShellSetOperation cast (PETSc >= 3.24 takes PetscErrorCodeFn *, older void (*)(void);
    both are void (*)(void)). */
@@ -76,19 +77,18 @@ struct _BTEDynamicsOps {
   PetscErrorCode (*dummy)(BTEDynamics);
 };
 
-/* The HDF5 output of a run (rank 0 holds the file; other ranks send their slabs in turn). */
+/* The HDF5 output of a run (src/dynamics/output.c, on the output layer of src/io/output.c) */
 typedef struct {
-  PetscBool open;
+  BTEOutput file;       /* NULL when the run writes none (or once it is closed) */
   PetscInt  nt;         /* snapshots written */
   PetscInt  ne;         /* energy grid points */
   PetscReal e0, de;     /* energy grid: e0 + (j+1/2) de, bin centres */
-  long long fid;        /* hid_t of the file (rank 0) */
-  char      file[PETSC_MAX_PATH_LEN], tmp[PETSC_MAX_PATH_LEN + 8]; /* a new file is written to tmp
-                           (FILE.tmp) and renamed to file once its first snapshot is complete: a
-                           failed start never replaces an existing output */
-  PetscBool renamed;
   PetscBool hasdt;      /* the file has the step-size series (time_step, time_step_unclipped) */
 } BTEDynamicsOutput;
+
+/* What identifies a dynamics output: /dynamics attributes format and version */
+#define BTE_DYN_FORMAT_NAME    "bte-dynamics"
+#define BTE_DYN_FORMAT_VERSION 1
 
 /* What a restart reads from the last complete snapshot of a dynamics output. */
 typedef struct {
@@ -209,14 +209,14 @@ PETSC_INTERN PetscErrorCode BTEDynamicsPackageInitialize(void);
 PETSC_INTERN PetscErrorCode PCCreate_BTETwoLevel(PC);
 PETSC_EXTERN PetscLogEvent  BTE_DriftApply, BTE_DriftJacobian, BTE_DriftSetUp, BTE_DynamicsOutput, BTE_DynamicsRestart;
 
-/* Output (src/io/dynamics_output.c) */
+/* Output (src/dynamics/output.c) */
 PETSC_INTERN PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics, const char[], PetscBool);
 PETSC_INTERN PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics, PetscReal, PetscInt, Vec);
 PETSC_INTERN PetscErrorCode BTEDynamicsOutputClose(BTEDynamics);
-/* Restart: the last snapshot of a dynamics file into f (validated: docs/validation.md); its time,
+/* Restart (src/dynamics/restart.c): the last snapshot of a dynamics file into f (validated: docs/validation.md); its time,
    step and step sizes */
 PETSC_INTERN PetscErrorCode BTEDynamicsRestartRead(BTE, const char[], Vec, BTEDynamicsRestartState *);
-/* Cost and reference-error records in the open output (src/io/dynamics_output.c) */
+/* Cost and reference-error records in the open output (src/dynamics/output.c) */
 PETSC_INTERN PetscErrorCode BTEDynamicsOutputWriteCost(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsOutputWriteReferenceError(BTEDynamics);
 

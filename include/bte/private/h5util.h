@@ -1,4 +1,4 @@
-/* Small HDF5 helpers for the scattering-table reader and writer (src/io).
+/* Small HDF5 helpers for the scattering-table reader and writer and the output files (src/io).
    The BTEH5* functions that return int never print and never leave an HDF5 handle
    open: on failure they return -1 and put a message for the user in a BTEH5Status
    (the first failure wins). The PETSc layer then raises one collective error. */
@@ -85,3 +85,22 @@ PETSC_INTERN int BTEH5ReadRows(hid_t, const char path[], hid_t memtype, hsize_t 
 
 /* Collective: if any rank's status is bad, every rank gets the message of the lowest such rank. */
 PETSC_INTERN PetscErrorCode BTEH5SyncStatus(MPI_Comm, BTEH5Status *);
+
+/* Writers of the output files (src/io/h5write.c). Attributes of n values (a scalar if n == 1);
+   integers always as i64. With units, also "<name>_units" = units. */
+PETSC_INTERN int BTEH5WriteAttrReals(hid_t, const char name[], hsize_t n, const double[], const char units[], BTEH5Status *);
+PETSC_INTERN int BTEH5WriteAttrInts(hid_t, const char name[], hsize_t n, const long long[], BTEH5Status *);
+/* The string attributes "units" and "description" of dataset name (either may be NULL: not written) */
+PETSC_INTERN int BTEH5DescribeDataset(hid_t, const char name[], const char units[], const char desc[], BTEH5Status *);
+/* Creates dataset name of file type ftype and writes all of it from data (memory type memtype) */
+PETSC_INTERN int BTEH5WriteDataset(hid_t, const char name[], hid_t ftype, hid_t memtype, int rank, const hsize_t dims[], const void *data, const char units[], const char desc[], BTEH5Status *);
+/* n fixed-length strings of width bytes each (null-padded), one after the other in data */
+PETSC_INTERN int BTEH5WriteStrings(hid_t, const char name[], hsize_t n, size_t width, const char *data, const char desc[], BTEH5Status *);
+/* An extendable time series: [0] (ncols = 0) or [0][ncols], chunked along time */
+PETSC_INTERN int BTEH5CreateSeries(hid_t, const char name[], hid_t ftype, hsize_t ncols, const char units[], const char desc[], BTEH5Status *);
+/* Row row of a series (columns [c0, c0 + nc) of a 2-D one), extending it to row + 1 rows if extend */
+PETSC_INTERN int BTEH5WriteSeriesRow(hid_t, const char name[], hid_t memtype, hsize_t row, hsize_t c0, hsize_t nc, int extend, const void *, BTEH5Status *);
+/* The rank (1 or 2) and dims of dataset name; -1 if it is missing or of another rank */
+PETSC_INTERN int BTEH5DatasetExtent(hid_t, const char name[], hsize_t dims[2]);
+/* Root attributes creator ("bte MAJOR.MINOR.PATCH") and created (UTC, ISO 8601) of tables and outputs */
+PETSC_INTERN int BTEH5WriteCreator(hid_t, BTEH5Status *);

@@ -1,6 +1,6 @@
-/* The k grid (lattice, reciprocal lattice, points per direction) written into every output file
-   (dynamics, transport, high field) as a /grid group laid out as the table's (docs/format.md), so
-   an output alone maps a flat k index to k space. */
+/* The k grid (lattice, reciprocal lattice, points per direction) as the /grid group of every file
+   bte writes: tables and outputs (dynamics, transport, high field) alike (docs/format.md), so an
+   output alone maps a flat k index to k space. */
 #pragma once
 #include <bte/private/bteimpl.h>
 #include <hdf5.h>

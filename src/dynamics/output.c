@@ -1,0 +1,312 @@
+/* HDF5 output of bte dynamics (docs/format.md "Dynamics output"), on the output layer
+   (src/io/output.c): a growing file, written as FILE.tmp until its first snapshot is complete.
+
+   Only rank 0 holds the file; the other ranks send it their slab of the occupations in turn, so
+   no rank holds the full state. Time series are extendable (chunked, unlimited time dimension)
+   and the file is flushed after every snapshot, so a run stopped midway leaves a valid file of
+   the snapshots so far. /dynamics/time is written last in a snapshot: a reader takes its length
+   as the number of complete snapshots. The root attribute complete turns 1 when the run ends. */
+#include <bte/private/dynamicsimpl.h>
+#include <bte/private/validate.h>
+#include <bte/private/h5util.h>
+
+/* file types of PetscInt indices (i32, or i64 with 64-bit PetscInt) */
+#define BTE_DYN_H5_INDEX (sizeof(PetscInt) == 8 ? H5T_STD_I64LE : H5T_STD_I32LE)
+
+/* Rank 0, appending: the file must hold the states and energy bins of this run */
+static int CheckAppend(hid_t fid, BTEDynamics dyn, long long *nt, PetscBool *hasdt, BTEH5Status *st)
+{
+  BTE     bte = dyn->bte;
+  hsize_t pop[2], occ[2], t[2];
+
+  if (BTEH5Exists(fid, "dynamics") != 1) return BTEH5Fail(st, "it has no /dynamics group: not a bte dynamics file");
+  if (BTEH5DatasetExtent(fid, "dynamics/occupations", occ) != 2 || BTEH5DatasetExtent(fid, "dynamics/population", pop) != 2 || BTEH5DatasetExtent(fid, "dynamics/time", t) != 1) return BTEH5Fail(st, "its /dynamics lacks time, occupations or population: not a complete bte dynamics file");
+  if ((PetscInt)occ[1] != bte->nstates) return BTEH5Fail(st, "it holds %lld states per snapshot, this table has %" PetscInt_FMT ": not the same table", (long long)occ[1], bte->nstates);
+  if ((PetscInt)pop[1] != dyn->out.ne) return BTEH5Fail(st, "it has %lld energy grid points, this run %" PetscInt_FMT ": append with the same -bte_output_energy_step", (long long)pop[1], dyn->out.ne);
+  *nt    = (long long)t[0];
+  *hasdt = BTEH5Exists(fid, "dynamics/time_step") == 1 && BTEH5Exists(fid, "dynamics/time_step_unclipped") == 1 ? PETSC_TRUE : PETSC_FALSE; /* older files have no step sizes */
+  return 0;
+}
+
+/* Rank 0, a new file: the run's attributes, the static datasets and the empty series */
+static int WriteHeader(hid_t fid, BTEDynamics dyn, PetscReal edge, const PetscReal *egrid, BTEH5Status *st)
+{
+  BTE         bte = dyn->bte;
+  const char *dunit = bte->grid.dim == 2 ? "cm^-2" : "cm^-3";
+  double      ef[3], bw = dyn->de;
+  long long   nk[3];
+  hid_t       g;
+  hsize_t     ne = (hsize_t)dyn->out.ne, N = (hsize_t)bte->nstates;
+  int         r = -1;
+
+  for (int a = 0; a < 3; a++) ef[a] = dyn->efield[a], nk[a] = bte->grid.nk[a];
+  g = H5Gcreate2(fid, "dynamics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) return BTEH5Fail(st, "cannot create group /dynamics");
+  if (BTEH5WriteAttrString(g, "format", BTE_DYN_FORMAT_NAME, st)) goto done;
+  if (BTEH5WriteAttrInts(g, "version", 1, (long long[]){BTE_DYN_FORMAT_VERSION}, st)) goto done;
+  if (BTEH5WriteAttrString(g, "source", bte->input[0] ? bte->input : bte->model, st)) goto done;
+  if (BTEH5WriteAttrString(g, "carriers", bte->carrier < 0 ? "electrons" : "holes", st)) goto done;
+  if (BTEH5WriteAttrString(g, "init", BTEInitTypes[dyn->init], st)) goto done;
+  if (BTEH5WriteAttrString(g, "drift_form", BTEDriftForms[dyn->driftform], st)) goto done;
+  if (BTEH5WriteAttrReals(g, "temperature", 1, (double[]){bte->temperature}, "K", st)) goto done;
+  if (BTEH5WriteAttrReals(g, "efield", 3, ef, "V/cm", st)) goto done;
+  if (BTEH5WriteAttrReals(g, "band_edge", 1, (double[]){edge}, "eV", st)) goto done;
+  if (BTEH5WriteAttrReals(g, "cell_volume", 1, (double[]){bte->grid.volume}, bte->grid.dim == 2 ? "Angstrom^2" : "Angstrom^3", st)) goto done;
+  if (BTEH5WriteAttrInts(g, "nk", 3, nk, st)) goto done;
+  if (BTEH5WriteAttrInts(g, "dim", 1, (long long[]){bte->grid.dim}, st)) goto done;
+  if (BTEH5WriteAttrInts(g, "spin_degeneracy", 1, (long long[]){bte->spin}, st)) goto done;
+  if (BTEH5WriteAttrInts(g, "nstates", 1, (long long[]){bte->nstates}, st)) goto done;
+  if (BTEH5WriteAttrReals(g, "output_interval", 1, (double[]){dyn->interval}, NULL, st)) goto done;
+  if (BTEH5CreateSeries(g, "time", H5T_IEEE_F64LE, 0, "fs", "time of each snapshot; its length is the number of complete snapshots", st)) goto done;
+  if (BTEH5CreateSeries(g, "step", H5T_STD_I64LE, 0, "", "TS step number of each snapshot", st)) goto done;
+  if (BTEH5CreateSeries(g, "time_step", H5T_IEEE_F64LE, 0, "fs", "the step the integrator takes next (a restart continues with it)", st)) goto done;
+  if (BTEH5CreateSeries(g, "time_step_unclipped", H5T_IEEE_F64LE, 0, "fs", "when time_step was shortened to land on an output time, the step it was shortened from, else 0", st)) goto done;
+  if (BTEH5CreateSeries(g, "carriers", H5T_IEEE_F64LE, 0, "1/cell", "carriers per unit cell, s/Nk sum_i f_i", st)) goto done;
+  if (BTEH5CreateSeries(g, "carrier_density", H5T_IEEE_F64LE, 0, dunit, "carriers per volume (area in 2D)", st)) goto done;
+  if (BTEH5CreateSeries(g, "mean_energy", H5T_IEEE_F64LE, 0, "eV", "sum f e / sum f, on the table's energy zero (see the band_edge attribute)", st)) goto done;
+  if (BTEH5CreateSeries(g, "drift_velocity", H5T_IEEE_F64LE, 0, "cm/s", "sum f v.E_hat / sum f (0 without a field)", st)) goto done;
+  if (BTEH5CreateSeries(g, "velocity", H5T_IEEE_F64LE, 3, "cm/s", "mean velocity sum f v / sum f", st)) goto done;
+  if (BTEH5CreateSeries(g, "population", H5T_IEEE_F64LE, ne, "1/(eV cell)", "energy-resolved population: s/Nk sum over states in each bin of f, divided by the bin width", st)) goto done;
+  if (BTEH5CreateSeries(g, "occupations", H5T_IEEE_F64LE, N, "", "occupation f_i of every state at each snapshot", st)) goto done;
+  if (BTEH5WriteDataset(g, "energy_grid", H5T_IEEE_F64LE, BTE_H5_NATIVE_REAL, 1, &ne, egrid, "eV", "centres of the population's energy bins", st)) goto done;
+  {
+    hid_t d = H5Dopen2(g, "energy_grid", H5P_DEFAULT);
+    if (d < 0) {
+      BTEH5Fail(st, "cannot open dataset energy_grid");
+      goto done;
+    }
+    BTEH5WriteAttrReals(d, "bin_width", 1, &bw, NULL, st);
+    H5Dclose(d);
+    if (st->bad) goto done;
+  }
+  if (BTEH5CreateDataset(g, "state_energy", H5T_IEEE_F64LE, 1, &N, 0, NULL, st) || BTEH5DescribeDataset(g, "state_energy", "eV", "energy of each state", st)) goto done;
+  if (BTEH5CreateDataset(g, "state_kindex", BTE_DYN_H5_INDEX, 1, &N, 0, NULL, st) || BTEH5DescribeDataset(g, "state_kindex", "", "full-grid k index of each state", st)) goto done;
+  if (BTEH5CreateDataset(g, "state_band", BTE_DYN_H5_INDEX, 1, &N, 0, NULL, st) || BTEH5DescribeDataset(g, "state_band", "", "band index of each state", st)) goto done;
+  r = 0;
+done:
+  H5Gclose(g);
+  return r;
+}
+
+PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBool append)
+{
+  BTE          bte  = dyn->bte;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)dyn);
+  PetscMPIInt  rank;
+  PetscReal    edge, emax = PETSC_MIN_REAL;
+  long long    nt   = 0;
+  hid_t        fid;
+  BTEH5Status *st;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(BTEGetBandEdge(bte, &edge));
+  for (PetscInt i = 0; i < bte->nlocal; i++) emax = PetscMax(emax, bte->energy[i]);
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &emax, 1, MPIU_REAL, MPIU_MAX, comm));
+  dyn->out.de = dyn->de;
+  dyn->out.e0 = edge;
+  {
+    char hint[96];
+    PetscCall(PetscSNPrintf(hint, sizeof(hint), ": raise -bte_output_energy_step (now %g eV)", (double)dyn->de));
+    PetscCall(BTECheckRange(comm, "bins of the energy-resolved population (energy span / -bte_output_energy_step)", PetscFloorReal((emax - edge) / dyn->de) + 1, 1, BTE_MAX_EBINS, "", hint));
+  }
+  dyn->out.ne    = (PetscInt)PetscFloorReal((emax - edge) / dyn->de) + 1;
+  dyn->out.hasdt = PETSC_TRUE;
+  if (append) {
+    PetscBool hasdt = PETSC_FALSE;
+    long long info[2];
+    PetscCall(BTEOutputAppend(bte, file, "dynamics", &dyn->out.file));
+    PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
+    if (rank == 0) (void)CheckAppend(fid, dyn, &nt, &hasdt, st);
+    PetscCall(BTEOutputCheck(dyn->out.file));
+    info[0] = nt;
+    info[1] = hasdt;
+    PetscCallMPI(MPI_Bcast(info, 2, MPI_LONG_LONG, 0, comm));
+    dyn->out.nt    = (PetscInt)info[0];
+    dyn->out.hasdt = info[1] ? PETSC_TRUE : PETSC_FALSE;
+    PetscFunctionReturn(0);
+  }
+  /* the 1.8 file format: it has no "open for writing" flag, so a run killed midway leaves a file
+     that opens as it was at its last flush */
+  PetscCall(BTEOutputCreate(bte, file, "-bte_output", "dynamics", PETSC_TRUE, &dyn->out.file));
+  dyn->out.nt = 0;
+  PetscCall(BTEOutputWriteRunInfo(dyn->out.file, dyn->coll)); /* the run's operator when it can */
+  PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
+  if (rank == 0) {
+    PetscReal *egrid;
+    PetscCall(PetscMalloc1(dyn->out.ne, &egrid));
+    for (PetscInt j = 0; j < dyn->out.ne; j++) egrid[j] = edge + (j + 0.5) * dyn->de;
+    (void)WriteHeader(fid, dyn, edge, egrid, st);
+    PetscCall(PetscFree(egrid));
+  }
+  PetscCall(BTEOutputCheck(dyn->out.file));
+  PetscCall(BTEOutputWriteStates(dyn->out.file, rank ? -1 : fid, "dynamics/state_energy", -1, PETSC_FALSE, bte->energy));
+  PetscCall(BTEOutputWriteStates(dyn->out.file, rank ? -1 : fid, "dynamics/state_kindex", -1, PETSC_TRUE, bte->kindex));
+  PetscCall(BTEOutputWriteStates(dyn->out.file, rank ? -1 : fid, "dynamics/state_band", -1, PETSC_TRUE, bte->band));
+  PetscCall(BTEOutputFlush(dyn->out.file));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics dyn, PetscReal t, PetscInt step, Vec f)
+{
+  BTE                bte  = dyn->bte;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)dyn);
+  PetscMPIInt        rank;
+  PetscReal          ncell, dens, emean, v[3], vd = 0, Emag, nk, *pop, *loc;
+  const PetscScalar *a;
+  hid_t              fid;
+  BTEH5Status       *st;
+  hsize_t            row = (hsize_t)dyn->out.nt;
+
+  PetscFunctionBegin;
+  PetscCheck(dyn->out.file, comm, PETSC_ERR_ARG_WRONGSTATE, "Dynamics output not open");
+  PetscCall(PetscLogEventBegin(BTE_DynamicsOutput, dyn, f, 0, 0));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(BTEComputeMoments(bte, f, &ncell, &dens, &emean, v));
+  Emag = PetscSqrtReal(dyn->efield[0] * dyn->efield[0] + dyn->efield[1] * dyn->efield[1] + dyn->efield[2] * dyn->efield[2]);
+  if (Emag > 0) vd = (v[0] * dyn->efield[0] + v[1] * dyn->efield[1] + v[2] * dyn->efield[2]) / Emag;
+  /* energy-resolved population */
+  nk = (PetscReal)bte->grid.nk[0] * bte->grid.nk[1] * bte->grid.nk[2];
+  PetscCall(PetscCalloc1(dyn->out.ne, &pop));
+  PetscCall(PetscMalloc1(bte->nlocal + 1, &loc));
+  PetscCall(VecGetArrayRead(f, &a));
+  for (PetscInt i = 0; i < bte->nlocal; i++) {
+    PetscInt j = (PetscInt)PetscFloorReal((bte->energy[i] - dyn->out.e0) / dyn->out.de);
+    j          = PetscMax(0, PetscMin(dyn->out.ne - 1, j));
+    pop[j] += bte->spin * PetscRealPart(a[i]) / (nk * dyn->out.de);
+    loc[i] = PetscRealPart(a[i]);
+  }
+  PetscCall(VecRestoreArrayRead(f, &a));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, pop, (PetscMPIInt)dyn->out.ne, MPIU_REAL, MPIU_SUM, comm));
+  /* the occupations first (extended to this row, then every rank's slab), the series after */
+  PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
+  if (rank == 0) (void)BTEH5WriteSeriesRow(fid, "dynamics/occupations", BTE_H5_NATIVE_REAL, row, 0, 0, 1, NULL, st);
+  PetscCall(BTEOutputCheck(dyn->out.file));
+  PetscCall(BTEOutputWriteStates(dyn->out.file, fid, "dynamics/occupations", (PetscInt)row, PETSC_FALSE, loc));
+  PetscCall(PetscFree(loc));
+  PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
+  if (rank == 0) {
+    double    tt = t, dts[2] = {0, 0}, r[4] = {ncell, dens, emean, vd}, vv[3] = {v[0], v[1], v[2]};
+    long long sn = step;
+    /* the series of this snapshot, time last: its length is what a reader counts as complete */
+    const struct {
+      const char *name;
+      hid_t       memtype;
+      hsize_t     ncols;
+      const void *v;
+    } series[] = {
+      {"dynamics/population", BTE_H5_NATIVE_REAL, (hsize_t)dyn->out.ne, pop},
+      {"dynamics/step", H5T_NATIVE_LLONG, 1, &sn},
+      {"dynamics/time_step", H5T_NATIVE_DOUBLE, 1, &dts[0]},
+      {"dynamics/time_step_unclipped", H5T_NATIVE_DOUBLE, 1, &dts[1]},
+      {"dynamics/carriers", H5T_NATIVE_DOUBLE, 1, &r[0]},
+      {"dynamics/carrier_density", H5T_NATIVE_DOUBLE, 1, &r[1]},
+      {"dynamics/mean_energy", H5T_NATIVE_DOUBLE, 1, &r[2]},
+      {"dynamics/drift_velocity", H5T_NATIVE_DOUBLE, 1, &r[3]},
+      {"dynamics/velocity", H5T_NATIVE_DOUBLE, 3, vv},
+      {"dynamics/time", H5T_NATIVE_DOUBLE, 1, &tt},
+    };
+    if (dyn->out.hasdt) {
+      /* what a restart from this snapshot needs to take the same steps as this run */
+      PetscReal dtn;
+      PetscCall(TSGetTimeStep(dyn->ts, &dtn));
+      dts[0] = dtn;
+      dts[1] = dyn->clipped ? dyn->dtsaved : 0;
+    }
+    for (size_t q = 0; q < sizeof(series) / sizeof(series[0]) && !st->bad; q++) {
+      if (!dyn->out.hasdt && (q == 2 || q == 3)) continue; /* a file from before step sizes were saved */
+      (void)BTEH5WriteSeriesRow(fid, series[q].name, series[q].memtype, row, 0, series[q].ncols, 1, series[q].v, st);
+    }
+  }
+  PetscCall(PetscFree(pop));
+  /* on disk after every snapshot; the first one makes the new file FILE */
+  PetscCall(BTEOutputFlush(dyn->out.file));
+  PetscCall(BTEOutputPublish(dyn->out.file));
+  dyn->out.nt++;
+  PetscCall(PetscLogEventEnd(BTE_DynamicsOutput, dyn, f, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* Normal end of a run: the file is complete (a run that fails leaves complete = 0) */
+PetscErrorCode BTEDynamicsOutputClose(BTEDynamics dyn)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEOutputClose(&dyn->out.file));
+  PetscFunctionReturn(0);
+}
+
+/* /dynamics/cost: the cost of the run that wrote (or last appended to) the file, as attributes
+   (src/dynamics/cost.c). Written before the file is closed: the output time excludes the close. */
+static int WriteCost(hid_t fid, const BTEDynamicsCost *c, const char type[], const char atype[], BTEH5Status *st)
+{
+  const char *inames[6] = {"steps", "rejected_steps", "collision_applies", "jacobian_applies", "nonlinear_iterations", "linear_iterations"};
+  long long   ivals[6]  = {c->steps, c->rejects, c->coll_applies, c->jac_applies, c->snes_its, c->ksp_its};
+  const char *rnames[4] = {"wall_time_setup", "wall_time_stepping", "wall_time_output", "wall_time_total"};
+  double      rvals[4]  = {c->setup, c->stepping, c->output, c->total};
+  hid_t       g;
+
+  if (BTEH5Exists(fid, "dynamics/cost") == 1) g = H5Gopen2(fid, "dynamics/cost", H5P_DEFAULT);
+  else g = H5Gcreate2(fid, "dynamics/cost", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) return BTEH5Fail(st, "cannot create group /dynamics/cost");
+  for (int q = 0; q < 6 && !st->bad; q++) BTEH5WriteAttrInts(g, inames[q], 1, &ivals[q], st);
+  for (int q = 0; q < 4 && !st->bad; q++) BTEH5WriteAttrReals(g, rnames[q], 1, &rvals[q], NULL, st);
+  if (!st->bad) BTEH5WriteAttrString(g, "wall_time_units", "s", st);
+  if (!st->bad) BTEH5WriteAttrString(g, "ts_type", type ? type : "", st);
+  if (!st->bad) BTEH5WriteAttrString(g, "ts_adapt_type", atype ? atype : "", st);
+  if (!st->bad)
+    BTEH5WriteAttrString(g, "description", "cost of the run that last wrote this file: TS steps (accepted) and rejected steps, collision and collision Jacobian applies, nonlinear and linear iterations; wall time of setup, stepping and output (s)", st);
+  H5Gclose(g);
+  return st->bad ? -1 : 0;
+}
+
+PetscErrorCode BTEDynamicsOutputWriteCost(BTEDynamics dyn)
+{
+  hid_t        fid;
+  BTEH5Status *st;
+  TSType       type;
+  TSAdapt      adapt;
+  TSAdaptType  atype;
+
+  PetscFunctionBegin;
+  if (!dyn->out.file) PetscFunctionReturn(0);
+  PetscCall(TSGetType(dyn->ts, &type));
+  PetscCall(TSGetAdapt(dyn->ts, &adapt));
+  PetscCall(TSAdaptGetType(adapt, &atype));
+  PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
+  if (st) (void)WriteCost(fid, &dyn->cost, type, atype, st);
+  PetscCall(BTEOutputFlush(dyn->out.file));
+  PetscFunctionReturn(0);
+}
+
+/* /dynamics/reference_error: per compared snapshot, the errors against -bte_reference
+   (src/dynamics/reference.c); replaced by each run that appends to the file. */
+static int WriteReferenceError(hid_t fid, const BTEDynamicsReference *r, PetscInt dim, BTEH5Status *st)
+{
+  const char      *names[9] = {"time", "f_max", "f_l2", "f_l2_relative", "carriers", "carrier_density", "mean_energy", "drift_velocity", "population_max"};
+  const PetscReal *vals[9]  = {r->t, r->fmax, r->f2, r->f2rel, r->carriers, r->density, r->emean, r->vdrift, r->popmax};
+  const char      *units[9] = {"fs", "", "", "", "1/cell", dim == 2 ? "cm^-2" : "cm^-3", "eV", "cm/s", "1/(eV cell)"};
+  const char      *desc[9]  = {"time of each compared snapshot", "max_i |f_i - fref_i|", "(sum_i (f_i - fref_i)^2)^(1/2)", "||f - fref||_2 / ||fref||_2", "|carriers - carriers_ref|", "|density - density_ref|", "|mean energy - mean energy_ref|", "|drift velocity - drift velocity_ref|", "max over bins |population - population_ref|"};
+  hsize_t          n        = (hsize_t)r->n;
+  hid_t            g;
+
+  if (BTEH5Exists(fid, "dynamics/reference_error") == 1) H5Ldelete(fid, "dynamics/reference_error", H5P_DEFAULT);
+  g = H5Gcreate2(fid, "dynamics/reference_error", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) return BTEH5Fail(st, "cannot create group /dynamics/reference_error");
+  if (!BTEH5WriteAttrString(g, "reference", r->file, st)) BTEH5WriteAttrString(g, "interpolation", "linear in time between the reference's snapshots (second order in their spacing); exact where the times coincide", st);
+  for (int q = 0; q < 9 && !st->bad; q++) BTEH5WriteDataset(g, names[q], H5T_IEEE_F64LE, BTE_H5_NATIVE_REAL, 1, &n, vals[q], units[q], desc[q], st);
+  H5Gclose(g);
+  return st->bad ? -1 : 0;
+}
+
+PetscErrorCode BTEDynamicsOutputWriteReferenceError(BTEDynamics dyn)
+{
+  hid_t        fid;
+  BTEH5Status *st;
+
+  PetscFunctionBegin;
+  if (!dyn->out.file || !dyn->ref.file[0]) PetscFunctionReturn(0);
+  PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
+  if (st) (void)WriteReferenceError(fid, &dyn->ref, dyn->bte->grid.dim, st);
+  PetscCall(BTEOutputFlush(dyn->out.file));
+  PetscFunctionReturn(0);
+}

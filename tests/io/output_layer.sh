@@ -1,0 +1,32 @@
+# The output layer through the API (tests/io/output_layer.c), on 1 and 2 ranks: a transport or
+# high-field write that cannot create its file fails with one error that names the output and
+# leaves the existing FILE as it was, and a FILE.tmp that bte did not make (here a directory in
+# the way) is not removed; a write that succeeds replaces FILE with a complete file (root
+# attribute complete = 1, provenance, /grid, /diagnostics) and leaves no FILE.tmp.
+. "$TESTDIR/common.sh"
+set -e
+T="$BUILD/tests/output_layer -bte_model parabolic -bte_parabolic_a 20 -bte_grid 10 -bte_window 0.5"
+for np in 1 ${TEST_NP:-2}; do
+  rm -rf ./*.h5 ./*.h5.tmp ./*.orig
+  for f in tr hf old_tr old_hf; do echo "not HDF5: $f" > $f.h5; cp $f.h5 $f.orig; done
+  mkdir tr.h5.tmp hf.h5.tmp
+  expect_fail "Cannot create the transport output file tr.h5 " run_np $np $T -write transport -file tr.h5
+  expect_fail "Cannot create the high-field output file hf.h5 " run_np $np $T -write highfield -file hf.h5
+  expect_fail "Cannot create the transport output file no_such_dir/tr.h5 " run_np $np $T -write transport -file no_such_dir/tr.h5
+  cmp tr.h5 tr.orig && cmp hf.h5 hf.orig
+  [ -d tr.h5.tmp ] && [ -d hf.h5.tmp ] || { echo "FAIL: a FILE.tmp that bte did not make was removed"; exit 1; }
+  run_np $np $T -write transport -file old_tr.h5 | grep -q "wrote old_tr.h5"
+  run_np $np $T -write highfield -file old_hf.h5 | grep -q "wrote old_hf.h5"
+  ! cmp -s old_tr.h5 old_tr.orig && ! cmp -s old_hf.h5 old_hf.orig || { echo "FAIL: a successful write did not replace FILE"; exit 1; }
+  [ ! -e old_tr.h5.tmp ] && [ ! -e old_hf.h5.tmp ] || { echo "FAIL: FILE.tmp left behind"; exit 1; }
+  if [ -n "$PYTHON" ]; then
+    "$PYTHON" -c "
+import h5py
+for n, g in (('old_tr.h5', 'transport'), ('old_hf.h5', 'highfield')):
+    f = h5py.File(n, 'r')
+    assert f.attrs['complete'] == 1 and g in f and 'grid' in f and 'diagnostics' in f, n
+    assert f.attrs['creator'].decode().startswith('bte ') and f.attrs['source'] == b'parabolic', dict(f.attrs)
+"
+  fi
+  echo "ok: $np rank(s)"
+done
