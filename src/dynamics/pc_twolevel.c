@@ -172,6 +172,19 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
         if (v[0] * tl->dir[0] + v[1] * tl->dir[1] + v[2] * tl->dir[2] < 0) a[i] += 1;
       }
     }
+    /* only the blocks that hold a state on some rank are coarse vectors: with bins uniform in energy
+       many are empty once bins are fine (a light valley's few states), and the dense coarse LU is
+       the cost that grows with the bin count */
+    {
+      PetscInt *cnt, nfull = 0, nall = ng * nb * nd;
+      PetscCall(PetscCalloc1(nall, &cnt));
+      for (PetscInt i = 0; i < nl; i++) cnt[(PetscInt)PetscRealPart(a[i])] = 1;
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt, nall, MPIU_INT, MPI_MAX, comm));
+      for (PetscInt b = 0; b < nall; b++) cnt[b] = cnt[b] ? nfull++ : -1;
+      for (PetscInt i = 0; i < nl; i++) a[i] = (PetscScalar)cnt[(PetscInt)PetscRealPart(a[i])];
+      PetscCall(PetscFree(cnt));
+      tl->nc = nfull;
+    }
     PetscCall(VecRestoreArrayWrite(gv, &a));
   }
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, nloc, &lv));
@@ -189,7 +202,6 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
   PetscCall(PetscFree(group));
   tl->nl   = nl;
   tl->nloc = nloc;
-  tl->nc   = ng * nb * nd;
   /* channel ends sorted by owned state (counting sort, channels in order) */
   PetscCall(BTECollisionComputeLocalEnds(col, &ci, &cj));
   PetscCall(PetscMalloc2(nch + 1, &P, nch + 1, &Q));
@@ -226,7 +238,7 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
   PetscCall(PetscMalloc2(tl->capseg, &tl->segblk, tl->capseg, &tl->segval));
   PetscCall(PetscMalloc4((size_t)tl->nc * tl->nc, &tl->Ac, tl->nc, &tl->piv, tl->nc, &tl->g, tl->nc, &tl->y));
   tl->basis_id = ((PetscObject)col)->id;
-  PetscCall(PetscInfo(pc, "bte_twolevel: %" PetscInt_FMT " groups x %" PetscInt_FMT " energy bins x %" PetscInt_FMT " = %" PetscInt_FMT " coarse vectors\n", ng, nb, nd, tl->nc));
+  PetscCall(PetscInfo(pc, "bte_twolevel: %" PetscInt_FMT " groups x %" PetscInt_FMT " energy bins x %" PetscInt_FMT ": %" PetscInt_FMT " non-empty blocks = coarse vectors\n", ng, nb, nd, tl->nc));
   PetscFunctionReturn(0);
 }
 
@@ -433,7 +445,7 @@ static PetscErrorCode PCView_BTETwoLevel(PC pc, PetscViewer v)
   PetscCall(PetscObjectTypeCompare((PetscObject)v, PETSCVIEWERASCII, &iascii));
   if (iascii) {
     PetscCall(PetscViewerASCIIPrintf(v, "bte two-level: Jacobi + coarse space of (%s) x energy bins, %s form\n", tl->split == BTE_PCTL_SPLIT_VALLEY ? "valley" : "all states", BTEPCTLForms[tl->form]));
-    PetscCall(PetscViewerASCIIPrintf(v, "  %" PetscInt_FMT " groups x %" PetscInt_FMT " bins (%s) x %" PetscInt_FMT " = %" PetscInt_FMT " coarse vectors; %" PetscInt_FMT " setups\n", tl->ngroups, tl->nb, tl->nbins == PETSC_DETERMINE ? "from the grid" : "set", tl->nd, tl->nc, tl->setups));
+    PetscCall(PetscViewerASCIIPrintf(v, "  %" PetscInt_FMT " groups x %" PetscInt_FMT " bins (%s) x %" PetscInt_FMT ": %" PetscInt_FMT " non-empty blocks = coarse vectors; %" PetscInt_FMT " setups\n", tl->ngroups, tl->nb, tl->nbins == PETSC_DETERMINE ? "from the grid" : "set", tl->nd, tl->nc, tl->setups));
     if (tl->nd == 2) PetscCall(PetscViewerASCIIPrintf(v, "  blocks split by the sign of v.(%g, %g, %g)\n", (double)tl->dir[0], (double)tl->dir[1], (double)tl->dir[2]));
   }
   PetscFunctionReturn(0);
