@@ -73,6 +73,8 @@ typedef struct {
   PetscReal    dir[3];  /* split blocks by the sign of v.dir; zero: no split */
   PetscInt     nb;      /* bins in use */
   PetscInt     nd;      /* 1, or 2 halves per block with a direction */
+  PetscInt     nrate;   /* rate bins per (group, energy bin) block; PETSC_DETERMINE: from the grid */
+  PetscInt     nr;      /* rate bins in use */
   BTEPCTLSplit split;
   PetscInt     form; /* 0 multiplicative, 1 additive */
   /* blocks, once per collision operator (state layout) */
@@ -157,6 +159,10 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, lo, ng, MPIU_REAL, MPIU_MIN, comm));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, hi, ng, MPIU_REAL, MPIU_MAX, comm));
+  /* channel ends and rates (needed for the rate split below and for the pass) */
+  PetscCall(BTECollisionComputeLocalEnds(col, &ci, &cj));
+  PetscCall(PetscMalloc2(nch + 1, &P, nch + 1, &Q));
+  PetscCall(BTECollisionComputeChannelPQ_Private(col, ci, cj, P, Q));
   /* the block of every owned state, then of the ghosts through the operator's own exchange */
   PetscCall(BTECreateStateVec(bte, &gv));
   PetscCall(VecSetType(gv, VECSTANDARD)); /* host values: the ids are read on the host */
@@ -172,11 +178,60 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
         if (v[0] * tl->dir[0] + v[1] * tl->dir[1] + v[2] * tl->dir[2] < 0) a[i] += 1;
       }
     }
+    /* The grid's energies come in discrete shells (40^3 GaAs: 154 over 8 valleys), so energy bins
+       alone stop adding coarse vectors once each shell is a block. Within a shell the states still
+       differ by their total scattering rate sum (P + Q) over their channels (states related by a
+       symmetry share it): when the bin count is from the grid and the non-empty (group, bin) blocks
+       hold more than spb states on average, each is split into nr bins of the rate, uniform in
+       log rate over the block's range (-pc_bte_twolevel_rate_bins sets nr). */
+    {
+      PetscInt   nall = ng * nb * nd, nr = tl->nrate, ne = 0;
+      PetscInt  *cnt;
+      PetscReal *rate, *rlo, *rhi;
+      PetscInt64 n = nl;
+      PetscCall(PetscCalloc1(nall, &cnt));
+      for (PetscInt i = 0; i < nl; i++) cnt[(PetscInt)PetscRealPart(a[i])] = 1;
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt, nall, MPIU_INT, MPI_MAX, comm));
+      for (PetscInt b = 0; b < nall; b++) ne += cnt[b];
+      PetscCall(PetscFree(cnt));
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &n, 1, MPIU_INT64, MPI_SUM, comm));
+      if (nr == PETSC_DETERMINE) nr = tl->nbins == PETSC_DETERMINE && n > tl->spb * ne ? PetscMin((PetscInt)PetscCeilReal((PetscReal)n / (ne * tl->spb)), 64) : 1;
+      tl->nr = nr;
+      if (nr > 1) {
+        PetscCall(PetscCalloc1(nl + 1, &rate));
+        for (PetscCount c = 0; c < nch; c++) {
+          if (ci[c] < nl) rate[ci[c]] += P[c] + Q[c];
+          if (cj[c] < nl) rate[cj[c]] += P[c] + Q[c];
+        }
+        PetscCall(PetscMalloc2(nall, &rlo, nall, &rhi));
+        for (PetscInt b = 0; b < nall; b++) {
+          rlo[b] = PETSC_MAX_REAL;
+          rhi[b] = -PETSC_MAX_REAL;
+        }
+        for (PetscInt i = 0; i < nl; i++) {
+          PetscInt b = (PetscInt)PetscRealPart(a[i]);
+          rate[i]    = PetscLogReal(PetscMax(rate[i], PETSC_SMALL));
+          rlo[b]     = PetscMin(rlo[b], rate[i]);
+          rhi[b]     = PetscMax(rhi[b], rate[i]);
+        }
+        PetscCall(MPIU_Allreduce(MPI_IN_PLACE, rlo, nall, MPIU_REAL, MPIU_MIN, comm));
+        PetscCall(MPIU_Allreduce(MPI_IN_PLACE, rhi, nall, MPIU_REAL, MPIU_MAX, comm));
+        for (PetscInt i = 0; i < nl; i++) {
+          PetscInt b = (PetscInt)PetscRealPart(a[i]), r = 0;
+          /* a relative width below 1e-9 is one rate up to rounding: one sub-block */
+          if (rhi[b] - rlo[b] > 1e-9) r = (PetscInt)PetscFloorReal((rate[i] - rlo[b]) / (rhi[b] - rlo[b]) * nr);
+          r    = PetscMin(PetscMax(r, 0), nr - 1);
+          a[i] = (PetscScalar)(b * nr + r);
+        }
+        PetscCall(PetscFree2(rlo, rhi));
+        PetscCall(PetscFree(rate));
+      }
+    }
     /* only the blocks that hold a state on some rank are coarse vectors: with bins uniform in energy
        many are empty once bins are fine (a light valley's few states), and the dense coarse LU is
        the cost that grows with the bin count */
     {
-      PetscInt *cnt, nfull = 0, nall = ng * nb * nd;
+      PetscInt *cnt, nfull = 0, nall = ng * nb * nd * tl->nr;
       PetscCall(PetscCalloc1(nall, &cnt));
       for (PetscInt i = 0; i < nl; i++) cnt[(PetscInt)PetscRealPart(a[i])] = 1;
       PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt, nall, MPIU_INT, MPI_MAX, comm));
@@ -203,9 +258,6 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
   tl->nl   = nl;
   tl->nloc = nloc;
   /* channel ends sorted by owned state (counting sort, channels in order) */
-  PetscCall(BTECollisionComputeLocalEnds(col, &ci, &cj));
-  PetscCall(PetscMalloc2(nch + 1, &P, nch + 1, &Q));
-  PetscCall(BTECollisionComputeChannelPQ_Private(col, ci, cj, P, Q));
   PetscCall(PetscCalloc1(nl + 1, &tl->endptr));
   for (PetscCount c = 0; c < nch; c++) {
     if (ci[c] < nl) tl->endptr[ci[c] + 1]++;
@@ -418,6 +470,15 @@ static PetscErrorCode PCSetFromOptions_BTETwoLevel(PC pc, BTEOptionItems PetscOp
     if (spb != tl->spb && tl->nbins == PETSC_DETERMINE) tl->basis_id = -1;
     tl->spb = spb;
   }
+  {
+    PetscInt nrate = tl->nrate;
+    PetscCall(PetscOptionsInt("-pc_bte_twolevel_rate_bins", "Bins of the total scattering rate within each (group, energy bin) block (default: from the grid)", "PCBTETWOLEVEL", nrate, &nrate, &flg));
+    if (flg) {
+      PetscCheck(nrate >= 1 && nrate <= 64, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_bte_twolevel_rate_bins must be in [1, 64], got %" PetscInt_FMT, nrate);
+      if (nrate != tl->nrate) tl->basis_id = -1;
+      tl->nrate = nrate;
+    }
+  }
   PetscCall(PetscOptionsRealArray("-pc_bte_twolevel_direction", "Split every block by the sign of v.d (d = the field's direction gives odd-in-k coarse functions)", "PCBTETWOLEVEL", dir, &ndir, &flg));
   if (flg) {
     PetscCheck(ndir == 3, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_SIZ, "-pc_bte_twolevel_direction needs 3 components, got %" PetscInt_FMT, ndir);
@@ -446,6 +507,7 @@ static PetscErrorCode PCView_BTETwoLevel(PC pc, PetscViewer v)
   if (iascii) {
     PetscCall(PetscViewerASCIIPrintf(v, "bte two-level: Jacobi + coarse space of (%s) x energy bins, %s form\n", tl->split == BTE_PCTL_SPLIT_VALLEY ? "valley" : "all states", BTEPCTLForms[tl->form]));
     PetscCall(PetscViewerASCIIPrintf(v, "  %" PetscInt_FMT " groups x %" PetscInt_FMT " bins (%s) x %" PetscInt_FMT ": %" PetscInt_FMT " non-empty blocks = coarse vectors; %" PetscInt_FMT " setups\n", tl->ngroups, tl->nb, tl->nbins == PETSC_DETERMINE ? "from the grid" : "set", tl->nd, tl->nc, tl->setups));
+    if (tl->nr > 1) PetscCall(PetscViewerASCIIPrintf(v, "  each block split into %" PetscInt_FMT " bins of the total scattering rate\n", tl->nr));
     if (tl->nd == 2) PetscCall(PetscViewerASCIIPrintf(v, "  blocks split by the sign of v.(%g, %g, %g)\n", (double)tl->dir[0], (double)tl->dir[1], (double)tl->dir[2]));
   }
   PetscFunctionReturn(0);
@@ -483,6 +545,8 @@ PetscErrorCode PCCreate_BTETwoLevel(PC pc)
   tl->nbins             = PETSC_DETERMINE;
   tl->spb               = 6;
   tl->nd                = 1;
+  tl->nrate             = PETSC_DETERMINE;
+  tl->nr                = 1;
   tl->split             = BTE_PCTL_SPLIT_VALLEY;
   tl->form              = 0;
   tl->basis_id          = -1;
