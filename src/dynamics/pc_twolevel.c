@@ -19,8 +19,8 @@
        A_tt = shift + scale sum_ends -(P_to (1 - f_o) + Q_to f_o)
        A_to = scale (P_to f_t + Q_to (1 - f_t)),   (A U)_{t,B} = sum_{o in B} A_to (+ A_tt),
 
-   and A_c = sum_t U_t^T (A U)_t, summed over ranks and LU-factored (replicated: nc = valleys x bins
-   is small). The pass touches every channel end once, like one Jacobian apply: it is logged and
+   and A_c = sum_t U_t^T (A U)_t, summed over ranks and LU-factored (replicated: nc, the non-empty
+   blocks, is small). The pass touches every channel end once, like one Jacobian apply: it is logged and
    counted as one (BTECollJacApply), so cost summaries stay honest.
 
    Apply (multiplicative: coarse, then one Jacobi step on the residual; additive: both on r):
@@ -28,19 +28,23 @@
    diag(A) comes from the same pass; with a field, from the Mat (MatGetDiagonal, which has the
    drift's diagonal; the drift itself is left out of the coarse part).
 
-   How many bins. A fixed count does not hold its gain as the grid refines: 8 valleys x 16 bins are
-   18% of the states of GaAs 24^3 but 4% of those of 40^3, and GMRES iterations per solve rise from
-   2 to 4.6. So by default the bin count follows the grid: enough bins that a (group, bin) block
-   holds about -pc_bte_twolevel_states_per_block states on average (6; 24^3 GaAs then keeps its 16),
-   never fewer than 16. An explicit -pc_bte_twolevel_bins wins.
+   How many bins. A fixed count does not hold its gain as the grid refines (GaAs 40^3 with 16 bins
+   per valley: 4.3 GMRES iterations per solve against 2 on 24^3). So by default the coarse space
+   follows the grid: enough energy bins that a (group, bin) block holds about
+   -pc_bte_twolevel_states_per_block states on average (6), never fewer than 16 bins; only non-empty
+   blocks become coarse vectors (the grid's energies come in discrete shells, so fine bins are mostly
+   empty and would only inflate the dense LU); and once every shell is a block and blocks still hold
+   more than that, each is split by the states' total scattering rate (-pc_bte_twolevel_rate_bins),
+   which separates the orbits of one shell. An explicit -pc_bte_twolevel_bins wins over the rule.
 
    Odd-in-k modes. Blocks are even in k, so with a field the drift's modes (odd, along E) are left to
    GMRES. -pc_bte_twolevel_direction dx,dy,dz splits every block by the sign of v.d: the two halves'
-   indicators span the block's indicator and a crude velocity function along d (give d = E).
+   indicators span the block's indicator and a crude velocity function along d (give d = E). The
+   coarse matrix has no drift part, so today this gains little (docs/timestepping.md).
 
    Options (PCSetFromOptions): -pc_bte_twolevel_bins (from the grid), -pc_bte_twolevel_states_per_block
-   (6), -pc_bte_twolevel_direction (none), -pc_bte_twolevel_split valley|none,
-   -pc_bte_twolevel_form multiplicative|additive.
+   (6), -pc_bte_twolevel_rate_bins (from the grid), -pc_bte_twolevel_direction (none),
+   -pc_bte_twolevel_split valley|none, -pc_bte_twolevel_form multiplicative|additive.
 
    Setup and apply run on the host: with CUDA state Vecs each apply moves r and z between device and
    host (a device version is not written). The setup is logged as BTEPCTwoLevSetUp. */

@@ -67,4 +67,5 @@ sys.exit(0 if ok else 1)
 PY
 expect_fail "needs bte's matrix-free collision Jacobian" "$BTE" dynamics $G $I -pc_type bte_twolevel -bte_jacobian_assembled
 expect_fail "pc_bte_twolevel_bins must be in \[1, 10000\]" "$BTE" dynamics $G $I -pc_type bte_twolevel -pc_bte_twolevel_bins 0
+expect_fail "pc_bte_twolevel_rate_bins must be in \[1, 64\]" "$BTE" dynamics $G $I -pc_type bte_twolevel -pc_bte_twolevel_rate_bins 0
 expect_fail "pc_bte_twolevel_direction needs 3 components" "$BTE" dynamics $G $I -pc_type bte_twolevel -pc_bte_twolevel_direction 1,0
