@@ -19,8 +19,8 @@
        A_tt = shift + scale sum_ends -(P_to (1 - f_o) + Q_to f_o)
        A_to = scale (P_to f_t + Q_to (1 - f_t)),   (A U)_{t,B} = sum_{o in B} A_to (+ A_tt),
 
-   and A_c = sum_t U_t^T (A U)_t, summed over ranks and LU-factored (replicated: nc = valleys x bins
-   is small). The pass touches every channel end once, like one Jacobian apply: it is logged and
+   and A_c = sum_t U_t^T (A U)_t, summed over ranks and LU-factored (replicated: nc, the non-empty
+   blocks, is small). The pass touches every channel end once, like one Jacobian apply: it is logged and
    counted as one (BTECollJacApply), so cost summaries stay honest.
 
    Apply (multiplicative: coarse, then one Jacobi step on the residual; additive: both on r):
@@ -28,8 +28,23 @@
    diag(A) comes from the same pass; with a field, from the Mat (MatGetDiagonal, which has the
    drift's diagonal; the drift itself is left out of the coarse part).
 
-   Options (PCSetFromOptions): -pc_bte_twolevel_bins (16), -pc_bte_twolevel_split valley|none,
-   -pc_bte_twolevel_form multiplicative|additive.
+   How many bins. A fixed count does not hold its gain as the grid refines (GaAs 40^3 with 16 bins
+   per valley: 4.3 GMRES iterations per solve against 2 on 24^3). So by default the coarse space
+   follows the grid: enough energy bins that a (group, bin) block holds about
+   -pc_bte_twolevel_states_per_block states on average (6), never fewer than 16 bins; only non-empty
+   blocks become coarse vectors (the grid's energies come in discrete shells, so fine bins are mostly
+   empty and would only inflate the dense LU); and once every shell is a block and blocks still hold
+   more than that, each is split by the states' total scattering rate (-pc_bte_twolevel_rate_bins),
+   which separates the orbits of one shell. An explicit -pc_bte_twolevel_bins wins over the rule.
+
+   Odd-in-k modes. Blocks are even in k, so with a field the drift's modes (odd, along E) are left to
+   GMRES. -pc_bte_twolevel_direction dx,dy,dz splits every block by the sign of v.d: the two halves'
+   indicators span the block's indicator and a crude velocity function along d (give d = E). The
+   coarse matrix has no drift part, so today this gains little (docs/timestepping.md).
+
+   Options (PCSetFromOptions): -pc_bte_twolevel_bins (from the grid), -pc_bte_twolevel_states_per_block
+   (6), -pc_bte_twolevel_rate_bins (from the grid), -pc_bte_twolevel_direction (none),
+   -pc_bte_twolevel_split valley|none, -pc_bte_twolevel_form multiplicative|additive.
 
    Setup and apply run on the host: with CUDA state Vecs each apply moves r and z between device and
    host (a device version is not written). The setup is logged as BTEPCTwoLevSetUp. */
@@ -57,7 +72,13 @@ static PetscBool     PC_BTETwoLevelRegistered = PETSC_FALSE;
 
 typedef struct {
   /* options */
-  PetscInt     nbins;
+  PetscInt     nbins;   /* PETSC_DETERMINE: from the grid (spb) */
+  PetscReal    spb;     /* states per block aimed at when the bin count is from the grid */
+  PetscReal    dir[3];  /* split blocks by the sign of v.dir; zero: no split */
+  PetscInt     nb;      /* bins in use */
+  PetscInt     nd;      /* 1, or 2 halves per block with a direction */
+  PetscInt     nrate;   /* rate bins per (group, energy bin) block; PETSC_DETERMINE: from the grid */
+  PetscInt     nr;      /* rate bins in use */
   BTEPCTLSplit split;
   PetscInt     form; /* 0 multiplicative, 1 additive */
   /* blocks, once per collision operator (state layout) */
@@ -101,7 +122,8 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
 {
   BTE             bte = col->bte;
   MPI_Comm        comm = PetscObjectComm((PetscObject)pc);
-  PetscInt        nl = col->nlocal, nloc = col->nlocal + col->nghost, ng = 1, nb = tl->nbins;
+  PetscInt        nl = col->nlocal, nloc = col->nlocal + col->nghost, ng = 1, nb = tl->nbins, nd;
+  PetscBool       split_dir = (PetscBool)(tl->dir[0] != 0 || tl->dir[1] != 0 || tl->dir[2] != 0);
   PetscInt       *group, *ci, *cj;
   PetscReal      *lo, *hi, *P, *Q;
   const PetscReal *e = col->energy;
@@ -120,6 +142,15 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
   } else
     for (PetscInt i = 0; i < nl; i++) group[i] = 0;
   tl->ngroups = ng;
+  if (nb == PETSC_DETERMINE) { /* from the grid: about spb states per (group, bin) block, at least 16 bins */
+    PetscInt64 n = nl;
+    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &n, 1, MPIU_INT64, MPI_SUM, comm));
+    nb = PetscMin(PetscMax(16, (PetscInt)PetscCeilReal((PetscReal)n / (ng * tl->spb))), 10000);
+  }
+  nd     = split_dir ? 2 : 1;
+  tl->nb = nb;
+  tl->nd = nd;
+  PetscCheck(!split_dir || bte->nlocal == nl, comm, PETSC_ERR_PLIB, "bte_twolevel: %" PetscInt_FMT " velocities for %" PetscInt_FMT " states", bte->nlocal, nl);
   /* energy range of each group; bins uniform in energy within it */
   PetscCall(PetscMalloc2(ng, &lo, ng, &hi));
   for (PetscInt g = 0; g < ng; g++) {
@@ -132,6 +163,10 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, lo, ng, MPIU_REAL, MPIU_MIN, comm));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, hi, ng, MPIU_REAL, MPIU_MAX, comm));
+  /* channel ends and rates (needed for the rate split below and for the pass) */
+  PetscCall(BTECollisionComputeLocalEnds(col, &ci, &cj));
+  PetscCall(PetscMalloc2(nch + 1, &P, nch + 1, &Q));
+  PetscCall(BTECollisionComputeChannelPQ_Private(col, ci, cj, P, Q));
   /* the block of every owned state, then of the ghosts through the operator's own exchange */
   PetscCall(BTECreateStateVec(bte, &gv));
   PetscCall(VecSetType(gv, VECSTANDARD)); /* host values: the ids are read on the host */
@@ -141,7 +176,73 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
     for (PetscInt i = 0; i < nl; i++) {
       PetscInt g = group[i], k = hi[g] > lo[g] ? (PetscInt)PetscFloorReal((e[i] - lo[g]) / (hi[g] - lo[g]) * nb) : 0;
       k    = PetscMin(PetscMax(k, 0), nb - 1);
-      a[i] = (PetscScalar)(g * nb + k);
+      a[i] = (PetscScalar)((g * nb + k) * nd);
+      if (split_dir) {
+        const PetscReal *v = bte->velocity + 3 * i;
+        if (v[0] * tl->dir[0] + v[1] * tl->dir[1] + v[2] * tl->dir[2] < 0) a[i] += 1;
+      }
+    }
+    /* The grid's energies come in discrete shells (40^3 GaAs: 154 over 8 valleys), so energy bins
+       alone stop adding coarse vectors once each shell is a block. Within a shell the states still
+       differ by their total scattering rate sum (P + Q) over their channels (states related by a
+       symmetry share it): when the bin count is from the grid and the non-empty (group, bin) blocks
+       hold more than spb states on average, each is split into nr bins of the rate, uniform in
+       log rate over the block's range (-pc_bte_twolevel_rate_bins sets nr). */
+    {
+      PetscInt   nall = ng * nb * nd, nr = tl->nrate, ne = 0;
+      PetscInt  *cnt;
+      PetscReal *rate, *rlo, *rhi;
+      PetscInt64 n = nl;
+      PetscCall(PetscCalloc1(nall, &cnt));
+      for (PetscInt i = 0; i < nl; i++) cnt[(PetscInt)PetscRealPart(a[i])] = 1;
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt, nall, MPIU_INT, MPI_MAX, comm));
+      for (PetscInt b = 0; b < nall; b++) ne += cnt[b];
+      PetscCall(PetscFree(cnt));
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &n, 1, MPIU_INT64, MPI_SUM, comm));
+      if (nr == PETSC_DETERMINE) nr = tl->nbins == PETSC_DETERMINE && n > tl->spb * ne ? PetscMin((PetscInt)PetscCeilReal((PetscReal)n / (ne * tl->spb)), 64) : 1;
+      tl->nr = nr;
+      if (nr > 1) {
+        PetscCall(PetscCalloc1(nl + 1, &rate));
+        for (PetscCount c = 0; c < nch; c++) {
+          if (ci[c] < nl) rate[ci[c]] += P[c] + Q[c];
+          if (cj[c] < nl) rate[cj[c]] += P[c] + Q[c];
+        }
+        PetscCall(PetscMalloc2(nall, &rlo, nall, &rhi));
+        for (PetscInt b = 0; b < nall; b++) {
+          rlo[b] = PETSC_MAX_REAL;
+          rhi[b] = -PETSC_MAX_REAL;
+        }
+        for (PetscInt i = 0; i < nl; i++) {
+          PetscInt b = (PetscInt)PetscRealPart(a[i]);
+          rate[i]    = PetscLogReal(PetscMax(rate[i], PETSC_SMALL));
+          rlo[b]     = PetscMin(rlo[b], rate[i]);
+          rhi[b]     = PetscMax(rhi[b], rate[i]);
+        }
+        PetscCall(MPIU_Allreduce(MPI_IN_PLACE, rlo, nall, MPIU_REAL, MPIU_MIN, comm));
+        PetscCall(MPIU_Allreduce(MPI_IN_PLACE, rhi, nall, MPIU_REAL, MPIU_MAX, comm));
+        for (PetscInt i = 0; i < nl; i++) {
+          PetscInt b = (PetscInt)PetscRealPart(a[i]), r = 0;
+          /* a relative width below 1e-9 is one rate up to rounding: one sub-block */
+          if (rhi[b] - rlo[b] > 1e-9) r = (PetscInt)PetscFloorReal((rate[i] - rlo[b]) / (rhi[b] - rlo[b]) * nr);
+          r    = PetscMin(PetscMax(r, 0), nr - 1);
+          a[i] = (PetscScalar)(b * nr + r);
+        }
+        PetscCall(PetscFree2(rlo, rhi));
+        PetscCall(PetscFree(rate));
+      }
+    }
+    /* only the blocks that hold a state on some rank are coarse vectors: with bins uniform in energy
+       many are empty once bins are fine (a light valley's few states), and the dense coarse LU is
+       the cost that grows with the bin count */
+    {
+      PetscInt *cnt, nfull = 0, nall = ng * nb * nd * tl->nr;
+      PetscCall(PetscCalloc1(nall, &cnt));
+      for (PetscInt i = 0; i < nl; i++) cnt[(PetscInt)PetscRealPart(a[i])] = 1;
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, cnt, nall, MPIU_INT, MPI_MAX, comm));
+      for (PetscInt b = 0; b < nall; b++) cnt[b] = cnt[b] ? nfull++ : -1;
+      for (PetscInt i = 0; i < nl; i++) a[i] = (PetscScalar)cnt[(PetscInt)PetscRealPart(a[i])];
+      PetscCall(PetscFree(cnt));
+      tl->nc = nfull;
     }
     PetscCall(VecRestoreArrayWrite(gv, &a));
   }
@@ -160,11 +261,7 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
   PetscCall(PetscFree(group));
   tl->nl   = nl;
   tl->nloc = nloc;
-  tl->nc   = ng * nb;
   /* channel ends sorted by owned state (counting sort, channels in order) */
-  PetscCall(BTECollisionComputeLocalEnds(col, &ci, &cj));
-  PetscCall(PetscMalloc2(nch + 1, &P, nch + 1, &Q));
-  PetscCall(BTECollisionComputeChannelPQ_Private(col, ci, cj, P, Q));
   PetscCall(PetscCalloc1(nl + 1, &tl->endptr));
   for (PetscCount c = 0; c < nch; c++) {
     if (ci[c] < nl) tl->endptr[ci[c] + 1]++;
@@ -197,7 +294,7 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
   PetscCall(PetscMalloc2(tl->capseg, &tl->segblk, tl->capseg, &tl->segval));
   PetscCall(PetscMalloc4((size_t)tl->nc * tl->nc, &tl->Ac, tl->nc, &tl->piv, tl->nc, &tl->g, tl->nc, &tl->y));
   tl->basis_id = ((PetscObject)col)->id;
-  PetscCall(PetscInfo(pc, "bte_twolevel: %" PetscInt_FMT " groups x %" PetscInt_FMT " energy bins = %" PetscInt_FMT " coarse vectors\n", ng, nb, tl->nc));
+  PetscCall(PetscInfo(pc, "bte_twolevel: %" PetscInt_FMT " groups x %" PetscInt_FMT " energy bins x %" PetscInt_FMT ": %" PetscInt_FMT " non-empty blocks = coarse vectors\n", ng, nb, nd, tl->nc));
   PetscFunctionReturn(0);
 }
 
@@ -359,16 +456,38 @@ static PetscErrorCode PCApply_BTETwoLevel(PC pc, Vec r, Vec z)
 static PetscErrorCode PCSetFromOptions_BTETwoLevel(PC pc, BTEOptionItems PetscOptionsObject)
 {
   PC_BTETwoLevel *tl = (PC_BTETwoLevel *)pc->data;
-  PetscInt        nbins = tl->nbins, form = tl->form;
+  PetscInt        nbins = tl->nbins, form = tl->form, ndir = 3;
+  PetscReal       spb = tl->spb, dir[3] = {tl->dir[0], tl->dir[1], tl->dir[2]};
   PetscBool       flg;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "bte two-level preconditioner for implicit time steps");
-  PetscCall(PetscOptionsInt("-pc_bte_twolevel_bins", "Energy bins per group (valley) of the coarse space", "PCBTETWOLEVEL", nbins, &nbins, &flg));
+  PetscCall(PetscOptionsInt("-pc_bte_twolevel_bins", "Energy bins per group (valley) of the coarse space (default: from the grid, see -pc_bte_twolevel_states_per_block)", "PCBTETWOLEVEL", nbins, &nbins, &flg));
   if (flg) {
     PetscCheck(nbins >= 1 && nbins <= 10000, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_bte_twolevel_bins must be in [1, 10000], got %" PetscInt_FMT, nbins);
     if (nbins != tl->nbins) tl->basis_id = -1; /* rebuild the blocks at the next setup */
     tl->nbins = nbins;
+  }
+  PetscCall(PetscOptionsReal("-pc_bte_twolevel_states_per_block", "States per (group, bin) block aimed at when the bin count is from the grid", "PCBTETWOLEVEL", spb, &spb, &flg));
+  if (flg) {
+    PetscCheck(spb >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_bte_twolevel_states_per_block must be >= 1, got %g", (double)spb);
+    if (spb != tl->spb && tl->nbins == PETSC_DETERMINE) tl->basis_id = -1;
+    tl->spb = spb;
+  }
+  {
+    PetscInt nrate = tl->nrate;
+    PetscCall(PetscOptionsInt("-pc_bte_twolevel_rate_bins", "Bins of the total scattering rate within each (group, energy bin) block (default: from the grid)", "PCBTETWOLEVEL", nrate, &nrate, &flg));
+    if (flg) {
+      PetscCheck(nrate >= 1 && nrate <= 64, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_bte_twolevel_rate_bins must be in [1, 64], got %" PetscInt_FMT, nrate);
+      if (nrate != tl->nrate) tl->basis_id = -1;
+      tl->nrate = nrate;
+    }
+  }
+  PetscCall(PetscOptionsRealArray("-pc_bte_twolevel_direction", "Split every block by the sign of v.d (d = the field's direction gives odd-in-k coarse functions)", "PCBTETWOLEVEL", dir, &ndir, &flg));
+  if (flg) {
+    PetscCheck(ndir == 3, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_SIZ, "-pc_bte_twolevel_direction needs 3 components, got %" PetscInt_FMT, ndir);
+    if (dir[0] != tl->dir[0] || dir[1] != tl->dir[1] || dir[2] != tl->dir[2]) tl->basis_id = -1;
+    for (PetscInt c = 0; c < 3; c++) tl->dir[c] = dir[c];
   }
   {
     BTEPCTLSplit split = tl->split;
@@ -391,7 +510,9 @@ static PetscErrorCode PCView_BTETwoLevel(PC pc, PetscViewer v)
   PetscCall(PetscObjectTypeCompare((PetscObject)v, PETSCVIEWERASCII, &iascii));
   if (iascii) {
     PetscCall(PetscViewerASCIIPrintf(v, "bte two-level: Jacobi + coarse space of (%s) x energy bins, %s form\n", tl->split == BTE_PCTL_SPLIT_VALLEY ? "valley" : "all states", BTEPCTLForms[tl->form]));
-    PetscCall(PetscViewerASCIIPrintf(v, "  %" PetscInt_FMT " groups x %" PetscInt_FMT " bins = %" PetscInt_FMT " coarse vectors; %" PetscInt_FMT " setups\n", tl->ngroups, tl->nbins, tl->nc, tl->setups));
+    PetscCall(PetscViewerASCIIPrintf(v, "  %" PetscInt_FMT " groups x %" PetscInt_FMT " bins (%s) x %" PetscInt_FMT ": %" PetscInt_FMT " non-empty blocks = coarse vectors; %" PetscInt_FMT " setups\n", tl->ngroups, tl->nb, tl->nbins == PETSC_DETERMINE ? "from the grid" : "set", tl->nd, tl->nc, tl->setups));
+    if (tl->nr > 1) PetscCall(PetscViewerASCIIPrintf(v, "  each block split into %" PetscInt_FMT " bins of the total scattering rate\n", tl->nr));
+    if (tl->nd == 2) PetscCall(PetscViewerASCIIPrintf(v, "  blocks split by the sign of v.(%g, %g, %g)\n", (double)tl->dir[0], (double)tl->dir[1], (double)tl->dir[2]));
   }
   PetscFunctionReturn(0);
 }
@@ -425,7 +546,11 @@ PetscErrorCode PCCreate_BTETwoLevel(PC pc)
     PC_BTETwoLevelRegistered = PETSC_TRUE;
   }
   PetscCall(PetscNew(&tl));
-  tl->nbins             = 16;
+  tl->nbins             = PETSC_DETERMINE;
+  tl->spb               = 6;
+  tl->nd                = 1;
+  tl->nrate             = PETSC_DETERMINE;
+  tl->nr                = 1;
   tl->split             = BTE_PCTL_SPLIT_VALLEY;
   tl->form              = 0;
   tl->basis_id          = -1;
