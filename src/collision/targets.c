@@ -168,3 +168,42 @@ PetscErrorCode BTECollisionComputeChannelPQ_Private(BTECollision coll, const Pet
   }
   PetscFunctionReturn(0);
 }
+
+PetscErrorCode BTECollisionEndLists_Private(PetscInt nl, PetscCount nch, const PetscInt ci[], const PetscInt cj[], const PetscReal P[], const PetscReal Q[], PetscCount **endptr, PetscInt **eo, PetscReal **ePt, PetscReal **eQt)
+{
+  PetscCount *ptr, *pos;
+  PetscInt   *o;
+  PetscReal  *pt, *qt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(nl + 1, &ptr));
+  for (PetscCount c = 0; c < nch; c++) {
+    if (ci[c] < nl) ptr[ci[c] + 1]++;
+    if (cj[c] < nl) ptr[cj[c] + 1]++;
+  }
+  for (PetscInt t = 0; t < nl; t++) ptr[t + 1] += ptr[t];
+  PetscCall(PetscMalloc3(ptr[nl] + 1, &o, ptr[nl] + 1, &pt, ptr[nl] + 1, &qt));
+  PetscCall(PetscMalloc1(nl + 1, &pos));
+  PetscCall(PetscArraycpy(pos, ptr, nl + 1));
+  for (PetscCount c = 0; c < nch; c++) {
+    PetscInt i = ci[c], j = cj[c];
+    if (i < nl) {
+      PetscCount s = pos[i]++;
+      o[s]         = j;
+      pt[s]        = P[c];
+      qt[s]        = Q[c];
+    }
+    if (j < nl) {
+      PetscCount s = pos[j]++;
+      o[s]         = i;
+      pt[s]        = Q[c];
+      qt[s]        = P[c];
+    }
+  }
+  PetscCall(PetscFree(pos));
+  *endptr = ptr;
+  *eo     = o;
+  *ePt    = pt;
+  *eQt    = qt;
+  PetscFunctionReturn(0);
+}

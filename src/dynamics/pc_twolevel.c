@@ -127,7 +127,7 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
   PetscInt       *group, *ci, *cj;
   PetscReal      *lo, *hi, *P, *Q;
   const PetscReal *e = col->energy;
-  PetscCount      nch = bte->ch.n, *pos;
+  PetscCount      nch = bte->ch.n;
   Vec             gv, lv;
 
   PetscFunctionBegin;
@@ -262,31 +262,7 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
   tl->nl   = nl;
   tl->nloc = nloc;
   /* channel ends sorted by owned state (counting sort, channels in order) */
-  PetscCall(PetscCalloc1(nl + 1, &tl->endptr));
-  for (PetscCount c = 0; c < nch; c++) {
-    if (ci[c] < nl) tl->endptr[ci[c] + 1]++;
-    if (cj[c] < nl) tl->endptr[cj[c] + 1]++;
-  }
-  for (PetscInt t = 0; t < nl; t++) tl->endptr[t + 1] += tl->endptr[t];
-  PetscCall(PetscMalloc3(tl->endptr[nl] + 1, &tl->eo, tl->endptr[nl] + 1, &tl->ePt, tl->endptr[nl] + 1, &tl->eQt));
-  PetscCall(PetscMalloc1(nl + 1, &pos));
-  PetscCall(PetscArraycpy(pos, tl->endptr, nl + 1));
-  for (PetscCount c = 0; c < nch; c++) {
-    PetscInt i = ci[c], j = cj[c];
-    if (i < nl) {
-      PetscCount s = pos[i]++;
-      tl->eo[s]    = j;
-      tl->ePt[s]   = P[c];
-      tl->eQt[s]   = Q[c];
-    }
-    if (j < nl) {
-      PetscCount s = pos[j]++;
-      tl->eo[s]    = i;
-      tl->ePt[s]   = Q[c];
-      tl->eQt[s]   = P[c];
-    }
-  }
-  PetscCall(PetscFree(pos));
+  PetscCall(BTECollisionEndLists_Private(nl, nch, ci, cj, P, Q, &tl->endptr, &tl->eo, &tl->ePt, &tl->eQt));
   PetscCall(PetscFree2(P, Q));
   PetscCall(PetscFree2(ci, cj));
   PetscCall(PetscMalloc1(nl + 1, &tl->segptr));

@@ -230,7 +230,7 @@ PetscErrorCode BTETwoLevelSetUp(BTETwoLevel tl, BTE bte, BTECollision col, Vec f
   const PetscScalar *d, *act;
   PetscReal         *lo, *hi, *gram, *fl, *Dl, *vl[3], *bl, *utl;
   PetscInt          *blkl, *ci, *cj;
-  PetscCount         nch = bte->ch.n, *rowptr, *pos;
+  PetscCount         nch = bte->ch.n;
   PetscReal         *P, *Q;
   Vec                xl, tmp;
   PetscLogDouble     t0, t1;
@@ -404,32 +404,7 @@ PetscErrorCode BTETwoLevelSetUp(BTETwoLevel tl, BTE bte, BTECollision col, Vec f
     PetscCall(BTECollisionComputeChannelPQ_Private(col, ci, cj, P, Q));
     PetscCall(PetscTime(&tt[2]));
     /* counting sort of the channel ends by owned state, channels read in order */
-    PetscCall(PetscCalloc1(nl + 1, &rowptr));
-    for (PetscCount c = 0; c < nch; c++) {
-      if (ci[c] < nl) rowptr[ci[c] + 1]++;
-      if (cj[c] < nl) rowptr[cj[c] + 1]++;
-    }
-    for (PetscInt t = 0; t < nl; t++) rowptr[t + 1] += rowptr[t];
-    PetscCall(PetscMalloc3(rowptr[nl] + 1, &tl->eo, rowptr[nl] + 1, &tl->ePt, rowptr[nl] + 1, &tl->eQt));
-    PetscCall(PetscMalloc1(nl + 1, &pos));
-    PetscCall(PetscArraycpy(pos, rowptr, nl + 1));
-    for (PetscCount c = 0; c < nch; c++) {
-      PetscInt i = ci[c], j = cj[c];
-      if (i < nl) {
-        PetscCount s = pos[i]++;
-        tl->eo[s]    = j;
-        tl->ePt[s]   = P[c];
-        tl->eQt[s]   = Q[c];
-      }
-      if (j < nl) {
-        PetscCount s = pos[j]++;
-        tl->eo[s]    = i;
-        tl->ePt[s]   = Q[c];
-        tl->eQt[s]   = P[c];
-      }
-    }
-    PetscCall(PetscFree(pos));
-    tl->endptr   = rowptr;
+    PetscCall(BTECollisionEndLists_Private(nl, nch, ci, cj, P, Q, &tl->endptr, &tl->eo, &tl->ePt, &tl->eQt));
     tl->cache_id = ((PetscObject)col)->id;
     tl->cache_nl = nl;
     PetscCall(PetscFree2(P, Q));

@@ -337,5 +337,10 @@ PETSC_INTERN PetscErrorCode BTECollisionCountingSort(PetscCount n, const PetscCo
 /* Per held channel (bte->ch order) P_c and Q_c of eq. 3 (arrays of length bte->ch.n). */
 PETSC_EXTERN PetscErrorCode BTECollisionComputeChannelPQ(BTECollision, PetscReal P[], PetscReal Q[]);
 PETSC_INTERN PetscErrorCode BTECollisionComputeChannelPQ_Private(BTECollision, const PetscInt ci[], const PetscInt cj[], PetscReal P[], PetscReal Q[]);
+/* The channel ends of the nl owned states, grouped by state (a counting sort, channels in order):
+   state t's ends are [endptr[t], endptr[t+1]), each with its other end eo (a local index), the rate
+   out of t ePt and into t eQt (P and Q of the channel, swapped at its j end). Freed with PetscFree
+   (endptr) and PetscFree3 (eo, ePt, eQt). */
+PETSC_INTERN PetscErrorCode BTECollisionEndLists_Private(PetscInt nl, PetscCount nch, const PetscInt ci[], const PetscInt cj[], const PetscReal P[], const PetscReal Q[], PetscCount **endptr, PetscInt **eo, PetscReal **ePt, PetscReal **eQt);
 /* Numbers for views and benchmarks: held channels, stored entries, ghosts, bytes of the layout */
 /* (declared in bte.h) */

@@ -160,6 +160,29 @@ static void PairGather(const BTEPairLayout *L, int64_t l0, int64_t l1, const Pet
   }
 }
 
+/* The local Vecs of an overlapped apply, and the ghost exchange started: with x (a Jacobian
+   product) f's ghosts are needed in full first; the exchange of the last input (x, or f) is left
+   travelling into *lastl while the owned chunks run */
+static PetscErrorCode PairGhostsBegin(BTECollision coll, Vec f, Vec x, Vec Y, Vec *lastl)
+{
+  BTECollision_Pair *pa   = (BTECollision_Pair *)coll->data;
+  Vec                last = x ? x : f;
+
+  PetscFunctionBegin;
+  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+  if (x) PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
+  *lastl = x ? coll->xl : coll->fl;
+  PetscCall(BTECollisionGetLocalVec(coll, Y, &pa->yl));
+  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+  if (x) {
+    PetscCall(VecScatterBegin(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
+  }
+  PetscCall(VecScatterBegin(coll->scatter, last, *lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  PetscFunctionReturn(0);
+}
+
 /* The pairs partition on the host, from the global Vecs. The chunks of two owned tiles need no
    ghost value and give no ghost a sum, so they hide both exchanges: the first part runs while the
    ghost values come in, then the chunks that touch ghosts, the ghosts' sums (sent back at once),
@@ -171,7 +194,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   const BTEPairLayout *L  = &pa->L;
   const PetscScalar   *a, *b = NULL;
   PetscScalar         *y;
-  Vec                  last = x ? x : f, lastl;
+  Vec                  last = x ? x : f, lastl = NULL;
   const int64_t        nown = (int64_t)pa->nto * L->tile, nall = (int64_t)L->ntile * L->tile;
   const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
 
@@ -179,17 +202,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
 #if defined(BTE_HAVE_CUDA)
   if (!L->col) PetscCall(BTEPairCUDADownload(pa->cuda, &pa->L)); /* built on the device, applied on the host */
 #endif
-  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
-  if (x) PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
-  lastl = x ? coll->xl : coll->fl;
-  PetscCall(BTECollisionGetLocalVec(coll, Y, &pa->yl));
-  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
-  if (x) {
-    PetscCall(VecScatterBegin(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
-  }
-  PetscCall(VecScatterBegin(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(PairGhostsBegin(coll, f, x, Y, &lastl));
   /* owned states first: their values are this rank's own */
   PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(VecGetArrayRead(f, &a));
@@ -235,22 +248,12 @@ static PetscErrorCode PairRunOverlapCUDA(BTECollision coll, int mode, Vec f, Vec
 {
   BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
   const BTEPairLayout *L  = &pa->L;
-  Vec                  last = x ? x : f, lastl;
+  Vec                  last = x ? x : f, lastl = NULL;
   const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
 
   PetscFunctionBegin;
   if (!pa->cuda) PetscCall(BTEPairCUDACreate(&pa->L, &pa->cuda));
-  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
-  if (x) PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
-  lastl = x ? coll->xl : coll->fl;
-  PetscCall(BTECollisionGetLocalVec(coll, Y, &pa->yl));
-  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
-  if (x) {
-    PetscCall(VecScatterBegin(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
-  }
-  PetscCall(VecScatterBegin(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(PairGhostsBegin(coll, f, x, Y, &lastl));
   PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(BTEPairCUDAChunks(pa->cuda, mode, 0, pa->nfwd, f, x));
   PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
