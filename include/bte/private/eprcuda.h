@@ -3,7 +3,7 @@
    the device then evaluates the candidate pairs of states the builder hands over in batches
    (modelimpl.h's coupling_grid_batch): the phonon-side Fourier sum of the Wannier-gauge vertex,
    once per (k, q) of a batch, the long-range term on its diagonal, the rotation to the Bloch bands
-   and the projection on the modes that pass the energy test, with the CPU's formulas in the CPU's
+   and the projection on the modes that pass the energy test (the host applies the test), with the CPU's formulas in the CPU's
    order of operations and no fused multiply-adds (the sums agree with the CPU to the last bits of
    cos/sin; docs/import.md states the tolerance). Everything declared here exists only when
    BTE_HAVE_CUDA is defined. */
@@ -22,7 +22,7 @@ typedef struct {
   const PetscReal *u;           /* nqtot 2 nm nm: displacement patterns */
   const PetscReal *glr;         /* nqtot 2 nm: long-range vertex (zero when off) */
   PetscBool        qdevice;     /* om, u, glr are device arrays (a BTEEprQCacheCUDA's), adopted on success */
-  PetscReal        ryev, tol, hwmin, g2fac;
+  PetscReal        g2fac;       /* Ry^2 -> eV^2 times Nk/Nq */
 } BTEEprCUDAData;
 
 typedef struct _n_BTEEprCUDA *BTEEprCUDA;
@@ -37,9 +37,9 @@ typedef struct {
   double  *om, *u, *glr;
   PetscInt nqtot, nm;
 } BTEEprQCacheCUDA;
-/* om[nqtot nm] gets the frequencies on the host too. *fits = PETSC_FALSE (nothing made) when the
-   device lacks the memory. */
-PETSC_INTERN PetscErrorCode BTEEprQCacheCUDACreate(struct _n_BTEEpr *, const PetscInt nq[3], PetscReal om[], BTEEprQCacheCUDA *, PetscBool *fits);
+/* minusq[iq]: the index of -q on the grid. om[nqtot nm] gets the frequencies on the host too.
+   *fits = PETSC_FALSE (nothing made) when the device lacks the memory. */
+PETSC_INTERN PetscErrorCode BTEEprQCacheCUDACreate(struct _n_BTEEpr *, const PetscInt nq[3], const PetscInt minusq[], PetscReal om[], BTEEprQCacheCUDA *, PetscBool *fits);
 /* Copies u and glr to the host (for the host's couplings when the device's do not fit) */
 PETSC_INTERN PetscErrorCode BTEEprQCacheCUDAGetHost(const BTEEprQCacheCUDA *, PetscReal u[], PetscReal glr[]);
 PETSC_INTERN PetscErrorCode BTEEprQCacheCUDADestroy(BTEEprQCacheCUDA *);

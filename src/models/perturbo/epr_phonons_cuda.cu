@@ -403,7 +403,7 @@ __global__ static void FillMinusQ(int nm, int np, const int *__restrict__ pr, do
   }
 }
 
-PetscErrorCode BTEEprQCacheCUDACreate(BTEEpr e, const PetscInt nqd[3], PetscReal om[], BTEEprQCacheCUDA *qc, PetscBool *fits)
+PetscErrorCode BTEEprQCacheCUDACreate(BTEEpr e, const PetscInt nqd[3], const PetscInt minusq[], PetscReal om[], BTEEprQCacheCUDA *qc, PetscBool *fits)
 {
   const PetscInt nqtot = nqd[0] * nqd[1] * nqd[2], nm = 3 * e->nat;
   PetscInt       nh = 0, npair = 0;
@@ -427,9 +427,7 @@ PetscErrorCode BTEEprQCacheCUDACreate(BTEEpr e, const PetscInt nqd[3], PetscReal
   /* the q points computed (those with -q at or after them, the host's choice) and the pairs filled */
   PetscCall(PetscMalloc3(3 * nqtot, &qh, nqtot, &dst, 2 * nqtot, &pr));
   for (PetscInt iq = 0; iq < nqtot; iq++) {
-    PetscInt i[3] = {iq / (nqd[1] * nqd[2]), (iq / nqd[2]) % nqd[1], iq % nqd[2]}, mq;
-    for (int a = 0; a < 3; a++) i[a] = (nqd[a] - i[a]) % nqd[a];
-    mq = (i[0] * nqd[1] + i[1]) * nqd[2] + i[2];
+    const PetscInt mq = minusq[iq];
     if (mq >= iq) {
       qh[3 * nh]     = (PetscReal)(iq / (nqd[1] * nqd[2])) / nqd[0];
       qh[3 * nh + 1] = (PetscReal)((iq / nqd[2]) % nqd[1]) / nqd[1];

@@ -576,7 +576,13 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
      patterns); else each rank makes a block of it, shared, and -q is filled by conjugation. */
   PetscCall(PetscMalloc1((size_t)nqtot * p.nm, &p.om));
 #if defined(BTE_HAVE_CUDA)
-  if (gpu && o->gpuphonons) PetscCall(BTEEprQCacheCUDACreate(p.epr, p.nq, p.om, &qc, &qdev));
+  if (gpu && o->gpuphonons) {
+    PetscInt *mq;
+    PetscCall(PetscMalloc1(nqtot, &mq));
+    for (PetscInt iq = 0; iq < nqtot; iq++) mq[iq] = MinusQ(&p, iq);
+    PetscCall(BTEEprQCacheCUDACreate(p.epr, p.nq, mq, p.om, &qc, &qdev));
+    PetscCall(PetscFree(mq));
+  }
 #endif
   if (!qdev) {
     PetscCall(PetscMalloc2((size_t)nqtot * 2 * p.nm * p.nm, &p.u, (size_t)nqtot * 2 * p.nm, &p.glr));
@@ -696,9 +702,6 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
       d.u       = qdev ? qc.u : p.u;
       d.glr     = qdev ? qc.glr : p.glr;
       d.qdevice = qdev;
-      d.ryev   = BTE_RY_EV;
-      d.tol    = p.tol;
-      d.hwmin  = p.hwmin;
       d.g2fac  = p.g2fac;
       PetscCall(BTEEprCUDACreate(&d, p.nthr, PERTURBO_BATCH, &p.gpu, &fits));
       if (fits && qdev) PetscCall(PetscMemzero(&qc, sizeof(qc))); /* adopted by p.gpu */
