@@ -5,7 +5,8 @@
 #   scripts/device-run.sh COMMAND [ARGS...]     e.g. scripts/device-run.sh '$BTE' -help
 #   source scripts/device-run.sh                (sets the environment in the current shell)
 # Exports BTE, BUILD, BTE_HAVE_CUDA=1, MPIEXEC (as root: --allow-run-as-root --oversubscribe) and
-# PETSC_OPTIONS += -use_gpu_aware_mpi 0 (Ubuntu's OpenMPI is not CUDA-aware; PETSc aborts without it).
+# PETSC_OPTIONS += -use_gpu_aware_mpi 0 (Ubuntu's OpenMPI is not CUDA-aware; PETSc aborts without it),
+# and puts a libnccl.so.2 found on the machine (e.g. a Python wheel's) on LD_LIBRARY_PATH.
 _bte_dev_main() {
   local top; top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
   local dev=${BTE_DEVICE_DIR:-$top/.device} root
@@ -30,6 +31,11 @@ _bte_dev_main() {
   local build; build=$(cd "$root" && ls -d build*/ | head -n 1); build=${build%/}
   export BUILD=$root/$build BTE=$root/$build/bin/bte BTE_HAVE_CUDA=1
   export LD_LIBRARY_PATH=$BUILD/lib:$root/lib:$root/lib-used${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}:/usr/local/cuda/lib64
+  # NCCL for -bte_exchange (loaded at run time): the machine's own, or a Python wheel's (nvidia-nccl)
+  if ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2 '; then
+    local nccl; nccl=$(find /usr/local /opt /usr/lib -name 'libnccl.so.2' 2>/dev/null | head -n 1)
+    [ -n "$nccl" ] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$(dirname "$nccl")
+  fi
   case " ${PETSC_OPTIONS:-} " in *" -use_gpu_aware_mpi "*) ;; *) export PETSC_OPTIONS="${PETSC_OPTIONS:+$PETSC_OPTIONS }-use_gpu_aware_mpi 0";; esac
   local m="mpiexec --oversubscribe"; [ "$(id -u)" -eq 0 ] && m="$m --allow-run-as-root"
   export MPIEXEC=${MPIEXEC:-$m}

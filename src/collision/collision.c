@@ -112,6 +112,8 @@ PetscErrorCode BTECollisionCreate(BTE bte, BTECollision *coll)
   c->bte       = bte;
   c->precision = BTE_COLLISION_PRECISION_DOUBLE;
   c->assembled = PETSC_FALSE;
+  c->exchange  = BTE_COLLISION_EXCHANGE_AUTO;
+  PetscCall(PetscStrncpy(c->ncclpath, "libnccl.so.2", sizeof(c->ncclpath)));
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)bte, &prefix));
   PetscCall(PetscObjectSetOptionsPrefix((PetscObject)c, prefix));
   *coll = c;
@@ -387,6 +389,8 @@ PetscErrorCode BTECollisionGetPartition(BTECollision coll, BTECollisionPartition
 +  -bte_collision_type <type>              - implementation
 .  -bte_collision_precision <double,mixed> - weight storage
 .  -bte_partition <auto,states,pairs>      - which rank computes a channel whose ends live on two ranks
+.  -bte_exchange <auto,scatter,nccl>       - how ghost values and sums move between the ranks' GPUs
+.  -bte_exchange_nccl_library <lib>        - the NCCL library to load (default libnccl.so.2)
 -  -bte_jacobian_assembled <bool>          - AIJ Jacobian
 
    Level: beginner
@@ -398,7 +402,7 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
   char        type[256];
   const char *deft = ((PetscObject)coll)->type_name ? ((PetscObject)coll)->type_name : BTECOLLISIONPAIR;
   PetscBool   flg;
-  PetscEnum   prec = (PetscEnum)coll->precision, part = (PetscEnum)coll->partition;
+  PetscEnum   prec = (PetscEnum)coll->precision, part = (PetscEnum)coll->partition, xchg = (PetscEnum)coll->exchange;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
@@ -410,6 +414,9 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
   coll->precision = (BTECollisionPrecision)prec;
   PetscCall(PetscOptionsEnum("-bte_partition", "Which rank computes a channel whose ends live on two ranks: both (states), one of them with its contribution to the other end sent back (pairs; pair type only), or auto (pairs for the pair type on several ranks)", "BTECollisionSetPartition", BTECollisionPartitions, part, &part, NULL));
   coll->partition = (BTECollisionPartition)part;
+  PetscCall(PetscOptionsEnum("-bte_exchange", "How ghost values and sums move between ranks with CUDA Vecs: scatter (PETSc's VecScatter; staged through host memory unless the MPI is GPU-aware), nccl (NCCL between the ranks' GPUs; one GPU per rank), or auto (nccl where it can run)", "BTECollision", BTECollisionExchanges, xchg, &xchg, NULL));
+  coll->exchange = (BTECollisionExchange)xchg;
+  PetscCall(PetscOptionsString("-bte_exchange_nccl_library", "The NCCL shared library loaded for -bte_exchange nccl/auto (a name searched like any shared library, or a path)", "BTECollision", coll->ncclpath, coll->ncclpath, sizeof(coll->ncclpath), NULL));
   PetscCall(PetscOptionsBool("-bte_jacobian_assembled", "Jacobian as an assembled AIJ matrix instead of a MATSHELL", "BTECollisionSetJacobianAssembled", coll->assembled, &coll->assembled, NULL));
   PetscOptionsEnd();
   if (coll->ops->setfromoptions) PetscCall((*coll->ops->setfromoptions)(coll));

@@ -34,8 +34,8 @@ PetscErrorCode BTECollisionGlobalToLocal(BTECollision coll, Vec x, Vec fl)
 {
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, x, fl, 0));
-  PetscCall(VecScatterBegin(coll->scatter, x, fl, INSERT_VALUES, SCATTER_FORWARD));
-  PetscCall(VecScatterEnd(coll->scatter, x, fl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(BTECollisionGhostBegin(coll, x, fl));
+  PetscCall(BTECollisionGhostEnd(coll, x, fl));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, x, fl, 0));
   PetscFunctionReturn(0);
 }
@@ -243,26 +243,6 @@ PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision coll)
 #pragma omp parallel for schedule(static) reduction(+ : ncomp)
   for (PetscCount c = 0; c < ch->n; c++) ncomp += BTECollComputes(coll, ch->i[c], ch->j[c]);
   coll->ncomputed = ncomp;
-  PetscFunctionReturn(0);
-}
-
-/* The ghost exchange is one VecScatter (PetscSF) whatever the Vecs: for host Vecs MPI moves host
-   arrays; for CUDA Vecs PETSc hands device buffers to MPI when it found the MPI GPU-aware (or was
-   told so, -use_gpu_aware_mpi), and otherwise stages them through host memory. */
-PetscErrorCode BTECollisionExchangeDescribe(BTECollision coll, Vec x, const char **desc)
-{
-  VecType     t    = VECSEQ;
-  PetscBool   cuda = PETSC_FALSE;
-  PetscMPIInt size;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)coll), &size));
-  PetscCall(BTECollisionLocalVecType(x, &t));
-  PetscCall(PetscStrcmp(t, VECSEQCUDA, &cuda));
-  if (size == 1) *desc = "none (one rank)";
-  else if (!cuda) *desc = "VecScatter on host arrays";
-  else if (use_gpu_aware_mpi) *desc = "VecScatter on device buffers (GPU-aware MPI)";
-  else *desc = "VecScatter staged through host memory (MPI not GPU-aware)";
   PetscFunctionReturn(0);
 }
 

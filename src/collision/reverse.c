@@ -86,9 +86,16 @@ PetscErrorCode BTECollisionReverseSetUp_Private(BTECollision coll, const PetscBo
   coll->nrsend = ns;
   coll->nrrecv = nr;
   coll->rptr   = rptr;
+  /* kept for an exchange that moves the same values itself (NCCL, exchange.c) */
+  coll->rscnt = scnt;
+  coll->rsdsp = sdsp;
+  coll->rrcnt = rcnt;
+  coll->rrdsp = rdsp;
+  PetscCall(PetscMalloc2(PetscMax(ns, 1), &coll->rfrom, PetscMax(nr, 1), &coll->rpos));
+  PetscCall(PetscArraycpy(coll->rfrom, from, ns));
+  PetscCall(PetscArraycpy(coll->rpos, rpos, nr));
   PetscCall(PetscFree2(from, to));
   PetscCall(PetscFree4(sidx, ridx, spos, rpos));
-  PetscCall(PetscFree4(scnt, rcnt, sdsp, rdsp));
   PetscFunctionReturn(0);
 }
 
@@ -98,6 +105,9 @@ PetscErrorCode BTECollisionReverseReset_Private(BTECollision coll)
   PetscCall(VecScatterDestroy(&coll->rscatter));
   PetscCall(VecDestroy(&coll->rbuf));
   PetscCall(PetscFree(coll->rptr));
+  PetscCall(PetscFree4(coll->rscnt, coll->rrcnt, coll->rsdsp, coll->rrdsp));
+  PetscCall(PetscFree2(coll->rfrom, coll->rpos));
+  PetscCall(BTECollisionExchangeReset_Private(coll));
 #if defined(BTE_HAVE_CUDA)
   PetscCall(BTECollCUDAReverseDestroy(&coll->rcuda));
 #endif
@@ -132,7 +142,19 @@ PetscErrorCode BTECollisionReverseBegin(BTECollision coll, Vec yl, Vec y)
   PetscFunctionBegin;
   PetscCheck(coll->rscatter, PETSC_COMM_SELF, PETSC_ERR_ORDER, "The reverse exchange is set up by the pairs partition only");
   PetscCall(ReverseGetRecvVec(coll, y));
+  PetscCall(BTECollisionExchangeSelect_Private(coll, y));
   PetscCall(PetscLogEventBegin(BTECOLL_GhostAdd, coll, yl, y, 0));
+#if defined(BTE_HAVE_CUDA)
+  if (coll->xsel == 2) { /* NCCL, for CUDA Vecs */
+    PetscBool cuda;
+    PetscCall(BTECollisionVecIsCUDA(y, &cuda));
+    if (cuda) {
+      PetscCall(BTECollNCCLReverseBegin(coll->nccl, yl));
+      PetscCall(PetscLogEventEnd(BTECOLL_GhostAdd, coll, yl, y, 0));
+      PetscFunctionReturn(0);
+    }
+  }
+#endif
   PetscCall(VecScatterBegin(coll->rscatter, yl, coll->rbuf, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(PetscLogEventEnd(BTECOLL_GhostAdd, coll, yl, y, 0));
   PetscFunctionReturn(0);
@@ -146,9 +168,13 @@ PetscErrorCode BTECollisionReverseEnd(BTECollision coll, Vec yl, Vec own, Vec y)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(BTECOLL_GhostAdd, coll, yl, y, 0));
-  PetscCall(VecScatterEnd(coll->rscatter, yl, coll->rbuf, INSERT_VALUES, SCATTER_FORWARD));
 #if defined(BTE_HAVE_CUDA)
   PetscCall(BTECollisionVecIsCUDA(y, &cuda));
+  if (cuda && coll->xsel == 2) PetscCall(BTECollNCCLReverseEnd(coll->nccl, coll->rbuf));
+  else
+#endif
+    PetscCall(VecScatterEnd(coll->rscatter, yl, coll->rbuf, INSERT_VALUES, SCATTER_FORWARD));
+#if defined(BTE_HAVE_CUDA)
   if (cuda) PetscCall(BTECollCUDAReverseAdd(&coll->rcuda, coll->nlocal, coll->rptr, own, coll->rbuf, y));
 #endif
   if (!cuda) {

@@ -4,7 +4,8 @@
 # computed channels and the stored pairs balanced within 5%, some chunks need no ghost value (they
 # run while the ghost values travel), every ghost sum sent back lands in a receive slot of its
 # own, and the unsplit MatMult path gives the overlapped apply's J x to the bit (also with no MPI
-# progress calls in the overlap and with more calls than chunks).
+# progress calls in the overlap and with more calls than chunks); host Vecs use the VecScatter
+# whatever -bte_exchange says, and nccl is refused for them.
 . "$TESTDIR/common.sh"
 set -e
 opts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5"
@@ -45,4 +46,9 @@ OMP_NUM_THREADS=2 run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin 
 expect_fail "implemented by the pair collision type only" run_np 2 "$BUILD/tests/coll_check" $opts -bte_partition pairs
 expect_fail "Set the partition before BTECollisionSetUp" run_np 2 "$BUILD/tests/coll_partition" $opts -set_after_setup
 expect_fail "bte_partition" run_np 1 "$BUILD/tests/coll_partition" $opts -bte_partition nonsense
+# -bte_exchange: host Vecs always go through the VecScatter; nccl (GPUs only) is refused for them in one line
+run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_exchange scatter > out
+grep -q "^ *ghost exchange: VecScatter on host arrays" out || { cat out; echo "host exchange not reported"; exit 1; }
+expect_fail "bte_exchange nccl moves CUDA Vecs between GPUs" run_np 2 "$BUILD/tests/coll_partition" $opts -bte_exchange nccl
+expect_fail "bte_exchange" run_np 1 "$BUILD/tests/coll_partition" $opts -bte_exchange nonsense
 echo ok

@@ -93,6 +93,34 @@ PETSC_INTERN PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *);
 PETSC_INTERN PetscErrorCode BTECollCUDAReverseAdd(struct _n_BTECollCUDAReverse **, PetscInt nlocal, const PetscInt64 rptr[], Vec own, Vec rbuf, Vec y);
 PETSC_INTERN PetscErrorCode BTECollCUDAReverseDestroy(struct _n_BTECollCUDAReverse **);
 
+/* ---- the NCCL exchange (exchange_nccl.cu; chosen by exchange.c, -bte_exchange) ----
+   The ghost values (forward) and the ghosts' sums (reverse, pairs partition) go between the ranks'
+   GPUs by NCCL point-to-point calls on a stream of the exchange's own, ordered against PETSc's
+   stream by events: Begin queues the packing and the transfers behind the work already queued,
+   End makes the work queued after it wait for them. Neither waits on the host. The library is
+   loaded at run time (dlopen), so a build needs no NCCL and a run without one falls back. */
+typedef struct {
+  PetscInt           nlocal, nghost;
+  PetscInt           nfsend;                     /* forward: owned values sent, by destination rank */
+  const PetscInt    *fsend;                      /* nfsend owned local indices */
+  const PetscMPIInt *fscnt, *fsdsp, *frcnt, *frdsp; /* psize (+1): sent to / received from each rank; frdsp within the ghosts */
+  PetscInt           nrsend, nrrecv;             /* reverse: ghosts' sums sent, slots received */
+  const PetscInt    *rfrom, *rpos;               /* nrsend local ghost indices; nrrecv receive slots */
+  const PetscMPIInt *rscnt, *rsdsp, *rrcnt, *rrdsp;
+} BTECollNCCLLists;
+typedef struct _n_BTECollNCCL *BTECollNCCL;
+/* collective: can NCCL run here (no two ranks on one GPU, the library loads on every rank)? why: the reason when not */
+PETSC_INTERN PetscErrorCode BTECollNCCLProbe(MPI_Comm, const char *library, PetscBool *ok, char why[], size_t len);
+PETSC_INTERN PetscErrorCode BTECollNCCLCreate(MPI_Comm, const char *library, const BTECollNCCLLists *, BTECollNCCL *);
+PETSC_INTERN PetscErrorCode BTECollNCCLDestroy(BTECollNCCL *);
+PETSC_INTERN PetscErrorCode BTECollNCCLVersion(BTECollNCCL, int *);
+/* xl (local, CUDA) <- the owned values of x (global, CUDA) and the ghosts from their owners */
+PETSC_INTERN PetscErrorCode BTECollNCCLForwardBegin(BTECollNCCL, Vec x, Vec xl);
+PETSC_INTERN PetscErrorCode BTECollNCCLForwardEnd(BTECollNCCL);
+/* the ghost entries of yl (local, CUDA) to their owners, into the receive slots of rbuf (CUDA) */
+PETSC_INTERN PetscErrorCode BTECollNCCLReverseBegin(BTECollNCCL, Vec yl);
+PETSC_INTERN PetscErrorCode BTECollNCCLReverseEnd(BTECollNCCL, Vec rbuf);
+
 /* ---- tgt: Perturbo v3's layout (tgtlayout.h), two passes: pass 1 per channel into sc_col, pass 2
    per target in the layout's order ----
    Create uploads a host-built layout (its arrays may be freed afterwards); a layout built on the

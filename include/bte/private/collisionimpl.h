@@ -53,6 +53,17 @@ typedef enum {
 PETSC_EXTERN const char *const BTECollisionPartitions[];
 PETSC_EXTERN PetscErrorCode    BTECollisionSetPartition(BTECollision, BTECollisionPartition);
 PETSC_EXTERN PetscErrorCode    BTECollisionGetPartition(BTECollision, BTECollisionPartition *);
+/* How the ghost values and the ghosts' sums travel between ranks (-bte_exchange). scatter: PETSc's
+   VecScatter (host arrays; for CUDA Vecs device buffers when the MPI is GPU-aware, else staged
+   through host memory); nccl: NCCL point-to-point between the ranks' GPUs on a stream of its own,
+   for CUDA Vecs with one GPU per rank (exchange.c, exchange_nccl.cu); auto: nccl where it can run
+   (CUDA Vecs, several ranks, no two ranks on one GPU, the NCCL library loadable), else scatter. */
+typedef enum {
+  BTE_COLLISION_EXCHANGE_AUTO    = 0,
+  BTE_COLLISION_EXCHANGE_SCATTER = 1,
+  BTE_COLLISION_EXCHANGE_NCCL    = 2
+} BTECollisionExchange;
+PETSC_EXTERN const char *const BTECollisionExchanges[];
 /* one line: type, precision, partition, ghost exchange (for the solvers' views) */
 PETSC_EXTERN PetscErrorCode BTECollisionViewSummary(BTECollision, PetscViewer);
 
@@ -150,6 +161,15 @@ struct _p_BTECollision {
   PetscInt                     nrsend, nrrecv;
   PetscInt64                  *rptr;  /* nlocal+1: slots of owned state s are rbuf[rptr[s] .. rptr[s+1]) */
   struct _n_BTECollCUDAReverse *rcuda; /* its device copy (CUDA builds) */
+  PetscMPIInt                 *rscnt, *rsdsp, *rrcnt, *rrdsp; /* psize, psize+1: sums sent to / received from each rank */
+  PetscInt                    *rfrom, *rpos; /* nrsend local ghost indices sent (by owner); nrrecv slots of the values received (by sender) */
+
+  /* -bte_exchange (exchange.c): as asked, and as chosen on the first CUDA Vec (xsel: 0 not yet,
+     1 scatter, 2 nccl); xwhy says why nccl was not chosen; ncclpath: the library to load */
+  BTECollisionExchange exchange;
+  int                  xsel;
+  char                 xwhy[192], xdesc[320], ncclpath[PETSC_MAX_PATH_LEN];
+  struct _n_BTECollNCCL *nccl; /* the NCCL exchange's communicator, streams and device lists */
 };
 
 /* ---- physics kernels shared by all implementations (bitwise identical formulas) ---- */
@@ -278,6 +298,13 @@ PETSC_INTERN PetscErrorCode BTECollisionReverseSetUp_Private(BTECollision, const
 PETSC_INTERN PetscErrorCode BTECollisionReverseReset_Private(BTECollision);
 PETSC_INTERN PetscErrorCode BTECollisionReverseBegin(BTECollision, Vec yl, Vec y);
 PETSC_INTERN PetscErrorCode BTECollisionReverseEnd(BTECollision, Vec yl, Vec own, Vec y);
+/* the forward (ghost) exchange, split in two like VecScatterBegin/End: xl <- x's owned values and
+   ghosts; xl must not be read and x not written until End (exchange.c) */
+PETSC_INTERN PetscErrorCode BTECollisionGhostBegin(BTECollision, Vec x, Vec xl);
+PETSC_INTERN PetscErrorCode BTECollisionGhostEnd(BTECollision, Vec x, Vec xl);
+/* chooses the exchange for Vecs like x (collective; once for CUDA Vecs) */
+PETSC_INTERN PetscErrorCode BTECollisionExchangeSelect_Private(BTECollision, Vec x);
+PETSC_INTERN PetscErrorCode BTECollisionExchangeReset_Private(BTECollision);
 
 /* Composed on bte's matrix-free Jacobians (the collision MATSHELL, the dynamics' collision + drift
    shell): PetscErrorCode f(Mat, BTECollision *, Vec *fl, PetscScalar *scale, PetscScalar *shift,

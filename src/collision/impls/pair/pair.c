@@ -175,10 +175,10 @@ static PetscErrorCode PairGhostsBegin(BTECollision coll, Vec f, Vec x, Vec Y, Ve
   PetscCall(BTECollisionGetLocalVec(coll, Y, &pa->yl));
   PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
   if (x) {
-    PetscCall(VecScatterBegin(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
-    PetscCall(VecScatterEnd(coll->scatter, f, coll->fl, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(BTECollisionGhostBegin(coll, f, coll->fl));
+    PetscCall(BTECollisionGhostEnd(coll, f, coll->fl));
   }
-  PetscCall(VecScatterBegin(coll->scatter, last, *lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(BTECollisionGhostBegin(coll, last, *lastl));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
   PetscFunctionReturn(0);
 }
@@ -213,7 +213,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PetscCall(PairChunksPolling(coll, mode, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL));
   PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
-  PetscCall(VecScatterEnd(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(BTECollisionGhostEnd(coll, last, lastl));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_Outer, coll, 0, 0, 0));
   PetscCall(VecGetArrayRead(coll->fl, &a));
@@ -258,7 +258,7 @@ static PetscErrorCode PairRunOverlapCUDA(BTECollision coll, int mode, Vec f, Vec
   PetscCall(BTEPairCUDAChunks(pa->cuda, mode, 0, pa->nfwd, f, x));
   PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
-  PetscCall(VecScatterEnd(coll->scatter, last, lastl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(BTECollisionGhostEnd(coll, last, lastl));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_Outer, coll, 0, 0, 0));
   PetscCall(BTEPairCUDAChunks(pa->cuda, mode, pa->ninner, L->nchunk, coll->fl, x ? coll->xl : NULL));

@@ -1,0 +1,46 @@
+#!/bin/bash
+# -bte_exchange: the ghost exchange by NCCL between the ranks' GPUs. With two or more GPUs, on 2 to
+# 4 ranks (one GPU each): auto chooses NCCL and says so; I[f], J(f) x and diag J of the pair
+# operator (pairs and states partition, small tiles and chunks) agree with the one-rank run to
+# 1e-12 and with fused (which exchanges its ghosts the same way); a second apply and the unsplit
+# MatMult agree to the bit; an NCCL library that does not load makes auto fall back (saying why)
+# and -bte_exchange nccl fail in one line. With one GPU, ranks share it: auto falls back to the
+# VecScatter and says why, and -bte_exchange nccl is refused in one line. Skips (77) without a
+# CUDA build or a GPU.
+source "$TESTDIR/common.sh"
+if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
+  echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
+fi
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
+fi
+fail() { echo "FAILED (exit $1): $2"; exit 1; }
+prog="$BUILD/tests/coll_partition"
+opts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5 -vec_type cuda -use_gpu_aware_mpi 0"
+ngpu=$(nvidia-smi -L | grep -c '^GPU')
+run_np 1 "$prog" $opts -write ref.bin > out1 || fail $? "one rank"
+grep -q "ghost exchange: none (one rank)" out1 || { cat out1; fail 1 "one rank: exchange not 'none'"; }
+if [ "$ngpu" -lt 2 ]; then
+  run_np 2 "$prog" $opts -compare ref.bin > out || fail $? "2 ranks sharing the GPU"
+  grep -q "ghost exchange: VecScatter staged through host memory (MPI not GPU-aware) (NCCL not used: ranks share a GPU" out \
+    || { grep "ghost exchange" out; fail 1 "2 ranks on one GPU: the fallback and its reason are not reported"; }
+  expect_fail "bte_exchange nccl cannot run: ranks share a GPU" run_np 2 "$prog" $opts -bte_exchange nccl || exit 1
+  echo "ok (one GPU: the NCCL runs need two or more)"
+  exit 0
+fi
+max=$(( ngpu < 4 ? ngpu : 4 ))
+for np in $(seq 2 $max); do
+  for p in pairs states; do
+    run_np $np "$prog" $opts -compare ref.bin -bte_partition $p > out || { cat out; fail $? "$np ranks, $p, NCCL"; }
+    grep -q "ghost exchange: NCCL" out || { grep "ghost exchange" out; fail 1 "$np ranks: auto did not choose NCCL"; }
+    echo "np $np $p: NCCL, agrees with one rank"
+  done
+  run_np $np "$prog" $opts -compare ref.bin -bte_exchange nccl -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, small tiles, NCCL"; }
+  run_np $np "$prog" $opts -compare ref.bin -bte_exchange scatter > out || { cat out; fail $? "$np ranks, VecScatter"; }
+  grep -q "ghost exchange: VecScatter staged.*NCCL not used: -bte_exchange scatter" out || { grep "ghost exchange" out; fail 1 "$np ranks: -bte_exchange scatter not reported"; }
+done
+run_np 2 "$prog" $opts -compare ref.bin -bte_exchange_nccl_library libbte-no-such-nccl.so > out || { cat out; fail $? "fallback"; }
+grep -q "NCCL not used: the NCCL library libbte-no-such-nccl.so did not load" out || { grep "ghost exchange" out; fail 1 "a missing library: no fallback reason"; }
+expect_fail "bte_exchange nccl cannot run: the NCCL library libbte-no-such-nccl.so did not load" \
+  run_np 2 "$prog" $opts -bte_exchange nccl -bte_exchange_nccl_library libbte-no-such-nccl.so || exit 1
+echo ok
