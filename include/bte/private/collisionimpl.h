@@ -235,7 +235,7 @@ PETSC_INTERN PetscErrorCode BTECollisionSetUpGhosts_Private(BTECollision);
    The one place where the local vector type is chosen. */
 PETSC_INTERN PetscErrorCode BTECollisionLocalVecType(Vec, VecType *);
 /* Make sure *fl is a local vector compatible with x (creates or recreates it). */
-PETSC_INTERN PetscErrorCode BTECollisionGetLocalVec(BTECollision, Vec x, Vec *fl);
+PETSC_EXTERN PetscErrorCode BTECollisionGetLocalVec(BTECollision, Vec x, Vec *fl);
 /* fl <- owned entries and ghosts of the global state Vec x (logged as BTECollGhost) */
 PETSC_INTERN PetscErrorCode BTECollisionGlobalToLocal(BTECollision, Vec x, Vec fl);
 /* local index of a global state (owned or ghost); -1 if neither */
@@ -289,19 +289,19 @@ static inline PetscBool BTECollComputes(const BTECollision coll, PetscInt i, Pet
 /* resolves the partition (coll->part) and, for pairs, the shares pfrac (collective) */
 PETSC_INTERN PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision);
 /* how the ghost exchange moves the values of Vecs like x (for views) */
-PETSC_INTERN PetscErrorCode BTECollisionExchangeDescribe(BTECollision, Vec x, const char **desc);
+PETSC_EXTERN PetscErrorCode BTECollisionExchangeDescribe(BTECollision, Vec x, const char **desc);
 /* y (global) <- sum over ranks of the local vector yl (owned + ghost entries), logged as BTECollGhostAdd */
 PETSC_INTERN PetscErrorCode BTECollisionLocalToGlobalAdd(BTECollision, Vec yl, Vec y);
 /* the reverse exchange of the pairs partition (reverse.c): set up from the ghosts that get sums
    (sends[nghost]; collective), and split in two so that owned work can run between the halves */
 PETSC_INTERN PetscErrorCode BTECollisionReverseSetUp_Private(BTECollision, const PetscBool sends[]);
 PETSC_INTERN PetscErrorCode BTECollisionReverseReset_Private(BTECollision);
-PETSC_INTERN PetscErrorCode BTECollisionReverseBegin(BTECollision, Vec yl, Vec y);
-PETSC_INTERN PetscErrorCode BTECollisionReverseEnd(BTECollision, Vec yl, Vec own, Vec y);
+PETSC_EXTERN PetscErrorCode BTECollisionReverseBegin(BTECollision, Vec yl, Vec y);
+PETSC_EXTERN PetscErrorCode BTECollisionReverseEnd(BTECollision, Vec yl, Vec own, Vec y);
 /* the forward (ghost) exchange, split in two like VecScatterBegin/End: xl <- x's owned values and
    ghosts; xl must not be read and x not written until End (exchange.c) */
-PETSC_INTERN PetscErrorCode BTECollisionGhostBegin(BTECollision, Vec x, Vec xl);
-PETSC_INTERN PetscErrorCode BTECollisionGhostEnd(BTECollision, Vec x, Vec xl);
+PETSC_EXTERN PetscErrorCode BTECollisionGhostBegin(BTECollision, Vec x, Vec xl);
+PETSC_EXTERN PetscErrorCode BTECollisionGhostEnd(BTECollision, Vec x, Vec xl);
 /* chooses the exchange for Vecs like x (collective; once for CUDA Vecs) */
 PETSC_INTERN PetscErrorCode BTECollisionExchangeSelect_Private(BTECollision, Vec x);
 PETSC_INTERN PetscErrorCode BTECollisionExchangeReset_Private(BTECollision);
