@@ -304,7 +304,7 @@ PETSC_EXTERN PetscErrorCode BTECollisionGhostBegin(BTECollision, Vec x, Vec xl);
 PETSC_EXTERN PetscErrorCode BTECollisionGhostEnd(BTECollision, Vec x, Vec xl);
 /* chooses the exchange for Vecs like x (collective; once for CUDA Vecs) */
 PETSC_INTERN PetscErrorCode BTECollisionExchangeSelect_Private(BTECollision, Vec x);
-PETSC_INTERN PetscErrorCode BTECollisionExchangeReset_Private(BTECollision);
+PETSC_EXTERN PetscErrorCode BTECollisionExchangeReset_Private(BTECollision);
 
 /* Composed on bte's matrix-free Jacobians (the collision MATSHELL, the dynamics' collision + drift
    shell): PetscErrorCode f(Mat, BTECollision *, Vec *fl, PetscScalar *scale, PetscScalar *shift,
