@@ -169,7 +169,14 @@ PetscErrorCode BTECollNCCLCreate(MPI_Comm comm, const char *path, const BTECollN
   h->nfsend = l->nfsend;
   h->nrsend = l->nrsend;
   h->nrrecv = l->nrrecv;
-  PetscCallCUDA(cudaStreamCreateWithFlags(&h->xs, cudaStreamNonBlocking));
+  /* the exchange's kernels (packing, NCCL's copies) at the highest priority: queued behind the
+     chunks' blocks they would start only when the device drains, and an NCCL transfer waits for
+     its kernel to run on both GPUs, so the chunks meant to hide the exchange would delay it */
+  {
+    int lo, hi;
+    PetscCallCUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+    PetscCallCUDA(cudaStreamCreateWithPriority(&h->xs, cudaStreamNonBlocking, hi));
+  }
   PetscCallCUDA(cudaEventCreateWithFlags(&h->ready, cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->fdone, cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->rdone, cudaEventDisableTiming));
