@@ -28,7 +28,11 @@
                                   split-off band and each of the others, 1 - 2 f_so within it;
      -bte_si_holes_overlap kp:    tr(P_n(k) P_m(k'))/2 with the kp6 projectors (kp6 only).
    With spin-orbit doubling each G is shared equally by the two Kramers partners of the final
-   band, so that the rates summed over partners are those of the 3-band model. */
+   band, so that the rates summed over partners are those of the 3-band model.
+   -bte_si_holes_acoustic bir-pikus (kp6 only): the acoustic modes are instead LA, TA1, TA2 of the
+   cubic elastic continuum (c11, c12, c44), each with its own velocity and polarisation, coupled
+   through the Bir-Pikus strain Hamiltonian (a, b, d) between the kp6 eigenvectors (SiBirPikus);
+   the optical modes keep the coupling above. */
 #include <bte/private/modelimpl.h>
 
 #define SI_NMODES      6
