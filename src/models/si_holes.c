@@ -28,7 +28,11 @@
                                   split-off band and each of the others, 1 - 2 f_so within it;
      -bte_si_holes_overlap kp:    tr(P_n(k) P_m(k'))/2 with the kp6 projectors (kp6 only).
    With spin-orbit doubling each G is shared equally by the two Kramers partners of the final
-   band, so that the rates summed over partners are those of the 3-band model. */
+   band, so that the rates summed over partners are those of the 3-band model.
+   -bte_si_holes_acoustic bir-pikus (kp6 only): the acoustic modes are instead LA, TA1, TA2 of the
+   cubic elastic continuum (c11, c12, c44), each with its own velocity and polarisation, coupled
+   through the Bir-Pikus strain Hamiltonian (a, b, d) between the kp6 eigenvectors (SiBirPikus);
+   the optical modes keep the coupling above. */
 #include <bte/private/modelimpl.h>
 
 #define SI_NMODES      6
@@ -36,6 +40,7 @@
 #define SI_MS_TO_AFS   1.0e-5          /* m/s -> Angstrom/fs */
 #define SI_KGM3_TO_EVA 6.241509074e-2  /* kg/m^3 -> eV fs^2 / Angstrom^5 */
 #define SI_EVCM_TO_EVA 1.0e-8          /* eV/cm -> eV/Angstrom */
+#define SI_GPA_TO_V2   1.0e-1          /* (GPa / (kg/m^3)) = 1e9 m^2/s^2 -> (Angstrom/fs)^2 */
 
 typedef enum {
   SI_OVERLAP_CONST,
@@ -49,6 +54,12 @@ typedef enum {
   SI_BANDS_KP6
 } SiBands;
 static const char *const SiBandsTypes[] = {"dkk", "kp6", "SiBands", "SI_BANDS_", NULL};
+
+typedef enum {
+  SI_ACOUSTIC_ISOTROPIC,
+  SI_ACOUSTIC_BIR_PIKUS
+} SiAcoustic;
+static const char *const SiAcoustics[] = {"isotropic", "bir-pikus", "SiAcoustic", "SI_ACOUSTIC_", NULL};
 
 /* 6x6 complex Hermitian matrices of the kp6 bands, row-major, real and imaginary parts */
 typedef struct {
@@ -72,6 +83,10 @@ typedef struct {
   PetscReal vs, hwop;           /* Angstrom/fs, eV */
   PetscReal cac, cop;           /* per branch: hbar D_ac^2/(2 M v_s)/3 (eV^2 Angstrom), hbar D_op^2/(2 M w)/3 (eV^2) */
   PetscReal finter, fso;        /* overlap parameters */
+  SiAcoustic acoustic;          /* isotropic (cac, vs) or bir-pikus (the fields below) */
+  PetscReal  bpl, bpm, bpn;     /* bir-pikus: the strain matrix D_aa = l e_aa + m (tr e - e_aa), D_ab = n e_ab, eV */
+  PetscReal  v11, v12, v44;     /* bir-pikus: c11/rho, c12/rho, c44/rho, (Angstrom/fs)^2 */
+  PetscReal  mcell;             /* bir-pikus: M = rho * cell volume, eV fs^2 / Angstrom^2 */
 } SiHolesCtx;
 
 /* minimal image of x among x + G */
@@ -321,6 +336,100 @@ static inline const SiMat6 *SiProjectors(const SiHolesCtx *c, const PetscReal k[
   return P;
 }
 
+/* Bir-Pikus acoustic coupling. The acoustic branches at q: the eigenpairs of the Christoffel
+   matrix of the cubic elastic continuum, rho v^2 e = Gam(n) e with n = q/|q|,
+     Gam_aa = c11 n_a^2 + c44 (1 - n_a^2),  Gam_ab = (c12 + c44) n_a n_b,
+   by cyclic Jacobi rotations (exact to rounding, robust where the two TA branches are degenerate,
+   along [100] and [111]). v2[0] >= v2[1] >= v2[2] (LA, TA1, TA2), e[3 nu + a] the unit
+   polarisations. */
+static void SiChristoffel(const SiHolesCtx *c, const PetscReal n[3], PetscReal v2[3], PetscReal e[9])
+{
+  PetscReal A[3][3], V[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  int       ord[3] = {0, 1, 2};
+
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) A[a][b] = a == b ? c->v11 * n[a] * n[a] + c->v44 * (1 - n[a] * n[a]) : (c->v12 + c->v44) * n[a] * n[b];
+  for (int sweep = 0; sweep < 50; sweep++) {
+    PetscReal off = A[0][1] * A[0][1] + A[0][2] * A[0][2] + A[1][2] * A[1][2], dia = A[0][0] * A[0][0] + A[1][1] * A[1][1] + A[2][2] * A[2][2];
+    if (off <= 1e-32 * dia) break;
+    for (int p = 0; p < 2; p++)
+      for (int r = p + 1; r < 3; r++) {
+        PetscReal th, t, cs, sn;
+        if (A[p][r] == 0) continue;
+        th = (A[r][r] - A[p][p]) / (2 * A[p][r]);
+        t  = (th >= 0 ? 1 : -1) / (PetscAbsReal(th) + PetscSqrtReal(th * th + 1));
+        cs = 1 / PetscSqrtReal(t * t + 1);
+        sn = t * cs;
+        for (int k = 0; k < 3; k++) { /* columns p, r of A and V */
+          PetscReal akp = A[k][p], akr = A[k][r], vkp = V[k][p], vkr = V[k][r];
+          A[k][p] = cs * akp - sn * akr;
+          A[k][r] = sn * akp + cs * akr;
+          V[k][p] = cs * vkp - sn * vkr;
+          V[k][r] = sn * vkp + cs * vkr;
+        }
+        for (int k = 0; k < 3; k++) { /* rows p, r */
+          PetscReal apk = A[p][k], ark = A[r][k];
+          A[p][k] = cs * apk - sn * ark;
+          A[r][k] = sn * apk + cs * ark;
+        }
+      }
+  }
+  for (int i = 0; i < 2; i++)
+    for (int j = i + 1; j < 3; j++)
+      if (A[ord[j]][ord[j]] > A[ord[i]][ord[i]]) {
+        int t  = ord[i];
+        ord[i] = ord[j];
+        ord[j] = t;
+      }
+  for (int nu = 0; nu < 3; nu++) {
+    v2[nu] = A[ord[nu]][ord[nu]];
+    for (int a = 0; a < 3; a++) e[3 * nu + a] = V[a][ord[nu]];
+  }
+}
+
+/* The acoustic |g|^2 and hw of the three branches between band b at k and band bp at k' (first
+   zone, q = k' - k reduced, aq = |q| > 0), from the Bir-Pikus strain Hamiltonian of the valence
+   band: the strain of branch nu, e_ab = (q_a e_b + q_b e_a)/2, acts on the orbital part as the
+   3x3 matrix D_aa = l e_aa + m (tr e - e_aa), D_ab = n e_ab (l = a + 2b, m = a - b, n = sqrt(3) d;
+   the k.p matrix with k_a k_b -> e_ab), times 1 in spin, and
+     |g|^2 = hbar / (2 M w) tr(P_b(k) D P_bp(k') D) / 2,   hw = hbar v_nu |q|,
+   |<u_bk|D|u_bp k'>|^2 summed over the final Kramers pair and averaged over the initial one. */
+static void SiBirPikus(const SiHolesCtx *c, const SiMat6 *Pk, const SiMat6 *Pkp, const PetscReal q[3], PetscReal aq, PetscReal hw[3], PetscReal g2[3])
+{
+  PetscReal n[3] = {q[0] / aq, q[1] / aq, q[2] / aq}, v2[3], e[9];
+
+  SiChristoffel(c, n, v2, e);
+  for (int nu = 0; nu < 3; nu++) {
+    PetscReal eps[3][3], D[3][3], tr, w = 0, v = PetscSqrtReal(PetscMax(v2[nu], 0));
+    SiMat6    X, Y;
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) eps[a][b] = 0.5 * (q[a] * e[3 * nu + b] + q[b] * e[3 * nu + a]);
+    tr = eps[0][0] + eps[1][1] + eps[2][2];
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) D[a][b] = a == b ? c->bpl * eps[a][a] + c->bpm * (tr - eps[a][a]) : c->bpn * eps[a][b];
+    /* X = P_b(k) (D x 1), Y = P_bp(k') (D x 1); w = Re tr(X Y) */
+    for (int i = 0; i < 6; i++)
+      for (int t = 0; t < 2; t++)
+        for (int b = 0; b < 3; b++) {
+          PetscReal xr = 0, xi = 0, yr = 0, yi = 0;
+          for (int cc = 0; cc < 3; cc++) {
+            xr += Pk->re[6 * i + 3 * t + cc] * D[cc][b];
+            xi += Pk->im[6 * i + 3 * t + cc] * D[cc][b];
+            yr += Pkp->re[6 * i + 3 * t + cc] * D[cc][b];
+            yi += Pkp->im[6 * i + 3 * t + cc] * D[cc][b];
+          }
+          X.re[6 * i + 3 * t + b] = xr;
+          X.im[6 * i + 3 * t + b] = xi;
+          Y.re[6 * i + 3 * t + b] = yr;
+          Y.im[6 * i + 3 * t + b] = yi;
+        }
+    w = 0.5 * SiTrace2(&X, &Y);
+    if (w < 0) w = 0; /* rounding of a vanishing element */
+    hw[nu] = BTE_HBAR * v * aq;
+    g2[nu] = v > 0 ? BTE_HBAR / (2 * c->mcell * v * aq) * w : 0;
+  }
+}
+
 static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal kin[3], PetscInt m, const PetscReal kpin[3], const PetscReal qin[3], PetscReal hw[], PetscReal g2[])
 {
   const SiHolesCtx *c = (const SiHolesCtx *)ctx;
@@ -337,18 +446,28 @@ static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal 
     b /= 2;
     bp /= 2;
   }
-  if (c->overlap == SI_OVERLAP_KP) {
-    /* |<u_nk|u_mk'>|^2 summed over the final pair, averaged over the initial pair:
-       tr(P_n(k) P_m(k'))/2; rows sum to 1 over the three final bands */
+  if (c->overlap == SI_OVERLAP_KP || c->acoustic == SI_ACOUSTIC_BIR_PIKUS) {
     SiMat6        Pa[3], Pb[3];
     const SiMat6 *A = SiProjectors(c, k, Pa), *B = SiProjectors(c, kp, Pb);
-    G = 0.5 * SiTrace2(&A[b], &B[bp]);
-    if (G < 0) G = 0; /* rounding of a vanishing overlap */
+    if (c->overlap == SI_OVERLAP_KP) {
+      /* |<u_nk|u_mk'>|^2 summed over the final pair, averaged over the initial pair:
+         tr(P_n(k) P_m(k'))/2; rows sum to 1 over the three final bands */
+      G = 0.5 * SiTrace2(&A[b], &B[bp]);
+      if (G < 0) G = 0; /* rounding of a vanishing overlap */
+    } else G = SiOverlap3(c, b, bp, k, kp);
+    if (c->acoustic == SI_ACOUSTIC_BIR_PIKUS) {
+      if (aq > 0) SiBirPikus(c, &A[b], &B[bp], q, aq, hw, g2);
+      else hw[0] = hw[1] = hw[2] = g2[0] = g2[1] = g2[2] = 0;
+    }
   } else G = SiOverlap3(c, b, bp, k, kp);
   if (c->soc) G *= 0.5; /* shared by the two Kramers partners of the final band */
   for (int nu = 0; nu < 3; nu++) {
-    hw[nu]     = BTE_HBAR * c->vs * aq;
-    g2[nu]     = c->cac * aq * G;
+    if (c->acoustic == SI_ACOUSTIC_BIR_PIKUS) {
+      if (c->soc) g2[nu] *= 0.5;
+    } else {
+      hw[nu] = BTE_HBAR * c->vs * aq;
+      g2[nu] = c->cac * aq * G;
+    }
     if (c->acfloor > 0) BTEModelAcousticRaise(c->acfloor, &hw[nu], &g2[nu]);
     hw[nu + 3] = c->hwop;
     g2[nu + 3] = c->cop * G;
@@ -359,8 +478,9 @@ static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal 
 /* The model's parameters (BTEModelCreate_SiHoles: defaults; -bte_si_holes_* options) */
 typedef struct {
   PetscReal a, A, B, C, delta, rho, vs, dac, hwop, dop, finter, fso;
+  PetscReal bpa, bpb, bpd, c11, c12, c44; /* bir-pikus: eV; GPa */
   PetscBool soc;
-  PetscInt  overlap, bands, acfloor;
+  PetscInt  overlap, bands, acfloor, acoustic;
 } SiHolesParams;
 
 static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
@@ -382,6 +502,13 @@ static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
   PetscCall(PetscOptionsReal("-bte_si_holes_dop", "Optical deformation potential D_t K, eV/cm (shared by LO, TO1, TO2)", "BTEModelSpecSiHoles", p->dop, &p->dop, NULL));
   PetscCall(PetscOptionsEList("-bte_si_holes_bands", "Hole bands: dkk (parabolic warped heavy/light, parabolic split-off) or kp6 (6x6 k.p with spin-orbit: non-parabolic, coupled)", "BTEModelSpecSiHoles", SiBandsTypes, 2, SiBandsTypes[p->bands], &p->bands, NULL));
   PetscCall(PetscOptionsEList("-bte_si_holes_overlap", "Band-overlap factors: const (1 within a band, -bte_si_holes_interband between), wiley (angular, heavy/light) or kp (from the kp6 eigenvectors)", "BTEModelSpecSiHoles", SiOverlaps, 3, SiOverlaps[p->overlap], &p->overlap, NULL));
+  PetscCall(PetscOptionsEList("-bte_si_holes_acoustic", "Acoustic coupling: isotropic (one deformation potential -bte_si_holes_dac shared by LA, TA1, TA2 at -bte_si_holes_vs) or bir-pikus (per branch from the valence-band strain Hamiltonian with the kp6 eigenvectors and the elastic constants; needs -bte_si_holes_bands kp6)", "BTEModelSpecSiHoles", SiAcoustics, 2, SiAcoustics[p->acoustic], &p->acoustic, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_bp_a", "Bir-Pikus hydrostatic deformation potential a of the valence band, eV (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->bpa, &p->bpa, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_bp_b", "Bir-Pikus tetragonal shear deformation potential b, eV (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->bpb, &p->bpb, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_bp_d", "Bir-Pikus rhombohedral shear deformation potential d, eV (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->bpd, &p->bpd, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_c11", "Elastic constant c11, GPa (acoustic bir-pikus: branch velocities and polarisations)", "BTEModelSpecSiHoles", p->c11, &p->c11, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_c12", "Elastic constant c12, GPa (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->c12, &p->c12, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_c44", "Elastic constant c44, GPa (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->c44, &p->c44, NULL));
   PetscCall(PetscOptionsEList("-bte_si_holes_acoustic_floor", "Acoustic phonons below -bte_phonon_min: drop (Perturbo) or equipartition (kept at the floor, |g|^2 scaled to keep the elastic rate)", "BTEModelSpecSiHoles", BTEAcousticFloors, 2, BTEAcousticFloors[p->acfloor], &p->acfloor, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_interband", "Overlap factor between different bands (overlap const)", "BTEModelSpecSiHoles", p->finter, &p->finter, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_so_overlap", "Overlap factor between the split-off band and each other band (overlap wiley)", "BTEModelSpecSiHoles", p->fso, &p->fso, NULL));
@@ -422,6 +549,8 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   overlap = p->overlap;
   bands   = p->bands;
   PetscCall(PetscMemzero(spec, sizeof(*spec)));
+  PetscCheck(p->acoustic != SI_ACOUSTIC_BIR_PIKUS || bands == SI_BANDS_KP6, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "si-holes: -bte_si_holes_acoustic bir-pikus needs -bte_si_holes_bands kp6 (the matrix elements use its eigenvectors)");
+  PetscCheck(p->acoustic != SI_ACOUSTIC_BIR_PIKUS || (p->c44 > 0 && p->c11 > PetscAbsReal(p->c12) && p->c11 + 2 * p->c12 > 0), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: elastic constants must be those of a stable cubic crystal (c44 > 0, c11 > |c12|, c11 + 2 c12 > 0); check -bte_si_holes_c11/c12/c44");
   PetscCheck(overlap != SI_OVERLAP_KP || bands == SI_BANDS_KP6, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "si-holes: -bte_si_holes_overlap kp needs -bte_si_holes_bands kp6 (the overlaps come from its eigenvectors)");
   PetscCheck(bands != SI_BANDS_KP6 || delta > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: -bte_si_holes_bands kp6 needs a spin-orbit splitting -bte_si_holes_delta > 0");
   PetscCheck(a > 0 && A > 0 && rho > 0 && vs > 0 && hwop > 0 && delta >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: lattice constant, |A|, density, sound velocity, optical phonon energy must be positive and Delta >= 0");
@@ -474,6 +603,14 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   c->hwop  = hwop;
   c->cac   = BTE_HBAR * dac * dac / (2 * mcell * c->vs) / 3;
   c->cop   = BTE_HBAR * (dop * SI_EVCM_TO_EVA) * (dop * SI_EVCM_TO_EVA) / (2 * mcell * (hwop / BTE_HBAR)) / 3;
+  c->acoustic = (SiAcoustic)p->acoustic;
+  c->mcell    = mcell;
+  c->bpl      = p->bpa + 2 * p->bpb;
+  c->bpm      = p->bpa - p->bpb;
+  c->bpn      = PetscSqrtReal(3.0) * p->bpd;
+  c->v11      = p->c11 * SI_GPA_TO_V2 / rho;
+  c->v12      = p->c12 * SI_GPA_TO_V2 / rho;
+  c->v44      = p->c44 * SI_GPA_TO_V2 / rho;
   /* the largest k in the window is along the heaviest direction of the heavy-hole band */
   kmax = PetscSqrtReal(bte->window / (SI_C * (A - PetscSqrtReal(B * B + C * C / 3))));
   if (bands == SI_BANDS_KP6) {
@@ -499,6 +636,12 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   spec->carrier  = +1;
   spec->eedge    = 0.0;
   spec->hwmax    = PetscMax(hwop, BTE_HBAR * c->vs * 2 * kmax);
+  if (c->acoustic == SI_ACOUSTIC_BIR_PIKUS) {
+    /* the fastest branch (LA): the Christoffel matrix's largest eigenvalue is below its largest
+       absolute row sum, max(c11, c44) + |c12 + c44| |n_a| (|n_b| + |n_c|) <= the bound used here */
+    PetscReal vmax2 = PetscMax(c->v11, c->v44) + 2 * PetscAbsReal(c->v12 + c->v44);
+    spec->hwmax     = PetscMax(hwop, BTE_HBAR * PetscSqrtReal(vmax2) * 2 * kmax);
+  }
   spec->ctx      = c;
   spec->bands    = SiHolesBands_Fn;
   spec->coupling = SiHolesCoupling_Fn;
@@ -519,6 +662,15 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   if (overlap == SI_OVERLAP_KP) PetscCall(BTEParamsAdd(bte, "overlap_kp", 1.0, "1 = from the k.p eigenvectors"));
   else if (overlap == SI_OVERLAP_CONST) PetscCall(BTEParamsAdd(bte, "overlap_interband", finter, ""));
   else PetscCall(BTEParamsAdd(bte, "overlap_split_off", fso, ""));
+  if (c->acoustic == SI_ACOUSTIC_BIR_PIKUS) {
+    PetscCall(BTEParamsAdd(bte, "acoustic_bir_pikus", 1.0, "1 = per-branch Bir-Pikus acoustic coupling"));
+    PetscCall(BTEParamsAdd(bte, "bir_pikus_a", p->bpa, "eV"));
+    PetscCall(BTEParamsAdd(bte, "bir_pikus_b", p->bpb, "eV"));
+    PetscCall(BTEParamsAdd(bte, "bir_pikus_d", p->bpd, "eV"));
+    PetscCall(BTEParamsAdd(bte, "c11", p->c11, "GPa"));
+    PetscCall(BTEParamsAdd(bte, "c12", p->c12, "GPa"));
+    PetscCall(BTEParamsAdd(bte, "c44", p->c44, "GPa"));
+  }
   if (c->acfloor > 0) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, "hw below the phonon floor raised to it, |g|^2 x floor/hw"));
   PetscFunctionReturn(0);
 }
@@ -562,7 +714,7 @@ static PetscErrorCode BTEModelGenerate_SiHoles(BTE bte)
   PetscFunctionBegin;
   PetscCall(BTEModelSpecSiHoles(bte, &spec));
   c = (SiHolesCtx *)spec.ctx;
-  if (c->overlap == SI_OVERLAP_KP) {
+  if (c->overlap == SI_OVERLAP_KP || c->acoustic == SI_ACOUSTIC_BIR_PIKUS) {
     /* the grid (BTEModelBuild sets it up from the same lattice) */
     for (int i = 0; i < 9; i++) c->lat[i] = spec.lattice[i];
     PetscCall(SiHolesProjectorCacheBuild(bte, c));
@@ -594,6 +746,13 @@ PetscErrorCode BTEModelCreate_SiHoles(BTE bte)
   p->fso                       = 1.0 / 3.0;
   p->soc                       = PETSC_FALSE;
   p->overlap                   = SI_OVERLAP_CONST;
+  p->acoustic                  = SI_ACOUSTIC_ISOTROPIC;
+  p->bpa                       = 2.46;
+  p->bpb                       = -2.10;
+  p->bpd                       = -4.85;
+  p->c11                       = 165.7;
+  p->c12                       = 63.9;
+  p->c44                       = 79.6;
   bte->modeldata               = p;
   bte->modelops.setfromoptions = BTEModelSetFromOptions_SiHoles;
   bte->modelops.generate       = BTEModelGenerate_SiHoles;
