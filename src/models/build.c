@@ -18,7 +18,9 @@
       is kept once (from its lower end); a pair with the other end on another rank is kept by both.
       Two passes: count (per owned state), refuse if the table does not fit in memory, then fill
       at per-state offsets. The channel order, (owned state, other state, mode), and the result do
-      not depend on the number of OpenMP threads.
+      not depend on the number of OpenMP threads. A model that evaluates couplings in batches
+      (coupling_grid_batch) gets the candidates of runs of consecutive states together and answers
+      with the modes that can pass only; neither changes the result.
    4. modes (bte->loadchannels, bte->streamfile): load (above); count only (pass 0, no arrays:
       BTESetLoadChannels, bte info); stream (BTEGenerateTable): pass 0 gives each owned state's
       count of channels whose lower end it is, hence every rank's offset in the file; then the
@@ -320,9 +322,8 @@ static inline PetscInt BTEBinOf(const BTEPairSearch *p, PetscReal e)
 }
 
 /* Stores channel number *n (when in [skip, skip + take), take < 0: all) and counts it */
-static inline void BTEPairPut(const BTEPairSearch *p, PetscInt i, PetscInt lo, PetscInt hi, PetscInt nu, PetscReal hw, PetscReal g2, PetscCount skip, PetscCount take, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *n, PetscCount *low)
+static inline void BTEPairPut(PetscInt i, PetscInt lo, PetscInt hi, PetscInt nu, PetscReal hw, PetscReal g2, PetscCount skip, PetscCount take, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *n, PetscCount *low)
 {
-  (void)p;
   if (out_i && *n >= skip && (take < 0 || *n < skip + take)) {
     PetscCount o = *n - skip;
     out_i[o]     = lo;
@@ -352,7 +353,7 @@ static inline int BTEPairModes(const BTEPairSearch *p, PetscInt i, PetscInt lo, 
   for (PetscInt nu = 0; nu < p->spec->nmodes; nu++) {
     int r = BTEModeSelect(p, de, hw[nu], g2[nu]);
     if (r == 4) return 4;
-    if (r) BTEPairPut(p, i, lo, hi, nu, hw[nu], g2[nu], skip, take, out_i, out_j, out_mode, out_hw, out_g2, n, low);
+    if (r) BTEPairPut(i, lo, hi, nu, hw[nu], g2[nu], skip, take, out_i, out_j, out_mode, out_hw, out_g2, n, low);
   }
   return 0;
 }
@@ -369,7 +370,7 @@ static inline int BTEPairModesSparse(const BTEPairSearch *p, PetscInt i, PetscIn
     prev = nu;
     r    = BTEModeSelect(p, de, hw[t], g2[t]);
     if (r == 4) return 4;
-    if (r) BTEPairPut(p, i, lo, hi, nu, hw[t], g2[t], skip, take, out_i, out_j, out_mode, out_hw, out_g2, n, low);
+    if (r) BTEPairPut(i, lo, hi, nu, hw[t], g2[t], skip, take, out_i, out_j, out_mode, out_hw, out_g2, n, low);
   }
   return 0;
 }
