@@ -18,7 +18,9 @@
       is kept once (from its lower end); a pair with the other end on another rank is kept by both.
       Two passes: count (per owned state), refuse if the table does not fit in memory, then fill
       at per-state offsets. The channel order, (owned state, other state, mode), and the result do
-      not depend on the number of OpenMP threads.
+      not depend on the number of OpenMP threads. A model that evaluates couplings in batches
+      (coupling_grid_batch) gets the candidates of runs of consecutive states together and answers
+      with the modes that can pass only; neither changes the result.
    4. modes (bte->loadchannels, bte->streamfile): load (above); count only (pass 0, no arrays:
       BTESetLoadChannels, bte info); stream (BTEGenerateTable): pass 0 gives each owned state's
       count of channels whose lower end it is, hence every rank's offset in the file; then the
@@ -289,6 +291,15 @@ static PetscErrorCode BTEModelEnumerate(BTE bte, const BTEModelSpec *spec, const
 /* ---------------------------------------------------------------------------------------- */
 /* Channels */
 
+/* Per thread: the buffers of the batched path (coupling_grid_batch), made once per build: one batch
+   of candidate pairs (their state, ends, energy difference) and the model's sparse answer. The mode
+   arrays have room for every mode of every pair, but only the listed modes are touched. */
+typedef struct {
+  BTEModelPair *cand;
+  PetscInt     *cst, *cends, *moff, *mode;
+  PetscReal    *cde, *hw, *g2;
+} BTEBatchBuf;
+
 typedef struct {
   const BTEModelSpec *spec;
   const BTEZone      *z;
@@ -299,6 +310,9 @@ typedef struct {
   PetscInt            nbins, *binstart, *binlist;
   PetscReal           emin, binw;
   PetscInt            pairbatch;            /* pairs per coupling_grid_batch call */
+  PetscInt            chunk;                /* consecutive states whose candidates share batches */
+  PetscInt            nbuf;
+  BTEBatchBuf        *buf;                  /* per thread (batched models) */
 } BTEPairSearch;
 
 static inline PetscInt BTEBinOf(const BTEPairSearch *p, PetscReal e)
@@ -307,24 +321,56 @@ static inline PetscInt BTEBinOf(const BTEPairSearch *p, PetscReal e)
   return PetscMax(0, PetscMin(p->nbins - 1, b));
 }
 
+/* Stores channel number *n (when in [skip, skip + take), take < 0: all) and counts it */
+static inline void BTEPairPut(PetscInt i, PetscInt lo, PetscInt hi, PetscInt nu, PetscReal hw, PetscReal g2, PetscCount skip, PetscCount take, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *n, PetscCount *low)
+{
+  if (out_i && *n >= skip && (take < 0 || *n < skip + take)) {
+    PetscCount o = *n - skip;
+    out_i[o]     = lo;
+    out_j[o]     = hi;
+    out_mode[o]  = nu;
+    out_hw[o]    = hw;
+    out_g2[o]    = g2;
+  }
+  (*n)++;
+  if (lo == i) (*low)++;
+}
+
+/* The selection of one mode (docs/theory.md section 2): 0 no channel, 1 a channel, 4 a value out of
+   the stated bounds (or not finite) */
+static inline int BTEModeSelect(const BTEPairSearch *p, PetscReal de, PetscReal hw, PetscReal g2)
+{
+  if (!(g2 > 0) || !(g2 > p->g2min) || !(hw >= p->hwmin) || !(PetscAbsReal(de - hw) < p->tol)) return 0;
+  if (!(g2 <= BTE_G2_MAX) || !(hw <= BTE_PHONON_MAX)) return 4;
+  return 1;
+}
+
 /* The channels of one pair of states (lo < hi, energy difference de) from its modes' hw and g2:
    appends those that pass the selection to out (from number skip on, at most take; take < 0: all),
    counting them in *n and, when lo == i, in *low. Returns nonzero on a value out of bounds. */
 static inline int BTEPairModes(const BTEPairSearch *p, PetscInt i, PetscInt lo, PetscInt hi, PetscReal de, const PetscReal hw[], const PetscReal g2[], PetscCount skip, PetscCount take, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *n, PetscCount *low)
 {
   for (PetscInt nu = 0; nu < p->spec->nmodes; nu++) {
-    if (!(g2[nu] > 0) || !(g2[nu] > p->g2min) || !(hw[nu] >= p->hwmin) || !(PetscAbsReal(de - hw[nu]) < p->tol)) continue;
-    if (!(g2[nu] <= BTE_G2_MAX) || !(hw[nu] <= BTE_PHONON_MAX)) return 4; /* out of the stated bounds (or not finite) */
-    if (out_i && *n >= skip && (take < 0 || *n < skip + take)) {
-      PetscCount o = *n - skip;
-      out_i[o]     = lo;
-      out_j[o]     = hi;
-      out_mode[o]  = nu;
-      out_hw[o]    = hw[nu];
-      out_g2[o]    = g2[nu];
-    }
-    (*n)++;
-    if (lo == i) (*low)++;
+    int r = BTEModeSelect(p, de, hw[nu], g2[nu]);
+    if (r == 4) return 4;
+    if (r) BTEPairPut(i, lo, hi, nu, hw[nu], g2[nu], skip, take, out_i, out_j, out_mode, out_hw, out_g2, n, low);
+  }
+  return 0;
+}
+
+/* The same from a model's sparse list (coupling_grid_batch): the listed modes only, which must
+   increase (else 1: the model broke its contract) */
+static inline int BTEPairModesSparse(const BTEPairSearch *p, PetscInt i, PetscInt lo, PetscInt hi, PetscReal de, PetscInt nlist, const PetscInt mode[], const PetscReal hw[], const PetscReal g2[], PetscCount skip, PetscCount take, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *n, PetscCount *low)
+{
+  PetscInt prev = -1;
+  for (PetscInt t = 0; t < nlist; t++) {
+    PetscInt nu = mode[t];
+    int      r;
+    if (nu <= prev || nu >= p->spec->nmodes) return 1;
+    prev = nu;
+    r    = BTEModeSelect(p, de, hw[t], g2[t]);
+    if (r == 4) return 4;
+    if (r) BTEPairPut(i, lo, hi, nu, hw[t], g2[t], skip, take, out_i, out_j, out_mode, out_hw, out_g2, n, low);
   }
   return 0;
 }
@@ -333,123 +379,167 @@ static inline int BTEPairModes(const BTEPairSearch *p, PetscInt i, PetscInt lo, 
    buffers), -bte_generate_pair_batch */
 #define BTE_PAIR_BATCH 4096
 
-/* Channels generated from owned state i (global index). With out == NULL only counts them.
-   Sets *nlow to the number whose lower end is i (they count in nglobal). With lower, only those
-   (the other end j > i): the channels a rank writes to a table, in the same order. Of the
-   channels generated, the ones numbered [skip, skip + take) (take < 0: all) are stored, from
-   out[0]: a state's channels can be filled in pieces. A model with coupling_grid_batch gets the
-   candidate pairs in batches (the same pairs, in the same order). Returns nonzero on model error. */
-static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscBool lower, PetscCount skip, PetscCount take, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *count, PetscCount *nlow)
+/* The states [*ic, upto) of a range are done: their counts (n - *n0 for the first, 0 for the rest:
+   channels come in state order) to cnt, checked against expect (2 on a difference) */
+static inline int BTERangeFinish(PetscInt *ic, PetscInt upto, PetscInt i0, PetscCount n, PetscCount *n0, PetscCount cnt[], const PetscCount expect[])
+{
+  int err = 0;
+  for (; *ic < upto; (*ic)++) {
+    PetscCount c = n - *n0;
+    if (cnt) cnt[*ic - i0] = c;
+    if (expect && c != expect[*ic - i0 + 1] - expect[*ic - i0]) err = 2;
+    *n0 = n;
+  }
+  return err;
+}
+
+/* Channels generated from the owned states [i0, i1) (global indices), in state order. With out ==
+   NULL only counts them. With lower, only those whose lower end is their state (the other end
+   j > i): the channels a rank writes to a table, in the same order. Of the channels generated, the
+   ones numbered [skip, skip + take) (take < 0: all) are stored, from out[0]: a state's channels can
+   be filled in pieces. cnt[s] and low[s] (s = 0 .. i1 - i0 - 1, either may be NULL) get each
+   state's count and the number whose lower end it is; with expect (offsets of the states'
+   channels, i1 - i0 + 1 of them), a state whose count differs is an error (2). *count and *nlow:
+   the totals. A model with coupling_grid_batch gets the candidate pairs in batches (the same pairs,
+   in the same order) that may span several of the states: one call of the model then serves
+   them all. Returns nonzero on model error. */
+static int BTEPairsOfRange(const BTEPairSearch *p, PetscInt i0, PetscInt i1, PetscBool lower, PetscCount skip, PetscCount take, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount cnt[], PetscCount low[], const PetscCount expect[], PetscCount *count, PetscCount *nlow)
 {
   const BTEGenStates *s      = p->s;
   const PetscInt      nmodes = p->spec->nmodes;
   const PetscBool     batch  = p->spec->coupling_grid_batch ? PETSC_TRUE : PETSC_FALSE;
-  PetscInt            b      = BTEBinOf(p, s->e[i]);
-  const PetscInt     *L[3];
-  PetscInt            len[3], pos[3] = {0, 0, 0}, nl = 0, nc = 0;
-  PetscCount          n = 0, low = 0;
-  PetscReal           hw[BTE_MAX_MODES], g2[BTE_MAX_MODES], ei = s->e[i];
-  BTEModelPair       *cand = NULL;
-  PetscReal          *chw = NULL, *cg2 = NULL, *cde = NULL;
-  PetscInt           *cends = NULL;
+  PetscCount          n = 0, nlo = 0;
+  PetscReal           hw[BTE_MAX_MODES], g2[BTE_MAX_MODES];
+  BTEBatchBuf        *B  = NULL;
+  PetscInt            nc = 0, ic = i0; /* candidates collected; the first state not yet counted */
+  PetscCount          n0 = 0;          /* channels before state ic */
   int                 err = 0;
 
-  for (PetscInt t = 0; t < 3; t++) {
-    PetscInt bb = b - 1 + t;
-    if (bb < 0 || bb >= p->nbins) continue;
-    L[nl]   = p->binlist + p->binstart[bb];
-    len[nl] = p->binstart[bb + 1] - p->binstart[bb];
-    nl++;
-  }
+  if (cnt)
+    for (PetscInt i = i0; i < i1; i++) cnt[i - i0] = 0;
+  if (low)
+    for (PetscInt i = i0; i < i1; i++) low[i - i0] = 0;
   if (batch) {
-    /* buffers for one batch, no larger than this state's candidates (the states of its bins) */
-    size_t cap = 0;
-    for (PetscInt t = 0; t < nl; t++) cap += (size_t)len[t];
-    cap   = PetscMax((size_t)1, PetscMin(cap, (size_t)p->pairbatch));
-    cand  = (BTEModelPair *)malloc(cap * sizeof(*cand));
-    chw   = (PetscReal *)malloc(cap * nmodes * sizeof(*chw));
-    cg2   = (PetscReal *)malloc(cap * nmodes * sizeof(*cg2));
-    cde   = (PetscReal *)malloc(cap * sizeof(*cde));
-    cends = (PetscInt *)malloc(2 * cap * sizeof(*cends));
-    if (!cand || !chw || !cg2 || !cde || !cends) err = 1;
+    int t = 0;
+#if defined(_OPENMP)
+    t = omp_get_thread_num();
+#endif
+    if (t >= p->nbuf) return 1;
+    B = &p->buf[t];
   }
-  while (!err) {
-    PetscInt  best = -1, j = PETSC_MAX_INT, lo, hi, d[3];
-    PetscReal de, q[3];
+  for (PetscInt i = i0; i <= i1 && !err; i++) {
+    PetscInt        b = i < i1 ? BTEBinOf(p, s->e[i]) : 0;
+    const PetscInt *L[3];
+    PetscInt        len[3], pos[3] = {0, 0, 0}, nl = 0;
+    PetscReal       ei = i < i1 ? s->e[i] : 0;
 
-    for (PetscInt t = 0; t < nl; t++)
-      if (pos[t] < len[t] && L[t][pos[t]] < j) {
-        j    = L[t][pos[t]];
-        best = t;
-      }
-    if (best >= 0) {
-      pos[best]++;
-      if (j == i || (lower && j < i)) continue;
-      de = PetscAbsReal(s->e[j] - ei);
-      if (de > p->W) continue;
-      if (j < i && j >= p->rstart && j < p->rend) continue; /* kept by its lower (owned) end */
-      if (s->kidx[j] == s->kidx[i]) continue;                /* q = 0 */
-      lo = PetscMin(i, j);
-      hi = PetscMax(i, j);
-      for (PetscInt c = 0; c < 3; c++) d[c] = s->ijk[3 * hi + c] - s->ijk[3 * lo + c];
+    for (PetscInt t = 0; t < 3 && i < i1; t++) {
+      PetscInt bb = b - 1 + t;
+      if (bb < 0 || bb >= p->nbins) continue;
+      L[nl]   = p->binlist + p->binstart[bb];
+      len[nl] = p->binstart[bb + 1] - p->binstart[bb];
+      nl++;
     }
-    if (batch) {
-      /* collect; evaluate the batch when full or at the end, then make its channels in order */
+    while (!err) {
+      PetscInt  best = -1, j = PETSC_MAX_INT, lo = 0, hi = 0, d[3];
+      PetscReal de = 0, q[3];
+
+      for (PetscInt t = 0; t < nl; t++)
+        if (pos[t] < len[t] && L[t][pos[t]] < j) {
+          j    = L[t][pos[t]];
+          best = t;
+        }
       if (best >= 0) {
-        BTEModelPair *c    = cand + nc;
-        cends[2 * nc]      = lo;
-        cends[2 * nc + 1]  = hi;
-        cde[nc++]          = de;
-        c->n            = s->band[lo];
-        c->m            = s->band[hi];
-        c->en           = s->e[lo];
-        c->em           = s->e[hi];
-        for (PetscInt a = 0; a < 3; a++) {
-          c->ik[a]  = s->ijk[3 * lo + a];
-          c->ikp[a] = s->ijk[3 * hi + a];
-          c->iq[a]  = d[a] % p->z->nk[a];
-          if (c->iq[a] < 0) c->iq[a] += p->z->nk[a];
-        }
+        pos[best]++;
+        if (j == i || (lower && j < i)) continue;
+        de = PetscAbsReal(s->e[j] - ei);
+        if (de > p->W) continue;
+        if (j < i && j >= p->rstart && j < p->rend) continue; /* kept by its lower (owned) end */
+        if (s->kidx[j] == s->kidx[i]) continue;                /* q = 0 */
+        lo = PetscMin(i, j);
+        hi = PetscMax(i, j);
+        for (PetscInt c = 0; c < 3; c++) d[c] = s->ijk[3 * hi + c] - s->ijk[3 * lo + c];
       }
-      if (nc == p->pairbatch || (best < 0 && nc)) {
-        if (p->spec->coupling_grid_batch(p->spec->ctx, nc, cand, chw, cg2)) {
-          err = 1;
-          break;
+      if (batch) {
+        /* collect; evaluate the batch when full or after the last state, then make its channels in
+           order, state by state */
+        if (best >= 0) {
+          BTEModelPair *c      = B->cand + nc;
+          B->cst[nc]           = i;
+          B->cends[2 * nc]     = lo;
+          B->cends[2 * nc + 1] = hi;
+          B->cde[nc++]         = de;
+          c->n                 = s->band[lo];
+          c->m                 = s->band[hi];
+          c->en                = s->e[lo];
+          c->em                = s->e[hi];
+          for (PetscInt a = 0; a < 3; a++) {
+            c->ik[a]  = s->ijk[3 * lo + a];
+            c->ikp[a] = s->ijk[3 * hi + a];
+            c->iq[a]  = d[a] % p->z->nk[a];
+            if (c->iq[a] < 0) c->iq[a] += p->z->nk[a];
+          }
         }
-        for (PetscInt c = 0; c < nc && !err; c++) err = BTEPairModes(p, i, cends[2 * c], cends[2 * c + 1], cde[c], chw + (size_t)c * nmodes, cg2 + (size_t)c * nmodes, skip, take, out_i, out_j, out_mode, out_hw, out_g2, &n, &low);
-        nc = 0;
+        if (nc == p->pairbatch || (i == i1 && nc)) {
+          B->moff[0] = 0;
+          if (p->spec->coupling_grid_batch(p->spec->ctx, nc, B->cand, B->moff, B->mode, B->hw, B->g2)) {
+            err = 1;
+            break;
+          }
+          for (PetscInt c = 0; c < nc && !err; c++) {
+            PetscInt   a = B->moff[c], e = B->moff[c + 1], st = B->cst[c];
+            PetscCount l = 0;
+            if (a < 0 || e < a || e > (PetscInt)((size_t)nc * nmodes)) {
+              err = 1;
+              break;
+            }
+            err |= BTERangeFinish(&ic, st, i0, n, &n0, cnt, expect);
+            err |= BTEPairModesSparse(p, st, B->cends[2 * c], B->cends[2 * c + 1], B->cde[c], e - a, B->mode + a, B->hw + a, B->g2 + a, skip, take, out_i, out_j, out_mode, out_hw, out_g2, &n, &l);
+            nlo += l;
+            if (low) low[st - i0] += l;
+          }
+          nc = 0;
+        }
+        if (best < 0) break;
+        continue;
       }
       if (best < 0) break;
-      continue;
+      {
+        PetscCount l = 0;
+        if (p->spec->coupling_grid) {
+          PetscInt iq[3];
+          for (PetscInt c = 0; c < 3; c++) {
+            iq[c] = d[c] % p->z->nk[c];
+            if (iq[c] < 0) iq[c] += p->z->nk[c];
+          }
+          if (p->spec->coupling_grid(p->spec->ctx, s->band[lo], &s->ijk[3 * lo], s->e[lo], s->band[hi], &s->ijk[3 * hi], s->e[hi], iq, hw, g2)) {
+            err = 1;
+            break;
+          }
+        } else {
+          BTEZoneReduce(p->z, d, q);
+          if (p->spec->coupling(p->spec->ctx, s->band[lo], &s->k[3 * lo], s->band[hi], &s->k[3 * hi], q, hw, g2)) {
+            err = 1;
+            break;
+          }
+        }
+        err |= BTEPairModes(p, i, lo, hi, de, hw, g2, skip, take, out_i, out_j, out_mode, out_hw, out_g2, &n, &l);
+        nlo += l;
+        if (low) low[i - i0] += l;
+      }
     }
-    if (best < 0) break;
-    if (p->spec->coupling_grid) {
-      PetscInt iq[3];
-      for (PetscInt c = 0; c < 3; c++) {
-        iq[c] = d[c] % p->z->nk[c];
-        if (iq[c] < 0) iq[c] += p->z->nk[c];
-      }
-      if (p->spec->coupling_grid(p->spec->ctx, s->band[lo], &s->ijk[3 * lo], s->e[lo], s->band[hi], &s->ijk[3 * hi], s->e[hi], iq, hw, g2)) {
-        err = 1;
-        break;
-      }
-    } else {
-      BTEZoneReduce(p->z, d, q);
-      if (p->spec->coupling(p->spec->ctx, s->band[lo], &s->k[3 * lo], s->band[hi], &s->k[3 * hi], q, hw, g2)) {
-        err = 1;
-        break;
-      }
-    }
-    err = BTEPairModes(p, i, lo, hi, de, hw, g2, skip, take, out_i, out_j, out_mode, out_hw, out_g2, &n, &low);
+    if (!batch && i < i1 && !err) err |= BTERangeFinish(&ic, i + 1, i0, n, &n0, cnt, expect);
   }
-  free(cand);
-  free(chw);
-  free(cg2);
-  free(cde);
-  free(cends);
+  if (!err) err |= BTERangeFinish(&ic, i1, i0, n, &n0, cnt, expect); /* the last batch's states, and those with no candidates */
   *count = n;
-  *nlow  = low;
+  *nlow  = nlo;
   return err;
+}
+
+/* BTEPairsOfRange for one state */
+static int BTEPairsOf(const BTEPairSearch *p, PetscInt i, PetscBool lower, PetscCount skip, PetscCount take, PetscInt *out_i, PetscInt *out_j, PetscInt *out_mode, PetscReal *out_hw, PetscReal *out_g2, PetscCount *count, PetscCount *nlow)
+{
+  return BTEPairsOfRange(p, i, i + 1, lower, skip, take, out_i, out_j, out_mode, out_hw, out_g2, NULL, NULL, NULL, count, nlow);
 }
 
 /* The channels of each owned state kept from the counting pass (-bte_generate_reuse), so that
@@ -583,7 +673,7 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
 {
   MPI_Comm       comm   = PetscObjectComm((PetscObject)bte);
   const PetscInt nl = bte->nlocal;
-  PetscInt       nblock, nthr = 1;
+  PetscInt       nblock, nchunk, S, nthr = 1;
   PetscInt       lastpct = 0;
   int            err     = 0;
   PetscCount     nlowsum = 0;
@@ -596,14 +686,19 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
 #if defined(_OPENMP)
   nthr = omp_get_max_threads();
 #endif
-  /* blocks (for the progress lines) of at least 4 states per thread: with few, expensive states
-     (an interpolated material) small blocks left most threads idle */
-  nblock = PetscMax(1, PetscMin(100, nl / (4 * nthr)));
+  /* chunks of consecutive states, whose candidates a batched model evaluates together (one state
+     each with memo: the kept channels are per state); blocks (for the progress lines) of at least
+     4 chunks per thread: with few, expensive states (an interpolated material) small blocks left
+     most threads idle */
+  S      = memo ? 1 : PetscMax(1, p->chunk);
+  nchunk = (nl + S - 1) / S;
+  nblock = PetscMax(1, PetscMin(100, nchunk / (4 * nthr)));
   if (memo && !pass) PetscCall(PetscCalloc1(nthr, &scratch));
   for (PetscInt blk = 0; blk < nblock; blk++) {
-    PetscInt b0 = (PetscInt)(((PetscInt64)blk * nl) / nblock), b1 = (PetscInt)(((PetscInt64)(blk + 1) * nl) / nblock);
+    PetscInt b0 = (PetscInt)(((PetscInt64)blk * nchunk) / nblock), b1 = (PetscInt)(((PetscInt64)(blk + 1) * nchunk) / nblock);
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : err) reduction(+ : nlowsum)
-    for (PetscInt il = b0; il < b1; il++) {
+    for (PetscInt ic = b0; ic < b1; ic++) {
+      PetscInt   il = ic * S, ie = PetscMin(il + S, nl);
       PetscCount c = 0, l = 0;
       if (err) continue;
       if (!pass) {
@@ -613,9 +708,9 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
           t = omp_get_thread_num();
   #endif
           err |= BTEPairsOfKeep(p, p->rstart + il, keeplower, keep, &scratch[t], &memo[il], &c, &l);
-        } else err |= BTEPairsOf(p, p->rstart + il, PETSC_FALSE, 0, -1, NULL, NULL, NULL, NULL, NULL, &c, &l);
-        cnt[il] = c;
-        low[il] = l;
+          cnt[il] = c;
+          low[il] = l;
+        } else err |= BTEPairsOfRange(p, p->rstart + il, p->rstart + ie, PETSC_FALSE, 0, -1, NULL, NULL, NULL, NULL, NULL, cnt + il, low + il, NULL, &c, &l);
       } else if (memo && memo[il].n >= 0) {
         PetscCount o = cnt[il];
         c            = memo[il].n;
@@ -626,8 +721,8 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
         if (c != cnt[il + 1] - o) err |= 2;
       } else {
         PetscCount o = cnt[il];
-        err |= BTEPairsOf(p, p->rstart + il, PETSC_FALSE, 0, -1, bte->ch.i + o, bte->ch.j + o, bte->ch.mode + o, bte->ch.hw + o, bte->ch.g2 + o, &c, &l);
-        if (c != cnt[il + 1] - o) err |= 2;
+        err |= BTEPairsOfRange(p, p->rstart + il, p->rstart + ie, PETSC_FALSE, 0, -1, bte->ch.i + o, bte->ch.j + o, bte->ch.mode + o, bte->ch.hw + o, bte->ch.g2 + o, NULL, NULL, cnt + il, &c, &l);
+        if (c != cnt[ie] - o) err |= 2;
       }
       nlowsum += l;
     }
@@ -678,7 +773,7 @@ static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEG
   PetscInt      *bi[2] = {NULL, NULL}, *bj[2] = {NULL, NULL}, *bm[2] = {NULL, NULL};
   PetscReal     *bhw[2] = {NULL, NULL}, *bg2[2] = {NULL, NULL};
   PetscMPIInt    rank, size;
-  PetscInt       nbuf;
+  PetscInt       nbuf, S;
   PetscErrorCode ierr = 0;
   PetscLogDouble t1;
   BTETableStream ts = NULL;
@@ -722,9 +817,12 @@ static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEG
       c1 = off[kk] > c0 ? off[kk] : t;
       s0 = BTEUpperBound(off, nl, c0) - 1;     /* off[s0] <= c0 < off[s0+1] */
       s1 = BTEUpperBound(off, nl, c1 - 1) - 1; /* the state holding row c1 - 1 */
+      /* chunks of consecutive states (BTEModelPass), one state each with memo */
+      S = memo ? 1 : PetscMax(1, p->chunk);
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : err)
-      for (PetscInt il = s0; il <= s1; il++) {
-        PetscCount a = PetscMax(c0, off[il]), e = PetscMin(c1, off[il + 1]), c = 0, l = 0, o = a - c0;
+      for (PetscInt ic = 0; ic < (s1 - s0 + S) / S; ic++) {
+        PetscInt   il = s0 + ic * S, ie = PetscMin(il + S, s1 + 1);
+        PetscCount a = PetscMax(c0, off[il]), e = PetscMin(c1, off[ie]), c = 0, l = 0, o = a - c0;
         if (err || e <= a) continue;
         if (memo && memo[il].n >= 0) {
           if (memo[il].n != off[il + 1] - off[il]) err |= 2;
@@ -735,8 +833,8 @@ static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEG
           }
           continue;
         }
-        err |= BTEPairsOf(p, p->rstart + il, PETSC_TRUE, a - off[il], e - a, oi + o, oj + o, om + o, ohw + o, og2 + o, &c, &l);
-        if (c != off[il + 1] - off[il]) err |= 2;
+        err |= BTEPairsOfRange(p, p->rstart + il, p->rstart + ie, PETSC_TRUE, a - off[il], e - a, oi + o, oj + o, om + o, ohw + o, og2 + o, NULL, NULL, off + il, &c, &l);
+        if (c != off[ie] - off[il]) err |= 2;
       }
     }
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
@@ -818,6 +916,39 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
     PetscCall(PetscFree(fill));
   }
   PetscCall(PetscMalloc2(nl + 1, &cnt, nl + 1, &low));
+
+  /* A batched model (the GPU import) gets the candidates of several consecutive states per call
+     when one state has fewer than a batch: fewer round trips to the device. Chunks of states of
+     about a batch of candidates (a state's candidates: its bin and the two beside it, about half
+     of them evaluated from this end). The table does not depend on the chunks. */
+  p.chunk = 1;
+  p.nbuf  = 0;
+  p.buf   = NULL;
+  if (spec->coupling_grid_batch) {
+    PetscLogDouble cand = 0;
+    PetscInt       nthr = 1;
+    for (PetscInt b = 0; b < p.nbins; b++) {
+      PetscLogDouble nb = p.binstart[b + 1] - p.binstart[b], near = nb;
+      if (b > 0) near += p.binstart[b] - p.binstart[b - 1];
+      if (b + 1 < p.nbins) near += p.binstart[b + 2] - p.binstart[b + 1];
+      cand += nb * near;
+    }
+    cand    = cand / (2.0 * PetscMax(1, s->n));
+#if defined(_OPENMP)
+    nthr = omp_get_max_threads();
+#endif
+    /* and at least 4 chunks per thread (the threads share the states) */
+    p.chunk = (PetscInt)PetscMax(1.0, PetscMin(PetscMin(256.0, (PetscReal)(nl / (4 * nthr))), PetscFloorReal(p.pairbatch / PetscMax(cand, 1.0))));
+    p.nbuf = nthr;
+    PetscCall(PetscCalloc1(nthr, &p.buf));
+    for (PetscInt t = 0; t < nthr; t++) {
+      BTEBatchBuf *B  = &p.buf[t];
+      size_t       np = (size_t)p.pairbatch, nm = np * spec->nmodes;
+      PetscCall(PetscMalloc4(np, &B->cand, np, &B->cst, 2 * np, &B->cends, np + 1, &B->moff));
+      PetscCall(PetscMalloc4(nm, &B->mode, np, &B->cde, nm, &B->hw, nm, &B->g2));
+    }
+    PetscCall(PetscInfo(bte, "model %s: couplings in batches of up to %" PetscInt_FMT " pairs from up to %" PetscInt_FMT " consecutive states (about %.0f candidates per state)\n", spec->name, p.pairbatch, p.chunk, (double)cand));
+  }
 
   /* A quick estimate from a sample of owned states, so that a table far too large is refused
      before the (long) counting pass. Not when the channels are only counted or streamed to a
@@ -933,6 +1064,11 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
   PetscCall(PetscInfo(bte, "model %s: %" PetscInt64_FMT " channels (%" PetscInt64_FMT " held here%s) in %.2f s\n", spec->name, nglobal, (PetscInt64)total, bte->chcounted ? ", not loaded" : "", t1 - t0));
   PetscCall(PetscFree2(cnt, low));
   PetscCall(PetscFree2(p.binstart, p.binlist));
+  for (PetscInt t = 0; t < p.nbuf; t++) {
+    PetscCall(PetscFree4(p.buf[t].cand, p.buf[t].cst, p.buf[t].cends, p.buf[t].moff));
+    PetscCall(PetscFree4(p.buf[t].mode, p.buf[t].cde, p.buf[t].hw, p.buf[t].g2));
+  }
+  PetscCall(PetscFree(p.buf));
   PetscFunctionReturn(0);
 }
 

@@ -6,7 +6,8 @@
 # - couplings on the GPU, phonons on the host (-bte_perturbo_gpu_phonons 0): the same states
 #   (bit-identical) and channels (i, j, mode and phonon energy bit-identical), |g|^2 to 1e-12 of the
 #   largest |g|^2 (the device uses the host's order of operations without FMA; only its cos/sin may
-#   differ in the last bit); on 1 and 2 ranks, 2 threads, in memory, with batches cut small;
+#   differ in the last bit); on 1 and 2 ranks, 2 threads, in memory, with batches cut small, and
+#   with batches that span several states;
 # - everything on the GPU (the default): tests/perturbo/compare_tables.py's checks (the same states
 #   and channel sets, hw to 1e-10 eV, |g|^2 summed over degenerate modes to 1e-10): the device
 #   eigensolver's eigenvectors differ from LAPACK's by a phase per mode, or by a rotation inside a
@@ -60,6 +61,11 @@ one polar2w polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6
 # small batches, in memory, 2 ranks, 2 threads: the same table as the device's default run
 "$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_generate_pair_batch 37 -bte_generate_stream 0 -bte_output p37.h5 > /dev/null
 close polar2w_dev.h5 p37.h5
+# batches that span several states (one copy, two kernels and one wait for all of them), streamed
+# in file batches that cut states: the host's table
+"$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_generate_batch 500 -bte_output span.h5 -info > span.log
+grep -E "batches of up to 4096 pairs from up to [0-9]+ consecutive states" span.log | grep -vq "from up to 1 consecutive" || { echo "FAIL: no batch spans several states"; grep "consecutive states" span.log; exit 1; }
+close polar2w_host.h5 span.h5
 run_np 2 "$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_output p2.h5 > /dev/null
 close polar2w_host.h5 p2.h5
 OMP_NUM_THREADS=2 "$BTE" generate $common -bte_perturbo_epr twoband.h5 -bte_perturbo_kdim 12,12,12 -bte_window 1.5 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_output t2.h5 > /dev/null

@@ -4,7 +4,9 @@
 # host coupling code in batches of up to 4096, so the tables must be bit-identical to
 # -bte_perturbo_device host: every dataset, streamed and in memory, on 1 and NP ranks, 1 and 2
 # threads, on fixtures with several bands, atoms and the long-range terms (tests/perturbo/make_epr.py).
-# Batches of 7 and 100 pairs (-bte_generate_pair_batch) cut the candidates of a state anywhere.
+# Batches of 7 and 100 pairs (-bte_generate_pair_batch) cut the candidates of a state anywhere; by
+# default a batch holds the candidates of several consecutive states, and the model answers with the
+# passing modes only (found by bisection over the modes sorted by energy).
 # And -bte_perturbo_device device on a build without CUDA is refused with one line.
 . "$TESTDIR/common.sh"
 set -e
@@ -38,6 +40,13 @@ run_np "$NP" "$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_
 identical polar2w_host.h5 np_batch.h5
 OMP_NUM_THREADS=2 "$BTE" generate $common -bte_perturbo_epr twoband.h5 -bte_perturbo_kdim 12,12,12 -bte_window 1.5 -bte_perturbo_device host_batch -bte_output thr_batch.h5 > /dev/null
 identical twoband_host.h5 thr_batch.h5
+# batches that span several states (the default on these small fixtures): the -info line says so,
+# and the table is the host's on 1 and 2 threads, streamed in small file batches that cut states
+"$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6 -bte_perturbo_device host_batch -bte_generate_batch 500 -bte_output span.h5 -info > span.log
+grep -E "batches of up to 4096 pairs from up to [0-9]+ consecutive states" span.log | grep -vq "from up to 1 consecutive" || { echo "FAIL: no batch spans several states"; grep "consecutive states" span.log; exit 1; }
+identical polar2w_host.h5 span.h5
+OMP_NUM_THREADS=2 "$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6 -bte_perturbo_device host_batch -bte_generate_batch 500 -bte_output span2.h5 > /dev/null
+identical polar2w_host.h5 span2.h5
 # the monitor says where the couplings were evaluated
 grep -q "evaluated on the host (in batches)" twoband_batch.log 2>/dev/null || "$BTE" generate $common -bte_perturbo_monitor 1 -bte_perturbo_epr twoband.h5 -bte_perturbo_kdim 6,6,6 -bte_perturbo_device host_batch -bte_output mon.h5 | grep "evaluated on the host (in batches)"
 if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then

@@ -53,7 +53,9 @@ PETSC_INTERN PetscErrorCode BTEEprCUDAGetBytes(BTEEprCUDA, PetscLogDouble *);
 /* Thread-safe for distinct slots (each has its own stream and buffers). nc <= maxbatch pairs, pair
    c given by idx[4c..4c+3] = (k slot, k+q slot, band n, band m) (Wannier band indices), its q point
    qi[c] on the q grid and q[3c..] its crystal coordinates; its modes that pass the energy test are
-   mode[moff[c] .. moff[c+1]) (moff[nc] in all). Out: g2[moff[c] + t] (eV^2) for those modes.
-   Returns 0 on success (no PETSc calls: it runs inside OpenMP regions). */
-PETSC_INTERN int BTEEprCUDACouplings(BTEEprCUDA, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const int32_t moff[], const int32_t mode[], double g2[]);
+   mode[moff[c] .. moff[c+1]) (moff[0] = 0, moff[nc] in all). The pairs may come from several states:
+   those with the same (k slot, q) share one Wannier-gauge vertex wherever they sit in the batch.
+   Out: g2[moff[c] + t] (eV^2) for those modes. One copy to the device, one back and one wait per
+   call. Returns 0 on success (no PETSc calls: it runs inside OpenMP regions). */
+PETSC_INTERN int BTEEprCUDACouplings(BTEEprCUDA, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const PetscInt moff[], const PetscInt mode[], double g2[]);
 #endif

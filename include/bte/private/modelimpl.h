@@ -34,11 +34,15 @@ typedef struct {
      two band energies (eV), so that modes that cannot pass the energy selection can be skipped
      (g2 = 0). */
   PetscErrorCode (*coupling_grid)(void *ctx, PetscInt n, const PetscInt ik[3], PetscReal en, PetscInt m, const PetscInt ikp[3], PetscReal em, const PetscInt iq[3], PetscReal hw[], PetscReal g2[]);
-  /* Optional, used instead of coupling_grid when set: the same for np pairs at once (pairs[c], hw and
-     g2 of pair c at [c nmodes, (c+1) nmodes)), so that a model can evaluate them together (on a GPU).
-     The builder hands it the candidate pairs of one state at a time, in the order coupling_grid
-     would see them. Returns 0 on success. */
-  int (*coupling_grid_batch)(void *ctx, PetscInt np, const struct _BTEModelPair *pairs, PetscReal hw[], PetscReal g2[]);
+  /* Optional, used instead of coupling_grid when set: the same for np pairs at once (pairs[c]), so that
+     a model can evaluate them together (on a GPU). Sparse out: the modes of pair c that can make a
+     channel are mode[moff[c] .. moff[c+1]), in increasing order, with their hw and g2 at the same
+     positions (moff[0] = 0; at most np nmodes in all); a mode not listed makes no channel (as g2 = 0
+     would), so neither side spends work on the many modes that fail the energy test. The builder
+     applies its selection to the listed modes only. It hands over the candidate pairs of a run of
+     consecutive states at a time (several states per call when they are small), in the order
+     coupling_grid would see them. Returns 0 on success. */
+  int (*coupling_grid_batch)(void *ctx, PetscInt np, const struct _BTEModelPair *pairs, PetscInt moff[], PetscInt mode[], PetscReal hw[], PetscReal g2[]);
   /* The couplings cost less to evaluate again than to keep (the GPU import: the counting pass's
      channels are then not kept unless -bte_generate_reuse 1 is given) */
   PetscBool reevaluate;

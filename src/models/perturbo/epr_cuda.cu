@@ -1,28 +1,50 @@
 /* The Perturbo import's couplings on the GPU (eprcuda.h).
 
-   A batch of candidate pairs of states (one state's, from the builder) is grouped into runs with the
-   same (k slot, q): consecutive candidates usually share them, because the states of one k point
-   are numbered together. Per group (kernel Vertex, one block): the phases e^{i 2 pi q.Rp} of the
-   phonon-side vectors, then the Wannier-gauge vertex gw(iw, jw, mu) = sum_Rp phase gk(Rp), plus
-   the long-range vertex on the Wannier diagonal. Per candidate (kernel Project, one block): g_mn(mu) =
+   A batch of candidate pairs of states (from one or several consecutive states, from the builder)
+   is grouped by (k slot, q) with a hash on the host: the pairs of one k point with the same q share
+   a group wherever they sit in the batch (the bands of one k point are consecutive states). Per
+   group (kernel Vertex, one block): the phases e^{i 2 pi q.Rp} of the phonon-side vectors, then the
+   Wannier-gauge vertex gw(iw, jw, mu) = sum_Rp phase gk(Rp), plus the long-range vertex on the
+   Wannier diagonal. Per candidate (kernel Project, one block): g_mn(mu) =
    sum_{iw,jw} conj(U_k+q(iw, m)) U_k(jw, n) gw(iw, jw, mu), then for each mode that passes the
    energy test (the host lists them: only their values come back, a few of the 3 nat) |g_nu|^2 /
-   (2 omega_nu) with g_nu = sum_mu g_mn(mu) u_nu(mu). These are
+   (2 omega_nu) with g_nu = sum_mu g_mn(mu) u_nu(mu). The batch's inputs go over in one copy from
+   one pinned buffer, the values come back in another, and the host waits once per batch. These are
    BTEEprCouplingKQ's and perturbo.c's PerturboCoupling's sums, in their order, with every product
    and sum rounded on its own (__dmul_rn/__dadd_rn: no fused multiply-add), so the device agrees with
-   the host to the last bits of the device's cos/sin. */
+   the host to the last bits of the device's cos/sin; how the pairs are grouped does not change a
+   value. */
 #include <bte/private/eprcuda.h>
 #include <petscdevice_cuda.h>
 
 typedef struct {
   cudaStream_t stream;
-  int32_t     *hidx, *hgrp, *hgk; /* pinned: 4 per candidate; its group; 2 per group (k slot, q index) */
-  int32_t     *hmoff, *hmode;     /* pinned: per candidate the offset of its modes in hmode (nc + 1) */
-  double      *hq, *hg2;          /* pinned: 3 per group; one per listed mode */
-  int32_t     *didx, *dgrp, *dgk, *dmoff, *dmode;
-  double      *dq, *dg2;
-  double      *dph, *dgw;         /* per group: 2 npr phases, 2 nw nw nm vertex */
+  char        *hin, *din;  /* pinned host / device: one batch's inputs, packed (InputLayout) */
+  double      *hg2, *dg2;  /* pinned host / device: one value per listed mode */
+  double      *dph, *dgw;  /* per group: 2 npr phases, 2 nw nw nm vertex */
+  int32_t     *htab;       /* host: open-addressing hash of (k slot, q) -> group + 1 (0: empty) */
+  int32_t     *tgk, *tpos; /* host: per group its (k slot, q index) and its place in htab */
+  double      *tq;         /* host: per group its q, crystal */
+  int          hbits;      /* htab has 2^hbits entries */
 } Slot;
+
+/* Where the arrays of a batch of nc pairs, nmode listed modes and ng groups sit in the packed input
+   (bytes): idx (4 nc), grp (nc), moff (nc + 1), mode (nmode), gk (2 ng) as int32, then q (3 ng) as
+   doubles, 8-byte aligned. Returns the size. */
+typedef struct {
+  size_t idx, grp, moff, mode, gk, q;
+} InputLayout;
+
+static size_t Layout(size_t nc, size_t nmode, size_t ng, InputLayout *L)
+{
+  L->idx  = 0;
+  L->grp  = L->idx + 4 * nc * sizeof(int32_t);
+  L->moff = L->grp + nc * sizeof(int32_t);
+  L->mode = L->moff + (nc + 1) * sizeof(int32_t);
+  L->gk   = L->mode + nmode * sizeof(int32_t);
+  L->q    = (L->gk + 2 * ng * sizeof(int32_t) + 7) & ~(size_t)7;
+  return L->q + 3 * ng * sizeof(double);
+}
 
 struct _n_BTEEprCUDA {
   BTEEprCUDAData d; /* sizes and constants; its arrays point to the device copies */
@@ -185,24 +207,19 @@ PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *in, PetscInt nslots, Petsc
   if (in->qdevice) E->bytes += (PetscLogDouble)sizeof(double) * in->nqtot * (in->nm + 2 * in->nm * in->nm + 2 * in->nm);
   PetscCall(PetscCalloc1(nslots, &E->slots));
   for (PetscInt t = 0; t < nslots; t++) {
-    Slot *s = &E->slots[t];
+    Slot       *s = &E->slots[t];
+    InputLayout L;
+    size_t      inb = Layout(B, B * in->nm, B, &L);
     PetscCallCUDA(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-    PetscCallCUDA(cudaHostAlloc((void **)&s->hidx, 4 * B * sizeof(int32_t), cudaHostAllocDefault));
-    PetscCallCUDA(cudaHostAlloc((void **)&s->hgrp, B * sizeof(int32_t), cudaHostAllocDefault));
-    PetscCallCUDA(cudaHostAlloc((void **)&s->hgk, 2 * B * sizeof(int32_t), cudaHostAllocDefault));
-    PetscCallCUDA(cudaHostAlloc((void **)&s->hmoff, (B + 1) * sizeof(int32_t), cudaHostAllocDefault));
-    PetscCallCUDA(cudaHostAlloc((void **)&s->hmode, B * in->nm * sizeof(int32_t), cudaHostAllocDefault));
-    PetscCallCUDA(cudaHostAlloc((void **)&s->hq, 3 * B * sizeof(double), cudaHostAllocDefault));
+    PetscCallCUDA(cudaHostAlloc((void **)&s->hin, inb, cudaHostAllocDefault));
     PetscCallCUDA(cudaHostAlloc((void **)&s->hg2, B * in->nm * sizeof(double), cudaHostAllocDefault));
-    PetscCallCUDA(cudaMalloc((void **)&s->didx, 4 * B * sizeof(int32_t)));
-    PetscCallCUDA(cudaMalloc((void **)&s->dgrp, B * sizeof(int32_t)));
-    PetscCallCUDA(cudaMalloc((void **)&s->dgk, 2 * B * sizeof(int32_t)));
-    PetscCallCUDA(cudaMalloc((void **)&s->dmoff, (B + 1) * sizeof(int32_t)));
-    PetscCallCUDA(cudaMalloc((void **)&s->dmode, B * in->nm * sizeof(int32_t)));
-    PetscCallCUDA(cudaMalloc((void **)&s->dq, 3 * B * sizeof(double)));
+    PetscCallCUDA(cudaMalloc((void **)&s->din, inb));
     PetscCallCUDA(cudaMalloc((void **)&s->dg2, B * in->nm * sizeof(double)));
     PetscCallCUDA(cudaMalloc((void **)&s->dph, B * 2 * PetscMax(in->npr, 1) * sizeof(double)));
     PetscCallCUDA(cudaMalloc((void **)&s->dgw, B * vtx * sizeof(double)));
+    for (s->hbits = 1; ((size_t)1 << s->hbits) < 2 * B; s->hbits++) { }
+    PetscCall(PetscCalloc1((size_t)1 << s->hbits, &s->htab));
+    PetscCall(PetscMalloc3(2 * B, &s->tgk, B, &s->tpos, 3 * B, &s->tq));
     E->bytes += slotb;
   }
   *out  = E;
@@ -220,22 +237,14 @@ PetscErrorCode BTEEprCUDADestroy(BTEEprCUDA *e)
     Slot *s = &E->slots[t];
     PetscCallCUDA(cudaStreamSynchronize(s->stream));
     PetscCallCUDA(cudaStreamDestroy(s->stream));
-    PetscCallCUDA(cudaFreeHost(s->hidx));
-    PetscCallCUDA(cudaFreeHost(s->hgrp));
-    PetscCallCUDA(cudaFreeHost(s->hgk));
-    PetscCallCUDA(cudaFreeHost(s->hmoff));
-    PetscCallCUDA(cudaFreeHost(s->hmode));
-    PetscCallCUDA(cudaFreeHost(s->hq));
+    PetscCallCUDA(cudaFreeHost(s->hin));
     PetscCallCUDA(cudaFreeHost(s->hg2));
-    PetscCallCUDA(cudaFree(s->didx));
-    PetscCallCUDA(cudaFree(s->dgrp));
-    PetscCallCUDA(cudaFree(s->dgk));
-    PetscCallCUDA(cudaFree(s->dmoff));
-    PetscCallCUDA(cudaFree(s->dmode));
-    PetscCallCUDA(cudaFree(s->dq));
+    PetscCallCUDA(cudaFree(s->din));
     PetscCallCUDA(cudaFree(s->dg2));
     PetscCallCUDA(cudaFree(s->dph));
     PetscCallCUDA(cudaFree(s->dgw));
+    PetscCall(PetscFree(s->htab));
+    PetscCall(PetscFree3(s->tgk, s->tpos, s->tq));
   }
   PetscCall(PetscFree(E->slots));
   PetscCallCUDA(cudaFree((void *)E->d.poff));
@@ -258,42 +267,68 @@ PetscErrorCode BTEEprCUDAGetBytes(BTEEprCUDA E, PetscLogDouble *b)
   PetscFunctionReturn(0);
 }
 
-int BTEEprCUDACouplings(BTEEprCUDA E, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const int32_t moff[], const int32_t mode[], double g2[])
+int BTEEprCUDACouplings(BTEEprCUDA E, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const PetscInt moff[], const PetscInt mode[], double g2[])
 {
-  Slot     *s  = &E->slots[slot];
-  const int nm = (int)E->d.nm;
-  int       ng = 0, threads, nmode;
+  Slot          *s;
+  const int      nm = (int)E->d.nm;
+  int            ng = 0, threads;
+  PetscInt       nmode;
+  InputLayout    L;
+  size_t         bytes;
+  int32_t       *hidx, *hgrp, *hmoff, *hmode, *hgk;
+  double        *hq;
+  const char    *d;
 
   if (nc <= 0) return 0;
   if (nc > E->maxbatch || slot < 0 || slot >= E->nslots) return 1;
+  s     = &E->slots[slot];
   nmode = moff[nc];
-  if (nmode < 0 || nmode > nc * nm) return 1;
-  /* groups: runs of candidates with the same (k slot, q) */
-  for (PetscInt c = 0; c < nc; c++) {
-    if (!ng || s->hgk[2 * (ng - 1)] != idx[4 * c] || s->hgk[2 * (ng - 1) + 1] != qi[c]) {
-      s->hgk[2 * ng]     = idx[4 * c];
-      s->hgk[2 * ng + 1] = qi[c];
-      for (int a = 0; a < 3; a++) s->hq[3 * ng + a] = q[3 * c + a];
-      ng++;
+  if (moff[0] != 0 || nmode < 0 || nmode > nc * nm) return 1;
+  /* groups: the pairs with the same (k slot, q), by a hash (linear probing), in order of first
+     appearance */
+  {
+    const uint64_t hmask = ((uint64_t)1 << s->hbits) - 1;
+    (void)Layout((size_t)nc, (size_t)nmode, 0, &L); /* the candidates' part does not depend on ng */
+    hidx  = (int32_t *)(s->hin + L.idx);
+    hgrp  = (int32_t *)(s->hin + L.grp);
+    hmoff = (int32_t *)(s->hin + L.moff);
+    hmode = (int32_t *)(s->hin + L.mode);
+    for (PetscInt c = 0; c < nc; c++) {
+      const int32_t sk = idx[4 * c], iq = qi[c];
+      uint64_t      h  = (((uint64_t)(uint32_t)sk << 32) | (uint32_t)iq) * 0x9E3779B97F4A7C15ull;
+      int32_t       g;
+      h >>= 64 - s->hbits;
+      while (s->htab[h] && (s->tgk[2 * (s->htab[h] - 1)] != sk || s->tgk[2 * (s->htab[h] - 1) + 1] != iq)) h = (h + 1) & hmask;
+      if (!s->htab[h]) {
+        s->htab[h]         = ng + 1;
+        s->tgk[2 * ng]     = sk;
+        s->tgk[2 * ng + 1] = iq;
+        s->tpos[ng]        = (int32_t)h;
+        for (int a = 0; a < 3; a++) s->tq[3 * ng + a] = q[3 * c + a];
+        ng++;
+      }
+      g       = s->htab[h] - 1;
+      hgrp[c] = g;
+      for (int a = 0; a < 4; a++) hidx[4 * c + a] = idx[4 * c + a];
+      hmoff[c] = (int32_t)moff[c];
     }
-    s->hgrp[c] = ng - 1;
-    for (int a = 0; a < 4; a++) s->hidx[4 * c + a] = idx[4 * c + a];
-    s->hmoff[c] = moff[c];
+    hmoff[nc] = (int32_t)nmode;
+    for (PetscInt t = 0; t < nmode; t++) hmode[t] = (int32_t)mode[t];
+    for (int g = 0; g < ng; g++) s->htab[s->tpos[g]] = 0; /* empty again for the next batch */
   }
-  s->hmoff[nc] = nmode;
-  for (int t = 0; t < nmode; t++) s->hmode[t] = mode[t];
-  if (cudaMemcpyAsync(s->didx, s->hidx, 4 * nc * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
-  if (cudaMemcpyAsync(s->dgrp, s->hgrp, nc * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
-  if (cudaMemcpyAsync(s->dgk, s->hgk, 2 * ng * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
-  if (cudaMemcpyAsync(s->dq, s->hq, 3 * ng * sizeof(double), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
-  if (cudaMemcpyAsync(s->dmoff, s->hmoff, (nc + 1) * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
-  if (nmode && cudaMemcpyAsync(s->dmode, s->hmode, nmode * sizeof(int32_t), cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
+  bytes = Layout((size_t)nc, (size_t)nmode, (size_t)ng, &L);
+  hgk   = (int32_t *)(s->hin + L.gk);
+  hq    = (double *)(s->hin + L.q);
+  memcpy(hgk, s->tgk, 2 * (size_t)ng * sizeof(int32_t));
+  memcpy(hq, s->tq, 3 * (size_t)ng * sizeof(double));
+  if (cudaMemcpyAsync(s->din, s->hin, bytes, cudaMemcpyHostToDevice, s->stream) != cudaSuccess) return 1;
+  d       = s->din;
   threads = 128;
-  Vertex<<<ng, threads, 0, s->stream>>>(E->d, ng, s->dgk, s->dq, s->dph, s->dgw);
-  Project<<<(int)nc, threads, 2 * nm * sizeof(double), s->stream>>>(E->d, (int)nc, s->didx, s->dgrp, s->dgk, s->dmoff, s->dmode, s->dgw, s->dg2);
+  Vertex<<<ng, threads, 0, s->stream>>>(E->d, ng, (const int32_t *)(d + L.gk), (const double *)(d + L.q), s->dph, s->dgw);
+  Project<<<(int)nc, threads, 2 * nm * sizeof(double), s->stream>>>(E->d, (int)nc, (const int32_t *)(d + L.idx), (const int32_t *)(d + L.grp), (const int32_t *)(d + L.gk), (const int32_t *)(d + L.moff), (const int32_t *)(d + L.mode), s->dgw, s->dg2);
   if (cudaGetLastError() != cudaSuccess) return 1;
   if (nmode && cudaMemcpyAsync(s->hg2, s->dg2, (size_t)nmode * sizeof(double), cudaMemcpyDeviceToHost, s->stream) != cudaSuccess) return 1;
   if (cudaStreamSynchronize(s->stream) != cudaSuccess) return 1;
-  for (int t = 0; t < nmode; t++) g2[t] = s->hg2[t];
+  memcpy(g2, s->hg2, (size_t)nmode * sizeof(double));
   return 0;
 }

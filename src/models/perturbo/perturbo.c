@@ -48,10 +48,15 @@ typedef struct {
   PetscInt64 *neval; /* per thread (stride 8, no false sharing): pairs whose coupling was computed */
   PetscInt64 *key;   /* per thread (stride 8): (k slot, k+q slot) whose vertex gw holds; the search
                         meets the bands of one k point one after the other */
-  /* couplings evaluated in batches (coupling_grid_batch): per thread, the live pairs of a batch */
-  int32_t    *bidx, *bqi, *bmoff, *bmode;
-  PetscReal  *bq, *bg2;
-  PetscInt   *bpos;
+  /* couplings evaluated in batches (coupling_grid_batch): per q point the phonon energies (eV) and
+     the modes sorted by them (hvalid: the non-NaN ones, first), so that the energy test of a pair is
+     a bisection; per thread a mask over the modes and, for the GPU, the live pairs of a batch */
+  PetscReal     *hwq;
+  int32_t       *hsort, *hvalid;
+  unsigned char *hmask;
+  int32_t       *bidx, *bqi;
+  PetscReal     *bq;
+  PetscInt      *bmoff;
 #if defined(BTE_HAVE_CUDA)
   BTEEprCUDA  gpu; /* the caches on the device (-bte_perturbo_device) */
 #endif
@@ -116,44 +121,94 @@ static PetscErrorCode PerturboBands(void *ctx, const PetscReal k[3], PetscReal e
   return BandsAt(p, p->work[t], i, e, v, p->ev + t * p->nw, p->vv + 3 * t * p->nw);
 }
 
-/* The tests of a pair of states before any coupling is computed (PerturboCoupling and its batched
-   form): hw[] of the modes and g2[] = 0; returns whether q is on the q grid and a mode passes the
-   energy test, with *qi the q point and q[] its crystal coordinates */
-static inline int PerturboPairModes(const Perturbo *p, const PetscInt iq[3], PetscReal de, PetscReal hw[], PetscReal g2[], PetscInt *qi, PetscReal q[3])
+/* Whether grid offset iq[] is on the q grid: then *qi the q point and q[] its crystal coordinates */
+static inline int QPoint(const Perturbo *p, const PetscInt iq[3], PetscInt *qi, PetscReal q[3])
 {
-  const PetscReal *om;
-  PetscInt         i = 0;
-  int              any = 0;
-
-  for (PetscInt nu = 0; nu < p->nm; nu++) hw[nu] = g2[nu] = 0;
+  PetscInt i = 0;
   for (int a = 0; a < 3; a++) {
     if (iq[a] % p->qs[a]) return 0; /* q not on the q grid */
     i    = i * p->nq[a] + iq[a] / p->qs[a];
     q[a] = (PetscReal)iq[a] / p->nk[a];
   }
-  om = p->om + (size_t)i * p->nm;
+  *qi = i;
+  return 1;
+}
+
+/* The tests of a pair of states before any coupling is computed (PerturboCoupling): hw[] of the
+   modes and g2[] = 0; returns whether q is on the q grid and a mode passes the energy test, with
+   *qi the q point and q[] its crystal coordinates */
+static inline int PerturboPairModes(const Perturbo *p, const PetscInt iq[3], PetscReal de, PetscReal hw[], PetscReal g2[], PetscInt *qi, PetscReal q[3])
+{
+  const PetscReal *om;
+  int              any = 0;
+
+  for (PetscInt nu = 0; nu < p->nm; nu++) hw[nu] = g2[nu] = 0;
+  if (!QPoint(p, iq, qi, q)) return 0;
+  om = p->om + (size_t)*qi * p->nm;
   for (PetscInt nu = 0; nu < p->nm; nu++) {
     hw[nu] = om[nu] * BTE_RY_EV;
     if (hw[nu] >= p->hwmin && PetscAbsReal(de - hw[nu]) < p->tol) any = 1;
   }
-  *qi = i;
   return any;
 }
 
-static PetscErrorCode PerturboCoupling(void *ctx, PetscInt n, const PetscInt ik[3], PetscReal en, PetscInt m, const PetscInt ikp[3], PetscReal em, const PetscInt iq[3], PetscReal hw[], PetscReal g2[])
+/* The modes of q point qi that pass PerturboPairModes' energy test (hw >= hwmin, |de - hw| < tol)
+   for the energy difference de, in increasing order, into list[]; returns how many. The test holds
+   on one run of the modes sorted by hw: de - hw, rounded, does not grow with hw, so each of
+   "hw >= hwmin and de - hw < tol" and "de - hw > -tol" changes once along the sorted modes; two
+   bisections find the run, in a few steps instead of a pass over every mode. */
+static inline PetscInt PassingModes(const Perturbo *p, int t, PetscInt qi, PetscReal de, PetscInt list[])
 {
-  const Perturbo  *p  = (const Perturbo *)ctx;
+  const PetscReal *h = p->hwq + (size_t)qi * p->nm;
+  const int32_t   *o = p->hsort + (size_t)qi * p->nm;
+  PetscInt         a = 0, b = p->hvalid[qi], lo, k;
+
+  while (a < b) {
+    PetscInt  c = a + (b - a) / 2;
+    PetscReal w = h[o[c]];
+    if (w >= p->hwmin && de - w < p->tol) b = c;
+    else a = c + 1;
+  }
+  lo = a;
+  b  = p->hvalid[qi];
+  while (a < b) {
+    PetscInt c = a + (b - a) / 2;
+    if (de - h[o[c]] > -p->tol) a = c + 1;
+    else b = c;
+  }
+  k = a - lo;
+  if (k <= 16) { /* a few: insertion sort into mode order */
+    for (PetscInt r = 0; r < k; r++) {
+      PetscInt nu = o[lo + r], x = r;
+      for (; x > 0 && list[x - 1] > nu; x--) list[x] = list[x - 1];
+      list[x] = nu;
+    }
+  } else { /* many (dense low modes, small de): mark them, read them off in order */
+    unsigned char *mask = p->hmask + (size_t)t * p->nm;
+    PetscInt       x    = 0;
+    for (PetscInt r = lo; r < lo + k; r++) mask[o[r]] = 1;
+    for (PetscInt nu = 0; nu < p->nm; nu++)
+      if (mask[nu]) {
+        mask[nu]  = 0;
+        list[x++] = nu;
+      }
+  }
+  return k;
+}
+
+/* g2[r] (eV^2) of the modes list[r] (r < nl) of the pair (n, k) -> (m, k + q), q the q grid's point
+   qi (crystal coordinates q[]): the Wannier-gauge vertex of (k, q) (kept per thread while the pairs
+   share k and k + q), the long-range part on its diagonal, the rotation to the Bloch bands and the
+   projection on the listed modes. The host's couplings, pair by pair or in batches. */
+static int PerturboPairG2(const Perturbo *p, int t, PetscInt n, const PetscInt ik[3], PetscInt m, const PetscInt ikp[3], PetscInt qi, const PetscReal q[3], PetscInt nl, const PetscInt list[], PetscReal g2[])
+{
   const PetscInt   nm = p->nm, nw = p->nw;
-  int              t  = ThreadId();
-  PetscInt         qi = 0, sk, skq;
-  PetscReal        q[3], de = PetscAbsReal(en - em);
+  PetscInt         sk, skq;
   const PetscReal *om, *u, *gl, *Uk, *Ukq;
   PetscReal       *gw = p->gw + (size_t)t * 2 * nw * nw * nm, *gmn = p->gmn + (size_t)t * 2 * nm;
   PetscInt         nn = n + p->bmin, mm = m + p->bmin;
 
-  if (!PerturboPairModes(p, iq, de, hw, g2, &qi, q)) return 0;
-  om = p->om + (size_t)qi * nm;
-  p->neval[8 * t]++;
+  om  = p->om + (size_t)qi * nm;
   sk  = p->kslot[Flat(p, ik)];
   skq = p->kslot[Flat(p, ikp)];
   if (sk < 0 || skq < 0) return 1; /* cannot happen: both states are in the window */
@@ -182,73 +237,133 @@ static PetscErrorCode PerturboCoupling(void *ctx, PetscInt n, const PetscInt ik[
         gmn[2 * mu + 1] += cr * xi + ci * xr;
       }
     }
-  for (PetscInt nu = 0; nu < nm; nu++) {
+  for (PetscInt r = 0; r < nl; r++) {
+    PetscInt         nu = list[r];
     PetscReal        sr = 0, si = 0;
     const PetscReal *un = u + 2 * nu * nm;
-    if (!(hw[nu] >= p->hwmin && PetscAbsReal(de - hw[nu]) < p->tol)) continue;
     for (PetscInt mu = 0; mu < nm; mu++) {
       sr += gmn[2 * mu] * un[2 * mu] - gmn[2 * mu + 1] * un[2 * mu + 1];
       si += gmn[2 * mu] * un[2 * mu + 1] + gmn[2 * mu + 1] * un[2 * mu];
     }
-    g2[nu] = (sr * sr + si * si) / (2 * om[nu]) * p->g2fac;
+    g2[r] = (sr * sr + si * si) / (2 * om[nu]) * p->g2fac;
   }
   return 0;
 }
 
-/* The couplings of a batch of pairs (coupling_grid_batch): the same as PerturboCoupling pair by pair,
-   with the pairs that have a mode passing the energy test evaluated together on the device (or,
-   host_batch, by PerturboCoupling: the batch path without a GPU, for tests). */
-#if defined(BTE_HAVE_CUDA)
-static int PerturboCouplingBatchCUDA(Perturbo *p, PetscInt np, const BTEModelPair *pr, PetscReal hw[], PetscReal g2[])
+static PetscErrorCode PerturboCoupling(void *ctx, PetscInt n, const PetscInt ik[3], PetscReal en, PetscInt m, const PetscInt ikp[3], PetscReal em, const PetscInt iq[3], PetscReal hw[], PetscReal g2[])
 {
-  const PetscInt nm  = p->nm;
-  int            t   = ThreadId();
-  int32_t       *idx = p->bidx + (size_t)t * 4 * PERTURBO_BATCH, *qis = p->bqi + (size_t)t * PERTURBO_BATCH;
-  int32_t       *moff = p->bmoff + (size_t)t * (PERTURBO_BATCH + 1), *mode = p->bmode + (size_t)t * nm * PERTURBO_BATCH;
-  PetscReal     *qs = p->bq + (size_t)t * 3 * PERTURBO_BATCH, *gg = p->bg2 + (size_t)t * nm * PERTURBO_BATCH;
-  PetscInt      *pos = p->bpos + (size_t)t * PERTURBO_BATCH, nl = 0;
-  int32_t        nmode = 0;
+  const Perturbo *p  = (const Perturbo *)ctx;
+  int             t  = ThreadId();
+  PetscInt        qi = 0, nl = 0, list[BTE_MAX_MODES];
+  PetscReal       q[3], de = PetscAbsReal(en - em), g2l[BTE_MAX_MODES];
 
-  /* PerturboCoupling's tests on the host; the pairs that pass go to the device with the list of
-     their modes that pass the energy test (only those values come back) */
-  for (PetscInt c = 0; c < np; c++) {
-    PetscReal  de = PetscAbsReal(pr[c].en - pr[c].em);
-    PetscReal *h  = hw + (size_t)c * nm;
-    PetscInt   qi;
-    if (!PerturboPairModes(p, pr[c].iq, de, h, g2 + (size_t)c * nm, &qi, qs + 3 * nl)) continue;
-    p->neval[8 * t]++;
-    idx[4 * nl]     = (int32_t)p->kslot[Flat(p, pr[c].ik)];
-    idx[4 * nl + 1] = (int32_t)p->kslot[Flat(p, pr[c].ikp)];
-    idx[4 * nl + 2] = (int32_t)(pr[c].n + p->bmin);
-    idx[4 * nl + 3] = (int32_t)(pr[c].m + p->bmin);
-    if (idx[4 * nl] < 0 || idx[4 * nl + 1] < 0) return 1;
-    qis[nl]  = (int32_t)qi;
-    moff[nl] = nmode;
-    for (PetscInt nu = 0; nu < nm; nu++)
-      if (h[nu] >= p->hwmin && PetscAbsReal(de - h[nu]) < p->tol) mode[nmode++] = (int32_t)nu;
-    pos[nl] = c;
-    nl++;
-  }
-  moff[nl] = nmode;
-  if (BTEEprCUDACouplings(p->gpu, t, nl, idx, qis, qs, moff, mode, gg)) return 1;
-  for (PetscInt l = 0; l < nl; l++)
-    for (int32_t k = moff[l]; k < moff[l + 1]; k++) g2[(size_t)pos[l] * nm + mode[k]] = gg[k];
+  if (!PerturboPairModes(p, iq, de, hw, g2, &qi, q)) return 0;
+  p->neval[8 * t]++;
+  for (PetscInt nu = 0; nu < p->nm; nu++)
+    if (hw[nu] >= p->hwmin && PetscAbsReal(de - hw[nu]) < p->tol) list[nl++] = nu;
+  if (PerturboPairG2(p, t, n, ik, m, ikp, qi, q, nl, list, g2l)) return 1;
+  for (PetscInt r = 0; r < nl; r++) g2[list[r]] = g2l[r];
   return 0;
 }
-#endif
 
-static int PerturboCouplingBatch(void *ctx, PetscInt np, const BTEModelPair *pr, PetscReal hw[], PetscReal g2[])
+/* The couplings of a batch of pairs (coupling_grid_batch), sparse: per pair the modes that pass the
+   energy test (PassingModes), their hw and g2, the same values as PerturboCoupling's. On the device
+   (the pairs with a passing mode go there together, with the list of their modes, whose g2 come
+   back in the list's order: straight into g2[]) or, host_batch, by PerturboPairG2: the batch path
+   without a GPU, for tests. */
+static int PerturboCouplingBatch(void *ctx, PetscInt np, const BTEModelPair *pr, PetscInt moff[], PetscInt mode[], PetscReal hw[], PetscReal g2[])
 {
   Perturbo      *p  = (Perturbo *)ctx;
   const PetscInt nm = p->nm;
+  int            t  = ThreadId();
+  PetscInt       nmode = 0;
+#if defined(BTE_HAVE_CUDA)
+  int32_t   *idx = p->gpu ? p->bidx + (size_t)t * 4 * PERTURBO_BATCH : NULL, *qis = p->gpu ? p->bqi + (size_t)t * PERTURBO_BATCH : NULL;
+  PetscReal *qs = p->gpu ? p->bq + (size_t)t * 3 * PERTURBO_BATCH : NULL;
+  PetscInt  *lmoff = p->gpu ? p->bmoff + (size_t)t * (PERTURBO_BATCH + 1) : NULL, nl = 0;
+#endif
 
   if (np > PERTURBO_BATCH) return 1;
+  for (PetscInt c = 0; c < np; c++) {
+    PetscReal de = PetscAbsReal(pr[c].en - pr[c].em), q[3];
+    PetscInt  qi = 0, k, *md = mode + nmode;
+
+    moff[c] = nmode;
+    if (!QPoint(p, pr[c].iq, &qi, q)) continue;
+    k = PassingModes(p, t, qi, de, md);
+    if (!k) continue;
+    for (PetscInt r = 0; r < k; r++) hw[nmode + r] = p->hwq[(size_t)qi * nm + md[r]];
+    p->neval[8 * t]++;
 #if defined(BTE_HAVE_CUDA)
-  if (p->gpu) return PerturboCouplingBatchCUDA(p, np, pr, hw, g2);
+    if (p->gpu) {
+      idx[4 * nl]     = (int32_t)p->kslot[Flat(p, pr[c].ik)];
+      idx[4 * nl + 1] = (int32_t)p->kslot[Flat(p, pr[c].ikp)];
+      idx[4 * nl + 2] = (int32_t)(pr[c].n + p->bmin);
+      idx[4 * nl + 3] = (int32_t)(pr[c].m + p->bmin);
+      if (idx[4 * nl] < 0 || idx[4 * nl + 1] < 0) return 1;
+      qis[nl] = (int32_t)qi;
+      for (int a = 0; a < 3; a++) qs[3 * nl + a] = q[a];
+      lmoff[nl++] = nmode;
+      nmode += k;
+      continue;
+    }
 #endif
-  for (PetscInt c = 0; c < np; c++)
-    if (PerturboCoupling(ctx, pr[c].n, pr[c].ik, pr[c].en, pr[c].m, pr[c].ikp, pr[c].em, pr[c].iq, hw + (size_t)c * nm, g2 + (size_t)c * nm)) return 1;
+    if (PerturboPairG2(p, t, pr[c].n, pr[c].ik, pr[c].m, pr[c].ikp, qi, q, k, md, g2 + nmode)) return 1;
+    nmode += k;
+  }
+  moff[np] = nmode;
+#if defined(BTE_HAVE_CUDA)
+  if (p->gpu) {
+    lmoff[nl] = nmode;
+    return BTEEprCUDACouplings(p->gpu, t, nl, idx, qis, qs, lmoff, mode, g2);
+  }
+#endif
   return 0;
+}
+
+/* The batch path's tables per q point: phonon energies in eV (as PerturboPairModes computes them)
+   and the modes sorted by them, NaN left out */
+typedef struct {
+  PetscReal h;
+  int32_t   nu;
+} HwMode;
+
+static int HwModeCompare(const void *a, const void *b)
+{
+  const HwMode *x = (const HwMode *)a, *y = (const HwMode *)b;
+  if (x->h < y->h) return -1;
+  if (x->h > y->h) return 1;
+  return (x->nu > y->nu) - (x->nu < y->nu);
+}
+
+static PetscErrorCode PerturboSortModes(Perturbo *p, PetscInt nqtot)
+{
+  HwMode *tmp;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3((size_t)nqtot * p->nm, &p->hwq, (size_t)nqtot * p->nm, &p->hsort, nqtot, &p->hvalid));
+  PetscCall(PetscCalloc1((size_t)p->nthr * p->nm, &p->hmask));
+  PetscCall(PetscMalloc1((size_t)p->nthr * p->nm, &tmp));
+#pragma omp parallel for schedule(static)
+  for (PetscInt iq = 0; iq < nqtot; iq++) {
+    HwMode          *w  = tmp + (size_t)ThreadId() * p->nm;
+    const PetscReal *om = p->om + (size_t)iq * p->nm;
+    PetscReal       *h  = p->hwq + (size_t)iq * p->nm;
+    int32_t          n  = 0;
+    for (PetscInt nu = 0; nu < p->nm; nu++) {
+      h[nu] = om[nu] * BTE_RY_EV;
+      if (h[nu] == h[nu]) {
+        w[n].h    = h[nu];
+        w[n++].nu = (int32_t)nu;
+      }
+    }
+    qsort(w, (size_t)n, sizeof(*w), HwModeCompare);
+    for (int32_t r = 0; r < n; r++) p->hsort[(size_t)iq * p->nm + r] = w[r].nu;
+    for (PetscInt r = n; r < p->nm; r++) p->hsort[(size_t)iq * p->nm + r] = -1;
+    p->hvalid[iq] = n;
+  }
+  PetscCall(PetscFree(tmp));
+  PetscFunctionReturn(0);
 }
 
 /* The caches call LAPACK/BLAS from many OpenMP threads at once, one small problem each. A threaded
@@ -720,7 +835,10 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     }
 #endif
     if (batch) {
-      PetscCall(PetscMalloc7((size_t)p.nthr * 4 * PERTURBO_BATCH, &p.bidx, (size_t)p.nthr * PERTURBO_BATCH, &p.bqi, (size_t)p.nthr * 3 * PERTURBO_BATCH, &p.bq, (size_t)p.nthr * (PERTURBO_BATCH + 1), &p.bmoff, (size_t)p.nthr * p.nm * PERTURBO_BATCH, &p.bmode, (size_t)p.nthr * p.nm * PERTURBO_BATCH, &p.bg2, (size_t)p.nthr * PERTURBO_BATCH, &p.bpos));
+      PetscCall(PerturboSortModes(&p, nqtot));
+#if defined(BTE_HAVE_CUDA)
+      if (p.gpu) PetscCall(PetscMalloc4((size_t)p.nthr * 4 * PERTURBO_BATCH, &p.bidx, (size_t)p.nthr * PERTURBO_BATCH, &p.bqi, (size_t)p.nthr * 3 * PERTURBO_BATCH, &p.bq, (size_t)p.nthr * (PERTURBO_BATCH + 1), &p.bmoff));
+#endif
       spec.coupling_grid_batch = PerturboCouplingBatch;
     }
     if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: couplings of the pairs of states evaluated on the %s%s\n", where, dev == PERTURBO_DEVICE_HOST_BATCH ? " (in batches)" : ""));
@@ -761,7 +879,9 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscFree4(p.gw, p.gmn, p.ev, p.vv));
   PetscCall(PetscFree(p.neval));
   PetscCall(PetscFree(p.key));
-  PetscCall(PetscFree7(p.bidx, p.bqi, p.bq, p.bmoff, p.bmode, p.bg2, p.bpos));
+  PetscCall(PetscFree4(p.bidx, p.bqi, p.bq, p.bmoff));
+  PetscCall(PetscFree3(p.hwq, p.hsort, p.hvalid));
+  PetscCall(PetscFree(p.hmask));
 #if defined(BTE_HAVE_CUDA)
   PetscCall(BTEEprCUDADestroy(&p.gpu));
 #endif
