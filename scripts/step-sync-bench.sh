@@ -6,9 +6,9 @@
 #   bte dynamics -bte_model gaas -bte_grid G -vec_type cuda -bte_final_time 1000 -ts_dt 1 ...
 # It prints, per run, ms per step and per collision apply (the run's own "step rate" line: the
 # stepping time, output excluded), steps, rejected steps and applies, and from a second run with
-# -log_view the counts of TSStep and BTEStateCheck and the GPU-to-CPU copies in each (the step
-# guard runs between steps, outside TSStep, so "syncs/step" adds both: TSStep's copies plus those
-# of the BTEStateCheck calls outside it, all divided by the TSStep count).
+# -log_view the counts of TSStep and BTEStateCheck and the copies in each. The check of each step's
+# result runs between steps, outside TSStep, so "syncs/step" is TSStep's GPU-to-CPU copies plus
+# those of the checks outside it (one per TSStep and the initial state's), per TSStep.
 #   scripts/device-run.sh scripts/step-sync-bench.sh [GRID ...]      (default 40, about 1e6 channels)
 #   BTE=build-cuda/bin/bte scripts/step-sync-bench.sh 40 90
 # Env: BENCH_REPS timing runs per case (3; the fastest is reported), BENCH_OPTS extra options,
@@ -57,10 +57,9 @@ for g in $grids; do
       timeout "$tmo" "$bte" dynamics $base -bte_grid "$g" $mopts -bte_state_check "$m" ${BENCH_OPTS:-} -log_view > "$log" 2>&1 || echo "FAILED or timed out: $tag with -log_view, see $log"
       read -r tsn tsg tsc <<<"$(event "$log" TSStep)"
       read -r scn scg _ <<<"$(event "$log" BTEStateCheck)"
-      # the stage guard's checks run inside TSStep (counted in its copies) but for the post-step one;
-      # the step guard's run outside it: count each copy once
-      if [ "$m" = stage ]; then outside=$(awk -v t="$tsn" 'BEGIN { print t + 1 }'); else outside=$scg; fi
-      sps=$(awk -v a="$tsg" -v b="$outside" -v n="$tsn" 'BEGIN { if (n > 0) printf "%.2f", (a + b) / n; else print "n/a" }')
+      # stage checks run inside TSStep (its copies count them), the check of each step's result and
+      # the initial state's outside it (one per TSStep, and one): add the copies of those
+      sps=$(awk -v a="$tsg" -v c="$scg" -v k="$scn" -v n="$tsn" 'BEGIN { o = k > 0 ? c * (n + 1) / k : 0; if (n > 0) printf "%.2f", (a + o) / n; else print "n/a" }')
       read -r st rj ap <<<"$line"
       printf "$fmt" "$g" "$method" "$m" "$best" "$bestapply" "$st" "$rj" "$ap" "$tsn" "$tsg" "$tsc" "$scn" "$scg" "$sps"
     done
@@ -68,5 +67,5 @@ for g in $grids; do
 done
 echo
 echo "ms/step, ms/apply: the fastest of $reps runs (stepping time / steps, / applies; output excluded)."
-echo "syncs/step: GPU-to-CPU copies per TSStep (-log_view), the guard's copies outside TSStep included;"
-echo "the initial state's check is one of the checks. Logs in $out/."
+echo "syncs/step: GPU-to-CPU copies per TSStep (-log_view), those of the step checks outside TSStep"
+echo "included; the initial state's check is one of the checks. Logs in $out/."

@@ -884,8 +884,10 @@ PetscErrorCode BTEDynamicsCheckState(BTEDynamics dyn, Vec u, PetscReal t, PetscI
 
 /* -bte_state_check stage, adaptive integrators: a stage that fails the guard is rejected and the
    step retried smaller (TSSetFunctionDomainError). A fixed step (TSADAPTNONE) is never shortened:
-   the post-step guard stops the run instead. With step or none nothing is checked here (no host
-   synchronisation per stage on the GPU): step checks the result (BTEDynamicsPostEvaluate). */
+   the post-step guard stops the run instead. With step, only the stages of a step being retried
+   (after a rejection: BTEDynamicsPreStage, BTEDynamicsPostEvaluate), so no host synchronisation
+   per stage on the GPU in the steps that pass; step checks each result (BTEDynamicsPostEvaluate).
+   With none, nothing. */
 static PetscErrorCode BTEDynamicsDomainError(TS ts, PetscReal t, Vec Y, PetscBool *accept)
 {
   BTEDynamics dyn;
@@ -896,7 +898,7 @@ static PetscErrorCode BTEDynamicsDomainError(TS ts, PetscReal t, Vec Y, PetscBoo
   (void)t;
   *accept = PETSC_TRUE;
   PetscCall(TSGetApplicationContext(ts, &dyn));
-  if (dyn->scheckuse != BTE_STATE_CHECK_STAGE) PetscFunctionReturn(0);
+  if (dyn->scheckuse != BTE_STATE_CHECK_STAGE && !(dyn->scheckuse == BTE_STATE_CHECK_STEP && dyn->src.retrycheck)) PetscFunctionReturn(0);
   PetscCall(TSGetAdapt(ts, &adapt));
   PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
   if (none) PetscFunctionReturn(0);

@@ -19,7 +19,7 @@
    - The finite-state guard on the step (-bte_state_check step): the same rollback for a result that
      is not finite or outside [-tol, 1 + tol], with one check per step instead of one per stage
      (TSSetFunctionDomainError, -bte_state_check stage), and one check for both when positivity is
-     on. Without the stage check a blown-up stage reaches the integrator's error estimate, which
+     on; only the retries of a rejected step have their stages checked too. Without the stage check a blown-up stage reaches the integrator's error estimate, which
      rejects the step; explicit RK then undoes the step by subtracting the increments, which loses
      the state's digits when they are huge (and gives NaN when they are not finite): so the retry
      starts from the state saved at the start of the step (BTEDynamicsPreStage). */
@@ -358,8 +358,9 @@ PetscErrorCode BTEDynamicsPreStep(TS ts)
   PetscCall(TSGetApplicationContext(ts, &dyn));
   PetscCall(TSGetTime(ts, &dyn->src.tsaved));
   PetscCall(TSGetStepRejections(ts, &dyn->src.rejseen));
-  dyn->src.nretry = 0;
-  dyn->src.saved  = PETSC_FALSE;
+  dyn->src.nretry     = 0;
+  dyn->src.saved      = PETSC_FALSE;
+  dyn->src.retrycheck = PETSC_FALSE;
   {
     TSAdapt   adapt;
     PetscBool none;
@@ -379,8 +380,10 @@ PetscErrorCode BTEDynamicsPreStep(TS ts)
 
 /* Before each stage: if the TS rejected the step since it started (its error estimate, a failed
    solve), the retry starts from the saved state rather than from the TS's rollback, which for
-   explicit RK subtracts the increments again (see the top of this file). Only under the step
-   guard: with the stage guard a blown-up stage never reaches the error estimate. */
+   explicit RK subtracts the increments again (see the top of this file), and its stages are
+   checked (BTEDynamicsDomainError): a step being retried is where the integrator struggles, and a
+   blown-up stage then stops the attempt at once. Only under the step guard: with the stage guard
+   a blown-up stage never reaches the error estimate. */
 PetscErrorCode BTEDynamicsPreStage(TS ts, PetscReal t)
 {
   BTEDynamics dyn;
@@ -393,7 +396,8 @@ PetscErrorCode BTEDynamicsPreStage(TS ts, PetscReal t)
   if (dyn->scheckuse != BTE_STATE_CHECK_STEP || !dyn->src.saved) PetscFunctionReturn(0);
   PetscCall(TSGetStepRejections(ts, &rej));
   if (rej == dyn->src.rejseen) PetscFunctionReturn(0);
-  dyn->src.rejseen = rej;
+  dyn->src.rejseen    = rej;
+  dyn->src.retrycheck = PETSC_TRUE;
   PetscCall(TSGetSolution(ts, &u));
   PetscCall(VecCopy(dyn->src.fsaved, u));
   PetscFunctionReturn(0);
@@ -446,6 +450,7 @@ PetscErrorCode BTEDynamicsPostEvaluate(TS ts)
   PetscCall(PetscInfo(ts, "bte: step to t = %g fs rejected (%s): %s; retried with dt = %g fs\n", (double)t, gbad ? "finite-state guard" : "positivity", what, (double)(0.5 * dt)));
   PetscCall(TSSetTimeStep(ts, 0.5 * dt));
   PetscCall(TSGetStepRejections(ts, &dyn->src.rejseen)); /* the state is restored already */
+  if (gbad) dyn->src.retrycheck = PETSC_TRUE;             /* the retry's stages are checked too */
   if (reason > 0) PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_ITERATING));
   PetscFunctionReturn(0);
 }

@@ -156,6 +156,7 @@ typedef struct {
   PetscBool adaptive;           /* the TS adapts its steps (not TSADAPTNONE): set before each step */
   PetscBool saved;              /* fsaved holds the state at the start of the step being taken */
   PetscInt  rejseen;            /* TSGetStepRejections when the step started or was last restored */
+  PetscBool retrycheck;         /* the step is being retried: the step guard checks its stages too */
 } BTEDynamicsSources;
 
 struct _p_BTEDynamics {
