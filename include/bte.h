@@ -319,7 +319,8 @@ PETSC_EXTERN PetscErrorCode BTEDynamicsSetPositivity(BTEDynamics, PetscBool);
    stage every stage of an adaptive step (TSSetFunctionDomainError: a bad stage rejects the step
          before it is finished) and every step's result; one host synchronisation per stage on a GPU
    step  every step's result, once: an adaptive step that fails is rolled back and retried at half
-         the step, a fixed-step run stops; no check of the stages, so no synchronisation per stage
+         the step, a fixed-step run stops; stages are checked only in the retries of a rejected
+         step, so a step that passes synchronises once
    none  only the states written (snapshots, the final state) */
 typedef enum {
   BTE_STATE_CHECK_AUTO,

@@ -397,8 +397,8 @@ PetscErrorCode BTEDynamicsSetOutput(BTEDynamics dyn, const char file[], PetscRea
    CUDA vectors each check is a device reduction and one host synchronisation, so an adaptive step
    synchronises once per stage. step: only the result of each step, once: an adaptive step whose
    result fails is rolled back and retried at half the step, and a step the integrator's own error
-   estimate rejects is retried from the exact saved state; a fixed-step run that fails stops with a
-   line. none: only the snapshots and the final state are checked. auto (the default) is stage on
+   estimate rejects is retried from the exact saved state; the retries of a rejected step have their
+   stages checked as under stage; a fixed-step run that fails stops with a line. none: only the snapshots and the final state are checked. auto (the default) is stage on
    host vectors, where a check costs little next to a collision apply, and step on CUDA vectors.
 
    Level: intermediate
