@@ -19,10 +19,11 @@
    - The finite-state guard on the step (-bte_state_check step): the same rollback for a result that
      is not finite or outside [-tol, 1 + tol], with one check per step instead of one per stage
      (TSSetFunctionDomainError, -bte_state_check stage), and one check for both when positivity is
-     on; only the retries of a rejected step have their stages checked too. Without the stage check a blown-up stage reaches the integrator's error estimate, which
-     rejects the step; explicit RK then undoes the step by subtracting the increments, which loses
-     the state's digits when they are huge (and gives NaN when they are not finite): so the retry
-     starts from the state saved at the start of the step (BTEDynamicsPreStage). */
+     on; only the retries of a rejected step have their stages checked too. Without the stage
+     check a blown-up stage reaches the integrator's error estimate, which rejects the step;
+     explicit RK then undoes the step by subtracting the increments, which loses the state's digits
+     when they are huge (and gives NaN when they are not finite): so the retry starts from the
+     state saved at the start of the step (BTEDynamicsPreStage). */
 #include <bte/private/dynamicsimpl.h>
 #include <bte/private/validate.h>
 
