@@ -314,6 +314,24 @@ PETSC_EXTERN PetscErrorCode BTEDynamicsSetSteadyStateThreshold(BTEDynamics, Pets
 PETSC_EXTERN PetscErrorCode BTEDynamicsGetSteadyState(BTEDynamics, PetscBool *, PetscReal *, PetscReal *);
 /* Positivity: an adaptive step whose result has an occupation outside [0, 1] is retried at half the step */
 PETSC_EXTERN PetscErrorCode BTEDynamicsSetPositivity(BTEDynamics, PetscBool);
+/* The finite-state guard (occupations finite and in [-tol, 1 + tol]): where it looks.
+   auto  stage on host vectors, step on CUDA vectors (the default)
+   stage every stage of an adaptive step (TSSetFunctionDomainError: a bad stage rejects the step
+         before it is finished) and every step's result; one host synchronisation per stage on a GPU
+   step  every step's result, once: an adaptive step that fails is rolled back and retried at half
+         the step, a fixed-step run stops; stages are checked only in the retries of a rejected
+         step, so a step that passes synchronises once
+   none  only the states written (snapshots, the final state) */
+typedef enum {
+  BTE_STATE_CHECK_AUTO,
+  BTE_STATE_CHECK_STAGE,
+  BTE_STATE_CHECK_STEP,
+  BTE_STATE_CHECK_NONE
+} BTEStateCheckType;
+PETSC_EXTERN const char *const BTEStateCheckTypes[];
+PETSC_EXTERN PetscErrorCode    BTEDynamicsSetStateCheck(BTEDynamics, BTEStateCheckType);
+/* the type set, or after BTEDynamicsSetUp the one auto chose */
+PETSC_EXTERN PetscErrorCode BTEDynamicsGetStateCheck(BTEDynamics, BTEStateCheckType *);
 /* TS callbacks with a set-up BTEDynamics as context: collision + drift */
 PETSC_EXTERN PetscErrorCode BTEDynamicsTSRHSFunction(TS, PetscReal, Vec, Vec, void *);
 PETSC_EXTERN PetscErrorCode BTEDynamicsTSRHSJacobian(TS, PetscReal, Vec, Mat, Mat, void *);

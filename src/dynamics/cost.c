@@ -30,7 +30,7 @@ PetscErrorCode BTEDynamicsCostEnd(BTEDynamics dyn, PetscLogDouble w0, PetscLogDo
   PetscCall(TSGetStepNumber(dyn->ts, &step));
   c->steps = step - dyn->step0;
   PetscCall(TSGetStepRejections(dyn->ts, &c->rejects));
-  c->rejects += dyn->src.npositivity; /* rolled back after the TS accepted them (sources.c) */
+  c->rejects += dyn->src.npositivity + dyn->src.nguardstep; /* rolled back after the TS accepted them (sources.c) */
   PetscCall(TSGetSNESIterations(dyn->ts, &c->snes_its));
   PetscCall(TSGetKSPIterations(dyn->ts, &c->ksp_its));
   c->coll_applies = dyn->coll ? dyn->coll->napplies - c->coll0 : 0;
@@ -47,10 +47,11 @@ PetscErrorCode BTEDynamicsCostView(BTEDynamics dyn)
 
   PetscFunctionBegin;
   PetscCall(PetscPrintf(comm, "dynamics: cost: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejected, %" PetscInt64_FMT " collision applies, %" PetscInt64_FMT " Jacobian applies, %" PetscInt_FMT " nonlinear and %" PetscInt_FMT " linear iterations\n", c->steps, c->rejects, c->coll_applies, c->jac_applies, c->snes_its, c->ksp_its));
-  if (dyn->src.positivity || dyn->src.nguard) PetscCall(PetscPrintf(comm, "dynamics: range rejections: %" PetscInt_FMT " steps outside [0, 1] (-bte_positivity), %" PetscInt_FMT " stages outside the finite-state guard\n", dyn->src.npositivity, dyn->src.nguard));
+  if (dyn->src.positivity || dyn->src.nguard || dyn->src.nguardstep) PetscCall(PetscPrintf(comm, "dynamics: range rejections: %" PetscInt_FMT " steps outside [0, 1] (-bte_positivity), %" PetscInt_FMT " stages and %" PetscInt_FMT " steps outside the finite-state guard (-bte_state_check %s)\n", dyn->src.npositivity, dyn->src.nguard, dyn->src.nguardstep, BTEStateCheckTypes[dyn->scheckuse]));
   PetscCall(PetscPrintf(comm, "dynamics: wall time: setup %.3f s, stepping %.3f s, output %.3f s, total %.3f s\n", (double)c->setup, (double)c->stepping, (double)c->output, (double)c->total));
   /* the step rate from bte's own clock (PetscTime around TSSolve, output excluded): on the GPU the
-     guard's reduction synchronises every stage, so the device cannot run ahead of this clock */
+     guard's reduction synchronises every step (-bte_state_check step) or every stage (stage), so
+     the device cannot run ahead of this clock by more than a step */
   if (c->steps > 0 && c->stepping > 0) PetscCall(PetscPrintf(comm, "dynamics: step rate: %.4g steps/s, %.4g ms per step, %.4g ms per collision apply (stepping time / applies)\n", (double)(c->steps / c->stepping), (double)(1e3 * c->stepping / c->steps), c->coll_applies + c->jac_applies > 0 ? (double)(1e3 * c->stepping / (PetscReal)(c->coll_applies + c->jac_applies)) : 0.0));
   PetscFunctionReturn(0);
 }
@@ -122,7 +123,7 @@ PetscErrorCode BTEDynamicsCostWriteJSON(BTEDynamics dyn)
       BTEJSONReal(fp, t);
       fprintf(fp, ",\n  \"time_units\": \"fs\",\n  \"snapshots_written\": %lld,\n", (long long)dyn->out.nt);
       fprintf(fp, "  \"steps\": %lld,\n  \"rejected_steps\": %lld,\n  \"collision_applies\": %lld,\n  \"jacobian_applies\": %lld,\n  \"nonlinear_iterations\": %lld,\n  \"linear_iterations\": %lld,\n", (long long)c->steps, (long long)c->rejects, (long long)c->coll_applies, (long long)c->jac_applies, (long long)c->snes_its, (long long)c->ksp_its);
-      fprintf(fp, "  \"positivity_rejections\": %lld,\n  \"guard_rejections\": %lld,\n", (long long)dyn->src.npositivity, (long long)dyn->src.nguard);
+      fprintf(fp, "  \"positivity_rejections\": %lld,\n  \"guard_rejections\": %lld,\n  \"state_check\": \"%s\",\n", (long long)dyn->src.npositivity, (long long)(dyn->src.nguard + dyn->src.nguardstep), BTEStateCheckTypes[dyn->scheckuse]);
       if (dyn->src.sthr > 0) {
         fprintf(fp, "  \"steady_state\": {\"reached\": %s, \"threshold\": ", dyn->src.steady ? "true" : "false");
         BTEJSONReal(fp, dyn->src.sthr);

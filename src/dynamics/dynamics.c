@@ -13,6 +13,8 @@
 
 #define BTE_TIME_EPS(t) (1e-9 * PetscMax(1.0, PetscAbsReal(t)))
 
+const char *const BTEStateCheckTypes[] = {"auto", "stage", "step", "none", "BTEStateCheckType", "BTE_STATE_CHECK_", NULL};
+
 /*@
    BTEDynamicsCreate - Creates a real-time BTE solver: df/dt = drift + I[f] under a PETSc TS (docs/dynamics.md)
 
@@ -51,6 +53,8 @@ PetscErrorCode BTEDynamicsCreate(BTE bte, BTEDynamics *dyn)
   d->de         = 0.005;
   d->monitor    = PETSC_TRUE;
   d->statetol   = BTE_STATE_TOLERANCE;
+  d->scheck     = BTE_STATE_CHECK_AUTO;
+  d->scheckuse  = BTE_STATE_CHECK_AUTO;
   d->src.fprofile = BTE_FIELD_CONSTANT;
   d->src.ffwhm    = 100.0;
   d->src.pe0edge  = 0.1;
@@ -374,6 +378,66 @@ PetscErrorCode BTEDynamicsSetOutput(BTEDynamics dyn, const char file[], PetscRea
   PetscFunctionReturn(0);
 }
 
+/*@
+   BTEDynamicsSetStateCheck - Sets where the finite-state guard looks: every stage, every step, or only the states written
+
+   Logically Collective; call before `BTEDynamicsSetUp()`
+
+   Input Parameters:
++  dyn  - the dynamics object
+-  type - `BTE_STATE_CHECK_AUTO`, `BTE_STATE_CHECK_STAGE`, `BTE_STATE_CHECK_STEP` or `BTE_STATE_CHECK_NONE`
+
+   Options Database Key:
+.  -bte_state_check <auto,stage,step,none> - where the guard looks
+
+   Notes:
+   The guard requires the occupations to be finite and in [-tol, 1 + tol] (`-bte_state_tolerance`).
+   stage: every stage of an adaptive step is checked (`TSSetFunctionDomainError`; a bad stage
+   rejects the step before its remaining stages are computed) and so is every step's result. On
+   CUDA vectors each check is a device reduction and one host synchronisation, so an adaptive step
+   synchronises once per stage. step: only the result of each step, once: an adaptive step whose
+   result fails is rolled back and retried at half the step, and a step the integrator's own error
+   estimate rejects is retried from the exact saved state; the retries of a rejected step have their
+   stages checked as under stage; a fixed-step run that fails stops with a line. none: only the snapshots and the final state are checked. auto (the default) is stage on
+   host vectors, where a check costs little next to a collision apply, and step on CUDA vectors.
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsGetStateCheck()`, `BTEDynamicsSetPositivity()`
+@*/
+PetscErrorCode BTEDynamicsSetStateCheck(BTEDynamics dyn, BTEStateCheckType type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  PetscCheck(type >= BTE_STATE_CHECK_AUTO && type <= BTE_STATE_CHECK_NONE, PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_OUTOFRANGE, "Unknown state check %d: use auto, stage, step or none", (int)type);
+  PetscCheck(!dyn->setupcalled, PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_WRONGSTATE, "Set the state check before BTEDynamicsSetUp()");
+  dyn->scheck = type;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTEDynamicsGetStateCheck - Gets where the finite-state guard looks
+
+   Not Collective
+
+   Input Parameter:
+.  dyn - the dynamics object
+
+   Output Parameter:
+.  type - the type set; after `BTEDynamicsSetUp()`, the one in use (auto resolved: stage on host vectors, step on CUDA vectors)
+
+   Level: intermediate
+
+.seealso: `BTEDynamicsSetStateCheck()`
+@*/
+PetscErrorCode BTEDynamicsGetStateCheck(BTEDynamics dyn, BTEStateCheckType *type)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  *type = dyn->setupcalled ? dyn->scheckuse : dyn->scheck;
+  PetscFunctionReturn(0);
+}
+
 /* The output must not overwrite an input (the table, a restart file other than the one appended
    to); append: it is the restart file (by name or through a link), the run appends to it. */
 static PetscErrorCode BTEDynamicsCheckOutput(BTEDynamics dyn, PetscBool *append)
@@ -517,6 +581,23 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscCall(BTECheckRange(comm, "-bte_output_energy_step", dyn->de, BTE_ESTEP_MIN, 10, "eV", NULL));
   PetscCall(PetscOptionsReal("-bte_state_tolerance", "A state with an occupation outside [-tol, 1 + tol] (or not finite) stops a fixed-step run and makes an adaptive one retry the step smaller (negative: check finiteness only)", "BTEDynamicsSolve", dyn->statetol, &dyn->statetol, NULL));
   PetscCall(BTECheckRange(comm, "-bte_state_tolerance", dyn->statetol, -1, 1e3, "", NULL));
+  {
+    PetscBool found = PETSC_FALSE;
+    /* parsed as a string so a bad value gets one line naming the choices */
+    PetscCall(PetscOptionsString("-bte_state_check", "Where the finite-state guard looks: auto (stage on host vectors, step on CUDA vectors), stage (every stage of an adaptive step, and every step), step (every step's result once; a bad adaptive step is retried at half the step), none (snapshots and the final state only)", "BTEDynamicsSetStateCheck", BTEStateCheckTypes[dyn->scheck], buf, sizeof(buf), &flg));
+    if (flg) {
+      for (PetscInt k = 0; k <= BTE_STATE_CHECK_NONE; k++) {
+        PetscBool same;
+        PetscCall(PetscStrcasecmp(buf, BTEStateCheckTypes[k], &same));
+        if (same && !found) {
+          PetscCheck(!dyn->setupcalled || (BTEStateCheckType)k == dyn->scheck, comm, PETSC_ERR_ARG_WRONGSTATE, "-bte_state_check %s comes after BTEDynamicsSetUp(): set it before", buf);
+          dyn->scheck = (BTEStateCheckType)k;
+          found       = PETSC_TRUE;
+        }
+      }
+      PetscCheck(found, comm, PETSC_ERR_USER_INPUT, "Unknown -bte_state_check %s: use auto, stage, step or none", buf);
+    }
+  }
   PetscCall(PetscOptionsBool("-bte_dynamics_monitor", "Print a line per output time", "BTEDynamicsSetFromOptions", dyn->monitor, &dyn->monitor, NULL));
   /* cost and error against a reference (src/dynamics/cost.c, reference.c) */
   PetscCall(PetscOptionsString("-bte_reference", "Dynamics output of the same table and initial state: every snapshot is compared with it (errors written to the output and printed)", "BTEDynamicsSolve", dyn->ref.file, dyn->ref.file, sizeof(dyn->ref.file), NULL));
@@ -782,7 +863,7 @@ static PetscErrorCode BTEDynamicsNextBoundary(BTEDynamics dyn, PetscReal t, Pets
 
 /* The finite-state guard: a state that is not finite, or has occupations outside
    [-statetol, 1 + statetol], stops the run with a line saying what to change. */
-static PetscErrorCode BTEDynamicsCheckState(BTEDynamics dyn, Vec u, PetscReal t, PetscInt step, const char when[])
+PetscErrorCode BTEDynamicsCheckState(BTEDynamics dyn, Vec u, PetscReal t, PetscInt step, const char when[])
 {
   PetscBool ok, finite;
   PetscReal lo, hi, dt;
@@ -801,9 +882,12 @@ static PetscErrorCode BTEDynamicsCheckState(BTEDynamics dyn, Vec u, PetscReal t,
   SETERRQ(PetscObjectComm((PetscObject)dyn), PETSC_ERR_NOT_CONVERGED, "The %s at t = %g fs (step %" PetscInt_FMT ") %s: the time integration (TS %s, step %g fs) is unstable or inaccurate; use a smaller -bte_time_step / -ts_dt, or an adaptive integrator (-ts_adapt_type basic)", when, (double)t, step, what, type ? type : "?", (double)dt);
 }
 
-/* Adaptive integrators: a stage that fails the guard is rejected and the step retried smaller
-   (TSSetFunctionDomainError). A fixed step (TSADAPTNONE) is never shortened: the post-step guard
-   stops the run instead. */
+/* -bte_state_check stage, adaptive integrators: a stage that fails the guard is rejected and the
+   step retried smaller (TSSetFunctionDomainError). A fixed step (TSADAPTNONE) is never shortened:
+   the post-step guard stops the run instead. With step, only the stages of a step being retried
+   (after a rejection: BTEDynamicsPreStage, BTEDynamicsPostEvaluate), so no host synchronisation
+   per stage on the GPU in the steps that pass; step checks each result (BTEDynamicsPostEvaluate).
+   With none, nothing. */
 static PetscErrorCode BTEDynamicsDomainError(TS ts, PetscReal t, Vec Y, PetscBool *accept)
 {
   BTEDynamics dyn;
@@ -814,6 +898,7 @@ static PetscErrorCode BTEDynamicsDomainError(TS ts, PetscReal t, Vec Y, PetscBoo
   (void)t;
   *accept = PETSC_TRUE;
   PetscCall(TSGetApplicationContext(ts, &dyn));
+  if (dyn->scheckuse != BTE_STATE_CHECK_STAGE && !(dyn->scheckuse == BTE_STATE_CHECK_STEP && dyn->src.retrycheck)) PetscFunctionReturn(0);
   PetscCall(TSGetAdapt(ts, &adapt));
   PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
   if (none) PetscFunctionReturn(0);
@@ -837,7 +922,8 @@ static PetscErrorCode BTEDynamicsPostStep(TS ts)
 
   PetscFunctionBegin;
   PetscCall(TSGetApplicationContext(ts, &dyn));
-  {
+  if (dyn->scheckuse == BTE_STATE_CHECK_STAGE) {
+    /* step: checked before the step was accepted (BTEDynamicsPostEvaluate); none: not at all */
     Vec      u;
     PetscInt step;
     PetscCall(TSGetSolution(ts, &u));
@@ -887,6 +973,9 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&w0));
+  /* -bte_state_check none: the states written are checked, so no bad state reaches the output and
+     a run that blew up does not end as if it had converged */
+  if (dyn->scheckuse == BTE_STATE_CHECK_NONE) PetscCall(BTEDynamicsCheckState(dyn, f, t, step, "state"));
   if (dyn->out.file) PetscCall(BTEDynamicsOutputWrite(dyn, t, step, f));
   PetscCall(BTEDynamicsReferenceCompare(dyn, t, f));
   if (dyn->monitor) {
@@ -985,6 +1074,13 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   }
   PetscCheck(dyn->coll || dyn->drift, comm, PETSC_ERR_USER_INPUT, "Nothing to integrate: -bte_scattering 0 needs a field (-bte_efield)");
   PetscCall(BTECreateStateVec(bte, &dyn->f));
+  dyn->scheckuse = dyn->scheck;
+  if (dyn->scheck == BTE_STATE_CHECK_AUTO) {
+    /* on the GPU a check is a host synchronisation: once per step, not once per stage */
+    PetscBool cuda;
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)dyn->f, &cuda, VECSEQCUDA, VECMPICUDA, VECCUDA, ""));
+    dyn->scheckuse = cuda ? BTE_STATE_CHECK_STEP : BTE_STATE_CHECK_STAGE;
+  }
   if (dyn->coll) PetscCall(BTECollisionCreateJacobian(dyn->coll, &dyn->Jc));
   if (dyn->drift) {
     VecType   vtype;
@@ -1028,6 +1124,7 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   PetscCall(TSSetPostStep(dyn->ts, BTEDynamicsPostStep));
   PetscCall(TSSetFunctionDomainError(dyn->ts, BTEDynamicsDomainError));
   PetscCall(TSSetPreStep(dyn->ts, BTEDynamicsPreStep));
+  PetscCall(TSSetPreStage(dyn->ts, BTEDynamicsPreStage));
   PetscCall(TSSetPostEvaluate(dyn->ts, BTEDynamicsPostEvaluate));
   PetscCall(BTEDynamicsSourcesSetUp(dyn));
   dyn->setupcalled = PETSC_TRUE;
@@ -1244,12 +1341,13 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(TSGetStepNumber(dyn->ts, &steps));
   if (PetscAbsReal(t - dyn->tlast) > BTE_TIME_EPS(t)) PetscCall(BTEDynamicsSnapshot(dyn, steps, t, dyn->f));
   PetscCall(TSGetStepRejections(dyn->ts, &rejects));
+  rejects += dyn->src.npositivity + dyn->src.nguardstep; /* rolled back after the TS accepted them (sources.c) */
   PetscCall(TSGetSNESFailures(dyn->ts, &nfails));
   {
     TSConvergedReason reason;
     PetscCall(TSGetConvergedReason(dyn->ts, &reason));
     PetscCall(PetscPrintf(comm, "dynamics: t = %g fs after %" PetscInt_FMT " steps (%" PetscInt_FMT " rejected) in %.2f s; %s\n", (double)t, steps - dyn->step0, rejects, (double)(w1 - w0), TSConvergedReasons[reason]));
-    PetscCheck(reason >= 0, comm, PETSC_ERR_NOT_CONVERGED, "The time integration failed (%s)%s", TSConvergedReasons[reason], nfails ? ": nonlinear solves failed; try a smaller -ts_dt or -ts_adapt_type basic" : (rejects ? ": steps were rejected (error estimate, or stages not finite or outside [-tol, 1 + tol], -bte_state_tolerance); try a smaller -ts_dt or a looser -ts_rtol" : ""));
+    PetscCheck(reason >= 0, comm, PETSC_ERR_NOT_CONVERGED, "The time integration failed (%s)%s", TSConvergedReasons[reason], nfails ? ": nonlinear solves failed; try a smaller -ts_dt or -ts_adapt_type basic" : (rejects ? ": steps were rejected (error estimate, or stages or steps not finite or outside [-tol, 1 + tol], -bte_state_tolerance); try a smaller -ts_dt or a looser -ts_rtol" : ""));
   }
   if (dyn->src.sthr > 0) {
     const BTEDynamicsSources *sr = &dyn->src;
@@ -1320,6 +1418,12 @@ PetscErrorCode BTEDynamicsView(BTEDynamics dyn, PetscViewer viewer)
   else PetscCall(PetscViewerASCIIPrintf(viewer, "no field\n"));
   PetscCall(BTEDynamicsSourcesView(dyn, viewer));
   PetscCall(PetscViewerASCIIPrintf(viewer, "output: %s every %g fs\n", dyn->output[0] ? dyn->output : "(none)", (double)dyn->interval));
+  {
+    BTEStateCheckType use = dyn->setupcalled ? dyn->scheckuse : dyn->scheck;
+    static const char *where[] = {"chosen at setup", "every stage of an adaptive step and every step", "every step's result (a bad adaptive step retried at half the step)", "snapshots and the final state only"};
+    if (dyn->statetol >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "state check: %s%s, %s: finite, in [%g, %g]\n", BTEStateCheckTypes[use], dyn->setupcalled && dyn->scheck == BTE_STATE_CHECK_AUTO ? " (auto)" : "", where[use], (double)-dyn->statetol, (double)(1 + dyn->statetol)));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "state check: %s%s, %s: finite\n", BTEStateCheckTypes[use], dyn->setupcalled && dyn->scheck == BTE_STATE_CHECK_AUTO ? " (auto)" : "", where[use]));
+  }
   if (dyn->ref.file[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "reference: %s (errors of every snapshot; linear interpolation in time)\n", dyn->ref.file));
   if (dyn->cost.summary[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "summary: %s (JSON)\n", dyn->cost.summary));
   if (dyn->ts) PetscCall(TSView(dyn->ts, viewer));

@@ -14,8 +14,16 @@
      intervals (one interval could straddle an extremum of a velocity overshoot).
    - Positivity: an accepted step whose result has an occupation outside [0, 1] is rolled back
      (TSRollBack, the saved state restored exactly) and retried at half the step. The finite-state
-     guard (TSSetFunctionDomainError on the stages, tolerance -bte_state_tolerance) catches
-     instabilities; this check catches a step whose result is merely unphysical. */
+     guard (tolerance -bte_state_tolerance) catches instabilities; this check catches a step whose
+     result is merely unphysical.
+   - The finite-state guard on the step (-bte_state_check step): the same rollback for a result that
+     is not finite or outside [-tol, 1 + tol], with one check per step instead of one per stage
+     (TSSetFunctionDomainError, -bte_state_check stage), and one check for both when positivity is
+     on; only the retries of a rejected step have their stages checked too. Without the stage
+     check a blown-up stage reaches the integrator's error estimate, which rejects the step;
+     explicit RK then undoes the step by subtracting the increments, which loses the state's digits
+     when they are huge (and gives NaN when they are not finite): so the retry starts from the
+     state saved at the start of the step (BTEDynamicsPreStage). */
 #include <bte/private/dynamicsimpl.h>
 #include <bte/private/validate.h>
 
@@ -293,11 +301,11 @@ PetscErrorCode BTEDynamicsSourcesSetUp(BTEDynamics dyn)
     s->psum = s->pamp * sumg;
     PetscCheck(s->pamp <= 1, comm, PETSC_ERR_USER_INPUT, "-bte_pump_density %g cm^-%d would raise the occupation at the pump energy by %g > 1: lower the density or widen -bte_pump_smear", (double)s->pdensity, (int)bte->grid.dim, (double)s->pamp);
   }
-  if (s->positivity) PetscCall(VecDuplicate(dyn->f, &s->fsaved));
+  if (s->positivity) PetscCall(VecDuplicate(dyn->f, &s->fsaved)); /* the step guard's is made when first needed */
   s->shits = 0;
   s->sprev = PETSC_FALSE;
   s->steady = PETSC_FALSE;
-  s->npositivity = s->nguard = s->nretry = 0;
+  s->npositivity = s->nguard = s->nguardstep = s->nretry = 0;
   PetscFunctionReturn(0);
 }
 
@@ -349,47 +357,101 @@ PetscErrorCode BTEDynamicsPreStep(TS ts)
 
   PetscFunctionBegin;
   PetscCall(TSGetApplicationContext(ts, &dyn));
-  if (!dyn->src.positivity) PetscFunctionReturn(0);
-  PetscCall(TSGetSolution(ts, &u));
-  PetscCall(VecCopy(u, dyn->src.fsaved));
   PetscCall(TSGetTime(ts, &dyn->src.tsaved));
-  dyn->src.nretry = 0;
+  PetscCall(TSGetStepRejections(ts, &dyn->src.rejseen));
+  dyn->src.nretry     = 0;
+  dyn->src.saved      = PETSC_FALSE;
+  dyn->src.retrycheck = PETSC_FALSE;
+  {
+    TSAdapt   adapt;
+    PetscBool none;
+    PetscCall(TSGetAdapt(ts, &adapt));
+    PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
+    dyn->src.adaptive = none ? PETSC_FALSE : PETSC_TRUE;
+  }
+  /* the state to return to: for positivity, and for an adaptive step under the step guard (on the
+     device a copy, no host synchronisation) */
+  if (!dyn->src.positivity && !(dyn->scheckuse == BTE_STATE_CHECK_STEP && dyn->src.adaptive)) PetscFunctionReturn(0);
+  PetscCall(TSGetSolution(ts, &u));
+  if (!dyn->src.fsaved) PetscCall(VecDuplicate(u, &dyn->src.fsaved));
+  PetscCall(VecCopy(u, dyn->src.fsaved));
+  dyn->src.saved = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
-/* After TSStep, before the step is recorded: a result outside [0, 1] is rolled back and the step
-   halved (adaptive methods), or stops the run (a fixed step is never shortened silently). TSSolve
-   calls this again after a rollback: then the time is the saved one and nothing is done. */
+/* Before each stage: if the TS rejected the step since it started (its error estimate, a failed
+   solve), the retry starts from the saved state rather than from the TS's rollback, which for
+   explicit RK subtracts the increments again (see the top of this file), and its stages are
+   checked (BTEDynamicsDomainError): a step being retried is where the integrator struggles, and a
+   blown-up stage then stops the attempt at once. Only under the step guard: with the stage guard
+   a blown-up stage never reaches the error estimate. */
+PetscErrorCode BTEDynamicsPreStage(TS ts, PetscReal t)
+{
+  BTEDynamics dyn;
+  PetscInt    rej;
+  Vec         u;
+
+  PetscFunctionBegin;
+  (void)t;
+  PetscCall(TSGetApplicationContext(ts, &dyn));
+  if (dyn->scheckuse != BTE_STATE_CHECK_STEP || !dyn->src.saved) PetscFunctionReturn(0);
+  PetscCall(TSGetStepRejections(ts, &rej));
+  if (rej == dyn->src.rejseen) PetscFunctionReturn(0);
+  dyn->src.rejseen    = rej;
+  dyn->src.retrycheck = PETSC_TRUE;
+  PetscCall(TSGetSolution(ts, &u));
+  PetscCall(VecCopy(dyn->src.fsaved, u));
+  PetscFunctionReturn(0);
+}
+
+/* After TSStep, before the step is recorded: one check of the result for both the step guard
+   (-bte_state_check step: finite and in [-tol, 1 + tol]) and positivity ([0, 1]). A result that
+   fails is rolled back and the step halved (adaptive methods), or stops the run (a fixed step is
+   never shortened silently). TSSolve calls this again after a rollback: then the time is the saved
+   one and nothing is done. */
 PetscErrorCode BTEDynamicsPostEvaluate(TS ts)
 {
   BTEDynamics       dyn;
   Vec               u;
-  PetscReal         t, dt, lo, hi;
-  PetscBool         ok, finite, none;
-  TSAdapt           adapt;
+  PetscReal         t, dt, lo, hi, tol;
+  PetscBool         finite, guard, gbad, pbad;
+  PetscInt          step;
   TSConvergedReason reason;
   MPI_Comm          comm;
+  char              what[160];
 
   PetscFunctionBegin;
   PetscCall(TSGetApplicationContext(ts, &dyn));
-  if (!dyn->src.positivity) PetscFunctionReturn(0);
+  guard = dyn->scheckuse == BTE_STATE_CHECK_STEP ? PETSC_TRUE : PETSC_FALSE;
+  if (!dyn->src.positivity && !guard) PetscFunctionReturn(0);
   comm = PetscObjectComm((PetscObject)dyn);
+  tol  = dyn->statetol;
   PetscCall(TSGetTime(ts, &t));
   PetscCall(TSGetConvergedReason(ts, &reason));
   if (reason < 0 || t <= dyn->src.tsaved + BTE_SRC_EPS(t)) PetscFunctionReturn(0);
   PetscCall(TSGetSolution(ts, &u));
-  PetscCall(BTEStateCheck(u, 0.0, &ok, &finite, &lo, &hi));
-  if (ok) PetscFunctionReturn(0);
-  PetscCall(TSGetAdapt(ts, &adapt));
-  PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
-  PetscCheck(!none, comm, PETSC_ERR_NOT_CONVERGED, "The step to t = %g fs takes occupations to [%.3g, %.3g], outside [0, 1] (-bte_positivity): with a fixed step, use a smaller -ts_dt or an adaptive integrator (-ts_adapt_type basic)", (double)t, (double)lo, (double)hi);
+  PetscCall(BTEStateCheck(u, -1.0, &finite, NULL, &lo, &hi)); /* finite, and the range for both tests */
+  gbad = guard && (!finite || (tol >= 0 && (lo < -tol || hi > 1 + tol))) ? PETSC_TRUE : PETSC_FALSE;
+  pbad = dyn->src.positivity && (!finite || lo < 0 || hi > 1) ? PETSC_TRUE : PETSC_FALSE;
+  if (!gbad && !pbad) PetscFunctionReturn(0);
+  PetscCall(TSGetStepNumber(ts, &step));
+  /* a fixed step: the guard's line (BTEDynamicsCheckState), or positivity's */
+  if (!dyn->src.adaptive && gbad) PetscCall(BTEDynamicsCheckState(dyn, u, t, step, "state"));
+  PetscCheck(dyn->src.adaptive, comm, PETSC_ERR_NOT_CONVERGED, "The step to t = %g fs takes occupations to [%.3g, %.3g], outside [0, 1] (-bte_positivity): with a fixed step, use a smaller -ts_dt or an adaptive integrator (-ts_adapt_type basic)", (double)t, (double)lo, (double)hi);
+  PetscCheck(dyn->src.saved, comm, PETSC_ERR_PLIB, "No saved state to roll the step to t = %g fs back to", (double)t);
   PetscCall(TSRollBack(ts));
   PetscCall(VecCopy(dyn->src.fsaved, u)); /* exact: the rollback of some methods subtracts the increment */
   PetscCall(TSGetTimeStep(ts, &dt));
-  dyn->src.npositivity++;
-  PetscCheck(++dyn->src.nretry <= BTE_POSITIVITY_MAX && 0.5 * dt >= BTE_TIME_STEP_MIN, comm, PETSC_ERR_NOT_CONVERGED, "The step from t = %g fs keeps taking occupations outside [0, 1] (%.3g to %.3g) down to a step of %g fs (-bte_positivity): the integrator does not keep f in [0, 1]; loosen -bte_positivity or tighten -ts_rtol", (double)dyn->src.tsaved, (double)lo, (double)hi, (double)dt);
-  PetscCall(PetscInfo(ts, "bte: step to t = %g fs rejected: occupations from %g to %g outside [0, 1]; retried with dt = %g fs\n", (double)t, (double)lo, (double)hi, (double)(0.5 * dt)));
+  if (!finite) PetscCall(PetscSNPrintf(what, sizeof(what), "not finite (NaN or Inf)"));
+  else PetscCall(PetscSNPrintf(what, sizeof(what), "occupations from %.3g to %.3g outside [%g, %g]", (double)lo, (double)hi, gbad ? (double)-tol : 0.0, gbad ? (double)(1 + tol) : 1.0));
+  if (gbad) dyn->src.nguardstep++;
+  else dyn->src.npositivity++;
+  PetscCheck(++dyn->src.nretry <= BTE_POSITIVITY_MAX && 0.5 * dt >= BTE_TIME_STEP_MIN, comm, PETSC_ERR_NOT_CONVERGED, "The step from t = %g fs keeps leaving %s (%s) down to a step of %g fs: %s", (double)dyn->src.tsaved, gbad ? "the finite-state guard (-bte_state_check step)" : "[0, 1] (-bte_positivity)", what, (double)dt,
+             gbad ? "the integration is unstable; use a smaller -ts_dt or a tighter -ts_rtol" : "the integrator does not keep f in [0, 1]; loosen -bte_positivity or tighten -ts_rtol");
+  PetscCall(PetscInfo(ts, "bte: step to t = %g fs rejected (%s): %s; retried with dt = %g fs\n", (double)t, gbad ? "finite-state guard" : "positivity", what, (double)(0.5 * dt)));
   PetscCall(TSSetTimeStep(ts, 0.5 * dt));
+  PetscCall(TSGetStepRejections(ts, &dyn->src.rejseen)); /* the state is restored already */
+  if (gbad) dyn->src.retrycheck = PETSC_TRUE;             /* the retry's stages are checked too */
   if (reason > 0) PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_ITERATING));
   PetscFunctionReturn(0);
 }

@@ -151,7 +151,12 @@ typedef struct {
   PetscReal tsaved;
   PetscInt  npositivity;        /* steps rolled back by the positivity check */
   PetscInt  nguard;             /* stages rejected by the finite-state guard (TSSetFunctionDomainError) */
+  PetscInt  nguardstep;         /* steps rolled back by the finite-state guard (-bte_state_check step) */
   PetscInt  nretry;             /* consecutive rollbacks of one step */
+  PetscBool adaptive;           /* the TS adapts its steps (not TSADAPTNONE): set before each step */
+  PetscBool saved;              /* fsaved holds the state at the start of the step being taken */
+  PetscInt  rejseen;            /* TSGetStepRejections when the step started or was last restored */
+  PetscBool retrycheck;         /* the step is being retried: the step guard checks its stages too */
 } BTEDynamicsSources;
 
 struct _p_BTEDynamics {
@@ -181,6 +186,8 @@ struct _p_BTEDynamics {
   PetscBool    warned;     /* carrier-number warning printed */
   PetscBool    warnedf;    /* occupations-outside-[0,1] warning printed */
   PetscReal    statetol;   /* occupations must stay finite and in [-statetol, 1 + statetol] (< 0: finite only) */
+  BTEStateCheckType scheck;    /* where the guard looks, as set (auto, stage, step, none) */
+  BTEStateCheckType scheckuse; /* as used: auto resolved by BTEDynamicsSetUp from the state Vec's type */
   /* TS and its operators */
   TS           ts;
   Mat          Jc;         /* collision Jacobian */
@@ -235,7 +242,10 @@ PETSC_INTERN PetscReal      BTEDynamicsPumpInjected(BTEDynamics, PetscReal, Pets
 PETSC_INTERN PetscReal      BTEDynamicsNextEvent(BTEDynamics, PetscReal);
 PETSC_INTERN PetscErrorCode BTEDynamicsSteadyCheck(BTEDynamics, TS, PetscReal, Vec);
 PETSC_INTERN PetscErrorCode BTEDynamicsPreStep(TS);
+PETSC_INTERN PetscErrorCode BTEDynamicsPreStage(TS, PetscReal);
 PETSC_INTERN PetscErrorCode BTEDynamicsPostEvaluate(TS);
+/* The finite-state guard's failure: a one-line error naming the state, time and step (dynamics.c) */
+PETSC_INTERN PetscErrorCode BTEDynamicsCheckState(BTEDynamics, Vec, PetscReal, PetscInt, const char[]);
 PETSC_INTERN PetscErrorCode BTEDynamicsSourcesView(BTEDynamics, PetscViewer);
 /* Error against a reference (src/dynamics/reference.c) */
 PETSC_INTERN PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics, PetscReal, PetscReal, Vec);
