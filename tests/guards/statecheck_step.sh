@@ -76,5 +76,5 @@ echo "ok: adaptive RK 5(4) from an unstable step finishes under step"
 grep -q "state check: stage (auto)" view.txt || { cat view.txt; fail "auto is not stage on host vectors"; }
 expect_fail "Unknown -bte_state_check bogus: use auto, stage, step or none" "$BTE" dynamics $P -bte_state_check bogus
 "$BTE" dynamics -help > help.txt 2>&1
-grep -q -- "-bte_state_check <now auto" help.txt || fail "-help does not show -bte_state_check"
+grep -Eq -- "-bte_state_check:? <now auto" help.txt || fail "-help does not show -bte_state_check"
 echo "ok: auto, bad value, -help"
