@@ -2,7 +2,7 @@
 """A performance model of the pair apply over several GPUs, fitted to scripts/scaling-bench.sh's
 scaling.csv, and its extrapolation to many GPUs over a network (docs/benchmarks.md, "Several GPUs").
 
-  apply(P) = T_work(P) + max(0, T_x(P) - T_hide(P))
+  apply(P) = T_work(P) (1 + k) + max(0, T_x(P) - T_hide(P)) + c0   (k, c0 only for P > 1)
 
 T_work(P): the bytes the largest rank streams over the rate one GPU reaches,
     T_work(P) = B(P) * C / P * imb / R,   R = B(1) * C / apply(1)
@@ -12,7 +12,11 @@ T_x(P): both exchanges of an apply (ghost values in, ghosts' sums out), a latenc
   per peer plus bytes over a link rate, fitted to coll_exchange's times:
     T_x = 2 a + c (P - 1) + V / b,   V = bytes received + bytes sent by the largest rank
 T_hide(P): the work that needs no ghost value runs while the values travel: about 1/P of the work
-  (the pairs with both ends on the rank).
+  (the pairs with both ends on the rank);
+c0, k: what the split apply on several ranks costs beyond these terms, fitted (least squares) to
+  the measured multi-GPU applies: a fixed part c0 (more launches, the events and NCCL's group calls
+  on the host) and a part k proportional to the work (chunks that wait for the exchange, the
+  kernels of the exchange sharing the GPU).
 
 Beyond one host (hosts of G GPUs), the peers off the host are reached over the network: the fitted
 latency and rate are replaced by a network latency a_n and a per-GPU network rate b_n (given
@@ -76,42 +80,67 @@ def main():
         print(f"   P={int(x[1]) + 1} V={x[2] / 1e3:.0f} kB: measured {t * 1e3:.4f} ms, fit {(x[0] * lat + x[1] * peer + x[2] * invb) * 1e3:.4f} ms")
 
     grids = sorted({int(r["grid"]) for r in strong})
-    out = []
-    for g in grids:
-        rs = [r for r in strong if int(r["grid"]) == g and r["exchange"] in ("nccl",) or (int(r["grid"]) == g and r["gpus"] == "1")]
+
+    def terms(P, C, R, B1, Bp, Vm, Pm):
+        work = (B1 if P == 1 else Bp) * C / P * (a.imbalance if P > 1 else 1.0) / R
+        V = Vm * (1 - 1 / P) / (1 - 1 / Pm) if P > 1 else 0.0
+        if P == 1:
+            tx = 0.0
+        elif P <= a.hosts_of:
+            tx = 2 * lat + peer * (P - 1) + V * invb
+        else:  # on-host peers over NVLink, the rest over the network (its share of the bytes)
+            off = (P - a.hosts_of) / (P - 1)
+            tx = 2 * max(lat, a.net_latency_us * 1e-6) + peer * (P - 1) + V * (1 - off) * invb + V * off / (a.net_GBs * 1e9)
+        hide = work / P if P > 1 else 0.0
+        return work, tx, hide
+
+    def setup(g):
+        rs = [r for r in strong if int(r["grid"]) == g and (r["exchange"] == "nccl" or r["gpus"] == "1")]
         one = [r for r in rs if r["gpus"] == "1"]
         if not one:
-            continue
+            return None
         one = one[0]
-        C = num(one, "channels")
-        t1 = num(one, "apply_ms") * 1e-3
-        B1 = num(one, "layout_Bpc")
+        C, t1, B1 = num(one, "channels"), num(one, "apply_ms") * 1e-3, num(one, "layout_Bpc")
         R = B1 * C / t1
-        # ghost bytes per rank: measured at the largest P; on P ranks nearly every state is a ghost
-        # (V ~ 2 * 8 B * states touched), so V(P) ~ V_meas * (1 - 1/P) / (1 - 1/Pm)
-        meas = [r for r in rs if r["exchange"] == "nccl" and num(r, "fwd_bytes") is not None and int(r["gpus"]) > 1]
+        meas = [r for r in rs if num(r, "fwd_bytes") is not None and int(r["gpus"]) > 1]
         if meas:
             m = max(meas, key=lambda r: int(r["gpus"]))
             Pm, Vm = int(m["gpus"]), num(m, "fwd_bytes") + num(m, "rev_bytes")
         else:
             Pm, Vm = 2, 0.0
+        Bp = max([num(r, "layout_Bpc") for r in rs if int(r["gpus"]) > 1] or [B1])
+        return rs, one, C, t1, B1, R, Bp, Vm, Pm
+
+    res = []
+    for g in grids:
+        st = setup(g)
+        if not st:
+            continue
+        rs, one, C, t1, B1, R, Bp, Vm, Pm = st
+        for r in rs:
+            P = int(r["gpus"])
+            if P > 1:
+                w, tx, h = terms(P, C, R, B1, Bp, Vm, Pm)
+                res.append((w, num(r, "apply_ms") * 1e-3 - (w + max(0.0, tx - h))))
+    c0 = kw = 0.0
+    if len(res) >= 2:
+        (c0, kw), *_ = np.linalg.lstsq(np.array([[1.0, w] for w, _ in res]), np.array([x for _, x in res]), rcond=None)
+        c0, kw = max(c0, 0.0), max(kw, 0.0)
+    print(f"cost of the split apply beyond work and exchange: c0 = {c0 * 1e6:.0f} us + {kw:.3f} x the work (residuals: "
+          + ", ".join(f"{x * 1e6:.0f} us at {w * 1e3:.3f} ms of work" for w, x in res) + ")")
+    out = []
+    for g in grids:
+        st = setup(g)
+        if not st:
+            continue
+        rs, one, C, t1, B1, R, Bp, Vm, Pm = st
         print(f"\nGaAs {g}^3: {C:.3g} channels, 1 GPU {t1 * 1e3:.3f} ms per apply ({R / 1e9:.0f} GB/s of layout), "
               f"{B1:.1f} B/channel; exchange volume {Vm / 1e3:.0f} kB on {Pm} GPUs")
-        print(f"{'GPUs':>6} {'measured ms':>12} {'model ms':>10} {'speed-up':>9} {'efficiency':>10}   (model: work / exchange / hidden, ms)")
+        print(f"{'GPUs':>6} {'measured ms':>12} {'model ms':>10} {'speed-up':>9} {'efficiency':>10}   (model: work / exchange / hidden, ms; + c0 + k work)")
         below = None
         for P in [1, 2, 4, 8, 16, 32, 64, 128, 256]:
-            Bp = B1 if P == 1 else max([num(r, "layout_Bpc") for r in rs if int(r["gpus"]) > 1] or [B1])
-            work = Bp * C / P * (a.imbalance if P > 1 else 1.0) / R
-            V = Vm * (1 - 1 / P) / (1 - 1 / Pm) if P > 1 else 0.0
-            if P == 1:
-                tx = 0.0
-            elif P <= a.hosts_of:
-                tx = 2 * lat + peer * (P - 1) + V * invb
-            else:  # on-host peers over NVLink, the rest over the network (its share of the bytes)
-                off = (P - a.hosts_of) / (P - 1)
-                tx = 2 * max(lat, a.net_latency_us * 1e-6) + peer * (P - 1) + V * (1 - off) * invb + V * off / (a.net_GBs * 1e9)
-            hide = work / P if P > 1 else 0.0
-            t = work + max(0.0, tx - hide)
+            work, tx, hide = terms(P, C, R, B1, Bp, Vm, Pm)
+            t = work * (1 + (kw if P > 1 else 0.0)) + max(0.0, tx - hide) + (c0 if P > 1 else 0.0)
             meas_t = [num(r, "apply_ms") for r in rs if int(r["gpus"]) == P and r["exchange"] in ("nccl",)] or \
                      ([num(one, "apply_ms")] if P == 1 else [])
             eff = t1 / (P * t)
@@ -127,9 +156,11 @@ def main():
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(6, 4))
         for g in grids:
-            pts = [(P, t1e) for (gg, P, t, t1e, m) in out if gg == g]
-            ax.plot([p for p, _ in pts], [e for _, e in pts], "-o", label=f"GaAs {g}^3 model")
-            ms = [(P, m) for (gg, P, t, e, m) in out if gg == g and m is not None]
+            pts = [(P, e) for (gg, P, t, e, m) in out if gg == g]
+            line, = ax.plot([p for p, _ in pts], [e for _, e in pts], "-", label=f"GaAs {g}^3, model")
+            t1 = [m for (gg, P, t, e, m) in out if gg == g and P == 1][0]
+            ms = [(P, t1 / (P * m)) for (gg, P, t, e, m) in out if gg == g and m is not None]
+            ax.plot([p for p, _ in ms], [e for _, e in ms], "o", color=line.get_color(), label=f"GaAs {g}^3, measured")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("GPUs")
         ax.set_ylabel("parallel efficiency of an apply")
