@@ -95,4 +95,4 @@ for g in $grids; do
 done
 for w in $weak; do one weak "${w%%:*}" "${w##*:}" nccl; done
 echo "csv: $csv"
-column -s, -t "$csv"
+if command -v column >/dev/null; then column -s, -t "$csv"; else cat "$csv"; fi
