@@ -5,7 +5,7 @@
 #           (nccl, scatter; one run on one GPU): `bte bench` (apply, J x, one RK4 step, layout B/ch,
 #           setup), `bte transport` at 300 K (KSPSolve, largest rank, from -log_view) when SB_KSP=1,
 #           and tests/coll_exchange (forward and reverse exchange alone, both exchanges in one run)
-#   weak:   SB_WEAK grid:gpus pairs (default 135:1 152:2 170:4, ~1.26e9 channels per GPU), bench only
+#   weak:   SB_WEAK grid:gpus pairs (default 135:1 152:2 165:4, ~1.1-1.3e9 channels per GPU; more than ~2e9 per rank meets 32-bit limits), bench only
 #   check:  SB_CHECK grid (default 90): tests/coll_partition on 1 GPU writes I[f], J x, diag J; on each
 #           GPU count > 1 the same run compares with it (1e-12) and with fused
 #   scripts/scaling-bench.sh        (run under scripts/device-run.sh: BTE, BUILD, MPIEXEC)
@@ -19,7 +19,7 @@ out=${SB_OUT:-scaling-bench}; mkdir -p "$out"
 grids=${SB_GRIDS-90 135}
 gpus=${SB_GPUS-1 2 4}
 exchanges=${SB_EXCHANGES-nccl scatter}
-weak=${SB_WEAK-135:1 152:2 170:4}
+weak=${SB_WEAK-135:1 152:2 165:4}
 check=${SB_CHECK-90}
 reps=${SB_REPS:-20}
 cores=${SB_CORES:-$(nproc)}
