@@ -1,7 +1,8 @@
 # Error against a reference run (-bte_reference): a run compared with itself has every error exactly
 # 0; fixed-step RK4 against a 0.25 fs reference has errors that shrink ~16x per halved step (the
 # known perturbation: the step); snapshots between the reference's take its linear interpolation
-# (checked against numpy); a restarted run compares from its restart time; on 2 ranks the same
+# (checked against numpy); a restarted run compares from its restart time, also from another
+# run's state at a reference snapshot (a split run: its error there); on 2 ranks the same
 # errors; bad references (another table, other states, another initial state, no overlap in time,
 # a run longer than the reference, not a dynamics file) are refused with one line.
 . "$TESTDIR/common.sh"
@@ -21,6 +22,10 @@ $MPIEXEC -n "$NP" "$BTE" dynamics $P -bte_time_step 4 -bte_output_interval 50 -b
 # a restarted run: its first snapshot (100 fs) is the reference's
 "$BTE" dynamics $P -bte_time_step 0.25 -bte_output_interval 50 -ts_max_time 100 -bte_output part.h5 > /dev/null
 "$BTE" dynamics $P -bte_time_step 0.25 -bte_output_interval 50 -bte_init restart -bte_restart part.h5 -bte_output cont.h5 -bte_reference ref.h5 > cont.log
+# a split run: a coarser first leg (RK4 at 10 fs to 100 fs), restarted at a reference snapshot
+# with another state: accepted (its start is the first leg's result), the error at 100 fs = the first leg's
+"$BTE" dynamics $P -bte_time_step 10 -bte_output_interval 50 -ts_max_time 100 -bte_output part10.h5 > /dev/null
+"$BTE" dynamics $P -bte_time_step 0.25 -bte_output_interval 50 -bte_init restart -bte_restart part10.h5 -bte_output cont10.h5 -bte_reference ref.h5 > cont10.log
 "$PYTHON" - <<'PY'
 import h5py, json, numpy as np, sys
 ok = True
@@ -68,6 +73,9 @@ for k, t in enumerate(gi["time"][:]):
 check(good, "snapshots every 20 fs: the reference interpolated linearly (exact at 0, 100, 200, 300 fs); max error %.2e" % i["f_max"][:].max())
 c = errs("cont.h5")
 check(c["time"][0] == 100 and c["f_max"][:].max() < 1e-12, "restart at 100 fs: compared from 100 fs, max error %.1e" % c["f_max"][:].max())
+c10 = errs("cont10.h5"); p10 = h5py.File("part10.h5", "r")["dynamics"]
+d10 = np.abs(p10["occupations"][len(p10["time"]) - 1] - r["occupations"][2]).max()
+check(c10["time"][0] == 100 and d10 > 1e-8 and c10["f_max"][0] == d10, "restart at 100 fs from another run's state (RK4 at 10 fs): accepted, error at 100 fs %.2e = that state's" % c10["f_max"][0])
 sys.exit(0 if ok else 1)
 PY
 # bad references: one line each
