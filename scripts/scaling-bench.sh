@@ -9,7 +9,8 @@
 #   check:  SB_CHECK grid (default 90): tests/coll_partition on 1 GPU writes I[f], J x, diag J; on each
 #           GPU count > 1 the same run compares with it (1e-12) and with fused
 #   scripts/scaling-bench.sh        (run under scripts/device-run.sh: BTE, BUILD, MPIEXEC)
-# Env: SB_OUT (scaling-bench), SB_REPS (20), SB_CORES (nproc), SB_TIMEOUT per run in s (300).
+# Env: SB_OUT (scaling-bench), SB_REPS (20), SB_CORES (nproc), SB_TIMEOUT per run in s (300),
+# SB_EXTRA (more bte options for the bench and transport runs, e.g. -bte_exchange_work_first).
 # Prints one line per run and writes SB_OUT/scaling.csv.
 set -u
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -47,12 +48,12 @@ one() { # kind grid gpus exchange
   local kind=$1 g=$2 n=$3 x=$4 tag=$1_$2_$3_$4 ch ap jc rk bpc su kt="" ki="" fw="" rv="" fb="" rb=""
   echo "=== $tag ($(date +%T))"
   run "$n" "$BTE" bench -bte_model gaas -bte_grid "$g" -vec_type "$vec" -bte_bench_types pair -bte_bench_reps "$reps" \
-    -bte_exchange "$x" -bte_bench_json "$out/$tag.json" -bte_collision_view -log_view ":$out/$tag.log" > "$out/$tag.txt" 2>&1 \
+    -bte_exchange "$x" ${SB_EXTRA:-} -bte_bench_json "$out/$tag.json" -bte_collision_view -log_view ":$out/$tag.log" > "$out/$tag.txt" 2>&1 \
     || { tail -5 "$out/$tag.txt"; echo "  bench FAILED"; return; }
   grep "ghost exchange" "$out/$tag.txt" | head -1
   read -r ch ap jc rk bpc su < <(json "$out/$tag.json")
   if [ "$kind" = strong ] && [ "$ksp" = 1 ]; then
-    run "$n" "$BTE" transport -bte_model gaas -bte_grid "$g" -vec_type "$vec" -bte_temperatures 300 -bte_exchange "$x" \
+    run "$n" "$BTE" transport -bte_model gaas -bte_grid "$g" -vec_type "$vec" -bte_temperatures 300 -bte_exchange "$x" ${SB_EXTRA:-} \
       -log_view ":$out/$tag.ksp.log" > "$out/$tag.ksp.txt" 2>&1 || { tail -5 "$out/$tag.ksp.txt"; echo "  transport FAILED"; }
     kt=$(awk '$1 == "KSPSolve" { print $4 }' "$out/$tag.ksp.log" 2>/dev/null)
     ki=$(awk '$1 == "300.00" { print $(NF - 2) }' "$out/$tag.ksp.txt" 2>/dev/null)

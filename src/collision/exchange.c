@@ -20,6 +20,8 @@ PetscErrorCode BTECollisionExchangeReset_Private(BTECollision coll)
 #endif
   coll->xsel    = 0;
   coll->xwhy[0] = 0;
+  coll->xfpend  = PETSC_FALSE;
+  coll->xrpend  = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -128,9 +130,24 @@ PetscErrorCode BTECollisionGhostBegin(BTECollision coll, Vec x, Vec xl)
   PetscFunctionBegin;
   PetscCall(UseNCCL(coll, x, &nccl));
 #if defined(BTE_HAVE_CUDA)
-  if (nccl) PetscCall(BTECollNCCLForwardBegin(coll->nccl, x, xl));
+  if (nccl && coll->xwork) { /* the transfers wait for GhostPost */
+    PetscCall(BTECollNCCLForwardMark(coll->nccl, x));
+    coll->xfpend = PETSC_TRUE;
+    coll->xfx    = x;
+    coll->xfxl   = xl;
+  } else if (nccl) PetscCall(BTECollNCCLForwardBegin(coll->nccl, x, xl));
 #endif
   if (!nccl) PetscCall(VecScatterBegin(coll->scatter, x, xl, INSERT_VALUES, SCATTER_FORWARD));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionGhostPost(BTECollision coll)
+{
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (coll->xfpend) PetscCall(BTECollNCCLForwardPost(coll->nccl, coll->xfx, coll->xfxl));
+#endif
+  coll->xfpend = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -140,6 +157,7 @@ PetscErrorCode BTECollisionGhostEnd(BTECollision coll, Vec x, Vec xl)
 
   PetscFunctionBegin;
   PetscCall(UseNCCL(coll, x, &nccl));
+  PetscCall(BTECollisionGhostPost(coll));
 #if defined(BTE_HAVE_CUDA)
   if (nccl) PetscCall(BTECollNCCLForwardEnd(coll->nccl));
 #endif

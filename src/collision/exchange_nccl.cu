@@ -122,7 +122,7 @@ struct _n_BTECollNCCL {
   ncclComm_t  comm;
   int         size, version;
   cudaStream_t xs;               /* the exchange's stream */
-  cudaEvent_t  ready, fdone, rdone;
+  cudaEvent_t  fready, rready, fdone, rdone; /* on PETSc's stream: the inputs are ready; on the exchange's: done */
   PetscInt     nlocal, nghost, nfsend, nrsend, nrrecv;
   int         *fsend, *rfrom, *rpos; /* device */
   double      *fbuf, *rsbuf, *rrbuf; /* device send/receive buffers */
@@ -177,7 +177,8 @@ PetscErrorCode BTECollNCCLCreate(MPI_Comm comm, const char *path, const BTECollN
     PetscCallCUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
     PetscCallCUDA(cudaStreamCreateWithPriority(&h->xs, cudaStreamNonBlocking, hi));
   }
-  PetscCallCUDA(cudaEventCreateWithFlags(&h->ready, cudaEventDisableTiming));
+  PetscCallCUDA(cudaEventCreateWithFlags(&h->fready, cudaEventDisableTiming));
+  PetscCallCUDA(cudaEventCreateWithFlags(&h->rready, cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->fdone, cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->rdone, cudaEventDisableTiming));
   PetscCall(UploadInt(l->fsend, l->nfsend, &h->fsend));
@@ -217,7 +218,8 @@ PetscErrorCode BTECollNCCLDestroy(BTECollNCCL *hp)
   PetscCallCUDA(cudaStreamSynchronize(h->xs));
   if (h->comm) PetscCallNCCL(&h->L, h->L.CommDestroy(h->comm));
   PetscCallCUDA(cudaStreamDestroy(h->xs));
-  PetscCallCUDA(cudaEventDestroy(h->ready));
+  PetscCallCUDA(cudaEventDestroy(h->fready));
+  PetscCallCUDA(cudaEventDestroy(h->rready));
   PetscCallCUDA(cudaEventDestroy(h->fdone));
   PetscCallCUDA(cudaEventDestroy(h->rdone));
   PetscCallCUDA(cudaFree(h->fsend));
@@ -256,26 +258,41 @@ static inline int Blocks(PetscInt n)
   return (int)PetscMax(1, PetscMin((n + 255) / 256, 65535 * 4));
 }
 
-/* Begin: the exchange stream waits for the work queued on PETSc's stream */
-static PetscErrorCode StreamsJoin(BTECollNCCL h, cudaStream_t *s)
-{
-  PetscFunctionBegin;
-  PetscCall(BTECollCUDAGetStream(s));
-  PetscCallCUDA(cudaEventRecord(h->ready, *s));
-  PetscCallCUDA(cudaStreamWaitEvent(h->xs, h->ready, 0));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode BTECollNCCLForwardBegin(BTECollNCCL h, Vec x, Vec xl)
+/* Mark: an event on PETSc's stream after the work that writes the values to send (and last reads
+   the buffers the exchange overwrites). v is made current on the device first, so that an upload
+   it may need is queued before the event. Post: the exchange's stream waits for that event, then
+   packs and transfers. Begin = Mark + Post; between the two, work queued on PETSc's stream that
+   neither writes the values sent nor touches the buffers received into runs while NCCL is
+   called (-bte_exchange_order work). */
+static PetscErrorCode Mark(cudaEvent_t ev, Vec v)
 {
   const PetscScalar *a;
-  PetscScalar       *b;
   cudaStream_t       s;
 
   PetscFunctionBegin;
-  PetscCall(VecCUDAGetArrayRead(x, &a)); /* may upload x on PETSc's stream: before the join */
+  PetscCall(VecCUDAGetArrayRead(v, &a));
+  PetscCall(VecCUDARestoreArrayRead(v, &a));
+  PetscCall(BTECollCUDAGetStream(&s));
+  PetscCallCUDA(cudaEventRecord(ev, s));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollNCCLForwardMark(BTECollNCCL h, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(Mark(h->fready, x));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollNCCLForwardPost(BTECollNCCL h, Vec x, Vec xl)
+{
+  const PetscScalar *a;
+  PetscScalar       *b;
+
+  PetscFunctionBegin;
+  PetscCall(VecCUDAGetArrayRead(x, &a));
   PetscCall(VecCUDAGetArrayWrite(xl, &b));
-  PetscCall(StreamsJoin(h, &s));
+  PetscCallCUDA(cudaStreamWaitEvent(h->xs, h->fready, 0));
   if (h->nlocal) PetscCallCUDA(cudaMemcpyAsync(b, a, sizeof(double) * h->nlocal, cudaMemcpyDeviceToDevice, h->xs));
   if (h->nfsend) {
     bte_xchg_gather<<<Blocks(h->nfsend), 256, 0, h->xs>>>((int)h->nfsend, h->fsend, a, h->fbuf);
@@ -293,6 +310,14 @@ PetscErrorCode BTECollNCCLForwardBegin(BTECollNCCL h, Vec x, Vec xl)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BTECollNCCLForwardBegin(BTECollNCCL h, Vec x, Vec xl)
+{
+  PetscFunctionBegin;
+  PetscCall(BTECollNCCLForwardMark(h, x));
+  PetscCall(BTECollNCCLForwardPost(h, x, xl));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTECollNCCLForwardEnd(BTECollNCCL h)
 {
   cudaStream_t s;
@@ -303,14 +328,20 @@ PetscErrorCode BTECollNCCLForwardEnd(BTECollNCCL h)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTECollNCCLReverseBegin(BTECollNCCL h, Vec yl)
+PetscErrorCode BTECollNCCLReverseMark(BTECollNCCL h, Vec yl)
+{
+  PetscFunctionBegin;
+  PetscCall(Mark(h->rready, yl));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollNCCLReversePost(BTECollNCCL h, Vec yl)
 {
   const PetscScalar *a;
-  cudaStream_t       s;
 
   PetscFunctionBegin;
   PetscCall(VecCUDAGetArrayRead(yl, &a));
-  PetscCall(StreamsJoin(h, &s));
+  PetscCallCUDA(cudaStreamWaitEvent(h->xs, h->rready, 0));
   if (h->nrsend) {
     bte_xchg_gather<<<Blocks(h->nrsend), 256, 0, h->xs>>>((int)h->nrsend, h->rfrom, a, h->rsbuf);
     PetscCallCUDA(cudaGetLastError());
@@ -323,6 +354,14 @@ PetscErrorCode BTECollNCCLReverseBegin(BTECollNCCL h, Vec yl)
   PetscCallNCCL(&h->L, h->L.GroupEnd());
   PetscCallCUDA(cudaEventRecord(h->rdone, h->xs));
   PetscCall(VecCUDARestoreArrayRead(yl, &a));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollNCCLReverseBegin(BTECollNCCL h, Vec yl)
+{
+  PetscFunctionBegin;
+  PetscCall(BTECollNCCLReverseMark(h, yl));
+  PetscCall(BTECollNCCLReversePost(h, yl));
   PetscFunctionReturn(0);
 }
 

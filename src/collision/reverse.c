@@ -149,7 +149,11 @@ PetscErrorCode BTECollisionReverseBegin(BTECollision coll, Vec yl, Vec y)
     PetscBool cuda;
     PetscCall(BTECollisionVecIsCUDA(y, &cuda));
     if (cuda) {
-      PetscCall(BTECollNCCLReverseBegin(coll->nccl, yl));
+      if (coll->xwork) { /* the transfers wait for BTECollisionReversePost */
+        PetscCall(BTECollNCCLReverseMark(coll->nccl, yl));
+        coll->xrpend = PETSC_TRUE;
+        coll->xryl   = yl;
+      } else PetscCall(BTECollNCCLReverseBegin(coll->nccl, yl));
       PetscCall(PetscLogEventEnd(BTECOLL_GhostAdd, coll, yl, y, 0));
       PetscFunctionReturn(0);
     }
@@ -157,6 +161,17 @@ PetscErrorCode BTECollisionReverseBegin(BTECollision coll, Vec yl, Vec y)
 #endif
   PetscCall(VecScatterBegin(coll->rscatter, yl, coll->rbuf, INSERT_VALUES, SCATTER_FORWARD));
   PetscCall(PetscLogEventEnd(BTECOLL_GhostAdd, coll, yl, y, 0));
+  PetscFunctionReturn(0);
+}
+
+/* With -bte_exchange_order work and NCCL, queues the transfers that Begin only marked; else nothing. */
+PetscErrorCode BTECollisionReversePost(BTECollision coll)
+{
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (coll->xrpend) PetscCall(BTECollNCCLReversePost(coll->nccl, coll->xryl));
+#endif
+  coll->xrpend = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -168,6 +183,7 @@ PetscErrorCode BTECollisionReverseEnd(BTECollision coll, Vec yl, Vec own, Vec y)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(BTECOLL_GhostAdd, coll, yl, y, 0));
+  PetscCall(BTECollisionReversePost(coll));
 #if defined(BTE_HAVE_CUDA)
   PetscCall(BTECollisionVecIsCUDA(y, &cuda));
   if (cuda && coll->xsel == 2) PetscCall(BTECollNCCLReverseEnd(coll->nccl, coll->rbuf));

@@ -116,9 +116,15 @@ PETSC_INTERN PetscErrorCode BTECollNCCLDestroy(BTECollNCCL *);
 PETSC_INTERN PetscErrorCode BTECollNCCLVersion(BTECollNCCL, int *);
 /* xl (local, CUDA) <- the owned values of x (global, CUDA) and the ghosts from their owners */
 PETSC_INTERN PetscErrorCode BTECollNCCLForwardBegin(BTECollNCCL, Vec x, Vec xl);
+/* Begin in two halves (-bte_exchange_order work): Mark records that x is ready on PETSc's stream,
+   Post queues the transfers behind that mark (work queued between them runs meanwhile) */
+PETSC_INTERN PetscErrorCode BTECollNCCLForwardMark(BTECollNCCL, Vec x);
+PETSC_INTERN PetscErrorCode BTECollNCCLForwardPost(BTECollNCCL, Vec x, Vec xl);
 PETSC_INTERN PetscErrorCode BTECollNCCLForwardEnd(BTECollNCCL);
 /* the ghost entries of yl (local, CUDA) to their owners, into the receive slots of rbuf (CUDA) */
 PETSC_INTERN PetscErrorCode BTECollNCCLReverseBegin(BTECollNCCL, Vec yl);
+PETSC_INTERN PetscErrorCode BTECollNCCLReverseMark(BTECollNCCL, Vec yl);
+PETSC_INTERN PetscErrorCode BTECollNCCLReversePost(BTECollNCCL, Vec yl);
 PETSC_INTERN PetscErrorCode BTECollNCCLReverseEnd(BTECollNCCL, Vec rbuf);
 
 /* ---- tgt: Perturbo v3's layout (tgtlayout.h), two passes: pass 1 per channel into sc_col, pass 2

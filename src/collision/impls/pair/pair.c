@@ -258,6 +258,7 @@ static PetscErrorCode PairRunOverlapCUDA(BTECollision coll, int mode, Vec f, Vec
   PetscCall(BTEPairCUDAChunks(pa->cuda, mode, 0, pa->nfwd, f, x));
   PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+  PetscCall(BTECollisionGhostPost(coll)); /* -bte_exchange_work_first: NCCL's calls after the launches */
   PetscCall(BTECollisionGhostEnd(coll, last, lastl));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_Outer, coll, 0, 0, 0));
@@ -270,6 +271,7 @@ static PetscErrorCode PairRunOverlapCUDA(BTECollision coll, int mode, Vec f, Vec
   PetscCall(BTEPairCUDAReduce(pa->cuda, 0, coll->nlocal, Y));
   PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PetscLogGpuFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
+  PetscCall(BTECollisionReversePost(coll)); /* as above; End would post it too */
   PetscCall(BTECollisionReverseEnd(coll, pa->yl, NULL, Y));
   PetscFunctionReturn(0);
 }
