@@ -4,6 +4,8 @@
    rejected steps (TSGetStepRejections), nonlinear and linear iterations (TSGetSNESIterations,
    TSGetKSPIterations: 0 for explicit methods), collision applies and collision Jacobian applies
    (counters of the BTECollision, the same calls as the BTECollApply / BTECollJacApply log events).
+   A run that switches method (-bte_switch_time) counts both TS objects: the first's rejections and
+   iterations are kept at the switch (cost.leg_*), the step number continues across it.
    Wall time: setup (BTEDynamicsCreate to the first step, the output's share excepted), stepping
    (TSSolve less the snapshots taken inside it) and output (snapshots: HDF5 writes, monitor lines,
    reference comparisons; opening and closing the file). */
@@ -30,9 +32,11 @@ PetscErrorCode BTEDynamicsCostEnd(BTEDynamics dyn, PetscLogDouble w0, PetscLogDo
   PetscCall(TSGetStepNumber(dyn->ts, &step));
   c->steps = step - dyn->step0;
   PetscCall(TSGetStepRejections(dyn->ts, &c->rejects));
-  c->rejects += dyn->src.npositivity + dyn->src.nguardstep; /* rolled back after the TS accepted them (sources.c) */
+  c->rejects += dyn->src.npositivity + dyn->src.nguardstep + c->leg_rejects; /* rolled back after the TS accepted them (sources.c); the first method's, after a switch */
   PetscCall(TSGetSNESIterations(dyn->ts, &c->snes_its));
   PetscCall(TSGetKSPIterations(dyn->ts, &c->ksp_its));
+  c->snes_its += c->leg_snes_its;
+  c->ksp_its += c->leg_ksp_its;
   c->coll_applies = dyn->coll ? dyn->coll->napplies - c->coll0 : 0;
   c->jac_applies  = dyn->coll ? dyn->coll->njacapplies - c->jac0 : 0;
   c->setup    = w0 - c->tcreate - s0;
@@ -91,8 +95,9 @@ PetscErrorCode BTEDynamicsCostWriteJSON(BTEDynamics dyn)
   BTEDynamicsCost  *c    = &dyn->cost;
   PetscMPIInt       rank;
   int               ok = 1;
-  TSType            tstype;
+  TSType            tstype, t1 = NULL;
   TSAdapt           adapt;
+  TSAdaptType       a1 = NULL;
   TSAdaptType       atype;
   TSConvergedReason reason;
   PetscReal         t;
@@ -105,6 +110,13 @@ PetscErrorCode BTEDynamicsCostWriteJSON(BTEDynamics dyn)
   PetscCall(TSAdaptGetType(adapt, &atype));
   PetscCall(TSGetConvergedReason(dyn->ts, &reason));
   PetscCall(TSGetTime(dyn->ts, &t));
+  if (dyn->tswitch >= 0) {
+    TSAdapt ad1;
+    TS      first = dyn->switched ? dyn->tssw : dyn->ts; /* the method before the switch */
+    PetscCall(TSGetType(first, &t1));
+    PetscCall(TSGetAdapt(first, &ad1));
+    PetscCall(TSAdaptGetType(ad1, &a1));
+  }
   if (rank == 0) {
     FILE *fp = fopen(c->summary, "w");
     if (!fp) ok = 0;
@@ -115,6 +127,15 @@ PetscErrorCode BTEDynamicsCostWriteJSON(BTEDynamics dyn)
       BTEJSONString(fp, tstype ? tstype : "");
       fprintf(fp, ",\n  \"ts_adapt_type\": ");
       BTEJSONString(fp, atype ? atype : "");
+      if (dyn->tswitch >= 0) {
+        /* -bte_switch_time: ts_type and ts_adapt_type above are the second method's (the TS at the end) */
+        fprintf(fp, ",\n  \"switch_time\": ");
+        BTEJSONReal(fp, dyn->tswitch);
+        fprintf(fp, ",\n  \"switched\": %s,\n  \"first_ts_type\": ", dyn->switched ? "true" : "false");
+        BTEJSONString(fp, t1 ? t1 : "");
+        fprintf(fp, ",\n  \"first_ts_adapt_type\": ");
+        BTEJSONString(fp, a1 ? a1 : "");
+      }
       fprintf(fp, ",\n  \"converged_reason\": ");
       BTEJSONString(fp, TSConvergedReasons[reason]);
       fprintf(fp, ",\n  \"initial_time\": ");

@@ -61,6 +61,7 @@ PetscErrorCode BTEDynamicsCreate(BTE bte, BTEDynamics *dyn)
   d->src.psmear   = 0.02;
   d->src.pfwhm    = 50.0;
   d->src.ptime    = 150.0; /* 3 FWHM: the pulse's part before t = 0 is 1e-12 of it */
+  d->tswitch      = -1;    /* no method switch */
   bte->runmem   = PETSC_TRUE; /* the memory checks at setup count the run */
   PetscCall(PetscTime(&d->cost.tcreate));
   *dyn          = d;
@@ -95,6 +96,7 @@ PetscErrorCode BTEDynamicsDestroy(BTEDynamics *dyn)
   PetscCall(BTEDynamicsReferenceDestroy(d));
   PetscCall(BTEDynamicsSourcesDestroy(d));
   PetscCall(TSDestroy(&d->ts));
+  PetscCall(TSDestroy(&d->tssw));
   if (d->P != d->A && d->P != d->Jc) PetscCall(MatDestroy(&d->P));
   if (d->A != d->Jc) PetscCall(MatDestroy(&d->A));
   PetscCall(MatDestroy(&d->Jc));
@@ -459,24 +461,32 @@ static PetscErrorCode BTEDynamicsCheckOutput(BTEDynamics dyn, PetscBool *append)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode BTEDynamicsCreateTS(BTEDynamics dyn)
+static PetscErrorCode BTEDynamicsCreateTSObject(BTEDynamics dyn, const char prefix[], TS *ts)
 {
   TSAdapt adapt;
 
   PetscFunctionBegin;
-  if (dyn->ts) PetscFunctionReturn(0);
-  PetscCall(TSCreate(PetscObjectComm((PetscObject)dyn), &dyn->ts));
-  PetscCall(TSSetProblemType(dyn->ts, TS_NONLINEAR));
+  PetscCall(TSCreate(PetscObjectComm((PetscObject)dyn), ts));
+  if (prefix) PetscCall(TSSetOptionsPrefix(*ts, prefix));
+  PetscCall(TSSetProblemType(*ts, TS_NONLINEAR));
   /* Defaults: Perturbo-like fixed-step RK4; -ts_type / -ts_adapt_type change it */
-  PetscCall(TSSetType(dyn->ts, TSRK));
-  PetscCall(TSRKSetType(dyn->ts, TSRK4));
-  PetscCall(TSGetAdapt(dyn->ts, &adapt));
+  PetscCall(TSSetType(*ts, TSRK));
+  PetscCall(TSRKSetType(*ts, TSRK4));
+  PetscCall(TSGetAdapt(*ts, &adapt));
   PetscCall(TSAdaptSetType(adapt, TSADAPTNONE));
-  PetscCall(TSSetTimeStep(dyn->ts, dyn->dt));
-  PetscCall(TSSetMaxTime(dyn->ts, dyn->tfinal));
-  PetscCall(TSSetMaxSteps(dyn->ts, PETSC_MAX_INT));
-  PetscCall(TSSetExactFinalTime(dyn->ts, TS_EXACTFINALTIME_MATCHSTEP));
-  PetscCall(TSSetApplicationContext(dyn->ts, dyn));
+  PetscCall(TSSetTimeStep(*ts, dyn->dt));
+  PetscCall(TSSetMaxTime(*ts, dyn->tfinal));
+  PetscCall(TSSetMaxSteps(*ts, PETSC_MAX_INT));
+  PetscCall(TSSetExactFinalTime(*ts, TS_EXACTFINALTIME_MATCHSTEP));
+  PetscCall(TSSetApplicationContext(*ts, dyn));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEDynamicsCreateTS(BTEDynamics dyn)
+{
+  PetscFunctionBegin;
+  if (dyn->ts) PetscFunctionReturn(0);
+  PetscCall(BTEDynamicsCreateTSObject(dyn, NULL, &dyn->ts));
   PetscFunctionReturn(0);
 }
 
@@ -598,6 +608,12 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
       PetscCheck(found, comm, PETSC_ERR_USER_INPUT, "Unknown -bte_state_check %s: use auto, stage, step or none", buf);
     }
   }
+  PetscCall(PetscOptionsReal("-bte_switch_time", "Switch to a second method at this time, fs, in the same run: its TS options carry the prefix sw_ (-sw_ts_type rosw -sw_pc_type bte_twolevel ...)", "BTEDynamicsSolve", dyn->tswitch, &v, &flg));
+  if (flg) {
+    PetscCheck(v >= 0 && !PetscIsInfOrNanReal(v), comm, PETSC_ERR_USER_INPUT, "-bte_switch_time must be a time >= 0 fs before the final time, got %g", (double)v);
+    PetscCheck(!dyn->setupcalled || dyn->tssw, comm, PETSC_ERR_ARG_WRONGSTATE, "-bte_switch_time comes after BTEDynamicsSetUp(): set it before");
+    dyn->tswitch = v;
+  }
   PetscCall(PetscOptionsBool("-bte_dynamics_monitor", "Print a line per output time", "BTEDynamicsSetFromOptions", dyn->monitor, &dyn->monitor, NULL));
   /* cost and error against a reference (src/dynamics/cost.c, reference.c) */
   PetscCall(PetscOptionsString("-bte_reference", "Dynamics output of the same table and initial state: every snapshot is compared with it (errors written to the output and printed)", "BTEDynamicsSolve", dyn->ref.file, dyn->ref.file, sizeof(dyn->ref.file), NULL));
@@ -631,6 +647,17 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscCall(TSGetTimeStep(dyn->ts, &dt));
   PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive (got -ts_dt %g fs)", (double)dt);
   PetscCall(BTECheckRange(comm, "time step (-ts_dt)", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
+  if (dyn->tswitch >= 0) {
+    /* the second method: the same defaults, its options under the prefix sw_ */
+    PetscReal tmax;
+    PetscCall(TSGetMaxTime(dyn->ts, &tmax));
+    PetscCheck(dyn->tswitch < tmax - BTE_TIME_EPS(tmax), comm, PETSC_ERR_USER_INPUT, "-bte_switch_time %g fs is not before the final time %g fs (-bte_final_time, -ts_max_time)", (double)dyn->tswitch, (double)tmax);
+    if (!dyn->tssw) PetscCall(BTEDynamicsCreateTSObject(dyn, "sw_", &dyn->tssw));
+    PetscCall(TSSetFromOptions(dyn->tssw));
+    PetscCall(TSGetTimeStep(dyn->tssw, &dt));
+    PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive (got -sw_ts_dt %g fs)", (double)dt);
+    PetscCall(BTECheckRange(comm, "time step (-sw_ts_dt)", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
+  }
   {
     PetscBool append; /* refuse an output that is an input now, before the table is read */
     PetscCall(BTEDynamicsCheckOutput(dyn, &append));
@@ -1031,6 +1058,102 @@ static PetscErrorCode BTEDynamicsMonitor(TS ts, PetscInt step, PetscReal t, Vec 
   PetscFunctionReturn(0);
 }
 
+/* The equation, the Jacobian and the hooks on one TS (the run's, and the second method's with
+   -bte_switch_time: both share the operators, matrices and state) */
+static PetscErrorCode BTEDynamicsTSSetOperators(BTEDynamics dyn, TS ts)
+{
+  PetscBool rosw;
+
+  PetscFunctionBegin;
+  /* PETSc's Rosenbrock-W is linearly implicit in the IFunction only and steps an RHS function
+     explicitly: given as an RHS, the equation would get W = a I (no Jacobian, the explicit
+     stability limit). So for rosw it is given as F(t, f, fdot) = fdot - RHS(t, f) */
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSROSW, &rosw));
+  if (rosw) {
+    PetscCall(TSSetIFunction(ts, NULL, BTEDynamicsTSIFunction, dyn));
+    PetscCall(TSSetIJacobian(ts, dyn->A, dyn->P, BTEDynamicsTSIJacobian, dyn));
+  } else {
+    PetscCall(TSSetRHSFunction(ts, NULL, BTEDynamicsTSRHSFunction, dyn));
+    PetscCall(TSSetRHSJacobian(ts, dyn->A, dyn->P, BTEDynamicsTSRHSJacobian, dyn));
+    PetscCall(TSRHSJacobianSetReuse(ts, PETSC_TRUE));
+  }
+  PetscCall(TSMonitorSet(ts, BTEDynamicsMonitor, dyn, NULL));
+  PetscCall(TSSetPostStep(ts, BTEDynamicsPostStep));
+  PetscCall(TSSetFunctionDomainError(ts, BTEDynamicsDomainError));
+  PetscCall(TSSetPreStep(ts, BTEDynamicsPreStep));
+  PetscCall(TSSetPreStage(ts, BTEDynamicsPreStage));
+  PetscCall(TSSetPostEvaluate(ts, BTEDynamicsPostEvaluate));
+  PetscFunctionReturn(0);
+}
+
+/* -bte_switch_time: the first method has stepped to the switch time; the second (dyn->tssw,
+   options prefix sw_) continues from the same state, as a run restarted from a snapshot at the
+   switch time would: the snapshot is written (one series), the step number goes on, the step the
+   first method was about to take is the second's first (adaptive, or the same fixed step), and the
+   first method's rejections and iterations are kept for the cost. tmax: the final time. */
+static PetscErrorCode BTEDynamicsSwitch(BTEDynamics dyn, PetscReal tmax)
+{
+  MPI_Comm               comm = PetscObjectComm((PetscObject)dyn);
+  TS                     first = dyn->ts, second = dyn->tssw;
+  PetscReal              t, dt1, dtclip, dt2, tn;
+  PetscInt               step, n;
+  TSConvergedReason      reason;
+  TSExactFinalTimeOption eft;
+  TSAdapt                adapt;
+  PetscBool              none;
+  TSType                 type1, type2;
+
+  PetscFunctionBegin;
+  PetscCall(TSGetConvergedReason(first, &reason));
+  PetscCall(TSGetTime(first, &t));
+  /* a failed first leg, or one stopped before the switch (steady state, -ts_max_steps): the run ends there */
+  if (reason != TS_CONVERGED_TIME || PetscAbsReal(t - dyn->tswitch) > BTE_TIME_EPS(t)) PetscFunctionReturn(0);
+  PetscCall(TSGetStepNumber(first, &step));
+  if (PetscAbsReal(t - dyn->tlast) > BTE_TIME_EPS(t)) PetscCall(BTEDynamicsSnapshot(dyn, step, t, dyn->f));
+  PetscCall(TSGetTimeStep(first, &dt1));
+  dtclip = dyn->clipped ? dyn->dtsaved : 0;
+  PetscCall(TSGetStepRejections(first, &n));
+  dyn->cost.leg_rejects += n;
+  PetscCall(TSGetSNESIterations(first, &n));
+  dyn->cost.leg_snes_its += n;
+  PetscCall(TSGetKSPIterations(first, &n));
+  dyn->cost.leg_ksp_its += n;
+  PetscCall(TSGetSNESFailures(first, &n));
+  dyn->cost.leg_snes_fails += n;
+  dyn->ts       = second;
+  dyn->tssw     = first;
+  dyn->switched = PETSC_TRUE;
+  PetscCall(TSSetMaxTime(second, tmax));
+  PetscCall(TSGetExactFinalTime(second, &eft));
+  dyn->landfinal = eft == TS_EXACTFINALTIME_MATCHSTEP ? PETSC_TRUE : PETSC_FALSE;
+  if (dyn->landfinal) PetscCall(TSSetExactFinalTime(second, TS_EXACTFINALTIME_STEPOVER));
+  PetscCall(TSGetAdapt(second, &adapt));
+  PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
+  PetscCall(TSGetTimeStep(second, &dt2));
+  dyn->tnext = BTEDynamicsNextOutput(dyn, t);
+  if (!none || (dtclip > 0 ? dtclip : dt1) == dt2) {
+    PetscCall(TSSetTimeStep(second, dt1));
+    dyn->clipped = dtclip > 0 ? PETSC_TRUE : PETSC_FALSE;
+    dyn->dtsaved = dtclip;
+  } else {
+    dyn->clipped = PETSC_FALSE;
+    PetscCall(BTEDynamicsNextBoundary(dyn, t, &tn));
+    if (t + dt2 > tn + BTE_TIME_EPS(tn)) {
+      dyn->dtsaved = dt2;
+      dyn->clipped = PETSC_TRUE;
+      PetscCall(TSSetTimeStep(second, tn - t));
+    }
+  }
+  PetscCall(TSSetTime(second, t));
+  PetscCall(TSSetStepNumber(second, step));
+  PetscCall(TSRestartStep(second));
+  PetscCall(TSGetType(first, &type1));
+  PetscCall(TSGetType(second, &type2));
+  PetscCall(PetscPrintf(comm, "dynamics: t = %g fs: switching from TS %s to TS %s (-bte_switch_time, options prefix sw_) after %" PetscInt_FMT " steps\n", (double)t, type1 ? type1 : "?", type2 ? type2 : "?", step - dyn->step0));
+  PetscCall(TSSolve(second, dyn->f));
+  PetscFunctionReturn(0);
+}
+
 /*@
    BTEDynamicsSetUp - Sets up the collision operator, the drift term and the TS
 
@@ -1105,27 +1228,8 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   } else {
     dyn->A = dyn->P = dyn->Jc;
   }
-  {
-    /* PETSc's Rosenbrock-W is linearly implicit in the IFunction only and steps an RHS function
-       explicitly: given as an RHS, the equation would get W = a I (no Jacobian, the explicit
-       stability limit). So for rosw it is given as F(t, f, fdot) = fdot - RHS(t, f) */
-    PetscBool rosw;
-    PetscCall(PetscObjectTypeCompare((PetscObject)dyn->ts, TSROSW, &rosw));
-    if (rosw) {
-      PetscCall(TSSetIFunction(dyn->ts, NULL, BTEDynamicsTSIFunction, dyn));
-      PetscCall(TSSetIJacobian(dyn->ts, dyn->A, dyn->P, BTEDynamicsTSIJacobian, dyn));
-    } else {
-      PetscCall(TSSetRHSFunction(dyn->ts, NULL, BTEDynamicsTSRHSFunction, dyn));
-      PetscCall(TSSetRHSJacobian(dyn->ts, dyn->A, dyn->P, BTEDynamicsTSRHSJacobian, dyn));
-      PetscCall(TSRHSJacobianSetReuse(dyn->ts, PETSC_TRUE));
-    }
-  }
-  PetscCall(TSMonitorSet(dyn->ts, BTEDynamicsMonitor, dyn, NULL));
-  PetscCall(TSSetPostStep(dyn->ts, BTEDynamicsPostStep));
-  PetscCall(TSSetFunctionDomainError(dyn->ts, BTEDynamicsDomainError));
-  PetscCall(TSSetPreStep(dyn->ts, BTEDynamicsPreStep));
-  PetscCall(TSSetPreStage(dyn->ts, BTEDynamicsPreStage));
-  PetscCall(TSSetPostEvaluate(dyn->ts, BTEDynamicsPostEvaluate));
+  PetscCall(BTEDynamicsTSSetOperators(dyn, dyn->ts));
+  if (dyn->tssw) PetscCall(BTEDynamicsTSSetOperators(dyn, dyn->tssw)); /* the second method (-bte_switch_time) */
   PetscCall(BTEDynamicsSourcesSetUp(dyn));
   dyn->setupcalled = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -1283,6 +1387,20 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     PetscCall(PetscSNPrintf(hint, sizeof(hint), ": raise the time step (now %g fs) or shorten the run", (double)dt));
     if (none) PetscCall(BTECheckRange(comm, "number of fixed steps (final - initial time) / time step", (tmax - t0) / dt, 0, BTE_MAX_FIXED_STEPS, "", hint));
   }
+  if (dyn->tswitch >= 0 && dyn->tssw && !dyn->switched) {
+    /* -bte_switch_time: the first method to the switch time, the second (prefix sw_) from there */
+    PetscCheck(dyn->tswitch < tmax - BTE_TIME_EPS(tmax), comm, PETSC_ERR_USER_INPUT, "-bte_switch_time %g fs is not before the final time %g fs (-bte_final_time, -ts_max_time)", (double)dyn->tswitch, (double)tmax);
+    PetscCall(TSSetMaxTime(dyn->tssw, tmax));
+    if (dyn->tswitch <= t0 + BTE_TIME_EPS(t0)) {
+      /* a run that starts at or after the switch (a restart): the second method throughout */
+      TS first = dyn->ts;
+      dyn->ts       = dyn->tssw;
+      dyn->tssw     = first;
+      dyn->switched = PETSC_TRUE;
+      PetscCall(TSGetTimeStep(dyn->ts, &dt));
+      PetscCall(PetscPrintf(comm, "dynamics: the run starts at %g fs, at or after the switch time %g fs (-bte_switch_time): the second method (options prefix sw_) throughout\n", (double)t0, (double)dyn->tswitch));
+    } else PetscCall(TSSetMaxTime(dyn->ts, dyn->tswitch));
+  }
   PetscCall(BTEDynamicsCheckSummaryReference(dyn));
   PetscCall(BTEDynamicsReferenceOpen(dyn, t0, tmax, dyn->f));
   dyn->cost.tsnap = 0;
@@ -1306,6 +1424,7 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     PetscBool              none;
     PetscCall(TSGetExactFinalTime(dyn->ts, &eft));
     dyn->landfinal = eft == TS_EXACTFINALTIME_MATCHSTEP ? PETSC_TRUE : PETSC_FALSE;
+    if (dyn->tswitch >= 0 && dyn->tssw && !dyn->switched) dyn->landfinal = PETSC_TRUE; /* the first method's last step lands on the switch time */
     if (dyn->landfinal) PetscCall(TSSetExactFinalTime(dyn->ts, TS_EXACTFINALTIME_STEPOVER));
     PetscCall(TSGetAdapt(dyn->ts, &adapt));
     PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
@@ -1335,14 +1454,16 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(PetscTime(&w0));
   s0 = dyn->cost.tsnap;
   PetscCall(TSSolve(dyn->ts, dyn->f));
+  if (dyn->tswitch >= 0 && dyn->tssw && !dyn->switched) PetscCall(BTEDynamicsSwitch(dyn, tmax));
   PetscCall(PetscTime(&w1));
   PetscCall(BTEDynamicsCostEnd(dyn, w0, w1, s0));
   PetscCall(TSGetTime(dyn->ts, &t));
   PetscCall(TSGetStepNumber(dyn->ts, &steps));
   if (PetscAbsReal(t - dyn->tlast) > BTE_TIME_EPS(t)) PetscCall(BTEDynamicsSnapshot(dyn, steps, t, dyn->f));
   PetscCall(TSGetStepRejections(dyn->ts, &rejects));
-  rejects += dyn->src.npositivity + dyn->src.nguardstep; /* rolled back after the TS accepted them (sources.c) */
+  rejects += dyn->src.npositivity + dyn->src.nguardstep + dyn->cost.leg_rejects; /* rolled back after the TS accepted them (sources.c); the first method's (-bte_switch_time) */
   PetscCall(TSGetSNESFailures(dyn->ts, &nfails));
+  nfails += dyn->cost.leg_snes_fails;
   {
     TSConvergedReason reason;
     PetscCall(TSGetConvergedReason(dyn->ts, &reason));
@@ -1426,7 +1547,13 @@ PetscErrorCode BTEDynamicsView(BTEDynamics dyn, PetscViewer viewer)
   }
   if (dyn->ref.file[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "reference: %s (errors of every snapshot; linear interpolation in time)\n", dyn->ref.file));
   if (dyn->cost.summary[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "summary: %s (JSON)\n", dyn->cost.summary));
-  if (dyn->ts) PetscCall(TSView(dyn->ts, viewer));
+  if (dyn->tswitch >= 0 && dyn->tssw) {
+    TS first = dyn->switched ? dyn->tssw : dyn->ts, second = dyn->switched ? dyn->ts : dyn->tssw;
+    PetscCall(PetscViewerASCIIPrintf(viewer, "method switch at %g fs (-bte_switch_time): the first method to it, then the second (options prefix sw_)\n", (double)dyn->tswitch));
+    PetscCall(TSView(first, viewer));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "second method, from %g fs:\n", (double)dyn->tswitch));
+    PetscCall(TSView(second, viewer));
+  } else if (dyn->ts) PetscCall(TSView(dyn->ts, viewer));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
 }

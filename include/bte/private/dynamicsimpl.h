@@ -107,6 +107,7 @@ typedef struct {
   PetscLogDouble tcreate;                       /* PetscTime at BTEDynamicsCreate */
   PetscLogDouble setup, stepping, output, total; /* s */
   PetscLogDouble tsnap;                          /* time in snapshots (output, monitor, reference) so far */
+  PetscInt       leg_rejects, leg_snes_its, leg_ksp_its, leg_snes_fails; /* of the first TS, once the run switched (-bte_switch_time) */
   char           summary[PETSC_MAX_PATH_LEN];   /* -bte_summary FILE.json ("" none) */
 } BTEDynamicsCost;
 
@@ -189,7 +190,10 @@ struct _p_BTEDynamics {
   BTEStateCheckType scheck;    /* where the guard looks, as set (auto, stage, step, none) */
   BTEStateCheckType scheckuse; /* as used: auto resolved by BTEDynamicsSetUp from the state Vec's type */
   /* TS and its operators */
-  TS           ts;
+  TS           ts;         /* the TS stepping now */
+  TS           tssw;       /* -bte_switch_time: the second method (options prefix sw_) until the switch, the first after it */
+  PetscReal    tswitch;    /* fs; < 0: no switch */
+  PetscBool    switched;   /* dyn->ts is the second method */
   Mat          Jc;         /* collision Jacobian */
   Mat          A, P;       /* RHS Jacobian operator and preconditioning matrix */
   PetscScalar  Ascale, Ashift; /* the combined shell A = Ascale (J_coll + J_drift) + Ashift I */
