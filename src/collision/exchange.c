@@ -90,7 +90,18 @@ PetscErrorCode BTECollisionExchangeSelect_Private(BTECollision coll, Vec x)
   PetscCall(BTECollisionVecIsCUDA(x, &cuda));
 #endif
   if (!cuda) { /* host Vecs: the VecScatter; the choice for CUDA Vecs is still open */
-    PetscCheck(coll->exchange != BTE_COLLISION_EXCHANGE_NCCL || size == 1, comm, PETSC_ERR_SUP, "-bte_exchange nccl moves CUDA Vecs between GPUs; these state Vecs are host Vecs (use -vec_type cuda, or -bte_exchange auto)");
+    if (coll->exchange == BTE_COLLISION_EXCHANGE_NCCL && size > 1) {
+      /* a host Vec of a CUDA run (the two-level preconditioners' setup) does not make nccl wrong:
+         the run's own state Vecs decide, and with CUDA ones the choice is made now */
+      Vec v;
+      PetscCall(BTECreateStateVec(coll->bte, &v));
+#if defined(BTE_HAVE_CUDA)
+      PetscCall(BTECollisionVecIsCUDA(v, &cuda));
+#endif
+      if (cuda) PetscCall(BTECollisionExchangeSelect_Private(coll, v));
+      PetscCall(VecDestroy(&v));
+      PetscCheck(cuda, comm, PETSC_ERR_SUP, "-bte_exchange nccl moves CUDA Vecs between GPUs; these state Vecs are host Vecs (use -vec_type cuda, or -bte_exchange auto)");
+    }
     PetscFunctionReturn(0);
   }
   coll->xsel = 1;
