@@ -550,6 +550,15 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   bands   = p->bands;
   PetscCall(PetscMemzero(spec, sizeof(*spec)));
   PetscCheck(p->acoustic != SI_ACOUSTIC_BIR_PIKUS || bands == SI_BANDS_KP6, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "si-holes: -bte_si_holes_acoustic bir-pikus needs -bte_si_holes_bands kp6 (the matrix elements use its eigenvectors)");
+  if (p->acoustic == SI_ACOUSTIC_BIR_PIKUS) { /* bounds far outside any crystal's: a typo is refused, not turned into a table */
+    MPI_Comm comm = PetscObjectComm((PetscObject)bte);
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_c11", p->c11, -1e4, 1e4, "GPa", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_c12", p->c12, -1e4, 1e4, "GPa", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_c44", p->c44, -1e4, 1e4, "GPa", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_bp_a", p->bpa, -100, 100, "eV", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_bp_b", p->bpb, -100, 100, "eV", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_bp_d", p->bpd, -100, 100, "eV", NULL));
+  }
   PetscCheck(p->acoustic != SI_ACOUSTIC_BIR_PIKUS || (p->c44 > 0 && p->c11 > PetscAbsReal(p->c12) && p->c11 + 2 * p->c12 > 0), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: elastic constants must be those of a stable cubic crystal (c44 > 0, c11 > |c12|, c11 + 2 c12 > 0); check -bte_si_holes_c11/c12/c44");
   PetscCheck(overlap != SI_OVERLAP_KP || bands == SI_BANDS_KP6, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "si-holes: -bte_si_holes_overlap kp needs -bte_si_holes_bands kp6 (the overlaps come from its eigenvectors)");
   PetscCheck(bands != SI_BANDS_KP6 || delta > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: -bte_si_holes_bands kp6 needs a spin-orbit splitting -bte_si_holes_delta > 0");

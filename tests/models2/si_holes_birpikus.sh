@@ -16,6 +16,8 @@ set -e
 expect_fail "Unknown option foo for -bte_si_holes_acoustic" "$BTE" info -bte_model si-holes -bte_grid 8 -bte_si_holes_acoustic foo
 expect_fail "bir-pikus needs -bte_si_holes_bands kp6" "$BTE" info -bte_model si-holes -bte_grid 8 -bte_si_holes_acoustic bir-pikus
 expect_fail "stable cubic crystal" "$BTE" info -bte_model si-holes -bte_grid 8 -bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_c44 0
+expect_fail "bte_si_holes_c44 = 1e+300 GPa is out of range" "$BTE" info -bte_model si-holes -bte_grid 8 -bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_c44 1e300
+expect_fail "bte_si_holes_bp_d = 1e+06 eV is out of range" "$BTE" info -bte_model si-holes -bte_grid 8 -bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_bp_d 1e6
 opts="-bte_model si-holes -bte_grid 24 -bte_view 0 -bte_si_holes_bands kp6"
 OMP_NUM_THREADS=1 "$BTE" generate $opts -bte_si_holes_acoustic bir-pikus -bte_output bp.h5 > /dev/null
 OMP_NUM_THREADS=1 "$BTE" generate $opts -bte_output iso.h5 > /dev/null
