@@ -263,7 +263,7 @@ static inline int Blocks(PetscInt n)
    it may need is queued before the event. Post: the exchange's stream waits for that event, then
    packs and transfers. Begin = Mark + Post; between the two, work queued on PETSc's stream that
    neither writes the values sent nor touches the buffers received into runs while NCCL is
-   called (-bte_exchange_order work). */
+   called (-bte_exchange_work_first). */
 static PetscErrorCode Mark(cudaEvent_t ev, Vec v)
 {
   const PetscScalar *a;

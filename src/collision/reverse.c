@@ -164,7 +164,7 @@ PetscErrorCode BTECollisionReverseBegin(BTECollision coll, Vec yl, Vec y)
   PetscFunctionReturn(0);
 }
 
-/* With -bte_exchange_order work and NCCL, queues the transfers that Begin only marked; else nothing. */
+/* With -bte_exchange_work_first and NCCL, queues the transfers that Begin only marked; else nothing. */
 PetscErrorCode BTECollisionReversePost(BTECollision coll)
 {
   PetscFunctionBegin;

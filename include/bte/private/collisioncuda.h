@@ -116,7 +116,7 @@ PETSC_INTERN PetscErrorCode BTECollNCCLDestroy(BTECollNCCL *);
 PETSC_INTERN PetscErrorCode BTECollNCCLVersion(BTECollNCCL, int *);
 /* xl (local, CUDA) <- the owned values of x (global, CUDA) and the ghosts from their owners */
 PETSC_INTERN PetscErrorCode BTECollNCCLForwardBegin(BTECollNCCL, Vec x, Vec xl);
-/* Begin in two halves (-bte_exchange_order work): Mark records that x is ready on PETSc's stream,
+/* Begin in two halves (-bte_exchange_work_first): Mark records that x is ready on PETSc's stream,
    Post queues the transfers behind that mark (work queued between them runs meanwhile) */
 PETSC_INTERN PetscErrorCode BTECollNCCLForwardMark(BTECollNCCL, Vec x);
 PETSC_INTERN PetscErrorCode BTECollNCCLForwardPost(BTECollNCCL, Vec x, Vec xl);

@@ -168,7 +168,7 @@ struct _p_BTECollision {
      1 scatter, 2 nccl); xwhy says why nccl was not chosen; ncclpath: the library to load */
   BTECollisionExchange exchange;
   int                  xsel;
-  /* -bte_exchange_order work: NCCL's Begin only marks the inputs ready, and the transfers are queued
+  /* -bte_exchange_work_first: NCCL's Begin only marks the inputs ready, and the transfers are queued
      by Post (or End) after the work launched in between; xfpend/xrpend: a Post is owed for these Vecs */
   PetscBool            xwork;
   PetscBool            xfpend, xrpend;
@@ -307,7 +307,7 @@ PETSC_EXTERN PetscErrorCode BTECollisionReverseEnd(BTECollision, Vec yl, Vec own
    ghosts; xl must not be read and x not written until End (exchange.c) */
 PETSC_EXTERN PetscErrorCode BTECollisionGhostBegin(BTECollision, Vec x, Vec xl);
 PETSC_EXTERN PetscErrorCode BTECollisionGhostEnd(BTECollision, Vec x, Vec xl);
-/* with -bte_exchange_order work and NCCL: queue the transfers that Begin only marked (else nothing);
+/* with -bte_exchange_work_first and NCCL: queue the transfers that Begin only marked (else nothing);
    call after launching the work that is to run first */
 PETSC_INTERN PetscErrorCode BTECollisionGhostPost(BTECollision);
 PETSC_INTERN PetscErrorCode BTECollisionReversePost(BTECollision);

@@ -240,10 +240,11 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
 }
 
 #if defined(BTE_HAVE_CUDA)
-/* The same on the device: the kernels are queued on PETSc's stream, where the scatters also pack
-   and unpack, so the chunks queued between VecScatterBegin and VecScatterEnd run on the device
-   while MPI moves the values (through host memory when the MPI is not GPU-aware). The chunks of
-   owned tiles read the owned values from the global Vecs, which the exchange does not write. */
+/* The same on the device: the kernels are queued on PETSc's stream, so the chunks queued between
+   an exchange's Begin and End run on the device while the values move (by NCCL on the exchange's
+   own stream, or by the VecScatter, through host memory when the MPI is not GPU-aware; exchange.c).
+   The chunks of owned tiles read the owned values from the global Vecs, which the exchange does not
+   write. */
 static PetscErrorCode PairRunOverlapCUDA(BTECollision coll, int mode, Vec f, Vec x, Vec Y)
 {
   BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
