@@ -34,7 +34,7 @@ static PetscErrorCode ExchangeCreateNCCL(BTECollision coll)
   MPI_Comm         comm;
   PetscMPIInt      size = coll->psize;
   PetscMPIInt     *fscnt, *fsdsp, *frcnt, *frdsp;
-  PetscInt        *fsend, *gidx;
+  PetscInt        *fsend;
   BTECollNCCLLists l;
 
   PetscFunctionBegin;
@@ -46,9 +46,8 @@ static PetscErrorCode ExchangeCreateNCCL(BTECollision coll)
     frdsp[r + 1] = frdsp[r] + frcnt[r];
     fsdsp[r + 1] = fsdsp[r] + fscnt[r];
   }
-  PetscCall(PetscMalloc2(PetscMax(fsdsp[size], 1), &fsend, PetscMax(coll->nghost, 1), &gidx));
-  PetscCall(PetscArraycpy(gidx, coll->ghosts, coll->nghost));
-  PetscCallMPI(MPI_Alltoallv(gidx, frcnt, frdsp, MPIU_INT, fsend, fscnt, fsdsp, MPIU_INT, comm));
+  PetscCall(PetscMalloc1(PetscMax(fsdsp[size], 1), &fsend));
+  PetscCallMPI(MPI_Alltoallv(coll->ghosts, frcnt, frdsp, MPIU_INT, fsend, fscnt, fsdsp, MPIU_INT, comm));
   for (PetscInt k = 0; k < fsdsp[size]; k++) {
     PetscCheck(fsend[k] >= coll->rstart && fsend[k] < coll->rstart + coll->nlocal, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Ghost exchange: state %" PetscInt_FMT " asked of a rank that does not own it", fsend[k]);
     fsend[k] -= coll->rstart;
@@ -70,7 +69,7 @@ static PetscErrorCode ExchangeCreateNCCL(BTECollision coll)
   l.rrcnt  = coll->rrcnt;
   l.rrdsp  = coll->rrdsp;
   PetscCall(BTECollNCCLCreate(comm, coll->ncclpath, &l, &coll->nccl));
-  PetscCall(PetscFree2(fsend, gidx));
+  PetscCall(PetscFree(fsend));
   PetscCall(PetscFree4(fscnt, fsdsp, frcnt, frdsp));
   PetscFunctionReturn(0);
 }
