@@ -133,6 +133,14 @@ static PetscErrorCode UseNCCL(BTECollision coll, Vec x, PetscBool *use)
   PetscFunctionReturn(0);
 }
 
+/* Whether Vecs like x are exchanged by NCCL (chooses, collectively, on the first call) */
+PetscErrorCode BTECollisionExchangeIsNCCL_Private(BTECollision coll, Vec x, PetscBool *nccl)
+{
+  PetscFunctionBegin;
+  PetscCall(UseNCCL(coll, x, nccl));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTECollisionGhostBegin(BTECollision coll, Vec x, Vec xl)
 {
   PetscBool nccl;

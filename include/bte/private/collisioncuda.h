@@ -58,6 +58,11 @@ PETSC_INTERN PetscErrorCode BTEPairCUDARun(BTEPairCUDA, int mode, Vec fl, Vec xl
 PETSC_INTERN PetscErrorCode BTEPairCUDAChunks(BTEPairCUDA, int mode, PetscInt64 c0, PetscInt64 c1, Vec f, Vec x);
 PETSC_INTERN PetscErrorCode BTEPairCUDAReduce(BTEPairCUDA, PetscInt s0, PetscInt s1, Vec y);
 PETSC_INTERN PetscErrorCode BTEPairCUDAGetBytes(BTEPairCUDA, PetscLogDouble *);
+/* Side stream (-bte_pair_side_stream): between Begin and End the layout's kernels and the
+   exchange's marks and waits go to a stream of the layout's own, at the highest priority; End
+   makes PETSc's stream wait for what was queued there. */
+PETSC_INTERN PetscErrorCode BTEPairCUDASideBegin(BTEPairCUDA);
+PETSC_INTERN PetscErrorCode BTEPairCUDASideEnd(BTEPairCUDA);
 /* host col and w/ws of a layout built on the device (L's host index arrays must be there) */
 PETSC_INTERN PetscErrorCode BTEPairCUDADownload(BTEPairCUDA, BTEPairLayout *);
 

@@ -5,14 +5,24 @@
 #include <bte/private/collisioncuda.h>
 #include <petscdevice_cuda.h>
 
+/* While a layout queues work on a stream of its own (BTEPairCUDASideBegin/End, pair_cuda.cu),
+   that stream; else NULL */
+PETSC_INTERN cudaStream_t BTECollCUDASideStream;
+
 /* The stream of PETSc's current device context: kernels go where PETSc's own Vec kernels go, so
-   they are ordered with the scatters and vector operations around them without a device sync. */
+   they are ordered with the scatters and vector operations around them without a device sync.
+   Between BTEPairCUDASideBegin and End: the side stream, so that the exchange's marks and waits
+   and the kernels queued there order against it instead. */
 static inline PetscErrorCode BTECollCUDAGetStream(cudaStream_t *s)
 {
   PetscDeviceContext dctx;
   void              *h = NULL;
 
   PetscFunctionBegin;
+  if (BTECollCUDASideStream) {
+    *s = BTECollCUDASideStream;
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
   PetscCall(PetscDeviceContextGetStreamHandle(dctx, &h));
   *s = h ? *(cudaStream_t *)h : (cudaStream_t)0;

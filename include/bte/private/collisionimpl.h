@@ -313,6 +313,8 @@ PETSC_INTERN PetscErrorCode BTECollisionGhostPost(BTECollision);
 PETSC_INTERN PetscErrorCode BTECollisionReversePost(BTECollision);
 /* chooses the exchange for Vecs like x (collective; once for CUDA Vecs) */
 PETSC_INTERN PetscErrorCode BTECollisionExchangeSelect_Private(BTECollision, Vec x);
+/* whether Vecs like x are exchanged by NCCL (collective on the first call, which chooses) */
+PETSC_INTERN PetscErrorCode BTECollisionExchangeIsNCCL_Private(BTECollision, Vec x, PetscBool *);
 PETSC_EXTERN PetscErrorCode BTECollisionExchangeReset_Private(BTECollision);
 
 /* Composed on bte's matrix-free Jacobians (the collision MATSHELL, the dynamics' collision + drift

@@ -28,7 +28,11 @@ struct _n_BTEPairCUDA {
   int32_t       *slots;
   double        *partial;
   PetscLogDouble bytes;
+  cudaStream_t   side; /* -bte_pair_side_stream: made on first use */
+  cudaEvent_t    sidedone;
 };
+
+cudaStream_t BTECollCUDASideStream = NULL;
 
 __device__ __forceinline__ void bte_pair_w(const double2 *w, long long e, double *P, double *Q)
 {
@@ -263,7 +267,42 @@ PetscErrorCode BTEPairCUDADestroy(BTEPairCUDA *dev)
   PetscCallCUDA(cudaFree(d->sptr));
   PetscCallCUDA(cudaFree(d->slots));
   PetscCallCUDA(cudaFree(d->partial));
+  if (d->side) {
+    PetscCallCUDA(cudaStreamSynchronize(d->side));
+    PetscCallCUDA(cudaStreamDestroy(d->side));
+    PetscCallCUDA(cudaEventDestroy(d->sidedone));
+  }
   PetscCall(PetscFree(*dev));
+  PetscFunctionReturn(0);
+}
+
+/* The side stream at the highest priority: the block scheduler then starts its kernels' blocks
+   as soon as a multiprocessor frees up, ahead of the blocks left of a kernel launched earlier on
+   PETSc's stream, instead of after all of them. */
+PetscErrorCode BTEPairCUDASideBegin(BTEPairCUDA d)
+{
+  PetscFunctionBegin;
+  PetscCheck(!BTECollCUDASideStream, PETSC_COMM_SELF, PETSC_ERR_ORDER, "pair: a side stream is already in use");
+  if (!d->side) {
+    int lo, hi;
+    PetscCallCUDA(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+    PetscCallCUDA(cudaStreamCreateWithPriority(&d->side, cudaStreamNonBlocking, hi));
+    PetscCallCUDA(cudaEventCreateWithFlags(&d->sidedone, cudaEventDisableTiming));
+  }
+  BTECollCUDASideStream = d->side;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEPairCUDASideEnd(BTEPairCUDA d)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCheck(BTECollCUDASideStream == d->side, PETSC_COMM_SELF, PETSC_ERR_ORDER, "pair: side stream not begun");
+  BTECollCUDASideStream = NULL;
+  PetscCallCUDA(cudaEventRecord(d->sidedone, d->side));
+  PetscCall(BTECollCUDAGetStream(&s));
+  PetscCallCUDA(cudaStreamWaitEvent(s, d->sidedone, 0));
   PetscFunctionReturn(0);
 }
 
