@@ -45,6 +45,14 @@ Writes DIR/study.csv, DIR/study.json, DIR/study.md (the tables in Markdown) and 
 baseline method's largest stable step (its cheapest run that completes with an error below
 "max_error", default 1e-3: a step that stays finite but is off by more is not a usable step),
 with its cost relative to that step.
+
+Only the PNG needs more than Python's standard library (matplotlib; numpy is not used): on a
+machine without it (a GPU node's stock python3), run with --no-plot (or let it skip the PNG with a
+note), copy DIR back and draw the plot there with --plot-only, which reads DIR/study.json and needs
+neither the driver nor the reference:
+
+    scripts/study.py STUDY.json --bte build/bin/bte --out DIR --no-plot --extra '-vec_type cuda'   # there
+    scripts/study.py STUDY.json --out DIR --plot-only                                               # here
 """
 import argparse, csv, json, os, re, resource, shlex, subprocess, sys, time
 
@@ -79,6 +87,37 @@ def last_error_line(log):
         return "no log"
 
 
+def plot(st, rows, refdesc, out):
+    """DIR/study.png from the rows (error vs applies and vs stepping wall time); False, with a note,
+    where this Python has no matplotlib"""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("study.py: no matplotlib in %s: no study.png (draw it later where there is one: --plot-only)" % sys.executable, file=sys.stderr)
+        return False
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
+    marks = "os^vD<>px*hH+"
+    for i, m in enumerate(st["methods"]):
+        ok = sorted([r for r in rows if r["method"] == m["name"] and r["status"] == "ok" and r["error_max"] > 0], key=lambda r: r["applies"])
+        if not ok:
+            continue
+        kw = dict(marker=marks[i % len(marks)], label=m["name"], ls="--" if m.get("fixed") else "-")
+        ax[0].loglog([r["applies"] for r in ok], [r["error_max"] for r in ok], **kw)
+        ax[1].loglog([max(r["wall_stepping"], 1e-4) for r in ok], [r["error_max"] for r in ok], **kw)
+    ax[0].set_xlabel("collision + Jacobian applies")
+    ax[1].set_xlabel("stepping wall time (s)")
+    ax[0].set_ylabel("max over snapshots of max|f - f_ref|")
+    for x in ax:
+        x.grid(True, which="major", alpha=0.4)
+    ax[1].legend(fontsize=7, loc="best")
+    fig.suptitle("%s (reference: %s)" % (st.get("title", ""), refdesc), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "study.png"), dpi=110)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("study", help="study description (JSON)")
@@ -90,6 +129,7 @@ def main():
     ap.add_argument("--no-plot", action="store_true", help="no PNG")
     ap.add_argument("--reuse", action="store_true", help="keep the runs whose summary is already in the output directory")
     ap.add_argument("--only-existing", action="store_true", help="run nothing: tabulate the summaries already there (others: not run)")
+    ap.add_argument("--plot-only", action="store_true", help="run nothing: draw study.png from the study.json already in the output directory (written with --no-plot, e.g. where there is no matplotlib)")
     a = ap.parse_args()
 
     try:
@@ -99,6 +139,16 @@ def main():
     for key in ("common", "methods"):
         if key not in st:
             sys.exit("study.py: the study %s has no \"%s\"" % (a.study, key))
+    if a.plot_only:
+        # needs neither the driver nor the reference: the rows of a study.json written elsewhere
+        try:
+            j = json.load(open(os.path.join(a.out, "study.json")))
+        except (OSError, ValueError) as e:
+            sys.exit("study.py: --plot-only, but cannot read %s: %s" % (os.path.join(a.out, "study.json"), e))
+        if not plot(st, j["runs"], j.get("reference", ""), a.out):
+            sys.exit(1)
+        print("wrote %s/study.png" % a.out)
+        return
     if not os.access(a.bte, os.X_OK):
         sys.exit("study.py: the driver %s is not an executable (give --bte)" % a.bte)
     os.makedirs(a.out, exist_ok=True)
@@ -293,29 +343,8 @@ def main():
                     fp.write("| %s | does not reach it |||||\n" % e["method"])
                 else:
                     fp.write("| %s | %s %s | %d | %.2fx | %.2e | %.2f |\n" % (e["method"], e["option"], e["value"], e["applies"], e["applies_ratio"], e["error_max"], e["wall_stepping"]))
-    if not a.no_plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(1, 2, figsize=(11, 4.4), sharey=True)
-        marks = "os^vD<>px*hH+"
-        for i, m in enumerate(st["methods"]):
-            ok = sorted([r for r in rows if r["method"] == m["name"] and r["status"] == "ok" and r["error_max"] > 0], key=lambda r: r["applies"])
-            if not ok:
-                continue
-            kw = dict(marker=marks[i % len(marks)], label=m["name"], ls="--" if m.get("fixed") else "-")
-            ax[0].loglog([r["applies"] for r in ok], [r["error_max"] for r in ok], **kw)
-            ax[1].loglog([max(r["wall_stepping"], 1e-4) for r in ok], [r["error_max"] for r in ok], **kw)
-        ax[0].set_xlabel("collision + Jacobian applies")
-        ax[1].set_xlabel("stepping wall time (s)")
-        ax[0].set_ylabel("max over snapshots of max|f - f_ref|")
-        for x in ax:
-            x.grid(True, which="major", alpha=0.4)
-        ax[1].legend(fontsize=7, loc="best")
-        fig.suptitle("%s (reference: %s)" % (st.get("title", ""), refdesc), fontsize=9)
-        fig.tight_layout()
-        fig.savefig(os.path.join(a.out, "study.png"), dpi=110)
-    print("\nwrote %s/study.csv, study.json, study.md%s" % (a.out, "" if a.no_plot else ", study.png"))
+    png = False if a.no_plot else plot(st, rows, refdesc, a.out)
+    print("\nwrote %s/study.csv, study.json, study.md%s" % (a.out, ", study.png" if png else ""))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 # (4 T / dt); its errors fall about 16x per halved step (fourth order); adaptive RK 5(4) errors
 # fall with the tolerance; a split run (first_leg, then a restart) adds up its legs' applies and has
 # error 0 when both legs take the reference's step; a run that leaves [0, 1] is recorded as failed, not plotted; the CSV, JSON
-# and PNG are written; a bad study file is refused with one line.
+# and PNG are written; without matplotlib or numpy the tables are still written and --plot-only
+# draws the PNG later from study.json; a bad study file is refused with one line.
 . "$TESTDIR/common.sh"
 set -e
 [ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }
@@ -49,6 +50,20 @@ check(j["baseline"] == "RK4 fixed" and j["equal_accuracy"][0]["applies"] == 40, 
 check(os.path.getsize("out/study.png") > 10000, "work-precision PNG written")
 sys.exit(0 if ok else 1)
 PY
+# without matplotlib and numpy (a stock python3): a run (RK4 at 5 fs, made again), the CSV, JSON
+# and Markdown, a note for the PNG, exit 0; then --plot-only draws the PNG from study.json alone (no driver, no reference)
+mv out/study.png first.png
+rm out/study.csv out/study.json out/RK4_fixed_5.json
+"$PYTHON" -c 'import runpy, sys; sys.modules["matplotlib"] = sys.modules["numpy"] = sys.modules["h5py"] = None; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name="__main__")' \
+  "$S" tiny.json --bte "$BTE" --out out --reuse > bare.log 2> bare.err
+grep -q "no matplotlib" bare.err || { echo "no note about matplotlib"; cat bare.log bare.err; exit 1; }
+[ -s out/study.csv ] && [ -s out/study.json ] && [ -s out/RK4_fixed_5.json ] && [ ! -e out/study.png ] || { echo "without matplotlib: the run made again, CSV and JSON written, no PNG expected"; ls out; exit 1; }
+grep -q "^RK4 fixed .*-ts_dt .*5 .*applies *160 " bare.log || { echo "the run at 5 fs, made again without numpy, is not in the table"; cat bare.log; exit 1; }
+mkdir plotonly && cp out/study.json plotonly/
+"$PYTHON" "$S" tiny.json --out plotonly --plot-only --bte /nonexistent > plot.log
+[ "$(stat -c %s plotonly/study.png)" -gt 10000 ] || { echo "--plot-only wrote no PNG"; cat plot.log; exit 1; }
+echo "ok   no matplotlib: tables written, PNG skipped with a note; --plot-only draws it from study.json"
+expect_fail "plot-only, but cannot read" "$PYTHON" "$S" tiny.json --out nothing-here --plot-only
 echo '{"common": "-bte_model parabolic"}' > bad.json
 expect_fail 'has no "methods"' "$PYTHON" "$S" bad.json --bte "$BTE" --out bad
 echo 'not json' > bad2.json
