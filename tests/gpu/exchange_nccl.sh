@@ -3,7 +3,7 @@
 # 4 ranks (one GPU each): auto chooses NCCL and says so; I[f], J(f) x and diag J of the pair
 # operator (pairs and states partition, small tiles and chunks) agree with the one-rank run to
 # 1e-12 and with fused (which exchanges its ghosts the same way); a second apply and the unsplit
-# MatMult agree to the bit, also with -bte_exchange_work_first and -bte_pair_side_stream; the exchange alone (coll_exchange) fills the local vector and the
+# MatMult agree to the bit, also with -bte_exchange_work_first and -bte_pair_side_stream 0; the exchange alone (coll_exchange) fills the local vector and the
 # owners' receive slots exactly as PETSc's VecScatter does; an NCCL library that does not load makes auto fall back (saying why)
 # and -bte_exchange nccl fail in one line. With one GPU, ranks share it: auto falls back to the
 # VecScatter and says why, and -bte_exchange nccl is refused in one line. Skips (77) without a
@@ -44,9 +44,9 @@ for np in $(seq 2 $max); do
   # the hiding work launched before NCCL's calls (-bte_exchange_work_first): the same results
   run_np $np "$prog" $opts -compare ref.bin -bte_exchange_work_first > out || { cat out; fail $? "$np ranks, NCCL, work first"; }
   run_np $np "$prog" $opts -compare ref.bin -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, NCCL, work first, small tiles"; }
-  # the chunks that need ghosts on a side stream (-bte_pair_side_stream): the same results
-  run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream > out || { cat out; fail $? "$np ranks, NCCL, side stream"; }
-  run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, NCCL, side stream, work first, small tiles"; }
+  # the three launches on PETSc's stream instead of the side stream (-bte_pair_side_stream 0): the same results
+  run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream 0 > out || { cat out; fail $? "$np ranks, NCCL, no side stream"; }
+  run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream 0 -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, NCCL, no side stream, work first, small tiles"; }
   run_np $np "$prog" $opts -compare ref.bin -bte_exchange scatter > out || { cat out; fail $? "$np ranks, VecScatter"; }
   grep -q "ghost exchange: VecScatter staged.*NCCL not used: -bte_exchange scatter" out || { grep "ghost exchange" out; fail 1 "$np ranks: -bte_exchange scatter not reported"; }
 done
