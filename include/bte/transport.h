@@ -129,6 +129,7 @@ PETSC_EXTERN PetscErrorCode BTEHighFieldSetCarrierDensity(BTEHighField, PetscRea
    -bte_carrier_density, -bte_highfield_ptc_dt, ... and the SNES's with prefix -bte_highfield_. */
 PETSC_EXTERN PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField);
 PETSC_EXTERN PetscErrorCode BTEHighFieldGetSNES(BTEHighField, SNES *);
+PETSC_EXTERN PetscErrorCode BTEHighFieldSetUp(BTEHighField);
 PETSC_EXTERN PetscErrorCode BTEHighFieldSolve(BTEHighField);
 PETSC_EXTERN PetscErrorCode BTEHighFieldGetNumResults(BTEHighField, PetscInt *);
 PETSC_EXTERN PetscErrorCode BTEHighFieldGetResult(BTEHighField, PetscInt, BTEHighFieldResult *);

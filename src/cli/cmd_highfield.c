@@ -38,6 +38,8 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
   PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_efield_list", &flg));
   PetscCheck(flg, comm, PETSC_ERR_USER_INPUT, "bte highfield needs field strengths: -bte_efield_list 500,1000,2000 (V/cm)");
   PetscCall(BTESetUp(bte));
+  /* set up first: the summary's diagnostics then come from the run's collision operator */
+  PetscCall(BTEHighFieldSetUp(hf));
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTEHighFieldSolve(hf));
   PetscCall(BTEHighFieldView(hf, PETSC_VIEWER_STDOUT_(comm)));

@@ -35,6 +35,7 @@
    dt <- dt ||r_old||/||r_new||. The constraint term relaxes N to N0 at the rate c. */
 #include "transportimpl.h"
 #include <bte/private/output.h>
+#include <bte/private/diagnostics.h>
 #include "valleys.h"
 #include <hdf5.h>
 
@@ -105,7 +106,7 @@ static PetscErrorCode BTEHighFieldResetSolve(BTEHighField hf)
   PetscCall(MatDestroy(&hf->Jc));
   PetscCall(MatDestroy(&hf->Jr));
   PetscCall(MatDestroy(&hf->Jptc));
-  PetscCall(BTECollisionDestroy(&hf->col));
+  if (!hf->colready) PetscCall(BTECollisionDestroy(&hf->col)); /* else BTEHighFieldSetUp() made it for this solve */
   PetscCall(VecDestroy(&hf->r));
   PetscCall(VecDestroy(&hf->f));
   PetscCall(VecDestroy(&hf->W));
@@ -148,6 +149,7 @@ PetscErrorCode BTEHighFieldDestroy(BTEHighField *hfp)
     *hfp = NULL;
     PetscFunctionReturn(0);
   }
+  hf->colready = PETSC_FALSE;
   PetscCall(BTEHighFieldResetSolve(hf));
   PetscCall(VecDestroy(&hf->g));
   if (hf->have_drift && hf->drift.destroy) PetscCall((*hf->drift.destroy)(hf->drift.ctx));
@@ -809,6 +811,43 @@ static PetscErrorCode HFObservables(BTEHighField hf, Vec f, BTEHighFieldResult *
 }
 
 /*@
+   BTEHighFieldSetUp - Builds the collision operator of the next BTEHighFieldSolve() (at the BTE's temperature) and the setup diagnostics with it
+
+   Collective
+
+   Input Parameter:
+.  hf - the high-field object
+
+   Notes:
+   BTEHighFieldSolve() calls it. Called first, the diagnostics that BTEView() prints (docs/diagnostics.md)
+   come from the run's own operator instead of one built for them: at 2e9 channels that second
+   setup took a quarter of a run. Each solve uses the operator made since the previous solve, or
+   makes a new one.
+
+   Level: intermediate
+
+.seealso: `BTEHighFieldSolve()`, `BTEGetDiagnostics()`
+@*/
+PetscErrorCode BTEHighFieldSetUp(BTEHighField hf)
+{
+  BTE bte;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  bte = hf->bte;
+  PetscCall(BTESetUp(bte));
+  if (!hf->colready) {
+    PetscCall(BTECollisionDestroy(&hf->col));
+    PetscCall(BTECollisionCreate(bte, &hf->col));
+    PetscCall(BTECollisionSetFromOptions(hf->col));
+    PetscCall(BTECollisionSetUp(hf->col));
+    hf->colready = PETSC_TRUE;
+  }
+  PetscCall(BTEDiagnosticsCompute(bte, hf->col, NULL));
+  PetscFunctionReturn(0);
+}
+
+/*@
    BTEHighFieldSolve - Solves for the steady state at every field strength
 
    Collective
@@ -854,10 +893,9 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
     for (PetscInt i = 0; i < nl; i++) emin = PetscMin(emin, e[i]);
     PetscCall(MPIU_Allreduce(&emin, &hf->emin, 1, MPIU_REAL, MPIU_MIN, comm));
   }
-  /* collision operator at the lattice temperature */
-  PetscCall(BTECollisionCreate(bte, &hf->col));
-  PetscCall(BTECollisionSetFromOptions(hf->col));
-  PetscCall(BTECollisionSetUp(hf->col));
+  /* collision operator at the lattice temperature (made by BTEHighFieldSetUp() if called before) */
+  PetscCall(BTEHighFieldSetUp(hf));
+  hf->colready = PETSC_FALSE; /* a later solve builds its own, as the BTE may have changed */
   PetscCall(BTECollisionCreateJacobian(hf->col, &hf->Jc));
   /* vectors */
   if (hf->g) {

@@ -157,6 +157,7 @@ struct _p_BTEHighField {
   PetscReal           emin;       /* lowest state energy, eV */
   /* solve-time state */
   BTECollision col;
+  PetscBool    colready; /* col set up by BTEHighFieldSetUp() for the next solve */
   Mat          Jc;           /* collision Jacobian (at the current f) */
   Mat          Jr;           /* shell: Jacobian of the scaled residual in g */
   Mat          Jptc;         /* shell: I/dt + Jr */

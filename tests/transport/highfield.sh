@@ -11,7 +11,8 @@
 #    number is kept (1e-8: the tolerance ||r|| <= 1e-8 ||Gamma|| bounds the constraint row),
 #    residuals below tolerance, 1 rank = 2 ranks;
 #  - the plain (flux-form) drift, solved in f, is within 5 % of the log form;
-#  - the HDF5 datasets and units, and the velocity-field PNG.
+#  - the HDF5 datasets and units, and the velocity-field PNG;
+#  - the summary's diagnostics use the solver's collision operator (one setup in all).
 set -e
 m="-bte_model parabolic -bte_parabolic_a 40 -bte_grid 14 -bte_view 0"
 np=${TEST_NP:-2}
@@ -22,6 +23,11 @@ $MPIEXEC -n $np "$BTE" highfield $m -bte_efield_list 1000,3000 -bte_highfield_me
 $MPIEXEC -n $np "$BTE" highfield $m -bte_efield_list 1000 -bte_efield_direction y -bte_output y.h5 > /dev/null
 $MPIEXEC -n $np "$BTE" highfield $m -bte_efield_list 1000 -bte_efield_direction -1,0,0 -bte_output mx.h5 > /dev/null
 $MPIEXEC -n $np "$BTE" highfield $m -bte_efield_list 1000 -bte_drift_form plain -bte_output plain.h5 > /dev/null
+# the summary's setup diagnostics come from the solver's own operator: one collision setup in all
+"$BTE" highfield $m -bte_view 1 -bte_efield_list 1000 -log_view :lv.txt > view.out
+grep -q "^  equilibrium defect" view.out || { cat view.out; echo "highfield: no diagnostics in the summary"; exit 1; }
+n=$(awk '$1 == "BTECollSetUp" { print $2 }' lv.txt)
+[ "$n" = 1 ] || { echo "highfield with its summary set up $n collision operators, expected 1 (the diagnostics use the run's)"; exit 1; }
 $PYTHON - <<'PY'
 import h5py, numpy as np
 def load(n):
