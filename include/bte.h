@@ -172,6 +172,9 @@ PETSC_EXTERN PetscErrorCode BTECollisionGetScatteringRates(BTECollision, Vec, Ve
 /* Lattice temperature (K) of this operator's phonon occupations; default: the BTE's at setup.
    Call before BTECollisionSetUp(); the BTE is not changed (a solve at several temperatures). */
 PETSC_EXTERN PetscErrorCode BTECollisionSetTemperature(BTECollision, PetscReal);
+PETSC_EXTERN PetscErrorCode BTECollisionSetTemperatureRefresh(BTECollision, PetscBool);
+PETSC_EXTERN PetscErrorCode BTECollisionGetTemperatureRefresh(BTECollision, PetscBool *);
+PETSC_EXTERN PetscErrorCode BTECollisionGetTemperatureChanges(BTECollision, PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode BTECollisionSetJacobianAssembled(BTECollision, PetscBool);
 PETSC_EXTERN PetscErrorCode BTECollisionGetJacobianAssembled(BTECollision, PetscBool *);
 /* fused only: weights stored in single precision, sums in double (-bte_collision_precision mixed) */

@@ -8,7 +8,7 @@ PetscClassId      BTECOLLISION_CLASSID;
 PetscFunctionList BTECollisionList = NULL;
 PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_GhostAdd, BTECOLL_JacAssemble;
 PetscLogEvent     BTECOLL_SetUpEnds, BTECOLL_LayoutPlace, BTECOLL_LayoutMerge, BTECOLL_LayoutIndex;
-PetscLogEvent     BTECOLL_Inner, BTECOLL_Outer;
+PetscLogEvent     BTECOLL_Inner, BTECOLL_Outer, BTECOLL_Refresh;
 const char *const BTECollisionPrecisions[] = {"double", "mixed", "BTECollisionPrecision", "BTE_COLLISION_PRECISION_", NULL};
 const char *const BTECollisionPartitions[] = {"auto", "states", "pairs", "BTECollisionPartition", "BTE_COLLISION_PARTITION_", NULL};
 
@@ -48,6 +48,9 @@ PetscErrorCode BTECollisionInitializePackage(void)
   PetscCall(PetscLogEventRegister("BTECollLayPlace", BTECOLLISION_CLASSID, &BTECOLL_LayoutPlace));
   PetscCall(PetscLogEventRegister("BTECollLayMerge", BTECOLLISION_CLASSID, &BTECOLL_LayoutMerge));
   PetscCall(PetscLogEventRegister("BTECollLayIndex", BTECOLLISION_CLASSID, &BTECOLL_LayoutIndex));
+  /* a change of temperature after setup that recomputes only the rates (BTECollisionSetTemperature
+     with BTECollisionSetTemperatureRefresh); a full rebuild shows as BTECollSetUp instead */
+  PetscCall(PetscLogEventRegister("BTECollRefresh", BTECOLLISION_CLASSID, &BTECOLL_Refresh));
   PetscCall(BTECollisionRegisterAll());
   PetscCall(PetscRegisterFinalize(BTECollisionFinalizePackage));
   PetscFunctionReturn(0);
@@ -259,20 +262,118 @@ PetscErrorCode BTECollisionGetType(BTECollision coll, BTECollisionType *type)
 -  T    - temperature, K (> 0)
 
    Notes:
-   Default: the BTE's at setup. Call before BTECollisionSetUp(); the BTE is not changed, so
-   operators at several temperatures can share it.
+   Default: the BTE's at setup. The BTE is not changed, so operators at several temperatures can
+   share it.
+
+   On an operator already set up, a new temperature takes effect at the next BTECollisionSetUp()
+   (called by every apply and by the Jacobian Mats): only the phonon occupations, hence the rates
+   P, Q of the channels, depend on it. With BTECollisionSetTemperatureRefresh() before setup, a type
+   that implements it (pair, built on the host or on the device) recomputes just the rates and
+   re-sums them in the order of its build, giving to the bit the operator a fresh build at that
+   temperature gives (logged as BTECollRefresh); otherwise the operator is rebuilt (BTECollSetUp;
+   the type's options are read again from the options database if BTECollisionSetFromOptions()
+   was called). Jacobian Mats made by BTECollisionCreateJacobian() stay valid; set their state
+   again with BTECollisionComputeJacobian().
 
    Level: intermediate
 
-.seealso: `BTESetTemperature()`
+.seealso: `BTESetTemperature()`, `BTECollisionSetTemperatureRefresh()`
 @*/
 PetscErrorCode BTECollisionSetTemperature(BTECollision coll, PetscReal T)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(coll, T, 2);
   PetscCheck(T > 0 && !PetscIsInfOrNanReal(T), PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive (K), got %g", (double)T);
-  PetscCheck(!coll->setupcalled || T == coll->temperature, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "Call BTECollisionSetTemperature() before BTECollisionSetUp()");
   coll->Tset = T;
+  if (coll->setupcalled && T != coll->temperature) coll->tstale = PETSC_TRUE;
+  else if (coll->setupcalled) coll->tstale = PETSC_FALSE; /* back to the temperature it was built at */
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTECollisionSetTemperatureRefresh - Keeps, at setup, what a later change of temperature needs to recompute only the rates
+
+   Logically Collective
+
+   Input Parameters:
++  coll - the collision operator
+-  flg  - PETSC_TRUE to keep it
+
+   Options Database Key:
+.  -bte_collision_refresh <bool> - keep it (default false; the transport solver turns it on when it
+                                   solves at more than one temperature)
+
+   Notes:
+   Call before BTECollisionSetUp(). Then BTECollisionSetTemperature() on the set-up operator makes
+   the next BTECollisionSetUp() recompute the channels' rates P, Q and re-sum the merged entries in
+   the order of the build, instead of rebuilding the layout (grouping, sorting and merging the
+   channels, cutting chunks, slots, ghosts): the result is the same to the bit. Implemented by the
+   pair type (docs/collision.md); the other types rebuild. Memory kept, pair type: built on the
+   host, 8 bytes per computed channel and 8 per stored pair; built on the device, 4 bytes per
+   channel on the device (beside the channel arrays the BTE keeps there) and a device copy of the
+   local states' energies.
+
+   Level: advanced
+
+.seealso: `BTECollisionSetTemperature()`, `BTECollisionGetTemperatureRefresh()`
+@*/
+PetscErrorCode BTECollisionSetTemperatureRefresh(BTECollision coll, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(coll, flg, 2);
+  PetscCheck(!coll->setupcalled || flg == coll->refresh, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "Call BTECollisionSetTemperatureRefresh() (-bte_collision_refresh) before BTECollisionSetUp()");
+  coll->refresh = flg;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTECollisionGetTemperatureRefresh - Tells whether the setup keeps what a change of temperature needs to recompute only the rates
+
+   Not Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Output Parameter:
+.  flg - PETSC_TRUE when it does
+
+   Level: advanced
+
+.seealso: `BTECollisionSetTemperatureRefresh()`
+@*/
+PetscErrorCode BTECollisionGetTemperatureRefresh(BTECollision coll, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  PetscAssertPointer(flg, 2);
+  *flg = coll->refresh;
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTECollisionGetTemperatureChanges - Counts the changes of temperature after setup: refreshed rates and full rebuilds
+
+   Not Collective
+
+   Input Parameter:
+.  coll - the collision operator
+
+   Output Parameters:
++  nrefresh - changes that recomputed only the rates (may be NULL)
+-  nrebuild - changes that rebuilt the operator (may be NULL)
+
+   Level: advanced
+
+.seealso: `BTECollisionSetTemperature()`, `BTECollisionSetTemperatureRefresh()`
+@*/
+PetscErrorCode BTECollisionGetTemperatureChanges(BTECollision coll, PetscInt *nrefresh, PetscInt *nrebuild)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  if (nrefresh) *nrefresh = coll->nrefresh;
+  if (nrebuild) *nrebuild = coll->nrebuild;
   PetscFunctionReturn(0);
 }
 
@@ -392,6 +493,7 @@ PetscErrorCode BTECollisionGetPartition(BTECollision coll, BTECollisionPartition
 .  -bte_exchange <auto,scatter,nccl>       - how ghost values and sums move between the ranks' GPUs
 .  -bte_exchange_nccl_library <lib>        - the NCCL library to load (default libnccl.so.2)
 .  -bte_exchange_work_first <bool>         - NCCL: launch the hiding work before making NCCL's calls
+.  -bte_collision_refresh <bool>           - keep what a change of temperature after setup needs to recompute only the rates
 -  -bte_jacobian_assembled <bool>          - AIJ Jacobian
 
    Level: beginner
@@ -420,8 +522,64 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
   PetscCall(PetscOptionsBool("-bte_exchange_work_first", "NCCL exchange: launch the work that hides an exchange before NCCL's calls are made (the transfers still wait for the values they send)", "BTECollision", coll->xwork, &coll->xwork, NULL));
   PetscCall(PetscOptionsString("-bte_exchange_nccl_library", "The NCCL shared library loaded for -bte_exchange nccl/auto (a name searched like any shared library, or a path)", "BTECollision", coll->ncclpath, coll->ncclpath, sizeof(coll->ncclpath), NULL));
   PetscCall(PetscOptionsBool("-bte_jacobian_assembled", "Jacobian as an assembled AIJ matrix instead of a MATSHELL", "BTECollisionSetJacobianAssembled", coll->assembled, &coll->assembled, NULL));
+  {
+    PetscBool r = coll->refresh;
+    PetscCall(PetscOptionsBool("-bte_collision_refresh", "Keep what a change of temperature after setup needs to recompute only the rates (pair type: 8 B per channel and 8 per pair on the host, or 4 B per channel on the device); the transport solver turns it on for more than one temperature", "BTECollisionSetTemperatureRefresh", r, &r, NULL));
+    PetscCall(BTECollisionSetTemperatureRefresh(coll, r));
+  }
   PetscOptionsEnd();
+  coll->optionsset = PETSC_TRUE;
   if (coll->ops->setfromoptions) PetscCall((*coll->ops->setfromoptions)(coll));
+  PetscFunctionReturn(0);
+}
+
+/* A new temperature on a set-up operator (BTECollisionSetTemperature): the constants that depend on
+   it, then the type's refresh of the rates where every rank can do it, else a full rebuild (the
+   type's data made again, its options read again if they were read before). Collective. */
+static PetscErrorCode BTECollisionRetemperature_Private(BTECollision coll)
+{
+  BTE       bte  = coll->bte;
+  PetscBool done = PETSC_FALSE, all;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(BTECOLL_Refresh, coll, 0, 0, 0));
+  coll->temperature = coll->Tset > 0 ? coll->Tset : bte->temperature;
+  coll->kT          = BTE_KB * coll->temperature;
+  coll->kTdb        = bte->delta == BTE_DELTA_BALANCED ? coll->kT : 0.0;
+  if (coll->refresh && coll->ops->retemperature) PetscCall((*coll->ops->retemperature)(coll, &done));
+  PetscCall(MPIU_Allreduce(&done, &all, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)coll)));
+  if (all && coll->assembly) { /* the assembled Jacobian's rates: its pattern does not change */
+    BTECollisionAssembly *as = coll->assembly;
+    PetscCall(BTECollisionComputeChannelPQ_Private(coll, as->ci, as->cj, as->P, as->Q));
+  }
+  PetscCall(PetscLogEventEnd(BTECOLL_Refresh, coll, 0, 0, 0));
+  coll->tstale = PETSC_FALSE;
+  if (all) {
+    coll->nrefresh++;
+    coll->ratesid++;
+    PetscCall(PetscInfo(coll, "collision operator: rates refreshed at %g K\n", (double)coll->temperature));
+  } else {
+    const char *name = ((PetscObject)coll)->type_name;
+    char       *type;
+    PetscErrorCode (*create)(BTECollision) = NULL;
+    PetscInt    nref = coll->nrefresh, nreb = coll->nrebuild + 1;
+    PetscInt64  rid  = coll->ratesid;
+
+    PetscCall(PetscInfo(coll, "collision operator: rebuilt at %g K (%s)\n", (double)coll->temperature, coll->refresh ? "its type or this run cannot refresh the rates alone" : "-bte_collision_refresh is off"));
+    PetscCall(PetscStrallocpy(name, &type));
+    PetscCall(PetscFunctionListFind(BTECollisionList, type, &create));
+    PetscCheck(create, PetscObjectComm((PetscObject)coll), PETSC_ERR_PLIB, "Collision type %s is no longer registered", type);
+    PetscCall(BTECollisionReset(coll));
+    PetscCall(PetscMemzero(coll->ops, sizeof(struct _BTECollisionOps)));
+    coll->ownends = PETSC_FALSE;
+    PetscCall((*create)(coll));
+    PetscCall(PetscFree(type));
+    if (coll->optionsset && coll->ops->setfromoptions) PetscCall((*coll->ops->setfromoptions)(coll));
+    PetscCall(BTECollisionSetUp(coll));
+    coll->nrefresh = nref;
+    coll->nrebuild = nreb;
+    coll->ratesid  = PetscMax(coll->ratesid, rid + 1);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -447,6 +605,7 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
+  if (coll->setupcalled && coll->tstale) PetscCall(BTECollisionRetemperature_Private(coll));
   if (coll->setupcalled) PetscFunctionReturn(0);
   bte = coll->bte;
   PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "Set up the BTE (BTESetUp()) before its collision operator");
@@ -503,6 +662,8 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   PetscCall((*coll->ops->setup)(coll));
   PetscCall(PetscFree2(coll->ci, coll->cj));
   coll->setupcalled = PETSC_TRUE;
+  coll->tstale      = PETSC_FALSE;
+  coll->ratesid++;
   PetscCall(PetscLogEventEnd(BTECOLL_SetUp, coll, 0, 0, 0));
   PetscCall(PetscObjectViewFromOptions((PetscObject)coll, NULL, "-bte_collision_view"));
   PetscFunctionReturn(0);
@@ -738,6 +899,13 @@ PetscErrorCode BTECollisionView(BTECollision coll, PetscViewer viewer)
   PetscCall(BTECollisionViewBytes(viewer, "layout memory, all ranks", sum[3]));
   PetscCall(BTECollisionViewBytes(viewer, "layout memory, largest rank", mx[3]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "Jacobian: %s\n", coll->assembled ? "assembled AIJ" : "MATSHELL (matrix-free)"));
+  if (coll->refresh || coll->nrefresh || coll->nrebuild) {
+    PetscLogDouble kb = 0, kbs;
+    if (coll->refresh && coll->ops->refreshbytes) PetscCall((*coll->ops->refreshbytes)(coll, &kb));
+    PetscCallMPI(MPI_Allreduce(&kb, &kbs, 1, MPI_DOUBLE, MPI_SUM, comm));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "temperature changes after setup: %" PetscInt_FMT " refreshed the rates only, %" PetscInt_FMT " rebuilt the operator (-bte_collision_refresh %s)\n", coll->nrefresh, coll->nrebuild, coll->refresh ? "true" : "false"));
+    if (coll->refresh) PetscCall(BTECollisionViewBytes(viewer, "kept for a refresh of the rates, all ranks", kbs));
+  }
   if (coll->ops->view) PetscCall((*coll->ops->view)(coll, viewer));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);

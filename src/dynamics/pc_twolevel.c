@@ -82,7 +82,7 @@ typedef struct {
   BTEPCTLSplit split;
   PetscInt     form; /* 0 multiplicative, 1 additive */
   /* blocks, once per collision operator (state layout) */
-  PetscInt64 basis_id;
+  PetscInt64 basis_id, basis_rates; /* the operator (object id) and its rates (ratesid) of the basis */
   PetscInt   nl, nloc, nc;
   PetscInt  *blk;  /* nloc: block of each owned and ghost state */
   PetscInt   ngroups;
@@ -269,7 +269,8 @@ static PetscErrorCode PCBTETwoLevelSetUpBasis(PC pc, PC_BTETwoLevel *tl, BTEColl
   tl->capseg = 4 * (PetscCount)nl + 16;
   PetscCall(PetscMalloc2(tl->capseg, &tl->segblk, tl->capseg, &tl->segval));
   PetscCall(PetscMalloc4((size_t)tl->nc * tl->nc, &tl->Ac, tl->nc, &tl->piv, tl->nc, &tl->g, tl->nc, &tl->y));
-  tl->basis_id = ((PetscObject)col)->id;
+  tl->basis_id    = ((PetscObject)col)->id;
+  tl->basis_rates = col->ratesid; /* the end lists hold the rates: a new temperature makes them stale */
   PetscCall(PetscInfo(pc, "bte_twolevel: %" PetscInt_FMT " groups x %" PetscInt_FMT " energy bins x %" PetscInt_FMT ": %" PetscInt_FMT " non-empty blocks = coarse vectors\n", ng, nb, nd, tl->nc));
   PetscFunctionReturn(0);
 }
@@ -293,7 +294,8 @@ static PetscErrorCode PCSetUp_BTETwoLevel(PC pc)
   PetscCall((*lin)(pc->pmat, &col, &fl, &scale, &shift, &whole));
   PetscCheck(PetscImaginaryPart(scale) == 0 && PetscImaginaryPart(shift) == 0, comm, PETSC_ERR_SUP, "bte_twolevel: complex shifts are not supported");
   PetscCall(PetscLogEventBegin(PC_BTETwoLevelSetUp, pc, 0, 0, 0));
-  if (tl->basis_id != ((PetscObject)col)->id || tl->nl != col->nlocal) PetscCall(PCBTETwoLevelSetUpBasis(pc, tl, col));
+  PetscCall(BTECollisionSetUp(col)); /* a new temperature (BTECollisionSetTemperature) takes effect */
+  if (tl->basis_id != ((PetscObject)col)->id || tl->basis_rates != col->ratesid || tl->nl != col->nlocal) PetscCall(PCBTETwoLevelSetUpBasis(pc, tl, col));
   nc = tl->nc;
   if (!tl->dinv) {
     /* on the host whatever the state Vecs' type: the pass and the apply run on the host */

@@ -1,5 +1,6 @@
 /* BTETransport: low-field transport (docs/theory.md section 4). For every temperature
-   the collision operator is rebuilt (its phonon occupations N_c depend on T), then
+   the collision operator's rates are set at that temperature (its phonon occupations N_c depend on
+   T: one operator whose rates are refreshed, -bte_collision_refresh, or a fresh one), then
    for every carrier density / chemical potential the three systems A F_b = v_b
    (linear.c) are solved by KSP, RTA or ITA and eq. 6 gives the tensors. */
 #include "transportimpl.h"
@@ -709,6 +710,12 @@ static PetscErrorCode BTETransportPrintResult(BTETransport tr, PetscViewer v, co
    Input Parameter:
 .  tr - the transport object
 
+   Notes:
+   With more than one temperature, one collision operator serves them all: it keeps what a change
+   of temperature needs (BTECollisionSetTemperatureRefresh()) and only its rates are recomputed at
+   each further temperature, giving the results of a fresh operator per temperature to the bit.
+   -bte_collision_refresh 0 builds a fresh operator per temperature instead (less memory).
+
    Level: beginner
 
 .seealso: `BTETransportGetResult()`
@@ -721,7 +728,8 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
   PetscReal    T0, *Ts, *cs, defc, sunit, dunit, munit;
   Vec          f0;
   BTELinearCtx ctx;
-  PetscBool    sym = PETSC_FALSE;
+  PetscBool    sym = PETSC_FALSE, keep = PETSC_FALSE;
+  BTECollision col = NULL;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
@@ -757,14 +765,18 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
   }
   if (tr->verbose) PetscCall(BTETransportPrintHeader(tr, PETSC_VIEWER_STDOUT_(comm)));
   for (PetscInt iT = 0; iT < nT; iT++) {
-    PetscReal    T = Ts[iT];
-    BTECollision col;
-    Mat          J;
+    PetscReal T = Ts[iT];
+    Mat       J;
 
-    /* The phonon occupations N_c depend on T: a fresh collision operator per temperature, at
-       that temperature; the BTE keeps its own. */
-    PetscCall(BTECollisionCreate(bte, &col));
-    PetscCall(BTECollisionSetFromOptions(col));
+    /* The phonon occupations N_c depend on T, the rest of the operator does not: one operator
+       whose rates are refreshed at each temperature (-bte_collision_refresh, on by default for
+       several temperatures), else a fresh operator per temperature; the BTE keeps its own. */
+    if (!col) {
+      PetscCall(BTECollisionCreate(bte, &col));
+      PetscCall(BTECollisionSetTemperatureRefresh(col, nT > 1 ? PETSC_TRUE : PETSC_FALSE));
+      PetscCall(BTECollisionSetFromOptions(col));
+      PetscCall(BTECollisionGetTemperatureRefresh(col, &keep));
+    }
     PetscCall(BTECollisionSetTemperature(col, T));
     PetscCall(BTECollisionSetUp(col));
     PetscCall(BTECollisionCreateJacobian(col, &J));
@@ -817,7 +829,14 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
       PetscCall(BTELinearCtxReset(&ctx));
     }
     PetscCall(MatDestroy(&J));
-    PetscCall(BTECollisionDestroy(&col));
+    if (!keep || iT == nT - 1) {
+      if (keep) {
+        PetscInt nref, nreb;
+        PetscCall(BTECollisionGetTemperatureChanges(col, &nref, &nreb));
+        PetscCall(PetscInfo(tr, "%" PetscInt_FMT " temperatures on one collision operator: %" PetscInt_FMT " refreshed its rates, %" PetscInt_FMT " rebuilt it\n", nT, nref, nreb));
+      }
+      PetscCall(BTECollisionDestroy(&col));
+    }
   }
   PetscCall(VecDestroy(&f0));
   PetscCall(PetscLogEventEnd(BTE_TransportSolve, tr, 0, 0, 0));

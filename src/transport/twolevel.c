@@ -79,7 +79,7 @@ struct _n_BTETwoLevel {
   /* channel ends of the owned states in row order, with the rates oriented from the row's
      state t to the other end o (Pt = rate t -> o, Qt = rate o -> t): built once per collision
      operator (temperature), reused by every configuration (chemical potential) */
-  PetscInt64    cache_id;
+  PetscInt64    cache_id, cache_rates; /* the operator (object id) and its rates (ratesid) of the cache */
   PetscInt      cache_nl;
   PetscCount   *endptr;
   PetscInt     *eo;
@@ -395,7 +395,7 @@ PetscErrorCode BTETwoLevelSetUp(BTETwoLevel tl, BTE bte, BTECollision col, Vec f
   PetscLogDouble tt[6];
   PetscCall(PetscTime(&tt[0]));
   tt[1] = tt[2] = tt[3] = tt[0];
-  if (tl->cache_id != ((PetscObject)col)->id || tl->cache_nl != nl) {
+  if (tl->cache_id != ((PetscObject)col)->id || tl->cache_rates != col->ratesid || tl->cache_nl != nl) {
     PetscCall(PetscFree(tl->endptr));
     PetscCall(PetscFree3(tl->eo, tl->ePt, tl->eQt));
     PetscCall(BTECollisionComputeLocalEnds(col, &ci, &cj));
@@ -405,7 +405,8 @@ PetscErrorCode BTETwoLevelSetUp(BTETwoLevel tl, BTE bte, BTECollision col, Vec f
     PetscCall(PetscTime(&tt[2]));
     /* counting sort of the channel ends by owned state, channels read in order */
     PetscCall(BTECollisionEndLists_Private(nl, nch, ci, cj, P, Q, &tl->endptr, &tl->eo, &tl->ePt, &tl->eQt));
-    tl->cache_id = ((PetscObject)col)->id;
+    tl->cache_id    = ((PetscObject)col)->id;
+    tl->cache_rates = col->ratesid;
     tl->cache_nl = nl;
     PetscCall(PetscFree2(P, Q));
     PetscCall(PetscFree2(ci, cj));

@@ -29,7 +29,7 @@
 PETSC_INTERN PetscFunctionList BTECollisionList;
 PETSC_EXTERN PetscLogEvent     BTECOLL_Apply, BTECOLL_JacApply, BTECOLL_SetUp, BTECOLL_Ghost, BTECOLL_GhostAdd, BTECOLL_JacAssemble;
 PETSC_EXTERN PetscLogEvent     BTECOLL_SetUpEnds, BTECOLL_LayoutPlace, BTECOLL_LayoutMerge, BTECOLL_LayoutIndex;
-PETSC_EXTERN PetscLogEvent     BTECOLL_Inner, BTECOLL_Outer;
+PETSC_EXTERN PetscLogEvent     BTECOLL_Inner, BTECOLL_Outer, BTECOLL_Refresh;
 
 PETSC_EXTERN PetscErrorCode BTECollisionInitializePackage(void);
 PETSC_INTERN PetscErrorCode BTECollisionRegisterAll(void);
@@ -87,6 +87,14 @@ struct _BTECollisionOps {
   PetscErrorCode (*jacobian_diagonal)(BTECollision, Vec fl, Vec d);
   PetscErrorCode (*view)(BTECollision, PetscViewer);
   PetscErrorCode (*destroy)(BTECollision);
+  /* optional: recompute the rates of the built layout at the operator's new temperature (coll->kT,
+     coll->kTdb already set), everything else kept. Same result to the bit as a fresh build at that
+     temperature. Sets *done to PETSC_FALSE when it cannot (nothing kept for it: coll->refresh was
+     off at setup, or its data did not fit); the generic layer then rebuilds the operator. Not
+     collective: the generic layer agrees the outcome over the ranks. */
+  PetscErrorCode (*retemperature)(BTECollision, PetscBool *done);
+  /* optional: bytes kept for retemperature on this rank (host and device) */
+  PetscErrorCode (*refreshbytes)(BTECollision, PetscLogDouble *);
 };
 
 /* Data of an assembled (AIJ) Jacobian: COO pattern, per held channel with an owned end,
@@ -113,6 +121,13 @@ struct _p_BTECollision {
 
   /* BTECollisionSetTemperature: the lattice temperature of this operator (0: the BTE's) */
   PetscReal  Tset;
+  /* BTECollisionSetTemperatureRefresh (-bte_collision_refresh): the setup keeps what a change of
+     temperature needs to recompute the rates only (ops->retemperature); tstale: the temperature
+     was changed after setup, the next BTECollisionSetUp refreshes (or rebuilds) the operator */
+  PetscBool  refresh, tstale;
+  PetscBool  optionsset;  /* BTECollisionSetFromOptions was called (a rebuild reads the type's options again) */
+  PetscInt   nrefresh, nrebuild; /* temperature changes after setup: rates refreshed / operator rebuilt */
+  PetscInt64 ratesid;     /* changes whenever the rates change (setup, refresh): key of caches of P, Q */
   /* physics constants (taken from the BTE, and Tset, at setup) */
   PetscReal  temperature; /* K */
   PetscReal  kT;          /* eV */

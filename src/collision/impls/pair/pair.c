@@ -47,8 +47,15 @@ typedef struct {
                                 others run while the ghosts' sums travel back */
   PetscInt      polls;       /* pairs, host: MPI progress calls while owned work hides an exchange */
   PetscBool     side;        /* pairs, CUDA, NCCL: the chunks that need ghosts on a side stream */
+  /* -bte_collision_refresh, host build: the computed channels of every stored pair in the order
+     the merge summed them: pair e's are rch[rptr[e] .. rptr[e+1]), each channel c (bte->ch order)
+     as c << 1, | 1 when the channel's i end is the pair's column end b (its P is the pair's Q);
+     8 bytes per computed channel and 8 per pair */
+  int64_t      *rptr, *rch;
+  int64_t       nrch;
 #if defined(BTE_HAVE_CUDA)
-  BTEPairCUDA cuda;
+  BTEPairCUDA      cuda;
+  BTEPairCUDARates rates; /* -bte_collision_refresh, device build: the sort permutation (pair_build_cuda.cu) */
 #endif
 } BTECollision_Pair;
 
@@ -403,6 +410,7 @@ static PetscErrorCode BTECollisionJacobianDiagonal_Pair(BTECollision coll, Vec f
 
 typedef struct {
   uint32_t key; /* row * tile + column */
+  uint32_t src; /* position in the block before the sort (what a refresh of the rates follows) */
   double   p, q;
 } PairEntry;
 
@@ -415,8 +423,11 @@ static int PairEntryCmp(const void *a, const void *b)
 }
 
 /* Sorts the entries of every block by (row, column) and merges repeated pairs; mcount[blk]
-   receives the merged count (entries stay at the start of the block's range). */
-static PetscErrorCode PairSortMerge(BTEPairLayout *L, int64_t nblk, const int64_t *boff, uint16_t *row, int64_t *mcount)
+   receives the merged count (entries stay at the start of the block's range). With pch (a
+   refresh of the rates will follow this build): the channels of the block's entries (pch, in
+   placement order) are put into the sorted order, and ecnt[boff[blk] + m] receives the number of
+   channels merged into the block's m-th pair. */
+static PetscErrorCode PairSortMerge(BTEPairLayout *L, int64_t nblk, const int64_t *boff, uint16_t *row, int64_t *mcount, int64_t *pch, int32_t *ecnt)
 {
   int64_t        maxlen = 0;
   PetscErrorCode ierr   = 0;
@@ -424,29 +435,40 @@ static PetscErrorCode PairSortMerge(BTEPairLayout *L, int64_t nblk, const int64_
 
   PetscFunctionBegin;
   for (int64_t k = 0; k < nblk; k++) maxlen = PetscMax(maxlen, boff[k + 1] - boff[k]);
+  PetscCheck(maxlen < (int64_t)UINT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "pair layout: %" PetscInt64_FMT " entries in one tile pair; use a smaller -bte_pair_tile", (PetscInt64)maxlen);
 #pragma omp parallel reduction(| : ierr)
   {
-    PairEntry *tmp = (PairEntry *)malloc((size_t)PetscMax(maxlen, 1) * sizeof(PairEntry));
-    if (!tmp) ierr = PETSC_ERR_MEM;
+    PairEntry *tmp  = (PairEntry *)malloc((size_t)PetscMax(maxlen, 1) * sizeof(PairEntry));
+    int64_t   *cbuf = pch ? (int64_t *)malloc((size_t)PetscMax(maxlen, 1) * sizeof(int64_t)) : NULL;
+    if (!tmp || (pch && !cbuf)) ierr = PETSC_ERR_MEM;
 #pragma omp for schedule(dynamic, 1)
     for (int64_t k = 0; k < nblk; k++) {
       const int64_t o = boff[k], len = boff[k + 1] - o;
       int64_t       m = 0;
-      if (!tmp || !len) {
+      if (!tmp || (pch && !cbuf) || !len) {
         mcount[k] = 0;
         continue;
       }
       for (int64_t e = 0; e < len; e++) {
         tmp[e].key = (uint32_t)(row[o + e] * tile + L->col[o + e]);
+        tmp[e].src = (uint32_t)e;
         tmp[e].p   = L->ws ? (double)L->ws[2 * (o + e)] : L->w[2 * (o + e)];
         tmp[e].q   = L->ws ? (double)L->ws[2 * (o + e) + 1] : L->w[2 * (o + e) + 1];
       }
       qsort(tmp, (size_t)len, sizeof(PairEntry), PairEntryCmp);
+      if (pch) {
+        for (int64_t e = 0; e < len; e++) cbuf[e] = pch[o + tmp[e].src];
+        memcpy(pch + o, cbuf, (size_t)len * sizeof(int64_t));
+      }
       for (int64_t e = 0; e < len; e++) {
         if (m > 0 && tmp[m - 1].key == tmp[e].key) {
           tmp[m - 1].p += tmp[e].p;
           tmp[m - 1].q += tmp[e].q;
-        } else tmp[m++] = tmp[e];
+          if (ecnt) ecnt[o + m - 1]++;
+        } else {
+          tmp[m++] = tmp[e];
+          if (ecnt) ecnt[o + m - 1] = 1;
+        }
       }
       for (int64_t e = 0; e < m; e++) {
         row[o + e]   = (uint16_t)(tmp[e].key / tile);
@@ -462,6 +484,7 @@ static PetscErrorCode PairSortMerge(BTEPairLayout *L, int64_t nblk, const int64_
       mcount[k] = m;
     }
     free(tmp);
+    free(cbuf);
   }
   PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the per-thread block buffers of the pair layout (%" PetscInt64_FMT " entries per block)", (PetscInt64)maxlen);
   PetscFunctionReturn(0);
@@ -759,6 +782,8 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   PetscReal         *P, *Q, *en;
   uint16_t          *row;
   uint32_t          *bits = NULL;
+  int64_t           *pch  = NULL; /* -bte_collision_refresh: channel of every placed entry */
+  int32_t           *ecnt = NULL; /* -bte_collision_refresh: channels merged into each pair */
   PetscBool          mixed = coll->precision == BTE_COLLISION_PRECISION_MIXED ? PETSC_TRUE : PETSC_FALSE, dev;
 
   PetscFunctionBegin;
@@ -863,6 +888,10 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(PetscMalloc2(nch, &P, nch, &Q));
     PetscCall(BTECollisionComputeChannelPQ_Private(coll, ci, cj, P, Q));
     PetscCall(PetscMalloc2(boff[nblk], &row, boff[nblk], &L->col));
+    if (coll->refresh) { /* each placed channel, then (PairSortMerge) in the merge's order */
+      PetscCall(PetscMalloc1(PetscMax(boff[nblk], 1), &pch));
+      PetscCall(PetscMalloc1(PetscMax(boff[nblk], 1), &ecnt));
+    }
     if (mixed) PetscCall(PetscMalloc1(2 * boff[nblk], &L->ws));
     else PetscCall(PetscMalloc1(2 * boff[nblk], &L->w));
 #pragma omp parallel num_threads(nt)
@@ -873,10 +902,11 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
       for (PetscCount c = c0; c < c1; c++) {
         PetscInt  a = inv[ci[c]], b = inv[cj[c]], u;
         PetscReal p = P[c], q = Q[c], v;
-        int64_t   e;
+        int64_t   e, sw = 0;
         if (keep && !keep[c]) continue;
-        if (a > b) u = a, a = b, b = u, v = p, p = q, q = v; /* the pair's a -> b rate is Q */
+        if (a > b) u = a, a = b, b = u, v = p, p = q, q = v, sw = 1; /* the pair's a -> b rate is Q */
         e         = at[(a / tile) * L->ntile + b / tile]++;
+        if (pch) pch[e] = (int64_t)c << 1 | sw;
         row[e]    = (uint16_t)(a % tile);
         L->col[e] = (uint16_t)(b % tile);
         if (mixed) L->ws[2 * e] = (float)p, L->ws[2 * e + 1] = (float)q;
@@ -891,7 +921,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     /* merge repeated pairs, then close the gaps between blocks */
     PetscCall(PetscLogEventBegin(BTECOLL_LayoutMerge, coll, 0, 0, 0));
     PetscCall(PetscMalloc2(nblk, &mcount, nblk + 1, &moff));
-    PetscCall(PairSortMerge(L, nblk, boff, row, mcount));
+    PetscCall(PairSortMerge(L, nblk, boff, row, mcount, pch, ecnt));
     moff[0] = 0;
     for (int64_t k = 0; k < nblk; k++) {
       moff[k + 1] = moff[k] + mcount[k];
@@ -903,6 +933,17 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
       }
     }
     L->nnz = moff[nblk];
+    if (pch) { /* pair moff[k] + m holds the channels pch[boff[k] + ...], ecnt[boff[k] + m] of them */
+      PetscCall(PetscMalloc1(L->nnz + 1, &pa->rptr));
+      pa->rptr[0] = 0;
+      for (int64_t k = 0; k < nblk; k++)
+        for (int64_t m = 0; m < mcount[k]; m++) pa->rptr[moff[k] + m + 1] = pa->rptr[moff[k] + m] + ecnt[boff[k] + m];
+      PetscCheck(pa->rptr[L->nnz] == boff[nblk], PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair layout: %" PetscInt64_FMT " channels merged into the pairs, %" PetscInt64_FMT " placed", (PetscInt64)pa->rptr[L->nnz], (PetscInt64)boff[nblk]);
+      pa->rch  = pch;
+      pa->nrch = boff[nblk];
+      pch      = NULL;
+      PetscCall(PetscFree(ecnt));
+    }
     PetscCall(PetscLogEventEnd(BTECOLL_LayoutMerge, coll, 0, 0, 0));
     PetscCall(PetscLogEventBegin(BTECOLL_LayoutIndex, coll, 0, 0, 0));
     if (chunk <= 0) chunk = PairDefaultChunk(L->nnz);
@@ -945,6 +986,154 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   coll->nentries = L->nnz;
   coll->bytes    = (PetscLogDouble)L->nnz * (sizeof(uint16_t) + 2 * (mixed ? sizeof(float) : sizeof(double))) + (PetscLogDouble)L->nrowptr * sizeof(int64_t) + (PetscLogDouble)L->nchunk * sizeof(BTEPairChunk) + (PetscLogDouble)L->ntile * L->tile * sizeof(int32_t) + (PetscLogDouble)(L->nlocal + 1) * sizeof(int64_t) + (PetscLogDouble)L->sptr[L->nlocal] * sizeof(int32_t) + (PetscLogDouble)L->npartial * sizeof(double);
   PetscCall(PetscInfo(coll, "pair layout (built on the %s): %" PetscCount_FMT " channels -> %" PetscInt64_FMT " pairs, %d tiles of %d, %" PetscInt64_FMT " chunks, %" PetscInt64_FMT " partial sums\n", pa->ondevice ? "device" : "host", nch, (PetscInt64)L->nnz, (int)L->ntile, (int)L->tile, (PetscInt64)L->nchunk, (PetscInt64)L->npartial));
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* A new temperature (BTECollisionSetTemperature on the set-up operator, -bte_collision_refresh):
+   only the rates P, Q of the channels change; which pair a channel joins, the tiles, chunks,
+   slots and ghosts do not. */
+
+typedef struct {
+  double p, q;
+} PairPQ;
+
+/* x rounded to float, as the build stores a weight in mixed precision: through a float in memory
+   (GCC 12 at -O3 left (double)(float)x unrounded in the loop below) */
+static inline double PairRoundToFloat(double x)
+{
+  volatile float f = (float)x;
+  return (double)f;
+}
+
+/* the order of PairEntryCmp within one pair (its key being the same) */
+static inline int PairPQLess(const PairPQ *x, const PairPQ *y)
+{
+  if (x->p != y->p) return x->p < y->p;
+  return x->q < y->q;
+}
+
+static int PairPQCmp(const void *a, const void *b)
+{
+  const PairPQ *x = (const PairPQ *)a, *y = (const PairPQ *)b;
+  if (x->p != y->p) return (x->p > y->p) - (x->p < y->p);
+  return (x->q > y->q) - (x->q < y->q);
+}
+
+/* Host build: every channel's P, Q at the new temperature (BTECollisionComputeChannelPQ_Private, as
+   the build), oriented as placed (and rounded to float in mixed precision, as placed), each pair's
+   channels sorted as PairSortMerge sorts them ((P, Q) ascending: the order of the sums depends on
+   the values) and summed in that order. The result is the pair weights of a fresh build at this
+   temperature, to the bit. */
+static PetscErrorCode PairRetemperatureHost(BTECollision coll)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  BTEPairLayout     *L  = &pa->L;
+  PetscInt          *ci, *cj;
+  PetscReal         *P, *Q;
+  const PetscCount   nch   = coll->bte->ch.n;
+  const PetscBool    mixed = L->ws ? PETSC_TRUE : PETSC_FALSE;
+  int64_t            maxm  = 1;
+  PetscErrorCode     ierr  = 0;
+
+  PetscFunctionBegin;
+  PetscCall(BTECollisionComputeLocalEnds(coll, &ci, &cj));
+  PetscCall(PetscMalloc2(PetscMax(nch, 1), &P, PetscMax(nch, 1), &Q));
+  PetscCall(BTECollisionComputeChannelPQ_Private(coll, ci, cj, P, Q));
+  PetscCall(PetscFree2(ci, cj));
+#pragma omp parallel for reduction(max : maxm) schedule(static)
+  for (int64_t e = 0; e < L->nnz; e++) maxm = PetscMax(maxm, pa->rptr[e + 1] - pa->rptr[e]);
+#pragma omp parallel reduction(| : ierr)
+  {
+    PairPQ *v = (PairPQ *)malloc((size_t)maxm * sizeof(PairPQ));
+    if (!v) ierr = PETSC_ERR_MEM;
+#pragma omp for schedule(static)
+    for (int64_t e = 0; e < L->nnz; e++) {
+      const int64_t k0 = pa->rptr[e], m = pa->rptr[e + 1] - k0;
+      double        sp, sq;
+      if (!v) continue;
+      for (int64_t k = 0; k < m; k++) {
+        const int64_t r = pa->rch[k0 + k], c = r >> 1;
+        const double  p = (r & 1) ? Q[c] : P[c], q = (r & 1) ? P[c] : Q[c];
+        if (mixed) { /* as placed: float weights */
+          v[k].p = PairRoundToFloat(p);
+          v[k].q = PairRoundToFloat(q);
+        } else {
+          v[k].p = p;
+          v[k].q = q;
+        }
+      }
+      if (m <= 32) { /* insertion sort: a pair merges a few modes */
+        for (int64_t k = 1; k < m; k++) {
+          PairPQ  x = v[k];
+          int64_t j = k;
+          while (j > 0 && PairPQLess(&x, &v[j - 1])) {
+            v[j] = v[j - 1];
+            j--;
+          }
+          v[j] = x;
+        }
+      } else qsort(v, (size_t)m, sizeof(PairPQ), PairPQCmp);
+      sp = v[0].p;
+      sq = v[0].q;
+      for (int64_t k = 1; k < m; k++) {
+        sp += v[k].p;
+        sq += v[k].q;
+      }
+      if (mixed) L->ws[2 * e] = (float)sp, L->ws[2 * e + 1] = (float)sq;
+      else L->w[2 * e] = sp, L->w[2 * e + 1] = sq;
+    }
+    free(v);
+  }
+  PetscCall(PetscFree2(P, Q));
+  PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the per-thread buffers of the pair layout's refresh");
+  PetscCall(PetscLogFlops(30.0 * (PetscLogDouble)nch));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionRetemperature_Pair(BTECollision coll, PetscBool *done)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  if (!pa->ondevice) {
+    if (!pa->rptr) PetscFunctionReturn(0);
+    PetscCall(PairRetemperatureHost(coll));
+#if defined(BTE_HAVE_CUDA)
+    PetscCall(BTEPairCUDADestroy(&pa->cuda)); /* its device copy: made again from the host layout by the next apply on CUDA Vecs */
+#endif
+    *done = PETSC_TRUE;
+  }
+#if defined(BTE_HAVE_CUDA)
+  else {
+    BTEPairLayout     *L  = &pa->L;
+    const BTEChannels *ch = &coll->bte->ch;
+    if (!pa->rates || !pa->cuda) PetscFunctionReturn(0);
+    PetscCall(BTEPairCUDARatesRefresh(pa->rates, (PetscObject)coll->bte, ch->n, ch->i, ch->g2, coll->kT, coll->kTdb, pa->cuda, done));
+    if (*done && L->col) { /* host copies made for an apply on host Vecs: downloaded again when needed */
+      PetscCall(PetscFree(L->col));
+      PetscCall(PetscFree(L->w));
+      PetscCall(PetscFree(L->ws));
+    }
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTECollisionRefreshBytes_Pair(BTECollision coll, PetscLogDouble *bytes)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+
+  PetscFunctionBegin;
+  *bytes = pa->rptr ? (PetscLogDouble)pa->nrch * sizeof(int64_t) + (PetscLogDouble)(pa->L.nnz + 1) * sizeof(int64_t) : 0;
+#if defined(BTE_HAVE_CUDA)
+  if (pa->rates) {
+    PetscLogDouble b;
+    PetscCall(BTEPairCUDARatesGetBytes(pa->rates, &b));
+    *bytes += b;
+  }
+#endif
   PetscFunctionReturn(0);
 }
 
@@ -1034,7 +1223,10 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   L = &pa->L;
 #if defined(BTE_HAVE_CUDA)
   PetscCall(BTEPairCUDADestroy(&pa->cuda));
+  PetscCall(BTEPairCUDARatesDestroy(&pa->rates));
 #endif
+  PetscCall(PetscFree(pa->rptr));
+  PetscCall(PetscFree(pa->rch));
   PetscCall(PetscFree(L->perm));
   PetscCall(PetscFree(L->chunks));
   PetscCall(PetscFree(L->rowptr));
@@ -1070,5 +1262,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   coll->ops->jacobian_diagonal = BTECollisionJacobianDiagonal_Pair;
   coll->ops->view              = BTECollisionView_Pair;
   coll->ops->destroy           = BTECollisionDestroy_Pair;
+  coll->ops->retemperature     = BTECollisionRetemperature_Pair;
+  coll->ops->refreshbytes      = BTECollisionRefreshBytes_Pair;
   PetscFunctionReturn(0);
 }
