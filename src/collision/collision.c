@@ -547,7 +547,11 @@ static PetscErrorCode BTECollisionRetemperature_Private(BTECollision coll)
   coll->kT          = BTE_KB * coll->temperature;
   coll->kTdb        = bte->delta == BTE_DELTA_BALANCED ? coll->kT : 0.0;
   if (coll->refresh && coll->ops->retemperature) PetscCall((*coll->ops->retemperature)(coll, &done));
-  PetscCall(MPIU_Allreduce(&done, &all, 1, MPIU_BOOL, MPI_LAND, PetscObjectComm((PetscObject)coll)));
+  {
+    PetscMPIInt d = done ? 1 : 0, a;
+    PetscCallMPI(MPI_Allreduce(&d, &a, 1, MPI_INT, MPI_LAND, PetscObjectComm((PetscObject)coll)));
+    all = a ? PETSC_TRUE : PETSC_FALSE;
+  }
   if (all && coll->assembly) { /* the assembled Jacobian's rates: its pattern does not change */
     BTECollisionAssembly *as = coll->assembly;
     PetscCall(BTECollisionComputeChannelPQ_Private(coll, as->ci, as->cj, as->P, as->Q));

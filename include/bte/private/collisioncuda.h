@@ -83,14 +83,28 @@ typedef struct {
   PetscReal        kTdb;                      /* as BTECollision: > 0 balanced delta */
 } BTEPairCUDABuildInfo;
 typedef struct _n_BTEPairCUDABuilder *BTEPairCUDABuilder;
-PETSC_INTERN PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *, const BTEPairCUDABuildInfo *, PetscCount nch, PetscBool mixed, PetscBool *fits, BTEPairCUDABuilder *);
+typedef struct _n_BTEPairCUDARates   *BTEPairCUDARates; /* below */
+/* keep: keep what a refresh of the rates at another temperature needs (BTEPairCUDARates below;
+   possible only when Add is given an owner that keeps the channel arrays on the device) */
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *, const BTEPairCUDABuildInfo *, PetscCount nch, PetscBool mixed, PetscBool keep, PetscBool *fits, BTEPairCUDABuilder *);
 /* owner (may be NULL): an object on which a device copy of the arrays is kept (composed) when the
    device has room for it, and found again by the next build with the same arrays */
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[]);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder, PetscInt64 *nnz, PetscInt64 *nrows, uint64_t **rowkey, int32_t **rowcount);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderTouched(BTEPairCUDABuilder, const BTEPairLayout *, uint32_t **bits);
-PETSC_INTERN PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *, const BTEPairLayout *, BTEPairCUDA *);
+/* *rates: what a refresh needs, when the builder was asked to keep it and could (else NULL) */
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *, const BTEPairLayout *, BTEPairCUDA *, BTEPairCUDARates *rates);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *);
+/* A refresh of the device-built layout's rates at another temperature (-bte_collision_refresh):
+   the sort permutation of the build (4 B per channel) and the local states' data on the device.
+   Refresh recomputes every channel's key and rates from the channel arrays the owner keeps on the
+   device (BuilderAdd), puts them in the sorted order of the build and merges them with the
+   build's own reduction, so the weights are those of a fresh device build at kT, to the bit;
+   *done is PETSC_FALSE (nothing changed) when the owner no longer keeps those arrays or the device
+   lacks the memory (48 B per channel while it runs). */
+PETSC_INTERN PetscErrorCode BTEPairCUDARatesRefresh(BTEPairCUDARates, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscReal g2[], PetscReal kT, PetscReal kTdb, BTEPairCUDA, PetscBool *done);
+PETSC_INTERN PetscErrorCode BTEPairCUDARatesGetBytes(BTEPairCUDARates, PetscLogDouble *);
+PETSC_INTERN PetscErrorCode BTEPairCUDARatesDestroy(BTEPairCUDARates *);
 
 /* ---- the reverse exchange of the pairs partition (reverse.c; reverse_cuda.cu) ----
    y[s] = own[s] (or y[s] when own is NULL) + rbuf[rptr[s] .. rptr[s+1]) added in that order, for

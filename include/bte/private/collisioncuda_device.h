@@ -48,6 +48,8 @@ PETSC_INTERN PetscErrorCode BTECollCUDARegisterEvents(void);
 /* pair: the device layout from L's host index arrays (perm, sptr, slots: uploaded) and device
    arrays it takes over (chunks, rowptr, col, and exactly one of w, ws); pair_cuda.cu */
 PETSC_INTERN PetscErrorCode BTEPairCUDACreateWith(const BTEPairLayout *, BTEPairChunk *, long long *, uint16_t *, double2 *, float2 *, BTEPairCUDA *);
+/* pair: the device weights of a layout (exactly one is not NULL) and their count; pair_cuda.cu */
+PETSC_INTERN PetscErrorCode BTEPairCUDAGetWeights(BTEPairCUDA, double2 **, float2 **, int64_t *nnz);
 
 /* tgt: the device layout from the per-channel device arrays it takes over (exactly one of g2,
    g2dt; hwch only with L->hw_per_channel) and L's host arrays (kb2state, wqn, rowptr, order:

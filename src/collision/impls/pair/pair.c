@@ -744,7 +744,7 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, P
   PetscCall(PairSlots(L, bits));
   PetscCall(PetscFree(bits));
   PetscCall(PairOrderChunks(coll));
-  PetscCall(BTEPairCUDABuilderFinish(&B, L, &pa->cuda));
+  PetscCall(BTEPairCUDABuilderFinish(&B, L, &pa->cuda, &pa->rates));
   PetscCall(PetscLogEventEnd(BTECOLL_LayoutIndex, coll, 0, 0, 0));
   pa->ondevice = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -838,7 +838,9 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     info.kT     = coll->kT;
     info.kTdb   = coll->kTdb;
     /* with pairs the builder gets only the channels this rank computes */
-    PetscCall(BTEPairCUDABuilderCreate(L, &info, pa->pairs ? coll->ncomputed : nch, mixed, &fits, &B));
+    /* -bte_collision_refresh: the build keeps its sort permutation (not with pairs: the compact copy
+       of the computed channels is not kept on the device, so a change of temperature rebuilds) */
+    PetscCall(BTEPairCUDABuilderCreate(L, &info, pa->pairs ? coll->ncomputed : nch, mixed, coll->refresh && !pa->pairs ? PETSC_TRUE : PETSC_FALSE, &fits, &B));
     PetscCall(PetscFree(inv32));
     PetscCheck(fits || pa->build != 2, PETSC_COMM_SELF, PETSC_ERR_MEM, "-bte_pair_build device: the device lacks the memory to sort %" PetscCount_FMT " channels (48 B each); use -bte_pair_build host", nch);
     if (fits) PetscCall(PairBuildDevice(coll, B, pa->pairs ? coll->ncomputed : nch));

@@ -16,8 +16,17 @@
    Against the host build: the same chunks, rows, columns and slots; rates may differ in the last
    bits (device exp(), and repeated pairs summed in channel order, the radix sort being stable,
    rather than in the host's (P, Q) order). Device memory while building: 48 B per channel
-   (keys and values, double-buffered) and a batch of 4M channels, checked before anything is
-   allocated. */
+   (keys and values, double-buffered; 56 B when a refresh is to follow) and a batch of 4M
+   channels, checked before anything is allocated.
+
+   A refresh of the rates at another temperature (-bte_collision_refresh, BTEPairCUDARates): the
+   build then sorts the keys with the channels' positions (uint32) instead of their rates, puts
+   the rates in that order by a gather and merges them as above; the sorted positions are kept
+   (4 B per channel) with the local states' data. The refresh recomputes the keys and rates of
+   all channels from the channel arrays kept on the BTE, gathers them into the kept order (the
+   sort is stable and the keys do not depend on the temperature: the order a fresh build would
+   sort them into) and runs the same reduction on the same sequence: the weights of a fresh
+   device build at that temperature, to the bit. */
 #include <bte/private/collisioncuda_device.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -38,7 +47,11 @@ struct _n_BTEPairCUDABuilder {
   cudaEvent_t   staged[2];    /* its copy to the device has finished */
   uint64_t     *key[2];       /* nch each: sort double buffer */
   double2      *val[2];
-  int           sel;           /* which of key/val holds the sorted, then merged data */
+  int           sel;           /* which of key holds the sorted, then merged keys */
+  int           vsel;          /* which of val holds the merged values */
+  int           keep;          /* keep the sort permutation for a refresh of the rates */
+  uint32_t     *idx[2];        /* keep: nch each, the sort double buffer of the channels' positions */
+  int           isel;          /* keep: which of idx holds the sorted positions */
   int64_t       nnz;
   BTEPairChunk *dchunks;
   long long    *drowptr;
@@ -91,6 +104,22 @@ __global__ void bte_pair_build_keys(int64_t n, int32_t tile, int32_t ntile, BTEP
   }
 }
 
+/* keep: the position of every channel (sorted with the keys) */
+__global__ void bte_pair_build_iota(int64_t n, uint32_t *__restrict__ idx)
+{
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) idx[k] = (uint32_t)k;
+}
+
+/* the rates (and, with key, the keys) of the channels in sorted order: out[p] = in[perm[p]] */
+__global__ void bte_pair_build_gather(int64_t n, const uint32_t *__restrict__ perm, const uint64_t *__restrict__ key, const double2 *__restrict__ val, uint64_t *__restrict__ skey, double2 *__restrict__ sval)
+{
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) {
+    const uint32_t c = perm[k];
+    if (key) skey[k] = key[c];
+    sval[k] = val[c];
+  }
+}
+
 /* row key (tile pair * tile + row) of every merged entry */
 __global__ void bte_pair_build_rowkeys(int64_t n, int32_t tile, const uint64_t *__restrict__ key, uint64_t *__restrict__ rowkey)
 {
@@ -130,7 +159,7 @@ static inline unsigned BTEPairGrid(int64_t n)
   return (unsigned)(g < 1 ? 1 : (g > 65535 * 16 ? 65535 * 16 : g));
 }
 
-PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, const BTEPairCUDABuildInfo *info, PetscCount nch, PetscBool mixed, PetscBool *fits, BTEPairCUDABuilder *builder)
+PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, const BTEPairCUDABuildInfo *info, PetscCount nch, PetscBool mixed, PetscBool keep, PetscBool *fits, BTEPairCUDABuilder *builder)
 {
   BTEPairCUDABuilder B;
   size_t             freeb, totalb, need, batch = (size_t)1 << 22;
@@ -140,7 +169,8 @@ PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, const BTEPairCUD
   PetscCall(BTECollCUDARegisterEvents());
   if ((size_t)nch < batch) batch = PetscMax((size_t)nch, (size_t)1);
   /* keys + values, double-buffered, a batch of the table, ~5% for CUB's temporaries */
-  need = (size_t)nch * 2 * (sizeof(uint64_t) + sizeof(double2)) + batch * (2 * sizeof(PetscInt) + 2 * sizeof(double));
+  if ((uint64_t)nch > (uint64_t)UINT32_MAX) keep = PETSC_FALSE; /* positions are uint32 */
+  need = (size_t)nch * 2 * (sizeof(uint64_t) + sizeof(double2) + (keep ? sizeof(uint32_t) : 0)) + batch * (2 * sizeof(PetscInt) + 2 * sizeof(double));
   need += need / 20 + ((size_t)64 << 20) + (size_t)info->n * (sizeof(int32_t) + sizeof(double)) + (size_t)info->nghost * sizeof(PetscInt);
   PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
   *fits = need <= freeb ? PETSC_TRUE : PETSC_FALSE;
@@ -152,6 +182,7 @@ PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, const BTEPairCUD
   B->nch   = (int64_t)nch;
   B->batch = (int64_t)batch;
   B->mixed = mixed ? 1 : 0;
+  B->keep  = keep ? 1 : 0;
   B->info  = *info;
   PetscCallCUDA(cudaStreamCreateWithFlags(&B->stream, cudaStreamNonBlocking));
   PetscCall(BTECollCUDAUpload(info->ghosts, (size_t)info->nghost, &B->dghosts, NULL));
@@ -171,6 +202,7 @@ PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *L, const BTEPairCUD
   for (int i = 0; i < 2; i++) {
     PetscCallCUDA(cudaMalloc((void **)&B->key[i], PetscMax((size_t)nch, (size_t)1) * sizeof(uint64_t)));
     PetscCallCUDA(cudaMalloc((void **)&B->val[i], PetscMax((size_t)nch, (size_t)1) * sizeof(double2)));
+    if (B->keep) PetscCallCUDA(cudaMalloc((void **)&B->idx[i], PetscMax((size_t)nch, (size_t)1) * sizeof(uint32_t)));
   }
   *builder = B;
   PetscFunctionReturn(0);
@@ -265,6 +297,14 @@ PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, Pe
     }
   }
   PetscCall(PetscInfo(NULL, "pair device build: channel arrays %s\n", !upload ? "already on the device (earlier build)" : cache ? "copied to the device and kept there for later builds" : "streamed through the device"));
+  if (B->keep && !(cache && B->pushed == 0 && (int64_t)n == B->nch)) { /* a refresh reads the kept arrays */
+    B->keep = 0;
+    for (int i = 0; i < 2; i++) {
+      PetscCallCUDA(cudaFree(B->idx[i]));
+      B->idx[i] = NULL;
+    }
+    PetscCall(PetscInfo(NULL, "pair device build: the channel arrays are not kept on the device: a change of temperature will rebuild the layout\n"));
+  }
   PetscCallCUDA(cudaMalloc((void **)&dbad, sizeof(int)));
   PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), B->stream));
   if (upload && cache) { /* the whole arrays at once: page-lock them and copy without staging */
@@ -346,8 +386,9 @@ PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, Pe
   PetscFunctionReturn(0);
 }
 
-/* The inputs of the key computation: pinned and device batch buffers, the state arrays. */
-static PetscErrorCode BTEPairCUDABuilderFreeInputs(BTEPairCUDABuilder B)
+/* The inputs of the key computation: pinned and device batch buffers, and (states) the state
+   arrays, which a refresh of the rates needs again. */
+static PetscErrorCode BTEPairCUDABuilderFreeInputs(BTEPairCUDABuilder B, PetscBool states)
 {
   PetscFunctionBegin;
   for (int i = 0; i < 2; i++) {
@@ -358,14 +399,16 @@ static PetscErrorCode BTEPairCUDABuilderFreeInputs(BTEPairCUDABuilder B)
   PetscCallCUDA(cudaFree(B->dj));
   PetscCallCUDA(cudaFree(B->dhw));
   PetscCallCUDA(cudaFree(B->dg2));
-  PetscCallCUDA(cudaFree(B->dghosts));
-  PetscCallCUDA(cudaFree(B->dinv));
-  PetscCallCUDA(cudaFree(B->denergy));
   B->di = B->dj = NULL;
   B->dhw = B->dg2 = NULL;
-  B->dghosts      = NULL;
-  B->dinv         = NULL;
-  B->denergy      = NULL;
+  if (states) {
+    PetscCallCUDA(cudaFree(B->dghosts));
+    PetscCallCUDA(cudaFree(B->dinv));
+    PetscCallCUDA(cudaFree(B->denergy));
+    B->dghosts = NULL;
+    B->dinv    = NULL;
+    B->denergy = NULL;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -380,12 +423,12 @@ PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder B, PetscInt64 *nnz, Pe
 
   PetscFunctionBegin;
   PetscCheck(B->pushed == B->nch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: %" PetscInt64_FMT " of %" PetscInt64_FMT " channels pushed", (PetscInt64)B->pushed, (PetscInt64)B->nch);
-  PetscCall(BTEPairCUDABuilderFreeInputs(B)); /* the batch copies and the state arrays */
+  PetscCall(BTEPairCUDABuilderFreeInputs(B, B->keep ? PETSC_FALSE : PETSC_TRUE)); /* the batch copies and (unless kept) the state arrays */
   maxkey = (uint64_t)B->ntile * (uint64_t)B->tile;
   maxkey = maxkey * maxkey;
   while (endbit < 64 && ((uint64_t)1 << endbit) < maxkey) endbit++;
   PetscCallCUDA(cudaMalloc((void **)&dnum, 2 * sizeof(int64_t)));
-  {
+  if (!B->keep) {
     cub::DoubleBuffer<uint64_t> k(B->key[0], B->key[1]);
     cub::DoubleBuffer<double2>  v(B->val[0], B->val[1]);
     PetscCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, tbytes, k, v, n, 0, endbit, B->stream));
@@ -394,8 +437,28 @@ PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder B, PetscInt64 *nnz, Pe
     PetscCallCUDA(cudaMalloc(&tmp, PetscMax(tbytes, (size_t)1)));
     PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, tbytes, k, v, n, 0, endbit, B->stream));
     /* merge repeated pairs: sorted data in buffer k.selector, merged into the other one */
-    B->sel = 1 - k.selector;
-    PetscCallCUDA(cub::DeviceReduce::ReduceByKey(tmp, tbytes, k.Current(), B->key[B->sel], v.Current(), B->val[B->sel], dnum, BTEPairSum2(), n, B->stream));
+    B->sel  = 1 - k.selector;
+    B->vsel = B->sel;
+    PetscCallCUDA(cub::DeviceReduce::ReduceByKey(tmp, tbytes, k.Current(), B->key[B->sel], v.Current(), B->val[B->vsel], dnum, BTEPairSum2(), n, B->stream));
+  } else { /* the same sequence (the sort is stable) through the channels' positions, which are kept */
+    cub::DoubleBuffer<uint64_t> k(B->key[0], B->key[1]);
+    cub::DoubleBuffer<uint32_t> ix(B->idx[0], B->idx[1]);
+    bte_pair_build_iota<<<BTEPairGrid(n), 256, 0, B->stream>>>(n, B->idx[0]);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, tbytes, k, ix, n, 0, endbit, B->stream));
+    PetscCallCUDA(cub::DeviceReduce::ReduceByKey(NULL, t2, B->key[0], B->key[1], B->val[0], B->val[1], dnum, BTEPairSum2(), n, B->stream));
+    tbytes = PetscMax(tbytes, t2);
+    PetscCallCUDA(cudaMalloc(&tmp, PetscMax(tbytes, (size_t)1)));
+    PetscCallCUDA(cub::DeviceRadixSort::SortPairs(tmp, tbytes, k, ix, n, 0, endbit, B->stream));
+    B->sel  = 1 - k.selector;
+    B->isel = ix.selector;
+    /* the rates (val[0], in channel order) in sorted order into val[1], merged into val[0] */
+    bte_pair_build_gather<<<BTEPairGrid(n), 256, 0, B->stream>>>(n, ix.Current(), NULL, B->val[0], NULL, B->val[1]);
+    PetscCallCUDA(cudaGetLastError());
+    B->vsel = 0;
+    PetscCallCUDA(cub::DeviceReduce::ReduceByKey(tmp, tbytes, k.Current(), B->key[B->sel], B->val[1], B->val[B->vsel], dnum, BTEPairSum2(), n, B->stream));
+    PetscCallCUDA(cudaFree(B->idx[1 - B->isel]));
+    B->idx[1 - B->isel] = NULL;
   }
   PetscCallCUDA(cudaMemcpyAsync(&hnum[0], dnum, sizeof(int64_t), cudaMemcpyDeviceToHost, B->stream));
   PetscCallCUDA(cudaStreamSynchronize(B->stream));
@@ -406,7 +469,7 @@ PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder B, PetscInt64 *nnz, Pe
   /* rows: the sorted buffer (free now) takes the row keys, the unique rows go into the other
      value buffer (16 B per entry: room for 8 B keys and 4 B counts) */
   {
-    uint64_t *rk = B->key[1 - B->sel], *urk = (uint64_t *)B->val[1 - B->sel];
+    uint64_t *rk = B->key[1 - B->sel], *urk = (uint64_t *)B->val[1 - B->vsel];
     int32_t  *cnt = (int32_t *)(urk + B->nnz);
     int      *dn  = (int *)dnum;
     int       hn  = 0;
@@ -428,9 +491,9 @@ PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder B, PetscInt64 *nnz, Pe
   PetscCallCUDA(cudaFree(dnum));
   /* the sorted buffers are no longer needed */
   PetscCallCUDA(cudaFree(B->key[1 - B->sel]));
-  PetscCallCUDA(cudaFree(B->val[1 - B->sel]));
-  B->key[1 - B->sel] = NULL;
-  B->val[1 - B->sel] = NULL;
+  PetscCallCUDA(cudaFree(B->val[1 - B->vsel]));
+  B->key[1 - B->sel]  = NULL;
+  B->val[1 - B->vsel] = NULL;
   *nnz               = B->nnz;
   PetscFunctionReturn(0);
 }
@@ -458,7 +521,19 @@ PetscErrorCode BTEPairCUDABuilderTouched(BTEPairCUDABuilder B, const BTEPairLayo
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *builder, const BTEPairLayout *L, BTEPairCUDA *dev)
+/* What a refresh of the rates keeps (BTEPairCUDARatesRefresh). */
+struct _n_BTEPairCUDARates {
+  int64_t              nch, nnz;
+  int32_t              tile, ntile;
+  BTEPairCUDABuildInfo info; /* constants; its arrays are those of the build (not used) */
+  PetscInt            *dghosts;
+  int32_t             *dinv;
+  double              *denergy;
+  uint32_t            *perm; /* nch: the channel at each sorted position */
+  PetscLogDouble       bytes;
+};
+
+PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *builder, const BTEPairLayout *L, BTEPairCUDA *dev, BTEPairCUDARates *rates)
 {
   BTEPairCUDABuilder B = *builder;
   uint16_t          *col;
@@ -475,15 +550,35 @@ PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *builder, const BTEPa
   /* the weights at their final size (the merged buffer holds nch entries) */
   if (B->mixed) {
     PetscCallCUDA(cudaMalloc(&w, PetscMax((size_t)nnz, (size_t)1) * sizeof(float2)));
-    bte_pair_build_float<<<BTEPairGrid(nnz), 256, 0, B->stream>>>(nnz, B->val[B->sel], (float2 *)w);
+    bte_pair_build_float<<<BTEPairGrid(nnz), 256, 0, B->stream>>>(nnz, B->val[B->vsel], (float2 *)w);
     PetscCallCUDA(cudaGetLastError());
   } else {
     PetscCallCUDA(cudaMalloc(&w, PetscMax((size_t)nnz, (size_t)1) * sizeof(double2)));
-    PetscCallCUDA(cudaMemcpyAsync(w, B->val[B->sel], (size_t)nnz * sizeof(double2), cudaMemcpyDeviceToDevice, B->stream));
+    PetscCallCUDA(cudaMemcpyAsync(w, B->val[B->vsel], (size_t)nnz * sizeof(double2), cudaMemcpyDeviceToDevice, B->stream));
   }
   PetscCallCUDA(cudaStreamSynchronize(B->stream));
-  PetscCallCUDA(cudaFree(B->val[B->sel]));
-  B->val[B->sel] = NULL;
+  PetscCallCUDA(cudaFree(B->val[B->vsel]));
+  B->val[B->vsel] = NULL;
+  *rates          = NULL;
+  if (B->keep) { /* the sorted positions and the state arrays go to the refresh's data */
+    BTEPairCUDARates R;
+    PetscCall(PetscNew(&R));
+    R->nch     = B->nch;
+    R->nnz     = nnz;
+    R->tile    = B->tile;
+    R->ntile   = B->ntile;
+    R->info    = B->info;
+    R->dghosts = B->dghosts;
+    R->dinv    = B->dinv;
+    R->denergy = B->denergy;
+    R->perm    = B->idx[B->isel];
+    R->bytes   = (PetscLogDouble)B->nch * sizeof(uint32_t) + (PetscLogDouble)B->info.n * (sizeof(int32_t) + sizeof(double)) + (PetscLogDouble)B->info.nghost * sizeof(PetscInt);
+    B->dghosts = NULL;
+    B->dinv    = NULL;
+    B->denergy = NULL;
+    B->idx[B->isel] = NULL;
+    *rates     = R;
+  }
   /* the host may have reordered the chunks since Touched uploaded them (the pairs partition puts
      those of owned tiles first): the device takes them in the host's final order */
   if (L->nchunk) PetscCallCUDA(cudaMemcpy(B->dchunks, L->chunks, (size_t)L->nchunk * sizeof(BTEPairChunk), cudaMemcpyHostToDevice));
@@ -501,15 +596,112 @@ PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *builder)
   PetscFunctionBegin;
   if (!B) PetscFunctionReturn(0);
   PetscCallCUDA(cudaStreamSynchronize(B->stream));
-  PetscCall(BTEPairCUDABuilderFreeInputs(B));
+  PetscCall(BTEPairCUDABuilderFreeInputs(B, PETSC_TRUE));
   for (int i = 0; i < 2; i++) {
     PetscCallCUDA(cudaFree(B->key[i]));
     PetscCallCUDA(cudaFree(B->val[i]));
+    PetscCallCUDA(cudaFree(B->idx[i]));
     PetscCallCUDA(cudaEventDestroy(B->staged[i]));
   }
   PetscCallCUDA(cudaFree(B->dchunks));
   PetscCallCUDA(cudaFree(B->drowptr));
   PetscCallCUDA(cudaStreamDestroy(B->stream));
   PetscCall(PetscFree(*builder));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEPairCUDARatesRefresh(BTEPairCUDARates R, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscReal g2[], PetscReal kT, PetscReal kTdb, BTEPairCUDA dev, PetscBool *done)
+{
+  BTEPairDevChannels  *cache = NULL;
+  PetscObject          obj   = NULL;
+  BTEPairCUDABuildInfo info;
+  cudaStream_t         stream;
+  uint64_t            *key[2] = {NULL, NULL};
+  double2             *val[2] = {NULL, NULL}, *w;
+  float2              *ws;
+  int64_t             *dnum, hnum = -1, nnz;
+  int                 *dbad, hbad = 0;
+  void                *tmp    = NULL;
+  size_t               tbytes = 0, freeb, totalb, need;
+  const int64_t        nch    = R->nch;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  /* the channel arrays the build read, still on the device (kept on the owner) */
+  PetscCall(PetscObjectQuery(owner, BTEPairDevChannelsName, &obj));
+  if (!obj) PetscFunctionReturn(0);
+  PetscCall(PetscContainerGetPointer((PetscContainer)obj, (void **)&cache));
+  if (!cache || (int64_t)cache->n != nch || (int64_t)n != nch || cache->hi != ci || cache->hg2 != g2) PetscFunctionReturn(0);
+  PetscCall(BTEPairCUDAGetWeights(dev, &w, &ws, &nnz));
+  PetscCheck(nnz == R->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair refresh: the layout has %" PetscInt64_FMT " pairs, its build %" PetscInt64_FMT, (PetscInt64)nnz, (PetscInt64)R->nnz);
+  PetscCallCUDA(cub::DeviceReduce::ReduceByKey(NULL, tbytes, (uint64_t *)NULL, (uint64_t *)NULL, (double2 *)NULL, (double2 *)NULL, (int64_t *)NULL, BTEPairSum2(), nch, (cudaStream_t)0));
+  need = (size_t)nch * 2 * (sizeof(uint64_t) + sizeof(double2)) + tbytes + ((size_t)64 << 20);
+  PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+  if (need > freeb) {
+    PetscCall(PetscInfo(NULL, "pair refresh: %.2f GB needed on the device, %.2f GB free: the layout is rebuilt\n", (double)need / 1e9, (double)freeb / 1e9));
+    PetscFunctionReturn(0);
+  }
+  /* the applies queued on PETSc's stream read the weights rewritten here: let them finish */
+  PetscCallCUDA(cudaDeviceSynchronize());
+  PetscCallCUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (int i = 0; i < 2; i++) {
+    PetscCallCUDA(cudaMalloc((void **)&key[i], PetscMax((size_t)nch, (size_t)1) * sizeof(uint64_t)));
+    PetscCallCUDA(cudaMalloc((void **)&val[i], PetscMax((size_t)nch, (size_t)1) * sizeof(double2)));
+  }
+  PetscCallCUDA(cudaMalloc(&tmp, PetscMax(tbytes, (size_t)1)));
+  PetscCallCUDA(cudaMalloc((void **)&dnum, sizeof(int64_t)));
+  PetscCallCUDA(cudaMalloc((void **)&dbad, sizeof(int)));
+  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), stream));
+  /* every channel's key and rates at kT (the build's kernel, in channel order), then in the
+     build's sorted order, then merged by the build's reduction */
+  info      = R->info;
+  info.kT   = kT;
+  info.kTdb = kTdb;
+  bte_pair_build_keys<<<BTEPairGrid(nch), 256, 0, stream>>>(nch, R->tile, R->ntile, info, R->dghosts, R->dinv, R->denergy, cache->i, cache->j, cache->hw, cache->g2, key[0], val[0], dbad);
+  PetscCallCUDA(cudaGetLastError());
+  bte_pair_build_gather<<<BTEPairGrid(nch), 256, 0, stream>>>(nch, R->perm, key[0], val[0], key[1], val[1]);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cub::DeviceReduce::ReduceByKey(tmp, tbytes, key[1], key[0], val[1], val[0], dnum, BTEPairSum2(), nch, stream));
+  PetscCallCUDA(cudaMemcpyAsync(&hnum, dnum, sizeof(int64_t), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaMemcpyAsync(&hbad, dbad, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCheck(!hbad && hnum == nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair refresh: %" PetscInt64_FMT " merged pairs (the layout has %" PetscInt64_FMT ")%s", (PetscInt64)hnum, (PetscInt64)nnz, hbad ? "; a channel has an end that is neither owned nor a ghost" : "");
+  /* into the layout's weights, as the build's Finish writes them */
+  if (ws) {
+    bte_pair_build_float<<<BTEPairGrid(nnz), 256, 0, stream>>>(nnz, val[0], ws);
+    PetscCallCUDA(cudaGetLastError());
+  } else PetscCallCUDA(cudaMemcpyAsync(w, val[0], (size_t)nnz * sizeof(double2), cudaMemcpyDeviceToDevice, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  for (int i = 0; i < 2; i++) {
+    PetscCallCUDA(cudaFree(key[i]));
+    PetscCallCUDA(cudaFree(val[i]));
+  }
+  PetscCallCUDA(cudaFree(tmp));
+  PetscCallCUDA(cudaFree(dnum));
+  PetscCallCUDA(cudaFree(dbad));
+  PetscCallCUDA(cudaStreamDestroy(stream));
+  PetscCall(PetscLogGpuFlops(40.0 * (PetscLogDouble)nch));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEPairCUDARatesGetBytes(BTEPairCUDARates R, PetscLogDouble *bytes)
+{
+  PetscFunctionBegin;
+  *bytes = R ? R->bytes : 0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEPairCUDARatesDestroy(BTEPairCUDARates *rates)
+{
+  BTEPairCUDARates R = *rates;
+
+  PetscFunctionBegin;
+  if (!R) PetscFunctionReturn(0);
+  PetscCallCUDA(cudaFree(R->dghosts));
+  PetscCallCUDA(cudaFree(R->dinv));
+  PetscCallCUDA(cudaFree(R->denergy));
+  PetscCallCUDA(cudaFree(R->perm));
+  PetscCall(PetscFree(*rates));
   PetscFunctionReturn(0);
 }

@@ -306,6 +306,15 @@ PetscErrorCode BTEPairCUDASideEnd(BTEPairCUDA d)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BTEPairCUDAGetWeights(BTEPairCUDA d, double2 **w, float2 **ws, int64_t *nnz)
+{
+  PetscFunctionBegin;
+  *w   = d->w;
+  *ws  = d->ws;
+  *nnz = d->nnz;
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTEPairCUDAGetBytes(BTEPairCUDA d, PetscLogDouble *bytes)
 {
   PetscFunctionBegin;
