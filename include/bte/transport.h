@@ -75,6 +75,7 @@ PETSC_EXTERN PetscErrorCode BTETransportSetFromOptions(BTETransport);
 /* The KSP used by the ksp method (prefix bte_transport_); valid after BTETransportCreate. */
 PETSC_EXTERN PetscErrorCode BTETransportGetKSP(BTETransport, KSP *);
 /* Builds the collision operator at each temperature and solves every configuration. Collective. */
+PETSC_EXTERN PetscErrorCode BTETransportSetUp(BTETransport);
 PETSC_EXTERN PetscErrorCode BTETransportSolve(BTETransport);
 PETSC_EXTERN PetscErrorCode BTETransportGetNumResults(BTETransport, PetscInt *);
 PETSC_EXTERN PetscErrorCode BTETransportGetResult(BTETransport, PetscInt, BTETransportResult *);

@@ -57,6 +57,8 @@ PetscErrorCode BTECommandTransport(MPI_Comm comm)
   }
   PetscCall(BTECommandCheckOptions(comm, "transport"));
   PetscCall(BTESetUp(bte));
+  /* set up first: the summary's diagnostics then come from the run's collision operator */
+  PetscCall(BTETransportSetUp(tr));
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTETransportSolve(tr));
   PetscCall(BTETransportView(tr, PETSC_VIEWER_STDOUT_(comm)));

@@ -4,6 +4,7 @@
    for every carrier density / chemical potential the three systems A F_b = v_b
    (linear.c) are solved by KSP, RTA or ITA and eq. 6 gives the tensors. */
 #include "transportimpl.h"
+#include <bte/private/diagnostics.h>
 
 PetscClassId  BTETRANSPORT_CLASSID, BTEHIGHFIELD_CLASSID;
 PetscLogEvent BTE_TransportSolve, BTE_TransportIO, BTE_HighFieldSolve;
@@ -104,6 +105,7 @@ PetscErrorCode BTETransportDestroy(BTETransport *tr)
     PetscFunctionReturn(0);
   }
   PetscCall(KSPDestroy(&(*tr)->ksp));
+  PetscCall(BTECollisionDestroy(&(*tr)->col));
   PetscCall(BTETwoLevelDestroy(&(*tr)->tl));
   PetscCall(BTEDestroy(&(*tr)->bte));
   PetscCall(PetscFree((*tr)->T));
@@ -703,6 +705,55 @@ static PetscErrorCode BTETransportPrintResult(BTETransport tr, PetscViewer v, co
 }
 
 /*@
+   BTETransportSetUp - Builds the collision operator of the next BTETransportSolve() and the setup diagnostics with it
+
+   Collective
+
+   Input Parameter:
+.  tr - the transport object
+
+   Notes:
+   BTETransportSolve() calls it. Where the operator's rates are refreshed per temperature (several
+   temperatures, or one other than the BTE's: -bte_collision_refresh, on by default then), it is
+   built at the BTE's temperature, so that the diagnostics BTEView() prints (docs/diagnostics.md)
+   come from it instead of an operator built for them; the solve then moves it to each
+   temperature. Otherwise it is built at the first temperature. Call it before BTEView() to save
+   that second operator.
+
+   Level: intermediate
+
+.seealso: `BTETransportSolve()`, `BTEGetDiagnostics()`, `BTECollisionSetTemperatureRefresh()`
+@*/
+PetscErrorCode BTETransportSetUp(BTETransport tr)
+{
+  BTE        bte;
+  PetscReal  T0, T1;
+  PetscInt   nT;
+  PetscBool  keep;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  bte = tr->bte;
+  PetscCall(BTESetUp(bte));
+  if (!tr->colready) {
+    PetscCall(BTEGetTemperature(bte, &T0));
+    nT = tr->nT ? tr->nT : 1;
+    T1 = tr->nT ? tr->T[0] : T0;
+    PetscCall(BTECollisionDestroy(&tr->col));
+    PetscCall(BTECollisionCreate(bte, &tr->col));
+    PetscCall(BTECollisionSetTemperatureRefresh(tr->col, nT > 1 || T1 != T0 ? PETSC_TRUE : PETSC_FALSE));
+    PetscCall(BTECollisionSetFromOptions(tr->col));
+    PetscCall(BTECollisionGetTemperatureRefresh(tr->col, &keep));
+    PetscCall(BTECollisionSetTemperature(tr->col, keep ? T0 : T1));
+    PetscCall(BTECollisionSetUp(tr->col));
+    tr->colready = PETSC_TRUE;
+    tr->colkeep  = keep;
+  }
+  PetscCall(BTEDiagnosticsCompute(bte, tr->col, NULL));
+  PetscFunctionReturn(0);
+}
+
+/*@
    BTETransportSolve - Builds the collision operator at each temperature and solves every configuration
 
    Collective
@@ -728,8 +779,8 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
   PetscReal    T0, *Ts, *cs, defc, sunit, dunit, munit;
   Vec          f0;
   BTELinearCtx ctx;
-  PetscBool    sym = PETSC_FALSE, keep = PETSC_FALSE;
-  BTECollision col = NULL;
+  PetscBool    sym = PETSC_FALSE, keep;
+  BTECollision col;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
@@ -737,6 +788,12 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
   PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
   PetscCall(BTESetUp(bte));
   PetscCall(PetscLogEventBegin(BTE_TransportSolve, tr, 0, 0, 0));
+  /* the operator (BTETransportSetUp, if not called since the last solve); a later solve makes its own */
+  PetscCall(BTETransportSetUp(tr));
+  col            = tr->col;
+  keep           = tr->colkeep;
+  tr->col        = NULL;
+  tr->colready   = PETSC_FALSE;
   PetscCall(BTEGetGrid(bte, &dim, NULL, NULL, NULL, NULL));
   PetscCall(BTEGetTemperature(bte, &T0));
   PetscCall(BTETransportUnits(bte, &sunit, &dunit, &munit));
@@ -773,9 +830,7 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
        several temperatures), else a fresh operator per temperature; the BTE keeps its own. */
     if (!col) {
       PetscCall(BTECollisionCreate(bte, &col));
-      PetscCall(BTECollisionSetTemperatureRefresh(col, nT > 1 ? PETSC_TRUE : PETSC_FALSE));
       PetscCall(BTECollisionSetFromOptions(col));
-      PetscCall(BTECollisionGetTemperatureRefresh(col, &keep));
     }
     PetscCall(BTECollisionSetTemperature(col, T));
     PetscCall(BTECollisionSetUp(col));
@@ -829,7 +884,7 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
       PetscCall(BTELinearCtxReset(&ctx));
     }
     PetscCall(MatDestroy(&J));
-    if (!keep || iT == nT - 1) {
+    if (!keep || iT == nT - 1) { /* without the refresh, freed before the next one is built */
       if (keep) {
         PetscInt nref, nreb;
         PetscCall(BTECollisionGetTemperatureChanges(col, &nref, &nreb));

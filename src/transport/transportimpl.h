@@ -96,6 +96,8 @@ struct _p_BTETransport {
   BTETransportResult *res;
   Vec                 F[3];
   char                ksp_type[64]; /* for the output file */
+  BTECollision        col;          /* the operator of the next solve (BTETransportSetUp) */
+  PetscBool           colready, colkeep; /* col is set up for it; its rates are refreshed per temperature */
 };
 
 /* ------------------------------------------------------------------------- */
