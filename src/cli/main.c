@@ -1,6 +1,8 @@
 /* bte driver: picks a subcommand and hands the rest of the command line to PETSc. */
 #include <bte.h>
 #include "commands.h"
+#include <stdlib.h>
+#include <string.h>
 
 static const char help[] = "bte: electron-phonon Boltzmann transport equation on PETSc.\n\n"
                            "Usage: bte <command> [-bte_... options] [PETSc options]\n"
@@ -29,6 +31,22 @@ static const BTECommand commands[] = {
   {"bench",     BTECommandBench    },
 };
 
+/* Started without a launcher (one process, an OpenMPI "singleton"): OpenMPI's default start-up
+   spawns a daemon and probes its network layers (UCX, which on a GPU machine also sets up CUDA),
+   0.3-0.9 s, more than the rest of a small run, for a process that talks to no other. Only where
+   the environment sets none of these; other MPIs ignore the variables. BTE_MPI_DEFAULTS=1 keeps
+   OpenMPI's own. */
+static int BTESingletonMPIEnv(void)
+{
+  const char *launched[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "OMPI_MCA_orte_hnp_uri", "BTE_MPI_DEFAULTS"};
+  for (size_t k = 0; k < sizeof(launched) / sizeof(launched[0]); k++)
+    if (getenv(launched[k])) return 0;
+  (void)setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+  (void)setenv("OMPI_MCA_pml", "ob1", 0);
+  (void)setenv("OMPI_MCA_btl", "self", 0);
+  return 1;
+}
+
 int main(int argc, char **argv)
 {
   const BTECommand *cmd = NULL;
@@ -44,8 +62,10 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc - 1; a++) argv[a] = argv[a + 1];
     argc--;
   }
+  int single = BTESingletonMPIEnv();
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(BTEInitializePackage());
+  if (single) PetscCall(PetscInfo(NULL, "one process without a launcher: OpenMPI's singleton start-up isolated, pml %s, btl %s (BTE_MPI_DEFAULTS=1 keeps OpenMPI's defaults)\n", getenv("OMPI_MCA_pml"), getenv("OMPI_MCA_btl")));
   if (!cmd) {
     PetscBool h = PETSC_FALSE;
     PetscCall(PetscOptionsHasHelp(NULL, &h));
