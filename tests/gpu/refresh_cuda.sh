@@ -42,9 +42,9 @@ chk rebuild 1 -vec_type cuda -bte_pair_build device -bte_collision_refresh 0
 # bte transport on the GPU: one refreshed operator against a fresh one per temperature
 topts="-bte_model gaas -bte_grid 30 -bte_view 0 -bte_temperatures 200,300,400 -vec_type cuda $gpuopts"
 "$BTE" transport $topts -bte_output on.h5 -info :transport > on.txt 2>&1 || { cat on.txt; fail $? "transport, refresh"; }
-"$BTE" transport $topts -bte_output off.h5 -bte_collision_refresh 0 > off.txt 2>&1 || { cat off.txt; fail $? "transport, no refresh"; }
+"$BTE" transport $topts -bte_output off.h5 -bte_collision_refresh 0 -info :transport > off.txt 2>&1 || { cat off.txt; fail $? "transport, no refresh"; }
 grep -q "3 temperatures on one collision operator: 3 refreshed its rates, 0 rebuilt it" on.txt || { cat on.txt; fail 1 "transport: the rates were not refreshed"; }
-grep -v "^wrote\|^\[" on.txt > a.txt; grep -v "^wrote" off.txt > b.txt
+grep -v "^wrote\|^\[" on.txt > a.txt; grep -v "^wrote\|^\[" off.txt > b.txt
 cmp -s a.txt b.txt || { diff a.txt b.txt; fail 1 "transport: printed results differ"; }
 $PYTHON - <<'PY' || fail 1 "transport: /transport differs"
 import h5py

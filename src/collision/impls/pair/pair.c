@@ -699,13 +699,15 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, P
   else { /* a compact copy of the channels this rank computes (not kept on the device: it is not the
             BTE's), made by all threads in channel order: at ~1e9 held channels a serial pass
             with two owner searches per channel took most of a multi-rank setup */
-    PetscInt   *ci, *cj;
-    PetscReal  *hw, *g2;
-    PetscCount  k = 0, *off;
-    int         nt = 1;
+    PetscInt      *ci, *cj;
+    PetscReal     *hw, *g2;
+    PetscCount     k = 0, *off;
+    int            nt = 1;
+    PetscLogDouble t0, t1, t2;
 #if defined(_OPENMP)
     nt = omp_get_max_threads();
 #endif
+    PetscCall(PetscTime(&t0));
     PetscCall(PetscMalloc4(PetscMax(ncomp, 1), &ci, PetscMax(ncomp, 1), &cj, PetscMax(ncomp, 1), &hw, PetscMax(ncomp, 1), &g2));
     PetscCall(PetscCalloc1(nt + 1, &off));
 #pragma omp parallel num_threads(nt)
@@ -728,7 +730,10 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, P
     k = off[nt];
     PetscCall(PetscFree(off));
     PetscCheck(k == ncomp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair: %" PetscCount_FMT " computed channels, expected %" PetscCount_FMT, k, ncomp);
+    PetscCall(PetscTime(&t1));
     PetscCall(BTEPairCUDABuilderAdd(B, NULL, ncomp, ci, cj, hw, g2));
+    PetscCall(PetscTime(&t2));
+    PetscCall(PetscInfo(coll, "pair device build, pairs partition: %" PetscCount_FMT " of %" PetscCount_FMT " held channels copied out in %.3f s, moved to the device and keyed in %.3f s\n", ncomp, ch->n, t1 - t0, t2 - t1));
     PetscCall(PetscFree4(ci, cj, hw, g2));
   }
   PetscCall(PetscLogEventEnd(BTECOLL_LayoutPlace, coll, 0, 0, 0));
