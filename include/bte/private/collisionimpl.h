@@ -272,9 +272,16 @@ static inline PetscInt BTECollLocalIndex(BTECollision coll, PetscInt g)
   }
   return (lo < coll->nghost && coll->ghosts[lo] == g) ? coll->nlocal + lo : -1;
 }
+/* The pairs partition's rules, for the host and (compiled by nvcc) the device: the same code decides
+   which rank computes a channel in both places. */
+#if defined(__CUDACC__)
+  #define BTE_HOST_DEVICE __host__ __device__
+#else
+  #define BTE_HOST_DEVICE
+#endif
 /* uniform in [0, 1) from the two global ends of a channel (the same for all channels of a pair
    of states, so that the pair layout still merges them) */
-static inline PetscReal BTECollPairHash(PetscInt i, PetscInt j)
+static inline BTE_HOST_DEVICE PetscReal BTECollPairHash(PetscInt i, PetscInt j)
 {
   uint64_t z = ((uint64_t)(uint32_t)i << 32 | (uint64_t)(uint32_t)j) + 0x9E3779B97F4A7C15ULL;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -282,29 +289,37 @@ static inline PetscReal BTECollPairHash(PetscInt i, PetscInt j)
   z ^= z >> 31;
   return (PetscReal)(z >> 11) * (1.0 / 9007199254740992.0);
 }
-/* rank that owns global state g (pranges: set up by BTECollisionPartitionSetUp_Private) */
-static inline PetscMPIInt BTECollOwner(const BTECollision coll, PetscInt g)
+/* rank that owns global state g: the largest r with pranges[r] <= g (psize + 1 ranges) */
+static inline BTE_HOST_DEVICE PetscMPIInt BTECollOwnerIn(const PetscInt *pranges, PetscMPIInt psize, PetscInt g)
 {
-  PetscMPIInt lo = 0, hi = coll->psize; /* largest lo with pranges[lo] <= g */
+  PetscMPIInt lo = 0, hi = psize;
   while (hi - lo > 1) {
     PetscMPIInt mid = (lo + hi) / 2;
-    if (g >= coll->pranges[mid]) lo = mid;
+    if (g >= pranges[mid]) lo = mid;
     else hi = mid;
   }
   return lo;
+}
+/* Does rank prank compute the channel {i, j} under the pairs partition (pfrac: psize x psize)? */
+static inline BTE_HOST_DEVICE PetscBool BTECollComputesIn(const PetscInt *pranges, const PetscReal *pfrac, PetscMPIInt psize, PetscMPIInt prank, PetscInt i, PetscInt j)
+{
+  PetscMPIInt oi = BTECollOwnerIn(pranges, psize, i), oj = BTECollOwnerIn(pranges, psize, j), lo, hi;
+  if (oi == oj) return PETSC_TRUE;
+  lo = oi < oj ? oi : oj;
+  hi = oi < oj ? oj : oi;
+  return (BTECollPairHash(i, j) < pfrac[(size_t)lo * psize + hi]) == (prank == lo) ? PETSC_TRUE : PETSC_FALSE;
+}
+/* rank that owns global state g (pranges: set up by BTECollisionPartitionSetUp_Private) */
+static inline PetscMPIInt BTECollOwner(const BTECollision coll, PetscInt g)
+{
+  return BTECollOwnerIn(coll->pranges, coll->psize, g);
 }
 /* Does this rank compute the held channel with global ends i, j? (every held channel with the
    states partition) */
 static inline PetscBool BTECollComputes(const BTECollision coll, PetscInt i, PetscInt j)
 {
-  PetscMPIInt oi, oj, lo, hi;
   if (coll->part != BTE_COLLISION_PARTITION_PAIRS || coll->psize == 1) return PETSC_TRUE;
-  oi = BTECollOwner(coll, i);
-  oj = BTECollOwner(coll, j);
-  if (oi == oj) return PETSC_TRUE;
-  lo = PetscMin(oi, oj);
-  hi = PetscMax(oi, oj);
-  return (BTECollPairHash(i, j) < coll->pfrac[(size_t)lo * coll->psize + hi]) == (coll->prank == lo) ? PETSC_TRUE : PETSC_FALSE;
+  return BTECollComputesIn(coll->pranges, coll->pfrac, coll->psize, coll->prank, i, j);
 }
 /* resolves the partition (coll->part) and, for pairs, the shares pfrac (collective) */
 PETSC_INTERN PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision);

@@ -47,6 +47,7 @@ typedef struct {
                                 others run while the ghosts' sums travel back */
   PetscInt      polls;       /* pairs, host: MPI progress calls while owned work hides an exchange */
   PetscBool     side;        /* pairs, CUDA, NCCL: the chunks that need ghosts on a side stream */
+  PetscBool     devselect;   /* pairs, device build: the computed channels selected on the device */
   /* -bte_collision_refresh, host build: the computed channels of every stored pair in the order
      the merge summed them: pair e's are rch[rptr[e] .. rptr[e+1]), each channel c (bte->ch order)
      as c << 1, | 1 when the channel's i end is the pair's column end b (its P is the pair's Q);
@@ -681,24 +682,15 @@ static PetscErrorCode PairOrderChunks(BTECollision coll)
 }
 
 #if defined(BTE_HAVE_CUDA)
-/* The layout built on the device (pair_build_cuda.cu): the table's channel arrays go to the
-   device as they are; here only the row structure's chunks and the slot lists. */
-static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, PetscCount ncomp)
+/* pairs partition: a compact host copy of the channels this rank computes (not kept on the device:
+   it is not the BTE's), made by all threads in channel order, to the device builder; at ~1e9 held
+   channels a serial pass with two owner searches per channel took most of a multi-rank setup */
+static PetscErrorCode PairComputedToDevice(BTECollision coll, BTEPairCUDABuilder B, PetscCount ncomp)
 {
-  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
-  BTEPairLayout     *L  = &pa->L;
   const BTEChannels *ch = &coll->bte->ch;
-  PetscInt64         nnz = 0, nrows = 0, chunk = pa->chunk;
-  uint64_t          *rowkey;
-  int32_t           *rowcount;
-  uint32_t          *bits;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
-  if (!pa->pairs) PetscCall(BTEPairCUDABuilderAdd(B, (PetscObject)coll->bte, ch->n, ch->i, ch->j, ch->hw, ch->g2));
-  else { /* a compact copy of the channels this rank computes (not kept on the device: it is not the
-            BTE's), made by all threads in channel order: at ~1e9 held channels a serial pass
-            with two owner searches per channel took most of a multi-rank setup */
+  {
     PetscInt      *ci, *cj;
     PetscReal     *hw, *g2;
     PetscCount     k = 0, *off;
@@ -735,6 +727,34 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, P
     PetscCall(PetscTime(&t2));
     PetscCall(PetscInfo(coll, "pair device build, pairs partition: %" PetscCount_FMT " of %" PetscCount_FMT " held channels copied out in %.3f s, moved to the device and keyed in %.3f s\n", ncomp, ch->n, t1 - t0, t2 - t1));
     PetscCall(PetscFree4(ci, cj, hw, g2));
+  }
+  PetscFunctionReturn(0);
+}
+#endif
+
+#if defined(BTE_HAVE_CUDA)
+/* The layout built on the device (pair_build_cuda.cu): the table's channel arrays go to the
+   device as they are; here only the row structure's chunks and the slot lists. */
+static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, PetscCount ncomp)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  BTEPairLayout     *L  = &pa->L;
+  const BTEChannels *ch = &coll->bte->ch;
+  PetscInt64         nnz = 0, nrows = 0, chunk = pa->chunk;
+  uint64_t          *rowkey;
+  int32_t           *rowcount;
+  uint32_t          *bits;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
+  if (!pa->pairs) PetscCall(BTEPairCUDABuilderAdd(B, (PetscObject)coll->bte, ch->n, ch->i, ch->j, ch->hw, ch->g2));
+  else {
+    PetscBool done = PETSC_FALSE;
+    if (pa->devselect) {
+      BTEPairCUDASelect sel = {coll->psize, coll->prank, coll->pranges, coll->pfrac};
+      PetscCall(BTEPairCUDABuilderAddSelected(B, (PetscObject)coll->bte, ch->n, ch->i, ch->j, ch->hw, ch->g2, &sel, &done));
+    }
+    if (!done) PetscCall(PairComputedToDevice(coll, B, ncomp));
   }
   PetscCall(PetscLogEventEnd(BTECOLL_LayoutPlace, coll, 0, 0, 0));
   PetscCall(PetscLogEventBegin(BTECOLL_LayoutMerge, coll, 0, 0, 0));
@@ -1152,6 +1172,7 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   /* a title of its own: -help shows it also when another type's operator was listed first */
   PetscOptionsBegin(PetscObjectComm((PetscObject)coll), ((PetscObject)coll)->prefix, "Collision operator type pair (-bte_collision_type pair)", "BTECollision");
   PetscCall(PetscOptionsInt("-bte_pair_tile", "States per tile (column sums of a tile pair are kept in a private array of this length)", "BTECollision", pa->tile, &pa->tile, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_select_device", "CUDA, pairs partition, device build: select the channels this rank computes on the device from all it holds (kept there for later builds), instead of copying them out on the host", "BTECollision", pa->devselect, &pa->devselect, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_side_stream", "CUDA, pairs partition, NCCL exchange: the chunks that need ghost values run on a second, high-priority stream beside one launch of the owned chunks (0: three launches on PETSc's stream)", "BTECollision", pa->side, &pa->side, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_unroll", "CUDA: entries each lane loads before using them (2, 4 or 8; 0: 4, the fastest measured on an H200 in both precisions)", "BTECollision", pa->unroll, &pa->unroll, NULL));
   PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));

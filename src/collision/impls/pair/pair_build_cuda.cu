@@ -31,6 +31,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_select.cuh>
 
 struct _n_BTEPairCUDABuilder {
   int32_t       tile, ntile;
@@ -105,6 +106,12 @@ __global__ void bte_pair_build_keys(int64_t n, int32_t tile, int32_t ntile, BTEP
 }
 
 /* keep: the position of every channel (sorted with the keys) */
+/* pairs partition: which held channels this rank computes (the host's BTECollComputesIn) */
+__global__ void bte_pair_build_computes(int64_t n, const PetscInt *__restrict__ ci, const PetscInt *__restrict__ cj, const PetscInt *__restrict__ pranges, const PetscReal *__restrict__ pfrac, PetscMPIInt psize, PetscMPIInt prank, uint8_t *__restrict__ flag)
+{
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < n; c += (int64_t)gridDim.x * blockDim.x) flag[c] = BTECollComputesIn(pranges, pfrac, psize, prank, ci[c], cj[c]) ? 1 : 0;
+}
+
 __global__ void bte_pair_build_iota(int64_t n, uint32_t *__restrict__ idx)
 {
   for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x) idx[k] = (uint32_t)k;
@@ -249,6 +256,78 @@ static PetscErrorCode BTEPairDevChannelsDestroy(void *ctx)
 #endif
 static const char BTEPairDevChannelsName[] = "BTEPairCUDAChannels";
 
+/* The device copy of owner's channel arrays of an earlier build (*upload false), or a new one to fill
+   (*upload true) where the device has room for it beside a quarter of it and 256 MB; *cache NULL
+   where it has not. */
+static PetscErrorCode BTEPairDevChannelsGet(PetscObject owner, PetscCount n, const PetscInt ci[], const PetscReal g2[], BTEPairDevChannels **cachep, PetscBool *upload)
+{
+  BTEPairDevChannels *cache = NULL;
+  PetscObject         obj   = NULL;
+
+  PetscFunctionBegin;
+  *upload = PETSC_TRUE;
+  PetscCall(PetscObjectQuery(owner, BTEPairDevChannelsName, &obj));
+  if (obj) {
+    PetscCall(PetscContainerGetPointer((PetscContainer)obj, (void **)&cache));
+    if (cache->n == n && cache->hi == ci && cache->hg2 == g2) *upload = PETSC_FALSE;
+    else {
+      PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, NULL)); /* stale: drop it */
+      cache = NULL;
+    }
+  }
+  if (!cache) {
+    size_t freeb, totalb, bytes = (size_t)n * (2 * sizeof(PetscInt) + 2 * sizeof(double));
+    PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+    if (bytes + bytes / 4 + ((size_t)256 << 20) <= freeb) { /* keep a quarter of it and 256 MB spare */
+      PetscCall(PetscNew(&cache));
+      cache->n   = n;
+      cache->hi  = ci;
+      cache->hg2 = g2;
+      PetscCallCUDA(cudaMalloc((void **)&cache->i, PetscMax((size_t)n, (size_t)1) * sizeof(PetscInt)));
+      PetscCallCUDA(cudaMalloc((void **)&cache->j, PetscMax((size_t)n, (size_t)1) * sizeof(PetscInt)));
+      PetscCallCUDA(cudaMalloc((void **)&cache->hw, PetscMax((size_t)n, (size_t)1) * sizeof(double)));
+      PetscCallCUDA(cudaMalloc((void **)&cache->g2, PetscMax((size_t)n, (size_t)1) * sizeof(double)));
+#if PETSC_VERSION_GE(3, 23, 0)
+      PetscCall(PetscObjectContainerCompose(owner, BTEPairDevChannelsName, cache, BTEPairDevChannelsDestroy));
+#else
+      {
+        PetscContainer c;
+        PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+        PetscCall(PetscContainerSetPointer(c, cache));
+        PetscCall(PetscContainerSetUserDestroy(c, BTEPairDevChannelsDestroy));
+        PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, (PetscObject)c));
+        PetscCall(PetscContainerDestroy(&c));
+      }
+#endif
+    }
+  }
+  *cachep = cache;
+  PetscFunctionReturn(0);
+}
+
+/* The whole arrays into the kept copy at once: page-locked in place and copied without staging;
+   *done false where they cannot be page-locked (the caller then stages them) */
+static PetscErrorCode BTEPairDevChannelsCopyWhole(cudaStream_t stream, BTEPairDevChannels *cache, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[], PetscBool *done)
+{
+  const void *src[4] = {ci, cj, hw, g2};
+  void       *dst[4] = {cache->i, cache->j, cache->hw, cache->g2};
+  size_t      len[4] = {(size_t)n * sizeof(PetscInt), (size_t)n * sizeof(PetscInt), (size_t)n * sizeof(double), (size_t)n * sizeof(double)};
+  int         k;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  for (k = 0; k < 4; k++)
+    if (cudaHostRegister((void *)src[k], len[k], cudaHostRegisterReadOnly) != cudaSuccess) break;
+  if (k == 4) {
+    for (k = 0; k < 4; k++) PetscCallCUDA(cudaMemcpyAsync(dst[k], src[k], len[k], cudaMemcpyHostToDevice, stream));
+    PetscCallCUDA(cudaStreamSynchronize(stream));
+    *done = PETSC_TRUE;
+    PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * (2 * sizeof(PetscInt) + 2 * sizeof(double))));
+  } else (void)cudaGetLastError(); /* not page-lockable here */
+  for (int u = 0; u < k; u++) PetscCallCUDA(cudaHostUnregister((void *)src[u]));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[])
 {
   int                *dbad, hbad = 0;
@@ -258,44 +337,7 @@ PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, Pe
   PetscFunctionBegin;
   static_assert(sizeof(PetscReal) == sizeof(double), "double rates");
   PetscCheck(B->pushed + (int64_t)n <= B->nch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: more channels than announced");
-  if (owner) { /* a device copy of these arrays from an earlier build, or room for one */
-    PetscObject obj = NULL;
-    PetscCall(PetscObjectQuery(owner, BTEPairDevChannelsName, &obj));
-    if (obj) {
-      PetscCall(PetscContainerGetPointer((PetscContainer)obj, (void **)&cache));
-      if (cache->n == n && cache->hi == ci && cache->hg2 == g2) upload = PETSC_FALSE;
-      else {
-        PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, NULL)); /* stale: drop it */
-        cache = NULL;
-      }
-    }
-    if (!cache) {
-      size_t freeb, totalb, bytes = (size_t)n * (2 * sizeof(PetscInt) + 2 * sizeof(double));
-      PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
-      if (bytes + bytes / 4 + ((size_t)256 << 20) <= freeb) { /* keep a quarter of it and 256 MB spare */
-        PetscCall(PetscNew(&cache));
-        cache->n   = n;
-        cache->hi  = ci;
-        cache->hg2 = g2;
-        PetscCallCUDA(cudaMalloc((void **)&cache->i, PetscMax((size_t)n, (size_t)1) * sizeof(PetscInt)));
-        PetscCallCUDA(cudaMalloc((void **)&cache->j, PetscMax((size_t)n, (size_t)1) * sizeof(PetscInt)));
-        PetscCallCUDA(cudaMalloc((void **)&cache->hw, PetscMax((size_t)n, (size_t)1) * sizeof(double)));
-        PetscCallCUDA(cudaMalloc((void **)&cache->g2, PetscMax((size_t)n, (size_t)1) * sizeof(double)));
-#if PETSC_VERSION_GE(3, 23, 0)
-        PetscCall(PetscObjectContainerCompose(owner, BTEPairDevChannelsName, cache, BTEPairDevChannelsDestroy));
-#else
-        {
-          PetscContainer c;
-          PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-          PetscCall(PetscContainerSetPointer(c, cache));
-          PetscCall(PetscContainerSetUserDestroy(c, BTEPairDevChannelsDestroy));
-          PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, (PetscObject)c));
-          PetscCall(PetscContainerDestroy(&c));
-        }
-#endif
-      }
-    }
-  }
+  if (owner) PetscCall(BTEPairDevChannelsGet(owner, n, ci, g2, &cache, &upload)); /* kept from an earlier build, or room for it */
   PetscCall(PetscInfo(NULL, "pair device build: channel arrays %s\n", !upload ? "already on the device (earlier build)" : cache ? "copied to the device and kept there for later builds" : "streamed through the device"));
   if (B->keep && !(cache && B->pushed == 0 && (int64_t)n == B->nch)) { /* a refresh reads the kept arrays */
     B->keep = 0;
@@ -307,20 +349,10 @@ PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, Pe
   }
   PetscCallCUDA(cudaMalloc((void **)&dbad, sizeof(int)));
   PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), B->stream));
-  if (upload && cache) { /* the whole arrays at once: page-lock them and copy without staging */
-    const void *src[4] = {ci, cj, hw, g2};
-    void       *dst[4] = {cache->i, cache->j, cache->hw, cache->g2};
-    size_t      len[4] = {(size_t)n * sizeof(PetscInt), (size_t)n * sizeof(PetscInt), (size_t)n * sizeof(double), (size_t)n * sizeof(double)};
-    int         k;
-    for (k = 0; k < 4; k++)
-      if (cudaHostRegister((void *)src[k], len[k], cudaHostRegisterReadOnly) != cudaSuccess) break;
-    if (k == 4) {
-      for (k = 0; k < 4; k++) PetscCallCUDA(cudaMemcpyAsync(dst[k], src[k], len[k], cudaMemcpyHostToDevice, B->stream));
-      PetscCallCUDA(cudaStreamSynchronize(B->stream));
-      upload = PETSC_FALSE; /* done */
-      PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * (2 * sizeof(PetscInt) + 2 * sizeof(double))));
-    } else (void)cudaGetLastError(); /* not page-lockable here: the staged path below */
-    for (int u = 0; u < k; u++) PetscCallCUDA(cudaHostUnregister((void *)src[u]));
+  if (upload && cache) { /* the whole arrays at once, else the staged path below */
+    PetscBool whole;
+    PetscCall(BTEPairDevChannelsCopyWhole(B->stream, cache, n, ci, cj, hw, g2, &whole));
+    if (whole) upload = PETSC_FALSE;
   }
   /* arrays that are not kept (e.g. a rank's compact copy of the channels it computes): page-locked
      in place when the system allows, then each batch is copied straight from them, without the
@@ -387,6 +419,109 @@ PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, Pe
   PetscCheck(!hbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: a channel has an end that is neither owned nor a ghost");
   if (upload) PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * (2 * sizeof(PetscInt) + 2 * sizeof(double))));
   B->pushed += (int64_t)n;
+  PetscFunctionReturn(0);
+}
+
+/* pairs partition: the channels this rank computes, selected on the device from all it holds. The
+   held arrays go to the device whole and are kept there (as on one rank: page-locked in place, no
+   host copy-out); a kernel marks the computed ones (the host's rule, BTECollComputesIn), CUB packs
+   them in channel order, and they are keyed as BTEPairCUDABuilderAdd keys its channels. *done is
+   false, and nothing pushed, where the device lacks room for the kept arrays and the packed copy. */
+PetscErrorCode BTEPairCUDABuilderAddSelected(BTEPairCUDABuilder B, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[], const BTEPairCUDASelect *sel, PetscBool *done)
+{
+  BTEPairDevChannels *cache = NULL;
+  PetscBool           upload;
+  const int64_t       ncomp = B->nch - B->pushed;
+  size_t              freeb, totalb, tmpb = 0, need;
+  uint8_t            *flag  = NULL;
+  PetscInt           *pranges = NULL, *di = NULL, *dj = NULL;
+  PetscReal          *pfrac = NULL;
+  double             *dhw = NULL, *dg2 = NULL;
+  void               *tmp = NULL;
+  int64_t            *dnum = NULL, hnum[4];
+  int                *dbad, hbad = 0;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  PetscCheck(n < (PetscCount)INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "pair device build: %" PetscCount_FMT " held channels on a rank exceed 32-bit counts", n);
+  PetscCall(BTEPairDevChannelsGet(owner, n, ci, g2, &cache, &upload));
+  if (!cache) {
+    PetscCall(PetscInfo(NULL, "pair device build: no room to keep the held channels on the device: they are selected on the host\n"));
+    PetscFunctionReturn(0);
+  }
+  {
+    size_t bi = 0, bd = 0;
+    PetscCallCUDA(cub::DeviceSelect::Flagged(NULL, bi, (const PetscInt *)NULL, (const uint8_t *)NULL, (PetscInt *)NULL, (int64_t *)NULL, (int)n, B->stream));
+    PetscCallCUDA(cub::DeviceSelect::Flagged(NULL, bd, (const double *)NULL, (const uint8_t *)NULL, (double *)NULL, (int64_t *)NULL, (int)n, B->stream));
+    tmpb = PetscMax(bi, bd);
+  }
+  need = (size_t)n + (size_t)ncomp * (2 * sizeof(PetscInt) + 2 * sizeof(double)) + tmpb + ((size_t)64 << 20);
+  PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+  if (need > freeb) {
+    PetscCall(PetscInfo(NULL, "pair device build: no room (%.2f GB, %.2f GB free) to select the computed channels on the device: they are selected on the host\n", (double)need / 1e9, (double)freeb / 1e9));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscInfo(NULL, "pair device build: held channels %s; the %" PetscInt64_FMT " of %" PetscCount_FMT " this rank computes selected on the device\n", upload ? "copied to the device and kept there for later builds" : "already on the device (earlier build)", (PetscInt64)ncomp, n));
+  if (upload) {
+    PetscBool whole;
+    PetscCall(BTEPairDevChannelsCopyWhole(B->stream, cache, n, ci, cj, hw, g2, &whole));
+    if (!whole) { /* not page-lockable: plain copies (the kept copy is filled either way) */
+      PetscCallCUDA(cudaMemcpy(cache->i, ci, (size_t)n * sizeof(PetscInt), cudaMemcpyHostToDevice));
+      PetscCallCUDA(cudaMemcpy(cache->j, cj, (size_t)n * sizeof(PetscInt), cudaMemcpyHostToDevice));
+      PetscCallCUDA(cudaMemcpy(cache->hw, hw, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
+      PetscCallCUDA(cudaMemcpy(cache->g2, g2, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
+      PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * (2 * sizeof(PetscInt) + 2 * sizeof(double))));
+    }
+  }
+  if (B->keep) { /* a refresh would have to select again: not kept */
+    B->keep = 0;
+    for (int i = 0; i < 2; i++) {
+      PetscCallCUDA(cudaFree(B->idx[i]));
+      B->idx[i] = NULL;
+    }
+  }
+  PetscCall(BTECollCUDAUpload(sel->pranges, (size_t)sel->psize + 1, &pranges, NULL));
+  PetscCall(BTECollCUDAUpload(sel->pfrac, (size_t)sel->psize * sel->psize, &pfrac, NULL));
+  PetscCallCUDA(cudaDeviceSynchronize()); /* the uploads (pageable, legacy stream) before this stream uses them */
+  PetscCallCUDA(cudaMalloc((void **)&flag, PetscMax((size_t)n, (size_t)1)));
+  PetscCallCUDA(cudaMalloc((void **)&di, PetscMax((size_t)ncomp, (size_t)1) * sizeof(PetscInt)));
+  PetscCallCUDA(cudaMalloc((void **)&dj, PetscMax((size_t)ncomp, (size_t)1) * sizeof(PetscInt)));
+  PetscCallCUDA(cudaMalloc((void **)&dhw, PetscMax((size_t)ncomp, (size_t)1) * sizeof(double)));
+  PetscCallCUDA(cudaMalloc((void **)&dg2, PetscMax((size_t)ncomp, (size_t)1) * sizeof(double)));
+  PetscCallCUDA(cudaMalloc(&tmp, PetscMax(tmpb, (size_t)1)));
+  PetscCallCUDA(cudaMalloc((void **)&dnum, 4 * sizeof(int64_t)));
+  PetscCallCUDA(cudaMalloc((void **)&dbad, sizeof(int)));
+  PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), B->stream));
+  bte_pair_build_computes<<<BTEPairGrid((int64_t)n), 256, 0, B->stream>>>((int64_t)n, cache->i, cache->j, pranges, pfrac, sel->psize, sel->prank, flag);
+  PetscCallCUDA(cudaGetLastError());
+  /* the same flags for the four arrays; the temporary storage, sized for the larger need, serves all */
+  PetscCallCUDA(cub::DeviceSelect::Flagged(tmp, tmpb, (const PetscInt *)cache->i, (const uint8_t *)flag, di, dnum + 0, (int)n, B->stream));
+  PetscCallCUDA(cub::DeviceSelect::Flagged(tmp, tmpb, (const PetscInt *)cache->j, (const uint8_t *)flag, dj, dnum + 1, (int)n, B->stream));
+  PetscCallCUDA(cub::DeviceSelect::Flagged(tmp, tmpb, (const double *)cache->hw, (const uint8_t *)flag, dhw, dnum + 2, (int)n, B->stream));
+  PetscCallCUDA(cub::DeviceSelect::Flagged(tmp, tmpb, (const double *)cache->g2, (const uint8_t *)flag, dg2, dnum + 3, (int)n, B->stream));
+  PetscCallCUDA(cudaMemcpyAsync(hnum, dnum, 4 * sizeof(int64_t), cudaMemcpyDeviceToHost, B->stream));
+  PetscCallCUDA(cudaStreamSynchronize(B->stream));
+  for (int a = 0; a < 4; a++) PetscCheck(hnum[a] == ncomp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: %" PetscInt64_FMT " channels selected on the device, the host counted %" PetscInt64_FMT, (PetscInt64)hnum[a], (PetscInt64)ncomp);
+  for (int64_t s = 0; s < ncomp; s += B->batch) {
+    const int64_t m = PetscMin(B->batch, ncomp - s);
+    bte_pair_build_keys<<<BTEPairGrid(m), 256, 0, B->stream>>>(m, B->tile, B->ntile, B->info, B->dghosts, B->dinv, B->denergy, di + s, dj + s, dhw + s, dg2 + s, B->key[0] + B->pushed + s, B->val[0] + B->pushed + s, dbad);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCallCUDA(cudaMemcpyAsync(&hbad, dbad, sizeof(int), cudaMemcpyDeviceToHost, B->stream));
+  PetscCallCUDA(cudaStreamSynchronize(B->stream));
+  PetscCallCUDA(cudaFree(dbad));
+  PetscCallCUDA(cudaFree(dnum));
+  PetscCallCUDA(cudaFree(tmp));
+  PetscCallCUDA(cudaFree(dg2));
+  PetscCallCUDA(cudaFree(dhw));
+  PetscCallCUDA(cudaFree(dj));
+  PetscCallCUDA(cudaFree(di));
+  PetscCallCUDA(cudaFree(flag));
+  PetscCallCUDA(cudaFree(pfrac));
+  PetscCallCUDA(cudaFree(pranges));
+  PetscCheck(!hbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: a channel has an end that is neither owned nor a ghost");
+  B->pushed += ncomp;
+  *done = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
