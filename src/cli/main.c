@@ -32,8 +32,8 @@ static const BTECommand commands[] = {
 };
 
 /* Started without a launcher (one process, an OpenMPI "singleton"): OpenMPI's default start-up
-   spawns a daemon and probes its network layers (UCX, which on a GPU machine also sets up CUDA),
-   0.3-0.9 s, more than the rest of a small run, for a process that talks to no other. Only where
+   spawns a daemon and probes its network layers: 0.3 s here, 0.4-0.9 s of a GPU mobility run,
+   more than the rest of a small run, for a process that talks to no other. Only where
    the environment sets none of these; other MPIs ignore the variables. BTE_MPI_DEFAULTS=1 keeps
    OpenMPI's own. */
 static int BTESingletonMPIEnv(void)

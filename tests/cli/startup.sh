@@ -1,6 +1,6 @@
 # One process started without mpiexec (an OpenMPI singleton) skips OpenMPI's daemon and network
-# probing (ess_singleton_isolated, pml ob1, btl self: ~0.3 s of a ~0.4 s small run here, up to
-# ~0.9 s on GPU machines) and says so under -info; a launched run, BTE_MPI_DEFAULTS=1, or a value
+# probing (ess_singleton_isolated, pml ob1, btl self: ~0.3 s of a ~0.4 s small run here, 0.4-0.9 s
+# of a GPU mobility run) and says so under -info; a launched run, BTE_MPI_DEFAULTS=1, or a value
 # the environment already sets keeps OpenMPI's; the results do not change.
 . "$TESTDIR/common.sh"
 set -e
