@@ -53,6 +53,19 @@
 #include <petsc/private/pcimpl.h>
 #include <petscblaslapack.h>
 #include "transport/valleys.h"
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
+
+/* this thread's number in a parallel region (0 without OpenMP) */
+static inline int TwoLevelThread(void)
+{
+#if defined(_OPENMP)
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
 
 #if PETSC_VERSION_GE(3, 23, 0)
 typedef PetscOptionItems BTEOptionItems;
@@ -286,6 +299,7 @@ static PetscErrorCode PCSetUp_BTETwoLevel(PC pc)
   const PetscScalar *fa;
   PetscReal         *scr;
   PetscInt          *mark, *touched, nc;
+  int                nth;
   MPI_Comm           comm = PetscObjectComm((PetscObject)pc);
 
   PetscFunctionBegin;
@@ -315,53 +329,69 @@ static PetscErrorCode PCSetUp_BTETwoLevel(PC pc)
     PetscCall(VecDestroy(&d));
   }
 
-  /* rows of A U: one pass over the owned states' channel ends at the current f (a Jacobian apply) */
+  /* rows of A U: one pass over the owned states' channel ends at the current f (a Jacobian apply).
+     Rows are independent: threads take rows, each with scratch of its own, after a first pass that
+     counts each row's blocks, so that every row lands where a serial pass puts it, with the same
+     sums in the same order (bitwise). Serial, this pass was most of a step's time on a GPU run. */
   PetscCall(PetscLogEventBegin(BTECOLL_JacApply, col, 0, 0, 0));
-  PetscCall(PetscMalloc3(nc, &scr, nc, &mark, nc, &touched));
-  PetscCall(PetscArrayzero(scr, nc));
-  for (PetscInt b = 0; b < nc; b++) mark[b] = -1;
+  nth = 1;
+#if defined(_OPENMP)
+  nth = omp_get_max_threads();
+#endif
+  PetscCall(PetscMalloc3((size_t)nc * nth, &scr, (size_t)nc * nth, &mark, (size_t)nc * nth, &touched));
+  PetscCall(PetscArrayzero(scr, (size_t)nc * nth));
+  for (size_t b = 0; b < (size_t)nc * nth; b++) mark[b] = -1;
   PetscCall(VecGetArrayRead(fl, &fa));
   PetscCall(VecGetArray(tl->dinv, &da));
-  tl->nseg      = 0;
+#pragma omp parallel for num_threads(nth) schedule(static)
+  for (PetscInt t = 0; t < tl->nl; t++) { /* blocks per row */
+    PetscInt *mk = mark + (size_t)TwoLevelThread() * nc, cnt = 0, bt = tl->blk[t];
+    for (PetscCount s = tl->endptr[t]; s < tl->endptr[t + 1]; s++) {
+      PetscInt bo = tl->blk[tl->eo[s]];
+      if (mk[bo] != t) mk[bo] = t, cnt++;
+    }
+    if (mk[bt] != t) mk[bt] = t, cnt++;
+    tl->segptr[t + 1] = cnt;
+  }
   tl->segptr[0] = 0;
+  for (PetscInt t = 0; t < tl->nl; t++) tl->segptr[t + 1] += tl->segptr[t];
+  tl->nseg = tl->segptr[tl->nl];
+  if (tl->nseg > tl->capseg) {
+    while (tl->nseg > tl->capseg) tl->capseg *= 2;
+    PetscCall(PetscFree2(tl->segblk, tl->segval));
+    PetscCall(PetscMalloc2(tl->capseg, &tl->segblk, tl->capseg, &tl->segval));
+  }
+  for (size_t b = 0; b < (size_t)nc * nth; b++) mark[b] = -1;
+#pragma omp parallel for num_threads(nth) schedule(static)
   for (PetscInt t = 0; t < tl->nl; t++) {
-    PetscReal ft = PetscRealPart(fa[t]), sc = PetscRealPart(scale), own = 0;
-    PetscInt  nt = 0, bt = tl->blk[t];
+    const int  th  = TwoLevelThread();
+    PetscReal *sc_ = scr + (size_t)th * nc;
+    PetscInt  *mk = mark + (size_t)th * nc, *tc = touched + (size_t)th * nc;
+    PetscReal  ft = PetscRealPart(fa[t]), sc = PetscRealPart(scale), own = 0;
+    PetscInt   nt = 0, bt = tl->blk[t];
+    PetscCount w  = tl->segptr[t];
     for (PetscCount s = tl->endptr[t]; s < tl->endptr[t + 1]; s++) {
       PetscInt  o = tl->eo[s], bo = tl->blk[o];
       PetscReal fo = PetscRealPart(fa[o]), Pt = tl->ePt[s], Qt = tl->eQt[s];
       own -= Pt * (1.0 - fo) + Qt * fo;
-      if (mark[bo] != t) {
-        mark[bo]      = t;
-        touched[nt++] = bo;
+      if (mk[bo] != t) {
+        mk[bo]   = t;
+        tc[nt++] = bo;
       }
-      scr[bo] += sc * (Pt * ft + Qt * (1.0 - ft));
+      sc_[bo] += sc * (Pt * ft + Qt * (1.0 - ft));
     }
-    if (mark[bt] != t) {
-      mark[bt]      = t;
-      touched[nt++] = bt;
+    if (mk[bt] != t) {
+      mk[bt]   = t;
+      tc[nt++] = bt;
     }
-    scr[bt] += PetscRealPart(shift) + sc * own;
+    sc_[bt] += PetscRealPart(shift) + sc * own;
     /* the diagonal from the same pass (one apply saved), or 1 / the Mat's */
     da[t] = 1.0 / (whole ? PetscRealPart(shift) + sc * own : da[t]);
-    if (tl->nseg + nt > tl->capseg) {
-      PetscInt  *nb_;
-      PetscReal *nv_;
-      while (tl->nseg + nt > tl->capseg) tl->capseg *= 2;
-      PetscCall(PetscMalloc2(tl->capseg, &nb_, tl->capseg, &nv_));
-      PetscCall(PetscArraycpy(nb_, tl->segblk, tl->nseg));
-      PetscCall(PetscArraycpy(nv_, tl->segval, tl->nseg));
-      PetscCall(PetscFree2(tl->segblk, tl->segval));
-      tl->segblk = nb_;
-      tl->segval = nv_;
-    }
     for (PetscInt q = 0; q < nt; q++) {
-      tl->segblk[tl->nseg] = touched[q];
-      tl->segval[tl->nseg] = scr[touched[q]];
-      scr[touched[q]]      = 0;
-      tl->nseg++;
+      tl->segblk[w + q] = tc[q];
+      tl->segval[w + q] = sc_[tc[q]];
+      sc_[tc[q]]        = 0;
     }
-    tl->segptr[t + 1] = tl->nseg;
   }
   PetscCall(VecRestoreArray(tl->dinv, &da));
   PetscCall(VecRestoreArrayRead(fl, &fa));
