@@ -688,46 +688,44 @@ static PetscErrorCode PairOrderChunks(BTECollision coll)
 static PetscErrorCode PairComputedToDevice(BTECollision coll, BTEPairCUDABuilder B, PetscCount ncomp)
 {
   const BTEChannels *ch = &coll->bte->ch;
+  PetscInt          *ci, *cj;
+  PetscReal         *hw, *g2;
+  PetscCount         k = 0, *off;
+  int                nt = 1;
+  PetscLogDouble     t0, t1, t2;
 
   PetscFunctionBegin;
-  {
-    PetscInt      *ci, *cj;
-    PetscReal     *hw, *g2;
-    PetscCount     k = 0, *off;
-    int            nt = 1;
-    PetscLogDouble t0, t1, t2;
 #if defined(_OPENMP)
-    nt = omp_get_max_threads();
+  nt = omp_get_max_threads();
 #endif
-    PetscCall(PetscTime(&t0));
-    PetscCall(PetscMalloc4(PetscMax(ncomp, 1), &ci, PetscMax(ncomp, 1), &cj, PetscMax(ncomp, 1), &hw, PetscMax(ncomp, 1), &g2));
-    PetscCall(PetscCalloc1(nt + 1, &off));
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscMalloc4(PetscMax(ncomp, 1), &ci, PetscMax(ncomp, 1), &cj, PetscMax(ncomp, 1), &hw, PetscMax(ncomp, 1), &g2));
+  PetscCall(PetscCalloc1(nt + 1, &off));
 #pragma omp parallel num_threads(nt)
-    {
-      PetscCount c0, c1, m = 0;
-      int        t = PairThreadShare(ch->n, &c0, &c1);
-      for (PetscCount c = c0; c < c1; c++) m += BTECollComputes(coll, ch->i[c], ch->j[c]);
-      off[t + 1] = m;
+  {
+    PetscCount c0, c1, m = 0;
+    int        t = PairThreadShare(ch->n, &c0, &c1);
+    for (PetscCount c = c0; c < c1; c++) m += BTECollComputes(coll, ch->i[c], ch->j[c]);
+    off[t + 1] = m;
 #pragma omp barrier
 #pragma omp single
-      for (int u = 0; u < nt; u++) off[u + 1] += off[u];
-      /* the single's implied barrier: every thread sees the offsets */
-      m = off[t];
-      for (PetscCount c = c0; c < c1; c++)
-        if (m < ncomp && BTECollComputes(coll, ch->i[c], ch->j[c])) {
-          ci[m] = ch->i[c], cj[m] = ch->j[c], hw[m] = ch->hw[c], g2[m] = ch->g2[c];
-          m++;
-        }
-    }
-    k = off[nt];
-    PetscCall(PetscFree(off));
-    PetscCheck(k == ncomp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair: %" PetscCount_FMT " computed channels, expected %" PetscCount_FMT, k, ncomp);
-    PetscCall(PetscTime(&t1));
-    PetscCall(BTEPairCUDABuilderAdd(B, NULL, ncomp, ci, cj, hw, g2));
-    PetscCall(PetscTime(&t2));
-    PetscCall(PetscInfo(coll, "pair device build, pairs partition: %" PetscCount_FMT " of %" PetscCount_FMT " held channels copied out in %.3f s, moved to the device and keyed in %.3f s\n", ncomp, ch->n, t1 - t0, t2 - t1));
-    PetscCall(PetscFree4(ci, cj, hw, g2));
+    for (int u = 0; u < nt; u++) off[u + 1] += off[u];
+    /* the single's implied barrier: every thread sees the offsets */
+    m = off[t];
+    for (PetscCount c = c0; c < c1; c++)
+      if (m < ncomp && BTECollComputes(coll, ch->i[c], ch->j[c])) {
+        ci[m] = ch->i[c], cj[m] = ch->j[c], hw[m] = ch->hw[c], g2[m] = ch->g2[c];
+        m++;
+      }
   }
+  k = off[nt];
+  PetscCall(PetscFree(off));
+  PetscCheck(k == ncomp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair: %" PetscCount_FMT " computed channels, expected %" PetscCount_FMT, k, ncomp);
+  PetscCall(PetscTime(&t1));
+  PetscCall(BTEPairCUDABuilderAdd(B, NULL, ncomp, ci, cj, hw, g2));
+  PetscCall(PetscTime(&t2));
+  PetscCall(PetscInfo(coll, "pair device build, pairs partition: %" PetscCount_FMT " of %" PetscCount_FMT " held channels copied out in %.3f s, moved to the device and keyed in %.3f s\n", ncomp, ch->n, t1 - t0, t2 - t1));
+  PetscCall(PetscFree4(ci, cj, hw, g2));
   PetscFunctionReturn(0);
 }
 #endif

@@ -305,6 +305,33 @@ static PetscErrorCode BTEPairDevChannelsGet(PetscObject owner, PetscCount n, con
   PetscFunctionReturn(0);
 }
 
+/* Page-locks a channel table's four arrays in place (read-only) for copies without staging; *ok false,
+   and none left locked, where the system refuses one of them. */
+static PetscErrorCode BTEPairLockChannels(PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[], PetscBool *ok)
+{
+  const void *src[4] = {ci, cj, hw, g2};
+  size_t      len[4] = {(size_t)n * sizeof(PetscInt), (size_t)n * sizeof(PetscInt), (size_t)n * sizeof(double), (size_t)n * sizeof(double)};
+  int         k;
+
+  PetscFunctionBegin;
+  for (k = 0; k < 4; k++)
+    if (cudaHostRegister((void *)src[k], len[k], cudaHostRegisterReadOnly) != cudaSuccess) break;
+  *ok = k == 4 ? PETSC_TRUE : PETSC_FALSE;
+  if (!*ok) (void)cudaGetLastError();
+  for (int u = 0; !*ok && u < k; u++) PetscCallCUDA(cudaHostUnregister((void *)src[u]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BTEPairUnlockChannels(const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[])
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaHostUnregister((void *)ci));
+  PetscCallCUDA(cudaHostUnregister((void *)cj));
+  PetscCallCUDA(cudaHostUnregister((void *)hw));
+  PetscCallCUDA(cudaHostUnregister((void *)g2));
+  PetscFunctionReturn(0);
+}
+
 /* The whole arrays into the kept copy at once: page-locked in place and copied without staging;
    *done false where they cannot be page-locked (the caller then stages them) */
 static PetscErrorCode BTEPairDevChannelsCopyWhole(cudaStream_t stream, BTEPairDevChannels *cache, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[], PetscBool *done)
@@ -312,19 +339,15 @@ static PetscErrorCode BTEPairDevChannelsCopyWhole(cudaStream_t stream, BTEPairDe
   const void *src[4] = {ci, cj, hw, g2};
   void       *dst[4] = {cache->i, cache->j, cache->hw, cache->g2};
   size_t      len[4] = {(size_t)n * sizeof(PetscInt), (size_t)n * sizeof(PetscInt), (size_t)n * sizeof(double), (size_t)n * sizeof(double)};
-  int         k;
 
   PetscFunctionBegin;
-  *done = PETSC_FALSE;
-  for (k = 0; k < 4; k++)
-    if (cudaHostRegister((void *)src[k], len[k], cudaHostRegisterReadOnly) != cudaSuccess) break;
-  if (k == 4) {
-    for (k = 0; k < 4; k++) PetscCallCUDA(cudaMemcpyAsync(dst[k], src[k], len[k], cudaMemcpyHostToDevice, stream));
+  PetscCall(BTEPairLockChannels(n, ci, cj, hw, g2, done));
+  if (*done) {
+    for (int k = 0; k < 4; k++) PetscCallCUDA(cudaMemcpyAsync(dst[k], src[k], len[k], cudaMemcpyHostToDevice, stream));
     PetscCallCUDA(cudaStreamSynchronize(stream));
-    *done = PETSC_TRUE;
     PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * (2 * sizeof(PetscInt) + 2 * sizeof(double))));
-  } else (void)cudaGetLastError(); /* not page-lockable here */
-  for (int u = 0; u < k; u++) PetscCallCUDA(cudaHostUnregister((void *)src[u]));
+    PetscCall(BTEPairUnlockChannels(ci, cj, hw, g2));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -360,18 +383,7 @@ PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, Pe
   PetscBool      direct = PETSC_FALSE;
   PetscLogDouble tr0, tr1;
   PetscCall(PetscTime(&tr0));
-  if (upload && !cache && n > 0) {
-    const void *src[4] = {ci, cj, hw, g2};
-    size_t      len[4] = {(size_t)n * sizeof(PetscInt), (size_t)n * sizeof(PetscInt), (size_t)n * sizeof(double), (size_t)n * sizeof(double)};
-    int         k;
-    for (k = 0; k < 4; k++)
-      if (cudaHostRegister((void *)src[k], len[k], cudaHostRegisterReadOnly) != cudaSuccess) break;
-    if (k == 4) direct = PETSC_TRUE;
-    else {
-      (void)cudaGetLastError();
-      for (int u = 0; u < k; u++) PetscCallCUDA(cudaHostUnregister((void *)src[u]));
-    }
-  }
+  if (upload && !cache && n > 0) PetscCall(BTEPairLockChannels(n, ci, cj, hw, g2, &direct));
   PetscCall(PetscTime(&tr1));
   if (upload && !cache && n > 0) PetscCall(PetscInfo(NULL, "pair device build: %s in %.3f s\n", direct ? "arrays page-locked in place" : "arrays not page-locked: staged copies", tr1 - tr0));
   /* batches through two pinned buffers: the threads fill one while the other is on its way;
@@ -409,12 +421,7 @@ PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, Pe
   }
   PetscCallCUDA(cudaMemcpyAsync(&hbad, dbad, sizeof(int), cudaMemcpyDeviceToHost, B->stream));
   PetscCallCUDA(cudaStreamSynchronize(B->stream));
-  if (direct) {
-    PetscCallCUDA(cudaHostUnregister((void *)ci));
-    PetscCallCUDA(cudaHostUnregister((void *)cj));
-    PetscCallCUDA(cudaHostUnregister((void *)hw));
-    PetscCallCUDA(cudaHostUnregister((void *)g2));
-  }
+  if (direct) PetscCall(BTEPairUnlockChannels(ci, cj, hw, g2));
   PetscCallCUDA(cudaFree(dbad));
   PetscCheck(!hbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: a channel has an end that is neither owned nor a ghost");
   if (upload) PetscCall(PetscLogCpuToGpu((PetscLogDouble)n * (2 * sizeof(PetscInt) + 2 * sizeof(double))));
