@@ -38,9 +38,11 @@ static const BTECommand commands[] = {
    OpenMPI's own. */
 static int BTESingletonMPIEnv(void)
 {
-  const char *launched[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "OMPI_MCA_orte_hnp_uri", "BTE_MPI_DEFAULTS"};
+  const char *launched[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "OMPI_MCA_orte_hnp_uri"};
+  const char *keep       = getenv("BTE_MPI_DEFAULTS");
   for (size_t k = 0; k < sizeof(launched) / sizeof(launched[0]); k++)
     if (getenv(launched[k])) return 0;
+  if (keep && keep[0] && strcmp(keep, "0")) return 0;
   (void)setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
   (void)setenv("OMPI_MCA_pml", "ob1", 0);
   (void)setenv("OMPI_MCA_btl", "self", 0);

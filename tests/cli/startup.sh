@@ -9,6 +9,8 @@ env -u OMPI_MCA_pml -u OMPI_MCA_btl -u OMPI_MCA_ess_singleton_isolated "$BTE" tr
 grep -q "singleton start-up isolated, pml ob1, btl self" single.txt || { cat single.txt; echo "FAILED: a singleton run did not set OpenMPI's start-up"; exit 1; }
 BTE_MPI_DEFAULTS=1 "$BTE" transport $m -info :sys > defaults.txt
 grep -q "singleton start-up" defaults.txt && { echo "FAILED: BTE_MPI_DEFAULTS=1 did not keep OpenMPI's defaults"; exit 1; }
+env -u OMPI_MCA_pml -u OMPI_MCA_btl -u OMPI_MCA_ess_singleton_isolated BTE_MPI_DEFAULTS=0 "$BTE" transport $m -info :sys > zero.txt
+grep -q "singleton start-up isolated" zero.txt || { echo "FAILED: BTE_MPI_DEFAULTS=0 kept OpenMPI's defaults"; exit 1; }
 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader "$BTE" transport $m -info :sys > own.txt
 grep -q "pml ob1, btl self,vader" own.txt || { cat own.txt; echo "FAILED: a value set in the environment was overridden"; exit 1; }
 run_np 1 "$BTE" transport $m -info :sys > launched.txt
