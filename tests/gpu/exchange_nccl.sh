@@ -3,7 +3,7 @@
 # 4 ranks (one GPU each): auto chooses NCCL and says so; I[f], J(f) x and diag J of the pair
 # operator (pairs and states partition, small tiles and chunks) agree with the one-rank run to
 # 1e-12 and with fused (which exchanges its ghosts the same way); a second apply and the unsplit
-# MatMult agree to the bit, also with -bte_exchange_work_first, -bte_pair_side_stream 0 and -bte_pair_select_device; the exchange alone (coll_exchange) fills the local vector and the
+# MatMult agree to the bit, also with -bte_exchange_work_first, -bte_pair_side_stream 0 and the computed channels selected on the device (the default) or copied out on the host (-bte_pair_select_device 0); the exchange alone (coll_exchange) fills the local vector and the
 # owners' receive slots exactly as PETSc's VecScatter does; an NCCL library that does not load makes auto fall back (saying why)
 # and -bte_exchange nccl fail in one line. With one GPU, ranks share it: auto falls back to the
 # VecScatter and says why, and -bte_exchange nccl is refused in one line. Skips (77) without a
@@ -26,8 +26,8 @@ if [ "$ngpu" -lt 2 ]; then
   grep -q "ghost exchange: VecScatter staged through host memory (MPI not GPU-aware) (NCCL not used: ranks share a GPU" out \
     || { grep "ghost exchange" out; fail 1 "2 ranks on one GPU: the fallback and its reason are not reported"; }
   expect_fail "bte_exchange nccl cannot run: ranks share a GPU" run_np 2 "$prog" $opts -bte_exchange nccl || exit 1
-  # the computed channels selected on the device (-bte_pair_select_device): the same results
-  run_np 2 "$prog" $opts -compare ref.bin -bte_pair_select_device -info > out || { cat out; fail $? "2 ranks, channels selected on the device"; }
+  # the computed channels selected on the device (the default): the same results
+  run_np 2 "$prog" $opts -compare ref.bin -info > out || { cat out; fail $? "2 ranks, channels selected on the device"; }
   grep -q "selected on the device" out || { grep "pair device build" out; fail 1 "2 ranks: the channels were not selected on the device"; }
   echo "ok (one GPU: the NCCL runs need two or more)"
   exit 0
@@ -47,9 +47,11 @@ for np in $(seq 2 $max); do
   # the hiding work launched before NCCL's calls (-bte_exchange_work_first): the same results
   run_np $np "$prog" $opts -compare ref.bin -bte_exchange_work_first > out || { cat out; fail $? "$np ranks, NCCL, work first"; }
   run_np $np "$prog" $opts -compare ref.bin -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, NCCL, work first, small tiles"; }
-  # the computed channels selected on the device (-bte_pair_select_device): the same results
-  run_np $np "$prog" $opts -compare ref.bin -bte_pair_select_device -info > out || { cat out; fail $? "$np ranks, channels selected on the device"; }
+  # the computed channels selected on the device (the default) or copied out on the host: the same results
+  run_np $np "$prog" $opts -compare ref.bin -info > out || { cat out; fail $? "$np ranks, channels selected on the device"; }
   grep -q "selected on the device" out || { grep "pair device build" out; fail 1 "$np ranks: the channels were not selected on the device"; }
+  run_np $np "$prog" $opts -compare ref.bin -bte_pair_select_device 0 -info > out || { cat out; fail $? "$np ranks, channels copied out on the host"; }
+  grep -q "held channels copied out" out || { grep "pair device build" out; fail 1 "$np ranks: -bte_pair_select_device 0 did not copy the channels out on the host"; }
   # the three launches on PETSc's stream instead of the side stream (-bte_pair_side_stream 0): the same results
   run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream 0 > out || { cat out; fail $? "$np ranks, NCCL, no side stream"; }
   run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream 0 -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, NCCL, no side stream, work first, small tiles"; }

@@ -450,7 +450,10 @@ PetscErrorCode BTEPairCUDABuilderAddSelected(BTEPairCUDABuilder B, PetscObject o
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
-  PetscCheck(n < (PetscCount)INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "pair device build: %" PetscCount_FMT " held channels on a rank exceed 32-bit counts", n);
+  if (n >= (PetscCount)INT32_MAX) { /* CUB's selection counts in int */
+    PetscCall(PetscInfo(NULL, "pair device build: %" PetscCount_FMT " held channels exceed the device selection's 32-bit counts: they are selected on the host\n", n));
+    PetscFunctionReturn(0);
+  }
   PetscCall(BTEPairDevChannelsGet(owner, n, ci, g2, &cache, &upload));
   if (!cache) {
     PetscCall(PetscInfo(NULL, "pair device build: no room to keep the held channels on the device: they are selected on the host\n"));
