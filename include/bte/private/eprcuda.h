@@ -43,8 +43,17 @@ PETSC_INTERN PetscErrorCode BTEEprQCacheCUDACreate(struct _n_BTEEpr *, const Pet
 /* Copies u and glr to the host (for the host's couplings when the device's do not fit) */
 PETSC_INTERN PetscErrorCode BTEEprQCacheCUDAGetHost(const BTEEprQCacheCUDA *, PetscReal u[], PetscReal glr[]);
 PETSC_INTERN PetscErrorCode BTEEprQCacheCUDADestroy(BTEEprQCacheCUDA *);
+/* Starts the GPU (context, cuBLAS and cuSOLVER handles) on a thread of its own, to overlap the
+   host's first steps (epr_start_cuda.cu); BTEEprCUDAAvailable joins it */
+PETSC_INTERN PetscErrorCode BTEEprCUDAStart(MPI_Comm);
 /* PETSC_TRUE when a CUDA device is present (PETSc's device is then initialised) */
 PETSC_INTERN PetscErrorCode BTEEprCUDAAvailable(PetscBool *);
+  #if defined(__CUDACC__)
+    #include <cublas_v2.h>
+    #include <cusolverDn.h>
+/* The started handles, if made on the device PETSc uses (*got); the caller destroys them */
+PETSC_INTERN PetscErrorCode BTEEprCUDATakeHandles(cublasHandle_t *, cusolverDnHandle_t *, PetscBool *got);
+  #endif
 /* Uploads the caches; nslots work slots (one per OpenMP thread) of at most maxbatch pairs each.
    *fits = PETSC_FALSE (and no object) when the device lacks the memory. */
 PETSC_INTERN PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *, PetscInt nslots, PetscInt maxbatch, BTEEprCUDA *, PetscBool *fits);

@@ -138,21 +138,6 @@ __global__ static void Project(BTEEprCUDAData d, int nc, const int32_t *__restri
   }
 }
 
-PetscErrorCode BTEEprCUDAAvailable(PetscBool *avail)
-{
-  int n = 0;
-
-  PetscFunctionBegin;
-  *avail = PETSC_FALSE;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
-    (void)cudaGetLastError(); /* clear the error of a machine without a GPU */
-    PetscFunctionReturn(0);
-  }
-  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
-  *avail = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
 template <typename T>
 static PetscErrorCode Upload(const T *src, size_t n, T **dst, PetscLogDouble *bytes)
 {

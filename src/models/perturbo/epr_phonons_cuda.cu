@@ -219,8 +219,14 @@ static PetscErrorCode Phonons(BTEEpr e, PetscInt nq, const PetscReal q[], const 
 
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   /* own handles on an own stream: PETSc's handles and their streams stay as they are */
-  PetscCallCUBLASBTE(cublasCreate(&cb));
-  PetscCallCUSOLVERBTE(cusolverDnCreate(&cs));
+  {
+    PetscBool got; /* made beside the host's first steps (BTEEprCUDAStart), else here */
+    PetscCall(BTEEprCUDATakeHandles(&cb, &cs, &got));
+    if (!got) {
+      PetscCallCUBLASBTE(cublasCreate(&cb));
+      PetscCallCUSOLVERBTE(cusolverDnCreate(&cs));
+    }
+  }
   PetscCallCUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   PetscCallCUBLASBTE(cublasSetStream(cb, stream));
   PetscCallCUSOLVERBTE(cusolverDnSetStream(cs, stream));

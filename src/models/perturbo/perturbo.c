@@ -535,12 +535,19 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   /* the GPU (-bte_perturbo_device; auto: when bte has CUDA and a device is present) */
   dev = (PerturboDevice)o->device;
 #if defined(BTE_HAVE_CUDA)
-  if (dev == PERTURBO_DEVICE_AUTO || dev == PERTURBO_DEVICE_DEVICE) PetscCall(BTEEprCUDAAvailable(&gpu));
-  PetscCheck(gpu || dev != PERTURBO_DEVICE_DEVICE, comm, PETSC_ERR_SUP, "-bte_perturbo_device device: no CUDA device is available");
+  /* the GPU starts on a thread of its own while the host reads the file and does the k side; joined
+     (BTEEprCUDAAvailable) before the phonons */
+  if (dev == PERTURBO_DEVICE_AUTO || dev == PERTURBO_DEVICE_DEVICE) PetscCall(BTEEprCUDAStart(comm));
 #else
   PetscCheck(dev != PERTURBO_DEVICE_DEVICE, comm, PETSC_ERR_SUP, "-bte_perturbo_device device: bte was built without CUDA (docs/gpu.md)");
 #endif
-  PetscCall(BTEEprRead(comm, file, &p.epr));
+  {
+    PetscLogDouble r0, r1;
+    PetscCall(PetscTime(&r0));
+    PetscCall(BTEEprRead(comm, file, &p.epr));
+    PetscCall(PetscTime(&r1));
+    PetscCall(PetscInfo(bte, "perturbo: %s read and set up in %.3f s; before it %.3f s (options, the GPU's start)\n", file, r1 - r0, r0 - t0));
+  }
   if (lrset) {
     PetscCheck(!lr || p.epr->polar, comm, PETSC_ERR_USER_INPUT, "-bte_perturbo_polar 1: %s is not a polar material (lpolar = 0, or no Born charges)", file);
     p.epr->lr_eph = p.epr->lr_ph = lr;
@@ -685,6 +692,11 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscTime(&t1));
   tk = t1 - t0;
   if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: couplings' electron side at %" PetscInt_FMT " k points, %.1f s\n", p.nslot, t1 - t0));
+
+#if defined(BTE_HAVE_CUDA)
+  if (dev == PERTURBO_DEVICE_AUTO || dev == PERTURBO_DEVICE_DEVICE) PetscCall(BTEEprCUDAAvailable(&gpu));
+  PetscCheck(gpu || dev != PERTURBO_DEVICE_DEVICE, comm, PETSC_ERR_SUP, "-bte_perturbo_device device: no CUDA device is available");
+#endif
 
   /* 3. q cache: phonons and the long-range vertex. With the GPU's phonons it is made on the device
      and stays there for the couplings (every rank makes all of it: no sharing, no host copy of the
@@ -840,6 +852,11 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
       if (p.gpu) PetscCall(PetscMalloc4((size_t)p.nthr * 4 * PERTURBO_BATCH, &p.bidx, (size_t)p.nthr * PERTURBO_BATCH, &p.bqi, (size_t)p.nthr * 3 * PERTURBO_BATCH, &p.bq, (size_t)p.nthr * (PERTURBO_BATCH + 1), &p.bmoff));
 #endif
       spec.coupling_grid_batch = PerturboCouplingBatch;
+    }
+    {
+      PetscLogDouble t2;
+      PetscCall(PetscTime(&t2));
+      PetscCall(PetscInfo(bte, "perturbo: couplings' set-up (caches to the %s, modes sorted) %.3f s\n", where, t2 - t1));
     }
     if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: couplings of the pairs of states evaluated on the %s%s\n", where, dev == PERTURBO_DEVICE_HOST_BATCH ? " (in batches)" : ""));
   }
