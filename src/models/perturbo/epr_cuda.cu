@@ -157,8 +157,10 @@ PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *in, PetscInt nslots, Petsc
   size_t         freeb, totalb;
   PetscInt      *pidx;
   PetscInt       npidx;
+  PetscLogDouble t0, t1, t2;
 
   PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
   *out  = NULL;
   *fits = PETSC_FALSE;
   PetscCheck(in->nm <= 1024, PETSC_COMM_SELF, PETSC_ERR_SUP, "GPU couplings support at most 1024 phonon modes, got %" PetscInt_FMT, in->nm);
@@ -189,6 +191,7 @@ PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *in, PetscInt nslots, Petsc
     PetscCall(Upload(in->glr, (size_t)in->nqtot * 2 * in->nm, (PetscReal **)&E->d.glr, &E->bytes));
   }
   PetscCall(PetscLogCpuToGpu(E->bytes));
+  PetscCall(PetscTime(&t1));
   if (in->qdevice) E->bytes += (PetscLogDouble)sizeof(double) * in->nqtot * (in->nm + 2 * in->nm * in->nm + 2 * in->nm);
   PetscCall(PetscCalloc1(nslots, &E->slots));
   for (PetscInt t = 0; t < nslots; t++) {
@@ -207,6 +210,8 @@ PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *in, PetscInt nslots, Petsc
     PetscCall(PetscMalloc3(2 * B, &s->tgk, B, &s->tpos, 3 * B, &s->tq));
     E->bytes += slotb;
   }
+  PetscCall(PetscTime(&t2));
+  PetscCall(PetscInfo(NULL, "GPU couplings: caches uploaded in %.3f s, %" PetscInt_FMT " work slots (streams, pinned and device buffers of %.3g MB each) made in %.3f s\n", t1 - t0, nslots, slotb / 1e6, t2 - t1));
   *out  = E;
   *fits = PETSC_TRUE;
   PetscFunctionReturn(0);
