@@ -75,36 +75,34 @@ __device__ static double LRWeightPh(const PhConst &k, const double xc[3])
   }
 }
 
-/* V[b][col][3a+j] (complex), one thread per (b, col, atom a): neighbouring threads write
-   neighbouring entries. (One thread per (b, col) writing all 2 nm of its column left the writes
-   strided by the column, and this kernel took most of the dynamical matrices' time: DNTT has 4,095
-   columns of 432 doubles per q.) Each thread recomputes its column's weight; the values are as
-   before. */
+/* V[b][col][3a+j] (complex), one thread per (b, col) */
 __global__ static void DipoleColumns(PhConst k, int nb, const double *__restrict__ q, const double *__restrict__ tau, const double *__restrict__ zstar, double *__restrict__ V)
 {
   size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-  if (t >= (size_t)k.ncol * nb * k.nat) return;
-  int     a = (int)(t % k.nat), col = (int)((t / k.nat) % k.ncol), b = (int)(t / ((size_t)k.nat * k.ncol));
+  if (t >= (size_t)k.ncol * nb) return;
+  int     col = (int)(t % k.ncol), b = (int)(t / k.ncol);
   int     n3 = 2 * k.nrx[2] + 1, n2 = 2 * k.nrx[1] + 1;
   int     m1 = col / (n2 * n3) - k.nrx[0], m2 = (col / n3) % n2 - k.nrx[1], m3 = col % n3 - k.nrx[2];
-  double  x[3] = {q[3 * b] + m1, q[3 * b + 1] + m2, q[3 * b + 2] + m3}, xc[3], wk, sf, arg, s, c;
-  double *v = V + 2 * (((size_t)b * k.ncol + col) * k.nm + 3 * a);
-  for (int i = 0; i < 3; i++) xc[i] = __dadd_rn(__dadd_rn(__dmul_rn(x[0], k.bg[i]), __dmul_rn(x[1], k.bg[3 + i])), __dmul_rn(x[2], k.bg[6 + i]));
+  double  x[3] = {q[3 * b] + m1, q[3 * b + 1] + m2, q[3 * b + 2] + m3}, xc[3], wk, sf;
+  double *v = V + 2 * ((size_t)b * k.ncol + col) * k.nm;
+  for (int c = 0; c < 3; c++) xc[c] = __dadd_rn(__dadd_rn(__dmul_rn(x[0], k.bg[c]), __dmul_rn(x[1], k.bg[3 + c])), __dmul_rn(x[2], k.bg[6 + c]));
   wk = LRWeightPh(k, xc);
   if (!(wk > 0)) {
-    for (int r = 0; r < 6; r++) v[r] = 0;
+    for (int r = 0; r < 2 * k.nm; r++) v[r] = 0;
     return;
   }
-  sf  = sqrt(wk);
-  arg = 2 * PETSC_PI * (xc[0] * tau[3 * a] + xc[1] * tau[3 * a + 1] + xc[2] * tau[3 * a + 2]);
-  sincos(arg, &s, &c);
-  c *= sf;
-  s *= sf;
-  for (int j = 0; j < 3; j++) {
-    /* Z(a, i, j) = zstar[9a + 3j + i] */
-    double kz    = xc[0] * zstar[9 * a + 3 * j] + xc[1] * zstar[9 * a + 3 * j + 1] + xc[2] * zstar[9 * a + 3 * j + 2];
-    v[2 * j]     = kz * c;
-    v[2 * j + 1] = kz * s;
+  sf = sqrt(wk);
+  for (int a = 0; a < k.nat; a++) {
+    double arg = 2 * PETSC_PI * (xc[0] * tau[3 * a] + xc[1] * tau[3 * a + 1] + xc[2] * tau[3 * a + 2]), s, c;
+    sincos(arg, &s, &c);
+    c *= sf;
+    s *= sf;
+    for (int j = 0; j < 3; j++) {
+      /* Z(a, i, j) = zstar[9a + 3j + i] */
+      double kz          = xc[0] * zstar[9 * a + 3 * j] + xc[1] * zstar[9 * a + 3 * j + 1] + xc[2] * zstar[9 * a + 3 * j + 2];
+      v[2 * (3 * a + j)] = kz * c;
+      v[2 * (3 * a + j) + 1] = kz * s;
+    }
   }
 }
 
@@ -292,7 +290,7 @@ static PetscErrorCode Phonons(BTEEpr e, PetscInt nq, const PetscReal q[], const 
     }
     if (k.lr) {
       const cuDoubleComplex fac = make_cuDoubleComplex(k.fac, 0), z0 = make_cuDoubleComplex(0, 0);
-      n                         = (size_t)k.ncol * nb * k.nat;
+      n                         = (size_t)k.ncol * nb;
       DipoleColumns<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k, nb, dq, dtau, dz, dV);
       PetscCallCUDA(cudaGetLastError());
       PetscCallCUBLASBTE(cublasZgemmStridedBatched(cb, CUBLAS_OP_N, CUBLAS_OP_C, nm, nm, k.ncol, &fac, (const cuDoubleComplex *)dV, nm, (long long)nm * k.ncol, (const cuDoubleComplex *)dV, nm, (long long)nm * k.ncol, &z0, (cuDoubleComplex *)dDLR, nm, (long long)nm * nm, nb));
