@@ -32,7 +32,10 @@
    -bte_si_holes_acoustic bir-pikus (kp6 only): the acoustic modes are instead LA, TA1, TA2 of the
    cubic elastic continuum (c11, c12, c44), each with its own velocity and polarisation, coupled
    through the Bir-Pikus strain Hamiltonian (a, b, d) between the kp6 eigenvectors (SiBirPikus);
-   the optical modes keep the coupling above. */
+   the optical modes keep the coupling above.
+   -bte_si_holes_optical bir-pikus (kp6 only): the optical modes are instead LO (polarised along q),
+   TO1, TO2 coupled through the optical deformation potential d0 of Bir and Pikus between the same
+   kp6 eigenvectors (SiBirPikusOptical), with its selection rules in place of D_t K and G. */
 #include <bte/private/modelimpl.h>
 
 #define SI_NMODES      6
@@ -61,6 +64,12 @@ typedef enum {
 } SiAcoustic;
 static const char *const SiAcoustics[] = {"isotropic", "bir-pikus", "SiAcoustic", "SI_ACOUSTIC_", NULL};
 
+typedef enum {
+  SI_OPTICAL_ISOTROPIC,
+  SI_OPTICAL_BIR_PIKUS
+} SiOptical;
+static const char *const SiOpticals[] = {"isotropic", "bir-pikus", "SiOptical", "SI_OPTICAL_", NULL};
+
 /* 6x6 complex Hermitian matrices of the kp6 bands, row-major, real and imaginary parts */
 typedef struct {
   PetscReal re[36], im[36];
@@ -87,6 +96,8 @@ typedef struct {
   PetscReal  bpl, bpm, bpn;     /* bir-pikus: the strain matrix D_aa = l e_aa + m (tr e - e_aa), D_ab = n e_ab, eV */
   PetscReal  v11, v12, v44;     /* bir-pikus: c11/rho, c12/rho, c44/rho, (Angstrom/fs)^2 */
   PetscReal  mcell;             /* bir-pikus: M = rho * cell volume, eV fs^2 / Angstrom^2 */
+  SiOptical  optical;           /* isotropic (cop and G) or bir-pikus (bpn0) */
+  PetscReal  bpn0;              /* optical bir-pikus: <X|H|Y> per unit u_z, sqrt(3) d0 / a0, eV/Angstrom */
 } SiHolesCtx;
 
 /* minimal image of x among x + G */
@@ -387,6 +398,35 @@ static void SiChristoffel(const SiHolesCtx *c, const PetscReal n[3], PetscReal v
   }
 }
 
+/* |<u_bk|D|u_bp k'>|^2 summed over the final Kramers pair and averaged over the initial one, for
+   an operator D x 1 (D a real symmetric 3x3 matrix on the orbital part (X, Y, Z), 1 in spin):
+   Re tr(P_b(k) D P_bp(k') D)/2. The acoustic (strain) and the optical (sublattice displacement)
+   couplings of the Bir-Pikus options are both of this form. */
+static PetscReal SiOrbitalElement(const SiMat6 *Pk, const SiMat6 *Pkp, const PetscReal D[3][3])
+{
+  SiMat6    X, Y;
+  PetscReal w;
+
+  /* X = P_b(k) (D x 1), Y = P_bp(k') (D x 1); w = Re tr(X Y) / 2 */
+  for (int i = 0; i < 6; i++)
+    for (int t = 0; t < 2; t++)
+      for (int b = 0; b < 3; b++) {
+        PetscReal xr = 0, xi = 0, yr = 0, yi = 0;
+        for (int cc = 0; cc < 3; cc++) {
+          xr += Pk->re[6 * i + 3 * t + cc] * D[cc][b];
+          xi += Pk->im[6 * i + 3 * t + cc] * D[cc][b];
+          yr += Pkp->re[6 * i + 3 * t + cc] * D[cc][b];
+          yi += Pkp->im[6 * i + 3 * t + cc] * D[cc][b];
+        }
+        X.re[6 * i + 3 * t + b] = xr;
+        X.im[6 * i + 3 * t + b] = xi;
+        Y.re[6 * i + 3 * t + b] = yr;
+        Y.im[6 * i + 3 * t + b] = yi;
+      }
+  w = 0.5 * SiTrace2(&X, &Y);
+  return w < 0 ? 0 : w; /* rounding of a vanishing element */
+}
+
 /* The acoustic |g|^2 and hw of the three branches between band b at k and band bp at k' (first
    zone, q = k' - k reduced, aq = |q| > 0), from the Bir-Pikus strain Hamiltonian of the valence
    band: the strain of branch nu, e_ab = (q_a e_b + q_b e_a)/2, acts on the orbital part as the
@@ -400,33 +440,60 @@ static void SiBirPikus(const SiHolesCtx *c, const SiMat6 *Pk, const SiMat6 *Pkp,
 
   SiChristoffel(c, n, v2, e);
   for (int nu = 0; nu < 3; nu++) {
-    PetscReal eps[3][3], D[3][3], tr, w = 0, v = PetscSqrtReal(PetscMax(v2[nu], 0));
-    SiMat6    X, Y;
+    PetscReal eps[3][3], D[3][3], tr, v = PetscSqrtReal(PetscMax(v2[nu], 0));
     for (int a = 0; a < 3; a++)
       for (int b = 0; b < 3; b++) eps[a][b] = 0.5 * (q[a] * e[3 * nu + b] + q[b] * e[3 * nu + a]);
     tr = eps[0][0] + eps[1][1] + eps[2][2];
     for (int a = 0; a < 3; a++)
       for (int b = 0; b < 3; b++) D[a][b] = a == b ? c->bpl * eps[a][a] + c->bpm * (tr - eps[a][a]) : c->bpn * eps[a][b];
-    /* X = P_b(k) (D x 1), Y = P_bp(k') (D x 1); w = Re tr(X Y) */
-    for (int i = 0; i < 6; i++)
-      for (int t = 0; t < 2; t++)
-        for (int b = 0; b < 3; b++) {
-          PetscReal xr = 0, xi = 0, yr = 0, yi = 0;
-          for (int cc = 0; cc < 3; cc++) {
-            xr += Pk->re[6 * i + 3 * t + cc] * D[cc][b];
-            xi += Pk->im[6 * i + 3 * t + cc] * D[cc][b];
-            yr += Pkp->re[6 * i + 3 * t + cc] * D[cc][b];
-            yi += Pkp->im[6 * i + 3 * t + cc] * D[cc][b];
-          }
-          X.re[6 * i + 3 * t + b] = xr;
-          X.im[6 * i + 3 * t + b] = xi;
-          Y.re[6 * i + 3 * t + b] = yr;
-          Y.im[6 * i + 3 * t + b] = yi;
-        }
-    w = 0.5 * SiTrace2(&X, &Y);
-    if (w < 0) w = 0; /* rounding of a vanishing element */
     hw[nu] = BTE_HBAR * v * aq;
-    g2[nu] = v > 0 ? BTE_HBAR / (2 * c->mcell * v * aq) * w : 0;
+    g2[nu] = v > 0 ? BTE_HBAR / (2 * c->mcell * v * aq) * SiOrbitalElement(Pk, Pkp, D) : 0;
+  }
+}
+
+/* The optical |g|^2 of LO, TO1, TO2 between band b at k and band bp at k' (q = k' - k reduced,
+   aq = |q|), from the optical deformation potential d0 of Bir and Pikus. A zone-centre optical
+   phonon of the diamond lattice (Gamma_25') displaces the two sublattices against each other by u;
+   on the p-like orbitals (X, Y, Z) it acts as the 3x3 matrix
+     D_ab = n0 u_c for {a, b, c} = {x, y, z},  D_aa = 0,  n0 = sqrt(3) d0 / a0,
+   times 1 in spin. In the diamond lattice u is not a polar vector: it transforms as Gamma_25'
+   (as (yz, zx, xy)), which the symmetric square Gamma_25' x Gamma_25' = Gamma_1 + Gamma_12 +
+   Gamma_25' holds once, so one constant fixes the coupling; the matrix is the shear term of the
+   strain matrix with e_ab -> u_c / a0 and d -> d0.
+   On the J = 3/2 states it is (2 / sqrt(3)) (d0 / a0) ({J_x J_y} u_z + c.p.) up to sign, Bir and
+   Pikus's form. u is normalised as the isotropic model's displacement (M = rho * cell volume), so
+     |g|^2 = hbar / (2 M w_op) tr(P_b(k) D(e) P_bp(k') D(e)) / 2
+   for a unit polarisation e, w_op the (dispersionless) optical phonon. Summed over the three
+   polarisations and the final bands it is 6 (d0/a0)^2 hbar/(2 M w_op) from every state, exactly
+   (tr over the final bands is D^2 and sum_e D(e)^2 = 2 n0^2 1); within the J = 3/2 states alone,
+   3 (d0/a0)^2 hbar/(2 M w_op), which is the isotropic two-band (G = 1) model's 2 (D_t K)^2
+   hbar/(2 M w_op) for D_t K = sqrt(3/2) d0/a0. The three optical modes are degenerate, so only
+   their sum is physical; the polarisations are LO along q, TO1 perpendicular to q in the plane of
+   q and the axis least aligned with it, TO2 = q x TO1 (x, y, z at q = 0); each is even or odd in
+   q, so |g|^2 is the same for the exchanged pair. */
+static void SiBirPikusOptical(const SiHolesCtx *c, const SiMat6 *Pk, const SiMat6 *Pkp, const PetscReal q[3], PetscReal aq, PetscReal g2[3])
+{
+  PetscReal e[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, pre = BTE_HBAR / (2 * c->mcell * (c->hwop / BTE_HBAR));
+
+  if (aq > 0) {
+    int       r = 0;
+    PetscReal dot, nt;
+    for (int a = 0; a < 3; a++) e[0][a] = q[a] / aq;
+    for (int a = 1; a < 3; a++)
+      if (PetscAbsReal(e[0][a]) < PetscAbsReal(e[0][r])) r = a;
+    dot = e[0][r];
+    for (int a = 0; a < 3; a++) e[1][a] = (a == r ? 1 : 0) - dot * e[0][a];
+    nt = PetscSqrtReal(e[1][0] * e[1][0] + e[1][1] * e[1][1] + e[1][2] * e[1][2]); /* >= sqrt(2/3) */
+    for (int a = 0; a < 3; a++) e[1][a] /= nt;
+    e[2][0] = e[0][1] * e[1][2] - e[0][2] * e[1][1];
+    e[2][1] = e[0][2] * e[1][0] - e[0][0] * e[1][2];
+    e[2][2] = e[0][0] * e[1][1] - e[0][1] * e[1][0];
+  }
+  for (int nu = 0; nu < 3; nu++) {
+    PetscReal D[3][3];
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) D[a][b] = a == b ? 0 : c->bpn0 * e[nu][3 - a - b];
+    g2[nu] = pre * SiOrbitalElement(Pk, Pkp, D);
   }
 }
 
@@ -446,7 +513,7 @@ static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal 
     b /= 2;
     bp /= 2;
   }
-  if (c->overlap == SI_OVERLAP_KP || c->acoustic == SI_ACOUSTIC_BIR_PIKUS) {
+  if (c->overlap == SI_OVERLAP_KP || c->acoustic == SI_ACOUSTIC_BIR_PIKUS || c->optical == SI_OPTICAL_BIR_PIKUS) {
     SiMat6        Pa[3], Pb[3];
     const SiMat6 *A = SiProjectors(c, k, Pa), *B = SiProjectors(c, kp, Pb);
     if (c->overlap == SI_OVERLAP_KP) {
@@ -459,6 +526,7 @@ static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal 
       if (aq > 0) SiBirPikus(c, &A[b], &B[bp], q, aq, hw, g2);
       else hw[0] = hw[1] = hw[2] = g2[0] = g2[1] = g2[2] = 0;
     }
+    if (c->optical == SI_OPTICAL_BIR_PIKUS) SiBirPikusOptical(c, &A[b], &B[bp], q, aq, &g2[3]);
   } else G = SiOverlap3(c, b, bp, k, kp);
   if (c->soc) G *= 0.5; /* shared by the two Kramers partners of the final band */
   for (int nu = 0; nu < 3; nu++) {
@@ -470,7 +538,9 @@ static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal 
     }
     if (c->acfloor > 0) BTEModelAcousticRaise(c->acfloor, &hw[nu], &g2[nu]);
     hw[nu + 3] = c->hwop;
-    g2[nu + 3] = c->cop * G;
+    if (c->optical == SI_OPTICAL_BIR_PIKUS) {
+      if (c->soc) g2[nu + 3] *= 0.5; /* shared by the two Kramers partners of the final band */
+    } else g2[nu + 3] = c->cop * G;
   }
   return 0;
 }
@@ -479,8 +549,9 @@ static PetscErrorCode SiHolesCoupling_Fn(void *ctx, PetscInt n, const PetscReal 
 typedef struct {
   PetscReal a, A, B, C, delta, rho, vs, dac, hwop, dop, finter, fso;
   PetscReal bpa, bpb, bpd, c11, c12, c44; /* bir-pikus: eV; GPa */
+  PetscReal bpd0;                         /* optical bir-pikus: eV */
   PetscBool soc;
-  PetscInt  overlap, bands, acfloor, acoustic;
+  PetscInt  overlap, bands, acfloor, acoustic, optical;
 } SiHolesParams;
 
 static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
@@ -506,6 +577,8 @@ static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
   PetscCall(PetscOptionsReal("-bte_si_holes_bp_a", "Bir-Pikus hydrostatic deformation potential a of the valence band, eV (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->bpa, &p->bpa, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_bp_b", "Bir-Pikus tetragonal shear deformation potential b, eV (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->bpb, &p->bpb, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_bp_d", "Bir-Pikus rhombohedral shear deformation potential d, eV (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->bpd, &p->bpd, NULL));
+  PetscCall(PetscOptionsEList("-bte_si_holes_optical", "Optical coupling: isotropic (one D_t K -bte_si_holes_dop shared by LO, TO1, TO2 and all band pairs, times the overlap G) or bir-pikus (the optical deformation potential d0 between the kp6 eigenvectors, with its selection rules; needs -bte_si_holes_bands kp6)", "BTEModelSpecSiHoles", SiOpticals, 2, SiOpticals[p->optical], &p->optical, NULL));
+  PetscCall(PetscOptionsReal("-bte_si_holes_bp_d0", "Optical deformation potential d0 of the valence band (Bir-Pikus), eV (optical bir-pikus; default sqrt(2/3) D_t K a0 with Jacoboni and Reggiani's D_t K = 6e8 eV/cm)", "BTEModelSpecSiHoles", p->bpd0, &p->bpd0, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_c11", "Elastic constant c11, GPa (acoustic bir-pikus: branch velocities and polarisations)", "BTEModelSpecSiHoles", p->c11, &p->c11, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_c12", "Elastic constant c12, GPa (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->c12, &p->c12, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_c44", "Elastic constant c44, GPa (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->c44, &p->c44, NULL));
@@ -559,6 +632,8 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
     PetscCall(BTECheckRange(comm, "-bte_si_holes_bp_b", p->bpb, -100, 100, "eV", NULL));
     PetscCall(BTECheckRange(comm, "-bte_si_holes_bp_d", p->bpd, -100, 100, "eV", NULL));
   }
+  PetscCheck(p->optical != SI_OPTICAL_BIR_PIKUS || bands == SI_BANDS_KP6, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "si-holes: -bte_si_holes_optical bir-pikus needs -bte_si_holes_bands kp6 (the matrix elements use its eigenvectors)");
+  if (p->optical == SI_OPTICAL_BIR_PIKUS) PetscCall(BTECheckRange(PetscObjectComm((PetscObject)bte), "-bte_si_holes_bp_d0", p->bpd0, -1000, 1000, "eV", NULL)); /* tens of eV in crystals */
   PetscCheck(p->acoustic != SI_ACOUSTIC_BIR_PIKUS || (p->c44 > 0 && p->c11 > PetscAbsReal(p->c12) && p->c11 + 2 * p->c12 > 0), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: elastic constants must be those of a stable cubic crystal (c44 > 0, c11 > |c12|, c11 + 2 c12 > 0); check -bte_si_holes_c11/c12/c44");
   PetscCheck(overlap != SI_OVERLAP_KP || bands == SI_BANDS_KP6, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "si-holes: -bte_si_holes_overlap kp needs -bte_si_holes_bands kp6 (the overlaps come from its eigenvectors)");
   PetscCheck(bands != SI_BANDS_KP6 || delta > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: -bte_si_holes_bands kp6 needs a spin-orbit splitting -bte_si_holes_delta > 0");
@@ -620,6 +695,8 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   c->v11      = p->c11 * SI_GPA_TO_V2 / rho;
   c->v12      = p->c12 * SI_GPA_TO_V2 / rho;
   c->v44      = p->c44 * SI_GPA_TO_V2 / rho;
+  c->optical  = (SiOptical)p->optical;
+  c->bpn0     = PetscSqrtReal(3.0) * p->bpd0 / a;
   /* the largest k in the window is along the heaviest direction of the heavy-hole band */
   kmax = PetscSqrtReal(bte->window / (SI_C * (A - PetscSqrtReal(B * B + C * C / 3))));
   if (bands == SI_BANDS_KP6) {
@@ -680,6 +757,10 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
     PetscCall(BTEParamsAdd(bte, "c12", p->c12, "GPa"));
     PetscCall(BTEParamsAdd(bte, "c44", p->c44, "GPa"));
   }
+  if (c->optical == SI_OPTICAL_BIR_PIKUS) {
+    PetscCall(BTEParamsAdd(bte, "optical_bir_pikus", 1.0, "1 = optical coupling from d0 with the kp6 eigenvectors"));
+    PetscCall(BTEParamsAdd(bte, "bir_pikus_d0", p->bpd0, "eV"));
+  }
   if (c->acfloor > 0) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, "hw below the phonon floor raised to it, |g|^2 x floor/hw"));
   PetscFunctionReturn(0);
 }
@@ -723,7 +804,7 @@ static PetscErrorCode BTEModelGenerate_SiHoles(BTE bte)
   PetscFunctionBegin;
   PetscCall(BTEModelSpecSiHoles(bte, &spec));
   c = (SiHolesCtx *)spec.ctx;
-  if (c->overlap == SI_OVERLAP_KP || c->acoustic == SI_ACOUSTIC_BIR_PIKUS) {
+  if (c->overlap == SI_OVERLAP_KP || c->acoustic == SI_ACOUSTIC_BIR_PIKUS || c->optical == SI_OPTICAL_BIR_PIKUS) {
     /* the grid (BTEModelBuild sets it up from the same lattice) */
     for (int i = 0; i < 9; i++) c->lat[i] = spec.lattice[i];
     PetscCall(SiHolesProjectorCacheBuild(bte, c));
@@ -762,6 +843,12 @@ PetscErrorCode BTEModelCreate_SiHoles(BTE bte)
   p->c11                       = 165.7;
   p->c12                       = 63.9;
   p->c44                       = 79.6;
+  p->optical                   = SI_OPTICAL_ISOTROPIC;
+  /* d0 with the strength of the isotropic model's D_t K = 6e8 eV/cm (Jacoboni and Reggiani 1983)
+     through D_t K = sqrt(3/2) d0 / a0 (a0 = 5.431 Angstrom), so that the two options differ only
+     in the selection rules (docs/models.md); ab initio values for Si are larger (~29-31 eV,
+     W. Poetz and P. Vogl, PRB 24, 2025 (1981)) */
+  p->bpd0                      = 26.61;
   bte->modeldata               = p;
   bte->modelops.setfromoptions = BTEModelSetFromOptions_SiHoles;
   bte->modelops.generate       = BTEModelGenerate_SiHoles;

@@ -12,7 +12,7 @@ for args in "-bte_model si-holes -bte_grid 30" "-bte_model si-holes -bte_grid 24
 done
 h=$("$BTE" info -bte_model si-holes -bte_grid 4 -help)
 # option name and its default on one line (the layout differs between PETSc versions)
-for o in "-bte_si_holes_soc.*FALSE" "-bte_si_holes_dop.*6e\+08" "-bte_si_holes_dac.*5\\." "-bte_si_holes_overlap.*const" "-bte_si_holes_delta.*0\.044"; do
+for o in "-bte_si_holes_soc.*FALSE" "-bte_si_holes_dop.*6e\+08" "-bte_si_holes_dac.*5\\." "-bte_si_holes_overlap.*const" "-bte_si_holes_delta.*0\.044" "-bte_si_holes_acoustic.*isotropic" "-bte_si_holes_optical.*isotropic" "-bte_si_holes_bp_d0.*26\.61"; do
   grep -Eq -- "$o" <<<"$h" || { echo "-help lacks '$o'"; exit 1; }
 done
 h=$("$BTE" info -bte_model graphene -bte_grid 6 -help)
