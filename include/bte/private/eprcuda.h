@@ -59,6 +59,8 @@ PETSC_INTERN PetscErrorCode BTEEprCUDATakeHandles(cublasHandle_t *, cusolverDnHa
 PETSC_INTERN PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *, PetscInt nslots, PetscInt maxbatch, BTEEprCUDA *, PetscBool *fits);
 PETSC_INTERN PetscErrorCode BTEEprCUDADestroy(BTEEprCUDA *);
 PETSC_INTERN PetscErrorCode BTEEprCUDAGetBytes(BTEEprCUDA, PetscLogDouble *);
+/* Seconds over all work slots: packing and enqueueing, waiting for the device, copying out */
+PETSC_INTERN PetscErrorCode BTEEprCUDAGetTimes(BTEEprCUDA, double t[3]);
 /* Thread-safe for distinct slots (each has its own stream and buffers). nc <= maxbatch pairs, pair
    c given by idx[4c..4c+3] = (k slot, k+q slot, band n, band m) (Wannier band indices), its q point
    qi[c] on the q grid and q[3c..] its crystal coordinates; its modes that pass the energy test are

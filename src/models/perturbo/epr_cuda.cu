@@ -16,6 +16,7 @@
    value. */
 #include <bte/private/eprcuda.h>
 #include <petscdevice_cuda.h>
+#include <chrono>
 
 typedef struct {
   cudaStream_t stream;
@@ -26,6 +27,7 @@ typedef struct {
   int32_t     *tgk, *tpos; /* host: per group its (k slot, q index) and its place in htab */
   double      *tq;         /* host: per group its q, crystal */
   int          hbits;      /* htab has 2^hbits entries */
+  double       t[3];       /* seconds: packing and enqueueing, waiting, copying out (-info) */
 } Slot;
 
 /* Where the arrays of a batch of nc pairs, nmode listed modes and ng groups sit in the packed input
@@ -271,7 +273,8 @@ int BTEEprCUDACouplings(BTEEprCUDA E, int slot, PetscInt nc, const int32_t idx[]
 
   if (nc <= 0) return 0;
   if (nc > E->maxbatch || slot < 0 || slot >= E->nslots) return 1;
-  s     = &E->slots[slot];
+  const auto t0 = std::chrono::steady_clock::now();
+  s             = &E->slots[slot];
   nmode = moff[nc];
   if (moff[0] != 0 || nmode < 0 || nmode > nc * nm) return 1;
   /* groups: the pairs with the same (k slot, q), by a hash (linear probing), in order of first
@@ -318,7 +321,22 @@ int BTEEprCUDACouplings(BTEEprCUDA E, int slot, PetscInt nc, const int32_t idx[]
   Project<<<(int)nc, threads, 2 * nm * sizeof(double), s->stream>>>(E->d, (int)nc, (const int32_t *)(d + L.idx), (const int32_t *)(d + L.grp), (const int32_t *)(d + L.gk), (const int32_t *)(d + L.moff), (const int32_t *)(d + L.mode), s->dgw, s->dg2);
   if (cudaGetLastError() != cudaSuccess) return 1;
   if (nmode && cudaMemcpyAsync(s->hg2, s->dg2, (size_t)nmode * sizeof(double), cudaMemcpyDeviceToHost, s->stream) != cudaSuccess) return 1;
+  const auto t1 = std::chrono::steady_clock::now();
   if (cudaStreamSynchronize(s->stream) != cudaSuccess) return 1;
+  const auto t2 = std::chrono::steady_clock::now();
   memcpy(g2, s->hg2, (size_t)nmode * sizeof(double));
+  const auto t3 = std::chrono::steady_clock::now();
+  s->t[0] += std::chrono::duration<double>(t1 - t0).count();
+  s->t[1] += std::chrono::duration<double>(t2 - t1).count();
+  s->t[2] += std::chrono::duration<double>(t3 - t2).count();
   return 0;
+}
+
+PetscErrorCode BTEEprCUDAGetTimes(BTEEprCUDA E, double t[3])
+{
+  PetscFunctionBegin;
+  t[0] = t[1] = t[2] = 0;
+  for (PetscInt i = 0; E && i < E->nslots; i++)
+    for (int a = 0; a < 3; a++) t[a] += E->slots[i].t[a];
+  PetscFunctionReturn(0);
 }

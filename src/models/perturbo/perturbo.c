@@ -46,6 +46,7 @@ typedef struct {
   BTEEprWork *work;
   PetscReal  *gw, *gmn, *ev, *vv;
   PetscInt64 *neval; /* per thread (stride 8, no false sharing): pairs whose coupling was computed */
+  double     *tbatch; /* per thread (stride 8): seconds in the batch callback (-info: host listing against the GPU's call) */
   PetscInt64 *key;   /* per thread (stride 8): (k slot, k+q slot) whose vertex gw holds; the search
                         meets the bands of one k point one after the other */
   /* couplings evaluated in batches (coupling_grid_batch): per q point the phonon energies (eV) and
@@ -284,6 +285,9 @@ static int PerturboCouplingBatch(void *ctx, PetscInt np, const BTEModelPair *pr,
 #endif
 
   if (np > PERTURBO_BATCH) return 1;
+#if defined(_OPENMP)
+  const double tb0 = omp_get_wtime();
+#endif
   for (PetscInt c = 0; c < np; c++) {
     PetscReal de = PetscAbsReal(pr[c].en - pr[c].em), q[3];
     PetscInt  qi = 0, k, *md = mode + nmode;
@@ -312,6 +316,9 @@ static int PerturboCouplingBatch(void *ctx, PetscInt np, const BTEModelPair *pr,
     nmode += k;
   }
   moff[np] = nmode;
+#if defined(_OPENMP)
+  p->tbatch[8 * t] += omp_get_wtime() - tb0;
+#endif
 #if defined(BTE_HAVE_CUDA)
   if (p->gpu) {
     lmoff[nl] = nmode;
@@ -620,6 +627,7 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   for (PetscInt t = 0; t < p.nthr; t++) PetscCall(BTEEprWorkCreate(p.epr, &p.work[t]));
   PetscCall(PetscMalloc4((size_t)p.nthr * 2 * p.nw * p.nw * p.nm, &p.gw, (size_t)p.nthr * 2 * p.nm, &p.gmn, (size_t)p.nthr * p.nw, &p.ev, (size_t)p.nthr * 3 * p.nw, &p.vv));
   PetscCall(PetscCalloc1(8 * p.nthr, &p.neval));
+  PetscCall(PetscCalloc1(8 * p.nthr, &p.tbatch));
   PetscCall(PetscMalloc1(8 * p.nthr, &p.key));
   for (PetscInt t = 0; t < 8 * p.nthr; t++) p.key[t] = -1;
 
@@ -889,12 +897,23 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     if (monitor)
       PetscCall(PetscPrintf(comm, "  perturbo: import %.1f s on %d rank(s) x %" PetscInt_FMT " thread(s): bands and k side %.1f s, phonons %.1f s (%" PetscInt_FMT " q points, %.3g per s), couplings and channels %.1f s (%" PetscInt64_FMT " state pairs evaluated, %.3g per s)\n", t1 - t0, size, p.nthr, tk, tq, nqtot, tq > 0 ? nqtot / tq : 0.0, tc, nev, tc > 0 ? nev / tc : 0.0));
     PetscCall(PetscInfo(bte, "perturbo import %.2f s: k side %.2f s, phonons %.2f s, couplings %.2f s (%" PetscInt64_FMT " pairs)\n", t1 - t0, tk, tq, tc, nev));
+    if (spec.coupling_grid_batch) {
+      /* where a thread's time in the couplings went: the batch callback's host listing, the GPU's
+         call (packing and upload, the wait, the copy out); the rest is the builder's own work */
+      double tl = 0, tg[3] = {0, 0, 0};
+      for (PetscInt t = 0; t < p.nthr; t++) tl += p.tbatch[8 * t];
+#if defined(BTE_HAVE_CUDA)
+      if (p.gpu) PetscCall(BTEEprCUDAGetTimes(p.gpu, tg));
+#endif
+      PetscCall(PetscInfo(bte, "perturbo couplings, per thread (mean of %" PetscInt_FMT "): %.3f s of %.3f s in the batch callbacks on the host (%s), %.3f s packing and uploading, %.3f s waiting for the GPU, %.3f s copying out\n", p.nthr, tl / p.nthr, tc, p.gpu ? "listing the pairs' modes" : "listing the modes and the couplings", tg[0] / p.nthr, tg[1] / p.nthr, tg[2] / p.nthr));
+    }
   }
 
   for (PetscInt t = 0; t < p.nthr; t++) PetscCall(BTEEprWorkDestroy(&p.work[t]));
   PetscCall(PetscFree(p.work));
   PetscCall(PetscFree4(p.gw, p.gmn, p.ev, p.vv));
   PetscCall(PetscFree(p.neval));
+  PetscCall(PetscFree(p.tbatch));
   PetscCall(PetscFree(p.key));
   PetscCall(PetscFree4(p.bidx, p.bqi, p.bq, p.bmoff));
   PetscCall(PetscFree3(p.hwq, p.hsort, p.hvalid));
