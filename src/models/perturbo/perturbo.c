@@ -900,12 +900,14 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     if (spec.coupling_grid_batch) {
       /* where a thread's time in the couplings went: the batch callback's host listing, the GPU's
          call (packing and upload, the wait, the copy out); the rest is the builder's own work */
-      double tl = 0, tg[3] = {0, 0, 0};
+      double    tl = 0, tg[3] = {0, 0, 0};
+      PetscBool ongpu = PETSC_FALSE;
       for (PetscInt t = 0; t < p.nthr; t++) tl += p.tbatch[8 * t];
 #if defined(BTE_HAVE_CUDA)
+      ongpu = p.gpu ? PETSC_TRUE : PETSC_FALSE;
       if (p.gpu) PetscCall(BTEEprCUDAGetTimes(p.gpu, tg));
 #endif
-      PetscCall(PetscInfo(bte, "perturbo couplings, per thread (mean of %" PetscInt_FMT "): %.3f s of %.3f s in the batch callbacks on the host (%s), %.3f s packing and uploading, %.3f s waiting for the GPU, %.3f s copying out\n", p.nthr, tl / p.nthr, tc, p.gpu ? "listing the pairs' modes" : "listing the modes and the couplings", tg[0] / p.nthr, tg[1] / p.nthr, tg[2] / p.nthr));
+      PetscCall(PetscInfo(bte, "perturbo couplings, per thread (mean of %" PetscInt_FMT "): %.3f s of %.3f s in the batch callbacks on the host (%s), %.3f s packing and uploading, %.3f s waiting for the GPU, %.3f s copying out\n", p.nthr, tl / p.nthr, tc, ongpu ? "listing the pairs' modes" : "listing the modes and the couplings", tg[0] / p.nthr, tg[1] / p.nthr, tg[2] / p.nthr));
     }
   }
 
