@@ -6,30 +6,9 @@
      A1', E' only), acoustic hw = hbar v |q|, |g|^2 against the deformation-potential formulas
      evaluated here independently in SI units, LO/TO chirality (backscattering is LO only).
    Prints the numbers it checks; exits nonzero on the first failure. */
-#include <bte/private/modelimpl.h>
+#include "m2_common.h"
 
 PETSC_EXTERN PetscErrorCode BTEModelSpecGraphene(BTE, BTEModelSpec *);
-
-static int nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      nfail++; \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL: " __VA_ARGS__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n")); \
-    } \
-  } while (0)
-
-/* SI constants, to evaluate the couplings independently of the model's unit conversions */
-#define HBAR_SI 1.054571817e-34
-#define E_SI    1.602176634e-19
-
-static PetscReal Rand(PetscRandom r)
-{
-  PetscReal x;
-  PetscRandomGetValueReal(r, &x);
-  return x;
-}
 
 int main(int argc, char **argv)
 {

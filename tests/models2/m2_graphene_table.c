@@ -10,19 +10,9 @@
    - channels: i < j, no i == j, every K <-> K' channel is an A1' or E' (K-phonon) channel and every
      K-phonon channel joins K and K'; mode energies; acoustic hw = hbar v |q| with q from the grid;
      energy selection | |e_i - e_j| - hw | < 3 eta. */
-#include <bte/private/modelimpl.h>
+#include "m2_common.h"
 
 PETSC_EXTERN PetscErrorCode BTEModelSpecGraphene(BTE, BTEModelSpec *);
-
-static int nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      nfail++; \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL: " __VA_ARGS__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n")); \
-    } \
-  } while (0)
 
 /* Cartesian k of grid index ik reduced to the Wigner-Seitz cell, and its valley: 0 = K, 1 = K' */
 static int Valley(const BTE bte, PetscInt ik, PetscReal kout[2], PetscReal *kappa)

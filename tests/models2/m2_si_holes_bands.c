@@ -14,47 +14,9 @@
      c(|A| + 2|B|) k^2; velocities = grad e / hbar; kp overlaps: rows sum to 1, orthonormal at
      k' = k, and for spherical bands (C = 0) with Delta = 100 eV Wiley's (1 + 3 cos^2)/4 and
      3 sin^2/4. */
-#include <bte/private/modelimpl.h>
+#include "m2_common.h"
 
-PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE, BTEModelSpec *);
-
-static int nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      nfail++; \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL: " __VA_ARGS__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n")); \
-    } \
-  } while (0)
-
-#define HBAR_SI 1.054571817e-34
-#define E_SI    1.602176634e-19
 #define M0_SI   9.1093837015e-31
-
-static PetscReal Rand(PetscRandom r)
-{
-  PetscReal x;
-  PetscRandomGetValueReal(r, &x);
-  return x;
-}
-
-static PetscErrorCode Spec(const char *opts, BTE *bte, BTEModelSpec *spec)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_soc"));
-  PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_overlap"));
-  PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_interband"));
-  PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_bands"));
-  PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_delta"));
-  PetscCall(PetscOptionsClearValue(NULL, "-bte_si_holes_dkk_c"));
-  PetscCall(PetscOptionsInsertString(NULL, opts));
-  PetscCall(BTECreate(PETSC_COMM_SELF, bte));
-  PetscCall(BTESetModel(*bte, "si-holes")); /* its options are read by BTESetFromOptions */
-  PetscCall(BTESetFromOptions(*bte));
-  PetscCall(BTEModelSpecSiHoles(*bte, spec));
-  PetscFunctionReturn(0);
-}
 
 int main(int argc, char **argv)
 {
@@ -68,10 +30,10 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetSeed(rnd, 4242));
   PetscCall(PetscRandomSeed(rnd));
-  PetscCall(Spec("", &bte, &spec));
-  PetscCall(Spec("-bte_si_holes_soc", &bte6, &spec6));
-  PetscCall(Spec("-bte_si_holes_overlap wiley", &btew, &specw));
-  PetscCall(Spec("-bte_si_holes_interband 0.25", &btef, &specf));
+  PetscCall(SiHolesSpec("", &bte, &spec));
+  PetscCall(SiHolesSpec("-bte_si_holes_soc", &bte6, &spec6));
+  PetscCall(SiHolesSpec("-bte_si_holes_overlap wiley", &btew, &specw));
+  PetscCall(SiHolesSpec("-bte_si_holes_interband 0.25", &btef, &specf));
   CHECK(spec.dim == 3 && spec.nbands == 3 && spec.nmodes == 6 && spec.spin == 2 && spec.carrier == 1, "spec shape");
   CHECK(spec6.nbands == 6 && spec6.spin == 1 && spec6.nmodes == 6, "soc spec shape: %d bands, spin %d", (int)spec6.nbands, (int)spec6.spin);
   CHECK(PetscAbsReal(spec.lattice[1] - a / 2) < 1e-14 && spec.lattice[0] == 0, "fcc lattice");
@@ -216,10 +178,10 @@ int main(int argc, char **argv)
       PetscCall(spec.coupling(spec.ctx, 0, k1, 0, k2, q, hw, g2));
       g2one = g2[3];
     }
-    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp", &bk, &sk));
-    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 100", &bl, &sl));
-    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 1e-7", &bs, &ss));
-    PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 100 -bte_si_holes_dkk_c 0", &bsph, &ssph));
+    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp", &bk, &sk));
+    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 100", &bl, &sl));
+    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 1e-7", &bs, &ss));
+    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 100 -bte_si_holes_dkk_c 0", &bsph, &ssph));
     {
       PetscReal k0[3] = {0, 0, 0};
       PetscCall(sk.bands(sk.ctx, k0, e, v));

@@ -14,43 +14,7 @@
      tr(P_n P_m)/2 (-bte_si_holes_overlap kp, D = a, v_s = sqrt(c11/rho)), and summed over final bands
      exactly hbar a^2 |q| / (2 M v_L);
    - exchange symmetry, invariance under the cubic group, -bte_si_holes_soc partner sums. */
-#include <bte/private/modelimpl.h>
-
-PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE, BTEModelSpec *);
-
-static int nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      nfail++; \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL: " __VA_ARGS__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n")); \
-    } \
-  } while (0)
-
-#define HBAR_SI 1.054571817e-34
-#define E_SI    1.602176634e-19
-
-static PetscReal Rand(PetscRandom r)
-{
-  PetscReal x;
-  PetscRandomGetValueReal(r, &x);
-  return x;
-}
-
-static PetscErrorCode Spec(const char *opts, BTE *bte, BTEModelSpec *spec)
-{
-  const char *names[] = {"-bte_si_holes_soc", "-bte_si_holes_overlap", "-bte_si_holes_bands", "-bte_si_holes_acoustic", "-bte_si_holes_bp_a", "-bte_si_holes_bp_b", "-bte_si_holes_bp_d", "-bte_si_holes_c11", "-bte_si_holes_c12", "-bte_si_holes_c44", "-bte_si_holes_dac", "-bte_si_holes_vs"};
-
-  PetscFunctionBegin;
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) PetscCall(PetscOptionsClearValue(NULL, names[i]));
-  PetscCall(PetscOptionsInsertString(NULL, opts));
-  PetscCall(BTECreate(PETSC_COMM_SELF, bte));
-  PetscCall(BTESetModel(*bte, "si-holes"));
-  PetscCall(BTESetFromOptions(*bte));
-  PetscCall(BTEModelSpecSiHoles(*bte, spec));
-  PetscFunctionReturn(0);
-}
+#include "m2_common.h"
 
 int main(int argc, char **argv)
 {
@@ -65,8 +29,8 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetSeed(rnd, 1717));
   PetscCall(PetscRandomSeed(rnd));
-  PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus", &bte, &spec));
-  PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_soc", &bte6, &spec6));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus", &bte, &spec));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_soc", &bte6, &spec6));
 
   /* 1. completeness sums against the closed forms */
   {
@@ -123,8 +87,8 @@ int main(int argc, char **argv)
     PetscReal       maxta = 0, maxov = 0, maxsum = 0;
     PetscCall(PetscSNPrintf(opts, sizeof(opts), "-bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_bp_b 0 -bte_si_holes_bp_d 0 -bte_si_holes_c11 %g -bte_si_holes_c12 %g -bte_si_holes_c44 %g", (double)cc11, (double)(cc11 - 2 * cc44), (double)cc44));
     PetscCall(PetscSNPrintf(optsi, sizeof(optsi), "-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_dac %g -bte_si_holes_vs %.17g", (double)a, (double)vL));
-    PetscCall(Spec(opts, &btel, &specl));
-    PetscCall(Spec(optsi, &btei, &speci));
+    PetscCall(SiHolesSpec(opts, &btel, &specl));
+    PetscCall(SiHolesSpec(optsi, &btei, &speci));
     for (int t = 0; t < 200; t++) {
       PetscReal k1[3], k2[3], q[3], aq, sum = 0, want, hwi[6], g2i[6];
       int       n = t % 3;

@@ -14,43 +14,7 @@
      allowed; on the [111] axis hh -> hh is zero for TO1 and TO2 (|dm| = 1, 2 in the frame of
      [111]) and (d0/a0)^2 s for LO (the trigonal term, diagonal there);
    - exchange symmetry, cubic invariance (LO, and TO1 + TO2), -bte_si_holes_soc partner sums. */
-#include <bte/private/modelimpl.h>
-
-PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE, BTEModelSpec *);
-
-static int nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      nfail++; \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL: " __VA_ARGS__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n")); \
-    } \
-  } while (0)
-
-#define HBAR_SI 1.054571817e-34
-#define E_SI    1.602176634e-19
-
-static PetscReal Rand(PetscRandom r)
-{
-  PetscReal x;
-  PetscRandomGetValueReal(r, &x);
-  return x;
-}
-
-static PetscErrorCode Spec(const char *opts, BTE *bte, BTEModelSpec *spec)
-{
-  const char *names[] = {"-bte_si_holes_soc", "-bte_si_holes_overlap", "-bte_si_holes_bands", "-bte_si_holes_acoustic", "-bte_si_holes_optical", "-bte_si_holes_bp_d0", "-bte_si_holes_delta", "-bte_si_holes_dop"};
-
-  PetscFunctionBegin;
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) PetscCall(PetscOptionsClearValue(NULL, names[i]));
-  PetscCall(PetscOptionsInsertString(NULL, opts));
-  PetscCall(BTECreate(PETSC_COMM_SELF, bte));
-  PetscCall(BTESetModel(*bte, "si-holes"));
-  PetscCall(BTESetFromOptions(*bte));
-  PetscCall(BTEModelSpecSiHoles(*bte, spec));
-  PetscFunctionReturn(0);
-}
+#include "m2_common.h"
 
 static void RandK(PetscRandom r, PetscReal k[3])
 {
@@ -72,8 +36,8 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetSeed(rnd, 2025));
   PetscCall(PetscRandomSeed(rnd));
-  PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_optical bir-pikus", &bte, &spec));
-  PetscCall(Spec("-bte_si_holes_bands kp6 -bte_si_holes_optical bir-pikus -bte_si_holes_soc", &bte6, &spec6));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_optical bir-pikus", &bte, &spec));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_optical bir-pikus -bte_si_holes_soc", &bte6, &spec6));
 
   /* 1. completeness from every state, and phonon energies */
   {
@@ -117,9 +81,9 @@ int main(int argc, char **argv)
       BTEModelSpec specj, speci;
       char         opts[256];
       PetscCall(PetscSNPrintf(opts, sizeof(opts), "-bte_si_holes_bands kp6 -bte_si_holes_optical bir-pikus -bte_si_holes_delta %s", deltas[id]));
-      PetscCall(Spec(opts, &btej, &specj));
+      PetscCall(SiHolesSpec(opts, &btej, &specj));
       PetscCall(PetscSNPrintf(opts, sizeof(opts), "-bte_si_holes_bands kp6 -bte_si_holes_delta %s -bte_si_holes_dop %.17g", deltas[id], (double)dtk));
-      PetscCall(Spec(opts, &btei, &speci));
+      PetscCall(SiHolesSpec(opts, &btei, &speci));
       for (int t = 0; t < (id ? 200 : 1); t++) {
         PetscReal k1[3] = {0, 0, 0}, k2[3] = {0, 0, 0}, q[3], bp = 0, iso = 0, hwi[6], g2i[6];
         if (id)

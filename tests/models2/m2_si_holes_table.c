@@ -12,19 +12,7 @@
      (measured: below 0.5% for Nk >= 200 with these bands);
    - channels: i < j, no i == j, mode energies (acoustic hbar v_s |q| from the grid, optical 63 meV),
      equal counts for LA/TA1/TA2 and for LO/TO1/TO2, energy selection. */
-#include <bte/private/modelimpl.h>
-
-PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE, BTEModelSpec *);
-
-static int nfail = 0;
-#define CHECK(cond, ...) \
-  do { \
-    if (!(cond)) { \
-      nfail++; \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "FAIL: " __VA_ARGS__)); \
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n")); \
-    } \
-  } while (0)
+#include "m2_common.h"
 
 /* Cartesian k of grid offsets d (wrapped to [-N/2, N/2)) */
 static void GridK(const BTE bte, const PetscInt d[3], PetscReal k[3])
