@@ -3,6 +3,7 @@
 #include "commands.h"
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char help[] = "bte: electron-phonon Boltzmann transport equation on PETSc.\n\n"
                            "Usage: bte <command> [-bte_... options] [PETSc options]\n"
@@ -49,6 +50,28 @@ static int BTESingletonMPIEnv(void)
   return 1;
 }
 
+/* After an error on several ranks: whether every rank failed (an error the ranks raise together,
+   as most are), found by a barrier on a communicator of its own that nothing else uses, waited for
+   at most a few seconds. Then every rank has printed its line and all can finish cleanly; a rank
+   that failed alone aborts the job after the wait, as before (a rank killed by the abort before it
+   printed was the only way to lose a line). */
+static int BTEAllRanksFailed(MPI_Comm errcomm, double seconds)
+{
+  MPI_Request req;
+  int         done = 0;
+  double      t0   = MPI_Wtime();
+
+  if (errcomm == MPI_COMM_NULL || MPI_Ibarrier(errcomm, &req) != MPI_SUCCESS) return 0;
+  while (!done && MPI_Wtime() - t0 < seconds) {
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return 0;
+    if (!done) {
+      struct timespec ms = {0, 1000000};
+      nanosleep(&ms, NULL);
+    }
+  }
+  return done;
+}
+
 int main(int argc, char **argv)
 {
   const BTECommand *cmd = NULL;
@@ -77,6 +100,8 @@ int main(int argc, char **argv)
   }
   {
     PetscBool      traceback = PETSC_FALSE, help = PETSC_FALSE, unused = PETSC_FALSE;
+    MPI_Comm       errcomm   = MPI_COMM_NULL;
+    PetscMPIInt    nranks;
     PetscErrorCode ierr;
 
     /* Users get one line naming the problem; -bte_traceback gives PETSc's full stack. */
@@ -84,6 +109,8 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsBool("-bte_traceback", "On an error, PETSc's full error stack instead of one line", "", traceback, &traceback, NULL));
     PetscOptionsEnd();
     PetscCall(PetscOptionsHasHelp(NULL, &help));
+    PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &nranks));
+    if (nranks > 1) PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &errcomm));
     if (!traceback) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = BTECommandCheckFiniteOptions(PETSC_COMM_WORLD);
     if (!ierr) ierr = cmd->run(PETSC_COMM_WORLD);
@@ -100,7 +127,8 @@ int main(int argc, char **argv)
       if (size > 1) fprintf(stderr, "bte %s: error [rank %d]: %s\n", cmd->name, rank, specific && specific[0] ? specific : (text ? text : "unknown error"));
       else fprintf(stderr, "bte %s: error: %s\n", cmd->name, specific && specific[0] ? specific : (text ? text : "unknown error"));
       fflush(stderr);
-      if (size > 1) MPI_Abort(PETSC_COMM_WORLD, 1);
+      if (size > 1 && !BTEAllRanksFailed(errcomm, 5.0)) MPI_Abort(PETSC_COMM_WORLD, 1);
+      if (errcomm != MPI_COMM_NULL) MPI_Comm_free(&errcomm);
       /* options the failed run never reached are not the user's mistake: no "unused option" warning
          after the one-line error (PETSc >= 3.19 prints it by default) */
       PetscOptionsSetValue(NULL, "-options_left", "0");
@@ -108,6 +136,7 @@ int main(int argc, char **argv)
       return 1;
     }
     if (!traceback) PetscCall(PetscPopErrorHandler());
+    if (errcomm != MPI_COMM_NULL) PetscCallMPI(MPI_Comm_free(&errcomm));
     if (unused) {
       PetscCall(PetscFinalize());
       return 1;

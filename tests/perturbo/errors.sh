@@ -74,12 +74,14 @@ fail1 "thick_neg.h5: basic_data/thickness_2d = -1.5 bohr must be positive" $G -b
 mkfifo fifo.h5
 fail1 "fifo.h5 is not a regular file" $G -bte_perturbo_epr fifo.h5 $K
 
-# on several ranks: every rank reports the same error, nonzero exit
+# on several ranks: every rank reports the same error, nonzero exit, without an abort
 for c in "bad_nan.h5 $K|non-finite entry" "bad_short.h5 $K|has shape (174)" "cubic.h5 $K -bte_perturbo_qdim 3,3,3|not commensurate" "text.h5 $K|not a readable HDF5 file"; do
   args=${c%%|*}; pat=${c#*|}
   expect_fail "$pat" keep $MPIEXEC -n "$NP" $G -bte_perturbo_epr $args
   n=$(grep -c -- "$pat" last.txt || true)
   [ "$n" -eq "$NP" ] || { echo "FAIL: expected the error from all $NP ranks, got $n"; cat last.txt; exit 1; }
+  # an error every rank raises ends every rank cleanly, not by MPI_Abort (which could kill a rank before it printed)
+  grep -qi "MPI_ABORT was invoked" last.txt && { echo "FAIL: a collective error aborted the job"; cat last.txt; exit 1; }
 done
 [ ! -e out.h5 ] || { echo "FAIL: a failed generate left out.h5"; exit 1; }
 ls out.h5.tmp > /dev/null 2>&1 && { echo "FAIL: a failed generate left out.h5.tmp"; exit 1; }
