@@ -313,7 +313,12 @@ typedef struct {
   PetscInt            chunk;                /* consecutive states whose candidates share batches */
   PetscInt            nbuf;
   BTEBatchBuf        *buf;                  /* per thread (batched models) */
+  PetscReal          *qtab;                 /* Cartesian q of every grid offset, reduced (or NULL) */
 } BTEPairSearch;
+
+/* Grids of at most this many k points get the table of reduced q (BTEPairSearch.qtab): 100 MB at the
+   limit, 161^3 */
+#define BTE_QTAB_MAX ((PetscInt64)1 << 22)
 
 static inline PetscInt BTEBinOf(const BTEPairSearch *p, PetscReal e)
 {
@@ -517,7 +522,11 @@ static int BTEPairsOfRange(const BTEPairSearch *p, PetscInt i0, PetscInt i1, Pet
             break;
           }
         } else {
-          BTEZoneReduce(p->z, d, q);
+          if (p->qtab) { /* d in (-nk, nk) */
+            PetscInt64 t = 0;
+            for (PetscInt c = 0; c < 3; c++) t = t * p->z->nk[c] + (d[c] < 0 ? d[c] + p->z->nk[c] : d[c]);
+            for (PetscInt c = 0; c < 3; c++) q[c] = p->qtab[3 * t + c];
+          } else BTEZoneReduce(p->z, d, q);
           if (p->spec->coupling(p->spec->ctx, s->band[lo], &s->k[3 * lo], s->band[hi], &s->k[3 * hi], q, hw, g2)) {
             err = 1;
             break;
@@ -917,6 +926,25 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
   }
   PetscCall(PetscMalloc2(nl + 1, &cnt, nl + 1, &low));
 
+  /* Models that take a Cartesian q (coupling): the reduced q of every grid offset, made once (the
+     search over lattice translations, per candidate pair, was a quarter of the pass); the values are
+     BTEZoneReduce's, which depends on the offset modulo the grid only */
+  p.qtab = NULL;
+  if (spec->coupling && !spec->coupling_grid && !spec->coupling_grid_batch) {
+    const PetscInt64 nt = (PetscInt64)z->nk[0] * z->nk[1] * z->nk[2];
+    if (nt <= BTE_QTAB_MAX) {
+      PetscCall(PetscMalloc1(3 * nt, &p.qtab));
+#pragma omp parallel for schedule(static)
+      for (PetscInt64 t = 0; t < nt; t++) {
+        PetscInt d[3];
+        d[0] = (PetscInt)(t / ((PetscInt64)z->nk[1] * z->nk[2]));
+        d[1] = (PetscInt)((t / z->nk[2]) % z->nk[1]);
+        d[2] = (PetscInt)(t % z->nk[2]);
+        BTEZoneReduce(z, d, p.qtab + 3 * t);
+      }
+    }
+  }
+
   /* A batched model (the GPU import) gets the candidates of several consecutive states per call
      when one state has fewer than a batch: fewer round trips to the device. Chunks of states of
      about a batch of candidates (a state's candidates: its bin and the two beside it, about half
@@ -1064,6 +1092,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
   PetscCall(PetscInfo(bte, "model %s: %" PetscInt64_FMT " channels (%" PetscInt64_FMT " held here%s) in %.2f s\n", spec->name, nglobal, (PetscInt64)total, bte->chcounted ? ", not loaded" : "", t1 - t0));
   PetscCall(PetscFree2(cnt, low));
   PetscCall(PetscFree2(p.binstart, p.binlist));
+  PetscCall(PetscFree(p.qtab));
   for (PetscInt t = 0; t < p.nbuf; t++) {
     PetscCall(PetscFree4(p.buf[t].cand, p.buf[t].cst, p.buf[t].cends, p.buf[t].moff));
     PetscCall(PetscFree4(p.buf[t].mode, p.buf[t].cde, p.buf[t].hw, p.buf[t].g2));
