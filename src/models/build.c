@@ -436,7 +436,8 @@ static int BTEPairsOfRange(const BTEPairSearch *p, PetscInt i0, PetscInt i1, Pet
     PetscInt        b = i < i1 ? BTEBinOf(p, s->e[i]) : 0;
     const PetscInt *L[3];
     PetscInt        len[3], pos[3] = {0, 0, 0}, nl = 0;
-    PetscReal       ei = i < i1 ? s->e[i] : 0;
+    PetscReal       ei   = i < i1 ? s->e[i] : 0;
+    PetscCount      lowi = 0; /* the channels whose lower end is i (unbatched path) */
 
     for (PetscInt t = 0; t < 3 && i < i1; t++) {
       PetscInt bb = b - 1 + t;
@@ -491,6 +492,8 @@ static int BTEPairsOfRange(const BTEPairSearch *p, PetscInt i0, PetscInt i1, Pet
             err = 1;
             break;
           }
+          PetscInt   lst  = -1; /* low[] gets a state's count once per run of its candidates: */
+          PetscCount lacc = 0;  /* the threads' states are neighbours in low[] (false sharing) */
           for (PetscInt c = 0; c < nc && !err; c++) {
             PetscInt   a = B->moff[c], e = B->moff[c + 1], st = B->cst[c];
             PetscCount l = 0;
@@ -501,8 +504,14 @@ static int BTEPairsOfRange(const BTEPairSearch *p, PetscInt i0, PetscInt i1, Pet
             err |= BTERangeFinish(&ic, st, i0, n, &n0, cnt, expect);
             err |= BTEPairModesSparse(p, st, B->cends[2 * c], B->cends[2 * c + 1], B->cde[c], e - a, B->mode + a, B->hw + a, B->g2 + a, skip, take, out_i, out_j, out_mode, out_hw, out_g2, &n, &l);
             nlo += l;
-            if (low) low[st - i0] += l;
+            if (st != lst) {
+              if (low && lst >= 0) low[lst - i0] += lacc;
+              lst  = st;
+              lacc = 0;
+            }
+            lacc += l;
           }
+          if (low && lst >= 0) low[lst - i0] += lacc;
           nc = 0;
         }
         if (best < 0) break;
@@ -534,9 +543,10 @@ static int BTEPairsOfRange(const BTEPairSearch *p, PetscInt i0, PetscInt i1, Pet
         }
         err |= BTEPairModes(p, i, lo, hi, de, hw, g2, skip, take, out_i, out_j, out_mode, out_hw, out_g2, &n, &l);
         nlo += l;
-        if (low) low[i - i0] += l;
+        lowi += l;
       }
     }
+    if (low && !batch && i < i1) low[i - i0] += lowi; /* once per state: neighbouring states are other threads' */
     if (!batch && i < i1 && !err) err |= BTERangeFinish(&ic, i + 1, i0, n, &n0, cnt, expect);
   }
   if (!err) err |= BTERangeFinish(&ic, i1, i0, n, &n0, cnt, expect); /* the last batch's states, and those with no candidates */
