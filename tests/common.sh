@@ -12,3 +12,12 @@ expect_fail() {
   case "$out" in *"ERROR: AddressSanitizer"*|*"runtime error:"*|*"ERROR: UndefinedBehaviorSanitizer"*) echo "sanitizer report: $*"; echo "$out"; return 1;; esac
   echo "ok (exit $rc): $pat"
 }
+# require_cuda_gpu: a GPU test skips (exit 77) without a CUDA build of bte or without a visible GPU.
+require_cuda_gpu() {
+  if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
+    echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
+  fi
+  if ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
+  fi
+}

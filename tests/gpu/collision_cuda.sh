@@ -4,12 +4,7 @@
 # (max-norm relative), also with the balanced delta, the CUDA kernels run, and on one rank no host<->device copy happens in an
 # apply; the pairs partition on 2 and 3 ranks sharing the GPU is bitwise reproducible. Skips (exit 77) without a CUDA build of bte or without a GPU.
 source "$TESTDIR/common.sh"
-if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
-  echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
-fi
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
-fi
+require_cuda_gpu
 # A failing PetscCheck exits with PETSc's error code (PETSC_ERR_PLIB is 77, the runner's "skip"):
 # any nonzero exit of a program here is a failure.
 fail() { echo "FAILED (exit $1): $2"; exit 1; }

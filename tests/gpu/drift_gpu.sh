@@ -7,12 +7,7 @@
 # ran before) the same parse finds the copies. The muscl form is refused on CUDA Vecs and runs with the
 # host stencil. Skips (exit 77) without a CUDA build of bte or a GPU.
 source "$TESTDIR/common.sh"
-if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
-  echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
-fi
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
-fi
+require_cuda_gpu
 # any nonzero exit of a program is a failure (PETSC_ERR_PLIB is 77, the runner's "skip")
 fail() { echo "FAILED: $*"; exit 1; }
 gpuopts="-use_gpu_aware_mpi 0"

@@ -9,12 +9,7 @@
 # VecScatter and says why, and -bte_exchange nccl is refused in one line. Skips (77) without a
 # CUDA build or a GPU.
 source "$TESTDIR/common.sh"
-if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
-  echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
-fi
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
-fi
+require_cuda_gpu
 fail() { echo "FAILED (exit $1): $2"; exit 1; }
 prog="$BUILD/tests/coll_partition"
 opts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5 -vec_type cuda -use_gpu_aware_mpi 0"

@@ -15,12 +15,7 @@
 # Skips (exit 77) without a CUDA build of bte, a GPU or Python with h5py.
 source "$TESTDIR/common.sh"
 set -e
-if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
-  echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
-fi
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
-fi
+require_cuda_gpu
 [ -n "$PYTHON" ] || { echo "skip: no Python with h5py (scripts/find-python.sh)"; exit 77; }
 export PYTHONDONTWRITEBYTECODE=1
 T="$TESTDIR/perturbo"

@@ -2,12 +2,7 @@
 # CPU vs GPU RK4 trajectories (tgt, fused and pair, 50 steps of 1 fs on the gaas model from a hot
 # Fermi-Dirac state): final occupations agree to 1e-12. Skips without a CUDA build or a GPU.
 source "$TESTDIR/common.sh"
-if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
-  echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
-fi
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
-fi
+require_cuda_gpu
 run_np 1 "$BUILD/tests/gpu_rk4" -bte_model gaas -bte_grid 30 -use_gpu_aware_mpi 0 || { echo "FAILED (exit $?): 1 rank"; exit 1; }
 run_np 2 "$BUILD/tests/gpu_rk4" -bte_model gaas -bte_grid 24 -use_gpu_aware_mpi 0 || { echo "FAILED (exit $?): 2 ranks"; exit 1; }
 # pair built on the device for both runs (the CPU run applies the downloaded layout)

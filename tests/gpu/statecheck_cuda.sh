@@ -6,12 +6,7 @@
 # step and finishes, under -bte_state_check auto (step on CUDA vectors: one check per step) and
 # stage (one per stage). Skips without a CUDA build or a GPU.
 source "$TESTDIR/common.sh"
-if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
-  echo "skip: bte was built without CUDA (build against a CUDA PETSc: scripts/petsc-cuda.sh, docs/gpu.md)"; exit 77
-fi
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "skip: no NVIDIA GPU visible on this machine (nvidia-smi -L failed)"; exit 77
-fi
+require_cuda_gpu
 fail() { echo "FAILED: $*"; exit 1; }
 for args in "1 -n 1001" "2 -n 1001" "1 -n 3000017" "2 -n 3000017"; do
   set -- $args; np=$1; shift
