@@ -4,7 +4,8 @@
 # operator (pairs and states partition, small tiles and chunks) agree with the one-rank run to
 # 1e-12 and with fused (which exchanges its ghosts the same way); a second apply and the unsplit
 # MatMult agree to the bit, also with -bte_exchange_work_first, -bte_pair_side_stream 0 and the computed channels selected on the device (the default) or copied out on the host (-bte_pair_select_device 0); the exchange alone (coll_exchange) fills the local vector and the
-# owners' receive slots exactly as PETSc's VecScatter does; an NCCL library that does not load makes auto fall back (saying why)
+# owners' receive slots exactly as PETSc's VecScatter does; -bte_pair_timeline leaves the results as they are and every rank
+# prints its steps' times in the order the streams run them; an NCCL library that does not load makes auto fall back (saying why)
 # and -bte_exchange nccl fail in one line. With one GPU, ranks share it: auto falls back to the
 # VecScatter and says why, and -bte_exchange nccl is refused in one line. Skips (77) without a
 # CUDA build or a GPU.
@@ -16,6 +17,20 @@ opts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5 -vec_type cuda -
 ngpu=$(nvidia-smi -L | grep -c '^GPU')
 run_np 1 "$prog" $opts -write ref.bin > out1 || fail $? "one rank"
 grep -q "ghost exchange: none (one rank)" out1 || { cat out1; fail 1 "one rank: exchange not 'none'"; }
+# -bte_pair_timeline: each rank's line of mean times (ms after the start); the marks of one stream
+# come in the order that stream runs them, and the sums wait for the chunks that feed them
+timeline() { # file ranks marks...
+  local f=$1 n=$2; shift 2
+  [ "$(grep -c '^pair timeline, rank' "$f")" -eq "$n" ] || { grep timeline "$f"; return 1; }
+  grep '^pair timeline, rank' "$f" | sed 's/.*): //' | awk -F', ' -v want="$*" '
+    { delete t; for (i = 1; i <= NF; i++) { k = $i; sub(/ [-0-9.e+]+$/, "", k); v = $i; sub(/.* /, "", v); t[k] = v + 0 }
+      nw = split(want, w, ","); for (i = 1; i <= nw; i++) if (!(w[i] in t) || t[w[i]] <= 0) { print "no positive \"" w[i] "\": " $0; bad = 1 }
+      if (t["owned sums"] < t["owned chunks"]) { print "owned sums before owned chunks: " $0; bad = 1 }
+      if ("ghost chunks" in t && !(t["ghost values in"] <= t["ghost chunks"] && t["ghost chunks"] <= t["ghosts\047 sums"] && t["ghosts\047 sums"] <= t["owned sums"] && t["owned sums"] <= t["end"])) { print "side stream out of order: " $0; bad = 1 } }
+    END { exit bad }'
+}
+run_np 1 "$prog" $opts -compare ref.bin -bte_pair_timeline > out || { cat out; fail $? "one rank, timeline"; }
+timeline out 1 "owned chunks,owned sums" || fail 1 "one rank: -bte_pair_timeline"
 if [ "$ngpu" -lt 2 ]; then
   run_np 2 "$prog" $opts -compare ref.bin > out || fail $? "2 ranks sharing the GPU"
   grep -q "ghost exchange: VecScatter staged through host memory (MPI not GPU-aware) (NCCL not used: ranks share a GPU" out \
@@ -47,6 +62,8 @@ for np in $(seq 2 $max); do
   grep -q "selected on the device" out || { grep "pair device build" out; fail 1 "$np ranks: the channels were not selected on the device"; }
   run_np $np "$prog" $opts -compare ref.bin -bte_pair_select_device 0 -info > out || { cat out; fail $? "$np ranks, channels copied out on the host"; }
   grep -q "held channels copied out" out || { grep "pair device build" out; fail 1 "$np ranks: -bte_pair_select_device 0 did not copy the channels out on the host"; }
+  run_np $np "$prog" $opts -compare ref.bin -bte_pair_timeline > out || { cat out; fail $? "$np ranks, NCCL, timeline"; }
+  timeline out $np "owned chunks,ghost values in,ghost chunks,ghosts' sums,owned sums,end" || fail 1 "$np ranks: -bte_pair_timeline"
   # the three launches on PETSc's stream instead of the side stream (-bte_pair_side_stream 0): the same results
   run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream 0 > out || { cat out; fail $? "$np ranks, NCCL, no side stream"; }
   run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream 0 -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, NCCL, no side stream, work first, small tiles"; }

@@ -63,6 +63,21 @@ PETSC_INTERN PetscErrorCode BTEPairCUDAGetBytes(BTEPairCUDA, PetscLogDouble *);
    makes PETSc's stream wait for what was queued there. */
 PETSC_INTERN PetscErrorCode BTEPairCUDASideBegin(BTEPairCUDA);
 PETSC_INTERN PetscErrorCode BTEPairCUDASideEnd(BTEPairCUDA);
+/* -bte_pair_timeline: device events at the marks of an apply (mark 0 starts one; the marks are
+   BTE_PAIR_MARK_*), and the mean time of each mark after the start over the applies after the
+   first (ms, -1 where never recorded) */
+#define BTE_PAIR_MARKS 7
+enum {
+  BTE_PAIR_MARK_START,
+  BTE_PAIR_MARK_OWNED,       /* the owned chunks done (PETSc's stream) */
+  BTE_PAIR_MARK_GHOSTS_IN,   /* the ghost values arrived (side stream) */
+  BTE_PAIR_MARK_GHOST_WORK,  /* the chunks that need them done (side stream) */
+  BTE_PAIR_MARK_GHOST_SUMS,  /* the ghosts' sums made (side stream) */
+  BTE_PAIR_MARK_OWNED_SUMS,  /* the owned states' sums made (PETSc's stream) */
+  BTE_PAIR_MARK_END          /* the ghosts' sums received and added (PETSc's stream) */
+};
+PETSC_INTERN PetscErrorCode BTEPairCUDAMark(BTEPairCUDA, int);
+PETSC_INTERN PetscErrorCode BTEPairCUDAMarksGet(BTEPairCUDA, double ms[], long *napply);
 /* host col and w/ws of a layout built on the device (L's host index arrays must be there) */
 PETSC_INTERN PetscErrorCode BTEPairCUDADownload(BTEPairCUDA, BTEPairLayout *);
 

@@ -47,6 +47,7 @@ typedef struct {
                                 others run while the ghosts' sums travel back */
   PetscInt      polls;       /* pairs, host: MPI progress calls while owned work hides an exchange */
   PetscBool     side;        /* pairs, CUDA, NCCL: the chunks that need ghosts on a side stream */
+  PetscBool     timeline;    /* CUDA: device events at the steps of every apply, means printed at destroy */
   PetscBool     devselect;   /* pairs, device build: the computed channels selected on the device */
   /* -bte_collision_refresh, host build: the computed channels of every stored pair in the order
      the merge summed them: pair e's are rch[rptr[e] .. rptr[e+1]), each channel c (bte->ch order)
@@ -270,23 +271,30 @@ static PetscErrorCode PairRunOverlapCUDA(BTECollision coll, int mode, Vec f, Vec
        need ghost values, the ghosts' sums and the reverse exchange's mark on the side stream
        (highest priority), which waits only for the ghost values. No launch waits for an exchange,
        so the device has one tail instead of three; the sums keep their slots (same result). */
+    if (pa->timeline) PetscCall(BTEPairCUDAMark(pa->cuda, BTE_PAIR_MARK_START));
     PetscCall(PairGhostsBegin(coll, f, x, Y, &lastl));
     PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
     PetscCall(BTEPairCUDAChunks(pa->cuda, mode, 0, pa->ninner, f, x));
+    if (pa->timeline) PetscCall(BTEPairCUDAMark(pa->cuda, BTE_PAIR_MARK_OWNED));
     PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
     PetscCall(PetscLogEventBegin(BTECOLL_Outer, coll, 0, 0, 0));
     PetscCall(BTECollisionGhostPost(coll));
     PetscCall(BTEPairCUDASideBegin(pa->cuda));
     PetscCall(BTECollisionGhostEnd(coll, last, lastl));
+    if (pa->timeline) PetscCall(BTEPairCUDAMark(pa->cuda, BTE_PAIR_MARK_GHOSTS_IN));
     PetscCall(BTEPairCUDAChunks(pa->cuda, mode, pa->ninner, L->nchunk, coll->fl, x ? coll->xl : NULL));
+    if (pa->timeline) PetscCall(BTEPairCUDAMark(pa->cuda, BTE_PAIR_MARK_GHOST_WORK));
     PetscCall(BTEPairCUDAReduce(pa->cuda, coll->nlocal, L->nlocal, pa->yl));
+    if (pa->timeline) PetscCall(BTEPairCUDAMark(pa->cuda, BTE_PAIR_MARK_GHOST_SUMS));
     PetscCall(BTECollisionReverseBegin(coll, pa->yl, Y));
     PetscCall(BTECollisionReversePost(coll));
     PetscCall(BTEPairCUDASideEnd(pa->cuda));
     PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
     PetscCall(BTEPairCUDAReduce(pa->cuda, 0, coll->nlocal, Y));
+    if (pa->timeline) PetscCall(BTEPairCUDAMark(pa->cuda, BTE_PAIR_MARK_OWNED_SUMS));
     PetscCall(PetscLogGpuFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
     PetscCall(BTECollisionReverseEnd(coll, pa->yl, NULL, Y));
+    if (pa->timeline) PetscCall(BTEPairCUDAMark(pa->cuda, BTE_PAIR_MARK_END));
     PetscFunctionReturn(0);
   }
   PetscCall(PairGhostsBegin(coll, f, x, Y, &lastl));
@@ -356,7 +364,9 @@ static PetscErrorCode PairApply(BTECollision coll, int mode, Vec fl, Vec xl, Vec
   PetscCall(BTECollisionVecIsCUDA(fl, &dev));
   if (dev) {
     if (!pa->cuda) PetscCall(BTEPairCUDACreate(&pa->L, &pa->cuda));
+    if (pa->timeline) PetscCall(BTEPairCUDAMark(pa->cuda, BTE_PAIR_MARK_START));
     PetscCall(BTEPairCUDARun(pa->cuda, mode, fl, xl, out));
+    if (pa->timeline) PetscCall(BTEPairCUDAMark(pa->cuda, BTE_PAIR_MARK_OWNED_SUMS));
   }
 #endif
   if (!dev) PetscCall(PairRun(coll, mode, fl, xl, out));
@@ -1116,6 +1126,35 @@ static PetscErrorCode PairRetemperatureHost(BTECollision coll)
   PetscFunctionReturn(0);
 }
 
+#if defined(BTE_HAVE_CUDA)
+/* -bte_pair_timeline: this rank's mean device times of the steps of an apply, from its start.
+   Every rank prints its own line (the operator may be destroyed on one rank's communicator). */
+static PetscErrorCode PairTimelineReport(BTECollision coll)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  const char        *names[BTE_PAIR_MARKS] = {"start", "owned chunks", "ghost values in", "ghost chunks", "ghosts' sums", "owned sums", "end"};
+  double             ms[BTE_PAIR_MARKS];
+  long               n;
+  PetscMPIInt        rank, size;
+  char               line[512] = "";
+  size_t             len;
+
+  PetscFunctionBegin;
+  if (!pa->timeline || !pa->cuda) PetscFunctionReturn(0);
+  PetscCall(BTEPairCUDAMarksGet(pa->cuda, ms, &n));
+  if (!n) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)coll), &rank));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)coll), &size));
+  for (int k = 1; k < BTE_PAIR_MARKS; k++) {
+    if (ms[k] < 0) continue;
+    PetscCall(PetscStrlen(line, &len));
+    PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "%s%s %.4f", len ? ", " : "", names[k], ms[k]));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "pair timeline, rank %d of %d, mean of %ld applies (ms after the start, device events; %" PetscInt64_FMT " of %" PetscInt64_FMT " chunks need no ghost value): %s\n", (int)rank, (int)size, n, (PetscInt64)(pa->pairs ? pa->ninner : pa->L.nchunk), (PetscInt64)pa->L.nchunk, line));
+  PetscFunctionReturn(0);
+}
+#endif
+
 static PetscErrorCode BTECollisionRetemperature_Pair(BTECollision coll, PetscBool *done)
 {
   BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
@@ -1126,6 +1165,7 @@ static PetscErrorCode BTECollisionRetemperature_Pair(BTECollision coll, PetscBoo
     if (!pa->rptr) PetscFunctionReturn(0);
     PetscCall(PairRetemperatureHost(coll));
 #if defined(BTE_HAVE_CUDA)
+    PetscCall(PairTimelineReport(coll));
     PetscCall(BTEPairCUDADestroy(&pa->cuda)); /* its device copy: made again from the host layout by the next apply on CUDA Vecs */
 #endif
     *done = PETSC_TRUE;
@@ -1172,6 +1212,7 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCall(PetscOptionsInt("-bte_pair_tile", "States per tile (column sums of a tile pair are kept in a private array of this length)", "BTECollision", pa->tile, &pa->tile, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_select_device", "CUDA, pairs partition, device build: select the channels this rank computes on the device from all it holds (kept there for later builds), instead of copying them out on the host", "BTECollision", pa->devselect, &pa->devselect, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_side_stream", "CUDA, pairs partition, NCCL exchange: the chunks that need ghost values run on a second, high-priority stream beside one launch of the owned chunks (0: three launches on PETSc's stream)", "BTECollision", pa->side, &pa->side, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_timeline", "CUDA: time the steps of every apply with device events and print each rank's means when the operator is destroyed (a diagnostic: the events cost a little)", "BTECollision", pa->timeline, &pa->timeline, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_unroll", "CUDA: entries each lane loads before using them (2, 4 or 8; 0: 4, the fastest measured on an H200 in both precisions)", "BTECollision", pa->unroll, &pa->unroll, NULL));
   PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_overlap_polls", "Pairs partition, host Vecs: MPI progress calls spread over the work that hides each exchange (0: none; messages above the MPI's eager limit move only during MPI calls)", "BTECollision", pa->polls, &pa->polls, NULL));
@@ -1239,6 +1280,7 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
   PetscFunctionReturn(0);
 }
 
+
 static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
 {
   BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
@@ -1248,6 +1290,7 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   if (!pa) PetscFunctionReturn(0);
   L = &pa->L;
 #if defined(BTE_HAVE_CUDA)
+  PetscCall(PairTimelineReport(coll));
   PetscCall(BTEPairCUDADestroy(&pa->cuda));
   PetscCall(BTEPairCUDARatesDestroy(&pa->rates));
 #endif
