@@ -30,9 +30,69 @@ struct _n_BTEPairCUDA {
   PetscLogDouble bytes;
   cudaStream_t   side; /* -bte_pair_side_stream: made on first use */
   cudaEvent_t    sidedone;
+  /* -bte_pair_timeline: events at the marks of an apply (BTEPairCUDAMark), summed per mark from
+     the apply's start mark when the next apply starts (its events are complete by then) */
+  cudaEvent_t mark[BTE_PAIR_MARKS];
+  PetscBool   marked[BTE_PAIR_MARKS], pending;
+  double      marksum[BTE_PAIR_MARKS];
+  int         markn[BTE_PAIR_MARKS];
+  long        napply;
 };
 
 cudaStream_t BTECollCUDASideStream = NULL;
+
+/* The previous apply's marks into the sums (waits for its last events) */
+static PetscErrorCode BTEPairCUDAMarksCollect(BTEPairCUDA d)
+{
+  PetscFunctionBegin;
+  if (!d->pending) PetscFunctionReturn(0);
+  for (int k = 1; k < BTE_PAIR_MARKS; k++) {
+    float ms;
+    if (!d->marked[k]) continue;
+    PetscCallCUDA(cudaEventSynchronize(d->mark[k]));
+    PetscCallCUDA(cudaEventElapsedTime(&ms, d->mark[0], d->mark[k]));
+    d->marksum[k] += ms;
+    d->markn[k]++;
+    d->marked[k] = PETSC_FALSE;
+  }
+  d->napply++;
+  d->pending = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* Records mark k on the stream the layout queues on now (the side stream between SideBegin and
+   End). Mark 0 starts an apply. The first apply is not summed (NCCL connects during it). */
+PetscErrorCode BTEPairCUDAMark(BTEPairCUDA d, int k)
+{
+  cudaStream_t s;
+
+  PetscFunctionBegin;
+  PetscCheck(k >= 0 && k < BTE_PAIR_MARKS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "pair timeline: mark %d outside [0, %d)", k, BTE_PAIR_MARKS);
+  if (!d->mark[0])
+    for (int j = 0; j < BTE_PAIR_MARKS; j++) PetscCallCUDA(cudaEventCreate(&d->mark[j]));
+  if (k == 0) {
+    PetscCall(BTEPairCUDAMarksCollect(d));
+    if (d->napply <= 1) /* at most the first apply collected: forget its sums */
+      for (int j = 0; j < BTE_PAIR_MARKS; j++) d->marksum[j] = 0, d->markn[j] = 0;
+    d->pending = PETSC_TRUE;
+  }
+  PetscCall(BTECollCUDAGetStream(&s));
+  PetscCallCUDA(cudaEventRecord(d->mark[k], s));
+  d->marked[k] = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* Mean time of each mark after the start mark, ms (-1 where never recorded), over the applies
+   after the first; *n the number of applies summed */
+PetscErrorCode BTEPairCUDAMarksGet(BTEPairCUDA d, double ms[], long *n)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEPairCUDAMarksCollect(d));
+  ms[0] = 0;
+  for (int k = 1; k < BTE_PAIR_MARKS; k++) ms[k] = d->markn[k] ? d->marksum[k] / d->markn[k] : -1;
+  *n = d->napply > 1 ? d->napply - 1 : 0;
+  PetscFunctionReturn(0);
+}
 
 __device__ __forceinline__ void bte_pair_w(const double2 *w, long long e, double *P, double *Q)
 {
@@ -272,6 +332,8 @@ PetscErrorCode BTEPairCUDADestroy(BTEPairCUDA *dev)
     PetscCallCUDA(cudaStreamDestroy(d->side));
     PetscCallCUDA(cudaEventDestroy(d->sidedone));
   }
+  if (d->mark[0])
+    for (int j = 0; j < BTE_PAIR_MARKS; j++) PetscCallCUDA(cudaEventDestroy(d->mark[j]));
   PetscCall(PetscFree(*dev));
   PetscFunctionReturn(0);
 }
@@ -409,6 +471,7 @@ PetscErrorCode BTEPairCUDARun(BTEPairCUDA d, int mode, Vec fl, Vec xl, Vec Y)
   PetscCall(VecGetLocalSize(Y, &n));
   PetscCheck(n == d->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Output Vec has %" PetscInt_FMT " local entries, expected %d", n, (int)d->nlocal);
   PetscCall(BTEPairCUDAChunks(d, mode, 0, d->nchunk, fl, xl));
+  if (d->pending) PetscCall(BTEPairCUDAMark(d, BTE_PAIR_MARK_OWNED)); /* -bte_pair_timeline */
   if (d->nlocal > 0) PetscCall(BTEPairCUDAReduce(d, 0, d->nlocal, Y));
   else { /* every entry of Y is written, as before: mark it current on the device */
     PetscCall(VecCUDAGetArrayWrite(Y, &y));
