@@ -18,8 +18,9 @@
      4 L-X
      5 Gamma-X and X-X (the same phonon energy, 29.9 meV, with their own D_iv)
    The number of equivalent final valleys (Z_f) of the textbook rates comes out of the grid:
-   final states are found in every valley of the right type. Overlap factors of the
-   non-parabolic Frohlich matrix element are taken as 1.
+   final states are found in every valley of the right type. The overlap factor of the
+   non-parabolic Frohlich matrix element is 1 by default; -bte_gaas_overlap multiplies it in
+   (GaAsOverlap).
 
    -bte_gaas_masses anisotropic: the L and X valleys are ellipsoids along their axes ([111],
    [100]) with longitudinal and transverse masses, gamma = hbar^2 (dk_l^2/m_l + dk_t^2/m_t)/2;
@@ -57,6 +58,7 @@ typedef struct {
   PetscReal hwlo, epsinf, eps0, vs, rho;
   PetscReal div[5], hwiv[5]; /* Gamma-L, L-L, L-X, Gamma-X, X-X: eV/cm, eV */
   PetscBool ac, lo, iv;
+  PetscBool overlap; /* -bte_gaas_overlap: Frohlich times the Kane overlap factor */
   PetscInt  acfloor; /* BTEAcousticFloor */
   /* derived */
   PetscReal floor;  /* the builder's phonon floor, eV */
@@ -128,7 +130,15 @@ static inline PetscReal GaAsEllipsoid(PetscReal Cl, PetscReal Ct, const PetscRea
 /* Anisotropic L and X valleys (-bte_gaas_masses anisotropic): the lowest of Gamma, all 8 L and
    all 6 X centres (an elongated valley's nearest centre need not be its lowest), with the
    valley labels of GaAsValley. Sets e, and grad_k of the valley's gamma (eV A) in dg. */
-static inline PetscInt GaAsValleyAniso(const GaAs *p, const PetscReal k[3], PetscReal *e, PetscReal dg[3], PetscInt *type)
+/* hv (may be NULL): the valley's Herring-Vogt vector u, gamma = |u|^2 (u = sqrt(C_l) (d.n) n +
+   sqrt(C_t) (d - (d.n) n), d = k - k0), whose angles are those of the valley's spherical frame */
+static inline void GaAsHerringVogt(PetscReal Cl, PetscReal Ct, const PetscReal n[3], const PetscReal d[3], PetscReal u[3])
+{
+  const PetscReal dl = d[0] * n[0] + d[1] * n[1] + d[2] * n[2], sl = PetscSqrtReal(Cl), st = PetscSqrtReal(Ct);
+  for (int c = 0; c < 3; c++) u[c] = sl * dl * n[c] + st * (d[c] - dl * n[c]);
+}
+
+static inline PetscInt GaAsValleyAniso(const GaAs *p, const PetscReal k[3], PetscReal *e, PetscReal dg[3], PetscInt *type, PetscReal hv[3])
 {
   const PetscReal r3 = 1 / PetscSqrtReal(3.0);
   PetscReal       gam, g[3], d[3], n[3], best;
@@ -137,6 +147,8 @@ static inline PetscInt GaAsValleyAniso(const GaAs *p, const PetscReal k[3], Pets
   gam  = p->C[GAAS_G] * (k[0] * k[0] + k[1] * k[1] + k[2] * k[2]);
   best = GaAsEnergy(gam, p->alpha[GAAS_G]);
   for (int c = 0; c < 3; c++) dg[c] = 2 * p->C[GAAS_G] * k[c];
+  if (hv)
+    for (int c = 0; c < 3; c++) hv[c] = PetscSqrtReal(p->C[GAAS_G]) * k[c];
   *type = GAAS_G;
   for (int sx = -1; sx <= 1; sx += 2)
     for (int sy = -1; sy <= 1; sy += 2)
@@ -154,6 +166,7 @@ static inline PetscInt GaAsValleyAniso(const GaAs *p, const PetscReal k[3], Pets
           /* L and -L are one valley: the pattern relative to the sign of the x component */
           lab = 1 + (sy * sx > 0 ? 0 : 1) + 2 * (sz * sx > 0 ? 0 : 1);
           for (int c = 0; c < 3; c++) dg[c] = g[c];
+          if (hv) GaAsHerringVogt(p->Cl[GAAS_L], p->Ct[GAAS_L], n, d, hv);
         }
       }
   for (int ax = 0; ax < 3; ax++)
@@ -172,6 +185,7 @@ static inline PetscInt GaAsValleyAniso(const GaAs *p, const PetscReal k[3], Pets
         *type = GAAS_X;
         lab   = 5 + ax;
         for (int c = 0; c < 3; c++) dg[c] = g[c];
+        if (hv) GaAsHerringVogt(p->Cl[GAAS_X], p->Ct[GAAS_X], n, d, hv);
       }
     }
   *e = best;
@@ -193,7 +207,7 @@ static inline PetscInt GaAsLabel(const GaAs *p, const PetscReal k[3])
   if (!p->label) {
     PetscReal e, dk[3];
     PetscInt  t;
-    return p->masses == GAAS_MASSES_ANISOTROPIC ? GaAsValleyAniso(p, k, &e, dk, &t) : GaAsValley(p, k, &e, dk);
+    return p->masses == GAAS_MASSES_ANISOTROPIC ? GaAsValleyAniso(p, k, &e, dk, &t, NULL) : GaAsValley(p, k, &e, dk);
   }
   for (int a = 0; a < 3; a++) {
     PetscReal f = (k[0] * p->lat[3 * a] + k[1] * p->lat[3 * a + 1] + k[2] * p->lat[3 * a + 2]) * p->nk / (2 * PETSC_PI);
@@ -207,7 +221,7 @@ static inline PetscInt GaAsLabel(const GaAs *p, const PetscReal k[3])
   if (l == 255) {
     PetscReal e, dk[3];
     PetscInt  t;
-    l = (unsigned char)(p->masses == GAAS_MASSES_ANISOTROPIC ? GaAsValleyAniso(p, k, &e, dk, &t) : GaAsValley(p, k, &e, dk));
+    l = (unsigned char)(p->masses == GAAS_MASSES_ANISOTROPIC ? GaAsValleyAniso(p, k, &e, dk, &t, NULL) : GaAsValley(p, k, &e, dk));
 #pragma omp atomic write
     p->label[ik] = l;
   }
@@ -222,7 +236,7 @@ static PetscErrorCode GaAsBands(void *ctx, const PetscReal k[3], PetscReal e[], 
 
   if (p->masses == GAAS_MASSES_ANISOTROPIC) {
     /* v = grad gamma / (hbar (1 + 2 alpha e)) */
-    (void)GaAsValleyAniso(p, k, e, dk, &t);
+    (void)GaAsValleyAniso(p, k, e, dk, &t, NULL);
     ev = e[0] - p->off[t];
     for (int c = 0; c < 3; c++) v[c] = dk[c] / (BTE_HBAR * (1 + 2 * p->alpha[t] * ev));
     return 0;
@@ -231,6 +245,39 @@ static PetscErrorCode GaAsBands(void *ctx, const PetscReal k[3], PetscReal e[], 
   ev = e[0] - p->off[t];
   for (int c = 0; c < 3; c++) v[c] = 2 * p->C[t] * dk[c] / (BTE_HBAR * (1 + 2 * p->alpha[t] * ev));
   return 0;
+}
+
+/* -bte_gaas_overlap: the overlap of two states of one non-parabolic (Kane) valley,
+   |a a' + c c' cos(theta)|^2 with a = sqrt((1 + alpha e)/(1 + 2 alpha e)), c = sqrt(alpha e/(1 + 2
+   alpha e)), e above the valley's bottom and theta the angle between k - k0 and k' - k0 (in an
+   ellipsoidal valley, between the Herring-Vogt vectors). 1 for e = e' and theta = 0; it weakens
+   large-angle scattering of hot carriers. */
+static PetscReal GaAsOverlap(const GaAs *p, const PetscReal k[3], const PetscReal kp[3])
+{
+  PetscReal e[2], u[2][3], a[2], c[2], uu = 0, n0 = 0, n1 = 0, cs = 0, ov;
+  PetscInt  t[2];
+
+  for (int s = 0; s < 2; s++) {
+    const PetscReal *kk = s ? kp : k;
+    PetscReal        dk[3], ev, al;
+    if (p->masses == GAAS_MASSES_ANISOTROPIC) (void)GaAsValleyAniso(p, kk, &e[s], dk, &t[s], u[s]);
+    else {
+      t[s] = GaAsType(GaAsValley(p, kk, &e[s], dk));
+      for (int d = 0; d < 3; d++) u[s][d] = PetscSqrtReal(p->C[t[s]]) * dk[d];
+    }
+    ev   = PetscMax(0.0, e[s] - p->off[t[s]]);
+    al   = p->alpha[t[s]];
+    a[s] = PetscSqrtReal((1 + al * ev) / (1 + 2 * al * ev));
+    c[s] = PetscSqrtReal(al * ev / (1 + 2 * al * ev));
+  }
+  for (int d = 0; d < 3; d++) {
+    uu += u[0][d] * u[1][d];
+    n0 += u[0][d] * u[0][d];
+    n1 += u[1][d] * u[1][d];
+  }
+  if (n0 > 0 && n1 > 0) cs = uu / PetscSqrtReal(n0 * n1);
+  ov = a[0] * a[1] + c[0] * c[1] * cs;
+  return ov * ov;
 }
 
 static PetscErrorCode GaAsCoupling(void *ctx, PetscInt n, const PetscReal k[3], PetscInt m, const PetscReal kp[3], const PetscReal q[3], PetscReal hw[], PetscReal g2[])
@@ -253,6 +300,7 @@ static PetscErrorCode GaAsCoupling(void *ctx, PetscInt n, const PetscReal k[3], 
     g2[0]        = p->ac ? p->cac[GaAsType(la)] * qn : 0;
     if (p->acfloor == BTE_ACOUSTIC_FLOOR_EQUIPARTITION) BTEModelAcousticRaise(p->floor, &hw[0], &g2[0]);
     g2[1]        = p->lo && q2 > 0 ? p->cfr / q2 : 0;
+    if (p->overlap && g2[1] > 0) g2[1] *= GaAsOverlap(p, k, kp);
   } else if (p->iv) {
     PetscInt ta = GaAsType(la), tb = GaAsType(lb), lo = PetscMin(ta, tb), hi = PetscMax(ta, tb);
     if (lo == GAAS_G && hi == GAAS_L) g2[2] = p->civ[0];
@@ -276,6 +324,7 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
   PetscCall(PetscOptionsBool("-bte_gaas_acoustic", "Include acoustic deformation-potential scattering", "BTESetModel", p->ac, &p->ac, NULL));
   PetscCall(PetscOptionsBool("-bte_gaas_lo", "Include polar optical (Frohlich) scattering", "BTESetModel", p->lo, &p->lo, NULL));
   PetscCall(PetscOptionsBool("-bte_gaas_intervalley", "Include intervalley scattering", "BTESetModel", p->iv, &p->iv, NULL));
+  PetscCall(PetscOptionsBool("-bte_gaas_overlap", "Polar optical (Frohlich) scattering within a valley times the overlap factor of the non-parabolic (Kane) valley, |a a' + c c' cos theta|^2 (Fawcett, Boardman and Swain 1970); off: 1, as Perturbo-style tables of this model so far", "BTESetModel", p->overlap, &p->overlap, NULL));
   PetscCall(PetscOptionsEList("-bte_gaas_acoustic_floor", "Acoustic phonons below -bte_phonon_min: drop (Perturbo) or equipartition (kept at the floor, |g|^2 scaled to keep the elastic rate)", "BTESetModel", BTEAcousticFloors, 2, BTEAcousticFloors[p->acfloor], &p->acfloor, NULL));
   PetscCall(PetscOptionsEList("-bte_gaas_masses", "L and X valleys: isotropic (density-of-states masses, the classic set) or anisotropic (longitudinal and transverse masses)", "BTESetModel", GaAsMassesTypes, 2, GaAsMassesTypes[p->masses], &p->masses, NULL));
   {
@@ -429,6 +478,7 @@ static PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
   }
   PetscCall(BTEParamsAdd(bte, "acoustic_on", p.ac ? 1.0 : 0.0, ""));
   PetscCall(BTEParamsAdd(bte, "LO_on", p.lo ? 1.0 : 0.0, ""));
+  PetscCall(BTEParamsAdd(bte, "Frohlich_overlap", p.overlap ? 1.0 : 0.0, ""));
   PetscCall(BTEParamsAdd(bte, "intervalley_on", p.iv ? 1.0 : 0.0, ""));
   if (p.acfloor) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, "hw below the phonon floor raised to it, |g|^2 x floor/hw"));
   /* a byte per k point; for absurd grids no cache (BTEModelBuild refuses them with the figure) */
