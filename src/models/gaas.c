@@ -367,6 +367,18 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
       }
     }
   }
+  {
+    PetscInt  n = 2;
+    PetscReal o[2] = {p->off[GAAS_L], p->off[GAAS_X]};
+    PetscBool set;
+    PetscCall(PetscOptionsRealArray("-bte_gaas_offsets", "L and X valley minima above the Gamma minimum L,X (eV)", "BTESetModel", o, &n, &set));
+    if (set) {
+      PetscCheck(n == 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_SIZ, "-bte_gaas_offsets needs two values L,X (eV), got %" PetscInt_FMT, n);
+      PetscCheck(o[0] > 0 && o[0] < o[1] && o[1] <= 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_gaas_offsets: need 0 < L < X <= 2 eV, got L = %g, X = %g", (double)o[0], (double)o[1]);
+      p->off[GAAS_L] = o[0];
+      p->off[GAAS_X] = o[1];
+    }
+  }
   PetscOptionsEnd();
   PetscFunctionReturn(0);
 }
