@@ -49,6 +49,7 @@ typedef struct {
   PetscBool     side;        /* pairs, CUDA, NCCL: the chunks that need ghosts on a side stream */
   PetscBool     timeline;    /* CUDA: device events at the steps of every apply, means printed at destroy */
   PetscBool     devselect;   /* pairs, device build: the computed channels selected on the device */
+  PetscBool     onerate;     /* -bte_pair_one_rate: P only per pair, Q from the Boltzmann factor */
   /* -bte_collision_refresh, host build: the computed channels of every stored pair in the order
      the merge summed them: pair e's are rch[rptr[e] .. rptr[e+1]), each channel c (bte->ch order)
      as c << 1, | 1 when the channel's i end is the pair's column end b (its P is the pair's Q);
@@ -62,22 +63,30 @@ typedef struct {
 } BTECollision_Pair;
 
 
+/* -bte_pair_one_rate: the chunk's factor exp((zref[tile_j] - zref[tile_i]) / kT) (pairlayout.h) */
+static inline double PairOneRateFactor(const BTEPairLayout *L, const BTEPairChunk *ch)
+{
+  return exp((L->zref[ch->tile_j] - L->zref[ch->tile_i]) / L->kT);
+}
+
 /* One chunk on the CPU: rows into partial[slot..], column sums (acc, tile entries) after them.
    f and x come in layout order (fp[l] = f[perm[l]], made once per apply), so that the inner loop
    reads them without the permutation. MODE 0: I[f]; 1: J(f) x; 2: diag J(f). */
-#define PAIR_CHUNK_KERNEL(NAME, WT) \
+#define PAIR_CHUNK_KERNEL(NAME, WT, ONE) \
   static inline void NAME(const BTEPairLayout *L, const BTEPairChunk *ch, int mode, const WT *w, const double *fp, const double *xp, double *acc, double *partial) \
   { \
     const double *fI = fp + (size_t)ch->tile_i * L->tile, *fJ = fp + (size_t)ch->tile_j * L->tile; \
     const double *xI = xp ? xp + (size_t)ch->tile_i * L->tile : NULL, *xJ = xp ? xp + (size_t)ch->tile_j * L->tile : NULL; \
+    const double *zI = ONE ? L->z + (size_t)ch->tile_i * L->tile : NULL, *zJ = ONE ? L->z + (size_t)ch->tile_j * L->tile : NULL; \
+    const double  cf = ONE ? PairOneRateFactor(L, ch) : 0.0; \
     for (int32_t t = 0; t < L->tile; t++) acc[t] = 0; \
     for (int32_t r = 0; r < ch->nrows; r++) { \
       const int64_t e0 = L->rowptr[ch->rp + r], e1 = L->rowptr[ch->rp + r + 1]; \
-      const double  fa = fI[ch->row0 + r], xa = mode == 1 ? xI[ch->row0 + r] : 0.0; \
+      const double  fa = fI[ch->row0 + r], xa = mode == 1 ? xI[ch->row0 + r] : 0.0, rf = ONE ? cf / zI[ch->row0 + r] : 0.0; \
       double        ro = 0, ri = 0, so = 0, si = 0; \
       for (int64_t e = e0; e < e1; e++) { \
         const int32_t jj = L->col[e]; \
-        const double  P = (double)w[2 * e], Q = (double)w[2 * e + 1], fb = fJ[jj]; \
+        const double  P = (double)w[ONE ? e : 2 * e], Q = ONE ? P * zJ[jj] * rf : (double)w[2 * e + 1], fb = fJ[jj]; \
         const double  p = P * (1.0 - fb), q = Q * fb; \
         if (mode == 0) { \
           ro += p; \
@@ -98,8 +107,10 @@ typedef struct {
     } \
     for (int32_t t = 0; t < L->tile; t++) partial[ch->slot + ch->nrows + t] = acc[t]; \
   }
-PAIR_CHUNK_KERNEL(PairChunkDouble, double)
-PAIR_CHUNK_KERNEL(PairChunkFloat, float)
+PAIR_CHUNK_KERNEL(PairChunkDouble, double, 0)
+PAIR_CHUNK_KERNEL(PairChunkFloat, float, 0)
+PAIR_CHUNK_KERNEL(PairChunkDouble1, double, 1)
+PAIR_CHUNK_KERNEL(PairChunkFloat1, float, 1)
 
 /* The chunks list[k0..k1) (or chunks k0..k1 when list is NULL) into the partial buffer. */
 static PetscErrorCode PairChunks(const BTEPairLayout *L, int mode, const int64_t *list, int64_t k0, int64_t k1, const double *fp, const double *xp, double *partial)
@@ -115,7 +126,10 @@ static PetscErrorCode PairChunks(const BTEPairLayout *L, int mode, const int64_t
     for (int64_t k = k0; k < k1; k++) {
       const int64_t c = list ? list[k] : k;
       if (!acc) continue;
-      if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
+      if (L->onerate) {
+        if (L->ws) PairChunkFloat1(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
+        else PairChunkDouble1(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
+      } else if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
       else PairChunkDouble(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
     }
     free(acc);
@@ -807,6 +821,58 @@ static PetscErrorCode PairBuildOnDevice(BTECollision coll, PetscBool *dev)
   PetscFunctionReturn(0);
 }
 
+/* -bte_pair_one_rate: with the balanced delta the two rates of a pair (a, b) obey Q = P exp((e_b -
+   e_a) / kT) exactly (every channel of the pair does: docs/collision.md), so the layout keeps P
+   only (10 B per pair instead of 18 in double, 6 instead of 10 in mixed precision) and the apply
+   forms Q from per-state factors (pairlayout.h). Made from the built layout: the stored Q of every
+   pair is checked against the one formed (rounding: 1e-12 relative in double, 1e-6 in float),
+   then dropped. */
+static PetscErrorCode PairOneRate(BTECollision coll)
+{
+  BTECollision_Pair *pa  = (BTECollision_Pair *)coll->data;
+  BTEPairLayout     *L   = &pa->L;
+  const int64_t      nl  = (int64_t)L->ntile * L->tile;
+  const PetscBool    mix = L->ws ? PETSC_TRUE : PETSC_FALSE;
+  double             err = 0;
+
+  PetscFunctionBegin;
+  L->kT = coll->kTdb;
+  PetscCall(PetscMalloc2(PetscMax(nl, 1), &L->z, PetscMax(L->ntile, 1), &L->zref));
+  for (int32_t t = 0; t < L->ntile; t++) {
+    L->zref[t] = 0;
+    for (int32_t u = 0; u < L->tile; u++) {
+      const int32_t s = L->perm[(int64_t)t * L->tile + u];
+      if (s >= 0) {
+        L->zref[t] = coll->energy[s];
+        break;
+      }
+    }
+  }
+  for (int64_t l = 0; l < nl; l++) L->z[l] = L->perm[l] >= 0 ? exp((coll->energy[L->perm[l]] - L->zref[l / L->tile]) / L->kT) : 1.0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(max : err)
+  for (int64_t c = 0; c < L->nchunk; c++) {
+    const BTEPairChunk *ch = &L->chunks[c];
+    const double       *zI = L->z + (size_t)ch->tile_i * L->tile, *zJ = L->z + (size_t)ch->tile_j * L->tile, cf = PairOneRateFactor(L, ch);
+    for (int32_t r = 0; r < ch->nrows; r++) {
+      const double rf = cf / zI[ch->row0 + r];
+      for (int64_t e = L->rowptr[ch->rp + r]; e < L->rowptr[ch->rp + r + 1]; e++) {
+        const double P = mix ? (double)L->ws[2 * e] : L->w[2 * e], Q = mix ? (double)L->ws[2 * e + 1] : L->w[2 * e + 1], Qd = P * zJ[L->col[e]] * rf, m = PetscMax(P, Q);
+        if (m > 0) err = PetscMax(err, PetscAbsReal(Q - Qd) / m);
+      }
+    }
+  }
+  PetscCheck(err <= (mix ? 1e-6 : 1e-12), PETSC_COMM_SELF, PETSC_ERR_PLIB, "-bte_pair_one_rate: the pairs' rates differ from detailed balance by %g (relative), more than rounding", (double)err);
+  for (int64_t e = 0; e < L->nnz; e++) { /* in place: P to the front */
+    if (mix) L->ws[e] = L->ws[2 * e];
+    else L->w[e] = L->w[2 * e];
+  }
+  if (mix) PetscCall(PetscRealloc((size_t)PetscMax(L->nnz, 1) * sizeof(float), &L->ws));
+  else PetscCall(PetscRealloc((size_t)PetscMax(L->nnz, 1) * sizeof(double), &L->w));
+  L->onerate = 1;
+  PetscCall(PetscInfo(coll, "pair layout: one rate per pair (Q from the Boltzmann factor of the states' energies, kT %g eV); largest relative difference from the stored Q %g\n", (double)L->kT, (double)err));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
 {
   BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
@@ -824,6 +890,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
 
   PetscFunctionBegin;
   PetscCheck(tile >= 32 && tile <= 65536, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile must be in [32, 65536], got %" PetscInt64_FMT, (PetscInt64)tile);
+  PetscCheck(!pa->onerate || coll->kTdb > 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_INCOMP, "-bte_pair_one_rate needs -bte_delta balanced (only then are the two rates of a pair tied by the Boltzmann factor of its states' energies)");
   pa->pairs = coll->part == BTE_COLLISION_PARTITION_PAIRS && coll->psize > 1 ? PETSC_TRUE : PETSC_FALSE;
   L->tile   = (int32_t)tile;
   L->nlocal = (int32_t)(pa->pairs ? n : coll->nlocal); /* the states whose sums are reduced */
@@ -854,6 +921,14 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     if (L->perm[l] >= 0) inv[L->perm[l]] = (PetscInt)l;
   PetscCall(PairBuildOnDevice(coll, &dev));
 #if defined(BTE_HAVE_CUDA)
+  if (pa->onerate) {
+    PetscBool cuda;
+    Vec       v;
+    PetscCall(BTECreateStateVec(coll->bte, &v));
+    PetscCall(BTECollisionVecIsCUDA(v, &cuda));
+    PetscCall(VecDestroy(&v));
+    PetscCheck(!cuda && !dev, PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "-bte_pair_one_rate runs on host Vecs only so far (no CUDA kernel yet)");
+  }
   if (dev) {
     BTEPairCUDABuilder   B;
     BTEPairCUDABuildInfo info;
@@ -926,7 +1001,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(PetscMalloc2(nch, &P, nch, &Q));
     PetscCall(BTECollisionComputeChannelPQ_Private(coll, ci, cj, P, Q));
     PetscCall(PetscMalloc2(boff[nblk], &row, boff[nblk], &L->col));
-    if (coll->refresh) { /* each placed channel, then (PairSortMerge) in the merge's order */
+    if (coll->refresh && !pa->onerate) { /* each placed channel, then (PairSortMerge) in the merge's order (one rate: a new temperature rebuilds) */
       PetscCall(PetscMalloc1(PetscMax(boff[nblk], 1), &pch));
       PetscCall(PetscMalloc1(PetscMax(boff[nblk], 1), &ecnt));
     }
@@ -1009,6 +1084,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCall(PairSlots(L, bits));
     PetscCall(PetscFree(bits));
     PetscCall(PairOrderChunks(coll));
+    if (pa->onerate) PetscCall(PairOneRate(coll));
     PetscCall(PetscLogEventEnd(BTECOLL_LayoutIndex, coll, 0, 0, 0));
   }
   PetscCall(PetscFree3(order, inv, en));
@@ -1022,7 +1098,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   PetscCall(PetscMalloc1(PetscMax(L->npartial, 1), &pa->partial));
   PetscCall(PetscMalloc2((size_t)L->ntile * L->tile, &pa->fp, (size_t)L->ntile * L->tile, &pa->xp));
   coll->nentries = L->nnz;
-  coll->bytes    = (PetscLogDouble)L->nnz * (sizeof(uint16_t) + 2 * (mixed ? sizeof(float) : sizeof(double))) + (PetscLogDouble)L->nrowptr * sizeof(int64_t) + (PetscLogDouble)L->nchunk * sizeof(BTEPairChunk) + (PetscLogDouble)L->ntile * L->tile * sizeof(int32_t) + (PetscLogDouble)(L->nlocal + 1) * sizeof(int64_t) + (PetscLogDouble)L->sptr[L->nlocal] * sizeof(int32_t) + (PetscLogDouble)L->npartial * sizeof(double);
+  coll->bytes    = (PetscLogDouble)L->nnz * (sizeof(uint16_t) + (L->onerate ? 1 : 2) * (mixed ? sizeof(float) : sizeof(double))) + (L->onerate ? (PetscLogDouble)L->ntile * (L->tile + 1) * sizeof(double) : 0) + (PetscLogDouble)L->nrowptr * sizeof(int64_t) + (PetscLogDouble)L->nchunk * sizeof(BTEPairChunk) + (PetscLogDouble)L->ntile * L->tile * sizeof(int32_t) + (PetscLogDouble)(L->nlocal + 1) * sizeof(int64_t) + (PetscLogDouble)L->sptr[L->nlocal] * sizeof(int32_t) + (PetscLogDouble)L->npartial * sizeof(double);
   PetscCall(PetscInfo(coll, "pair layout (built on the %s): %" PetscCount_FMT " channels -> %" PetscInt64_FMT " pairs, %d tiles of %d, %" PetscInt64_FMT " chunks, %" PetscInt64_FMT " partial sums\n", pa->ondevice ? "device" : "host", nch, (PetscInt64)L->nnz, (int)L->ntile, (int)L->tile, (PetscInt64)L->nchunk, (PetscInt64)L->npartial));
   PetscFunctionReturn(0);
 }
@@ -1215,6 +1291,7 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCall(PetscOptionsInt("-bte_pair_tile", "States per tile (column sums of a tile pair are kept in a private array of this length)", "BTECollision", pa->tile, &pa->tile, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_select_device", "CUDA, pairs partition, device build: select the channels this rank computes on the device from all it holds (kept there for later builds), instead of copying them out on the host", "BTECollision", pa->devselect, &pa->devselect, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_side_stream", "CUDA, pairs partition, NCCL exchange: the chunks that need ghost values run on a second, high-priority stream beside one launch of the owned chunks (0: three launches on PETSc's stream)", "BTECollision", pa->side, &pa->side, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_one_rate", "With -bte_delta balanced: keep only the a -> b rate P of each pair and form Q = P exp((e_b - e_a)/kT) from the states' energies (10 B per pair instead of 18; host Vecs only so far)", "BTECollision", pa->onerate, &pa->onerate, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_timeline", "CUDA: time the steps of every apply with device events and print each rank's means when the operator is destroyed (pairs partition on several ranks: the overlapped applies with the side stream only; a diagnostic: the events cost a little)", "BTECollision", pa->timeline, &pa->timeline, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_unroll", "CUDA: entries each lane loads before using them (2, 4 or 8; 0: 4, the fastest measured on an H200 in both precisions)", "BTECollision", pa->unroll, &pa->unroll, NULL));
   PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));
@@ -1273,7 +1350,7 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
   PetscBool          mixed = coll->precision == BTE_COLLISION_PRECISION_MIXED ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "pair layout: one entry per pair of states = (uint16 column, P, Q) in %s: %d bytes per pair; tiles of %d states, %" PetscInt64_FMT " chunks; built on the %s\n", mixed ? "float (mixed precision)" : "double", (int)(sizeof(uint16_t) + 2 * (mixed ? sizeof(float) : sizeof(double))), (int)pa->L.tile, (PetscInt64)pa->L.nchunk, pa->ondevice ? "device" : "host"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "pair layout: one entry per pair of states = (uint16 column, %s) in %s: %d bytes per pair; tiles of %d states, %" PetscInt64_FMT " chunks; built on the %s\n", pa->L.onerate ? "P; Q = P exp((e_b - e_a)/kT), -bte_pair_one_rate" : "P, Q", mixed ? "float (mixed precision)" : "double", (int)(sizeof(uint16_t) + (pa->L.onerate ? 1 : 2) * (mixed ? sizeof(float) : sizeof(double))), (int)pa->L.tile, (PetscInt64)pa->L.nchunk, pa->ondevice ? "device" : "host"));
   if (pa->pairs) {
     PetscInt64 loc[2] = {(PetscInt64)pa->ninner, (PetscInt64)pa->L.nchunk}, sum[2];
     PetscCallMPI(MPI_Allreduce(loc, sum, 2, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)coll)));
@@ -1307,6 +1384,7 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   PetscCall(PetscFree(L->ws));
   PetscCall(PetscFree(L->sptr));
   PetscCall(PetscFree(L->slots));
+  PetscCall(PetscFree2(L->z, L->zref));
   PetscCall(PetscFree(pa->partial));
   PetscCall(PetscFree2(pa->fp, pa->xp));
   PetscCall(VecDestroy(&pa->yl));

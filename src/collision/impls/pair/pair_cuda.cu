@@ -281,6 +281,7 @@ PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
   float2       *ws;
 
   PetscFunctionBegin;
+  PetscCheck(!L->onerate, PETSC_COMM_SELF, PETSC_ERR_SUP, "-bte_pair_one_rate runs on host Vecs only so far (no CUDA kernel yet)");
   PetscCall(BTECollCUDARegisterEvents());
   PetscCall(PetscLogEventBegin(BTECOLL_CUDAUpload, 0, 0, 0, 0));
   PetscCall(BTECollCUDAUpload(L->chunks, (size_t)L->nchunk, &chunks, NULL));
