@@ -1,6 +1,6 @@
 #!/bin/bash
 # CPU vs CUDA collision operator (tgt, fused, pair; fused and pair also mixed; pair and tgt built on
-# the host and on the device; tgt with its build switches and pass-2 mappings): I[f], J(f)x and diag J agree to 1e-12
+# the host and on the device; tgt with its build switches and pass-2 mappings; pair with one rate per pair, -bte_pair_one_rate): I[f], J(f)x and diag J agree to 1e-12
 # (max-norm relative), also with the balanced delta, the CUDA kernels run, and on one rank no host<->device copy happens in an
 # apply; the pairs partition on 2 and 3 ranks sharing the GPU is bitwise reproducible. Skips (exit 77) without a CUDA build of bte or without a GPU.
 source "$TESTDIR/common.sh"
@@ -33,6 +33,8 @@ run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -bte_tgt_build devi
 run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_delta balanced -bte_pair_build device -bte_tgt_build device $gpuopts || fail $? "1 rank, balanced delta, built on the device"
 run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_delta balanced -bte_tgt_build device -bte_tgt_store_g2dt $gpuopts || fail $? "1 rank, balanced delta, tgt STORE_G2DT built on the device"
 run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -synth_hw_per_channel -bte_delta balanced $gpuopts || fail $? "2 ranks, balanced delta, hw per channel"
+run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_delta balanced -bte_pair_one_rate $gpuopts || fail $? "1 rank, balanced delta, one rate per pair"
+run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -bte_delta balanced -bte_pair_one_rate -bte_pair_tile 48 -bte_pair_chunk 60 $gpuopts || fail $? "2 ranks, one rate per pair, small tiles"
 # the pairs partition with 2 and 3 ranks sharing the GPU: against fused (1e-12), and to the bit a
 # second apply and MatMult against J x (the ghosts' sums are added by their owners in rank order,
 # not by the atomics of a device reduction, whose order changes from one apply to the next)

@@ -64,6 +64,8 @@ for np in $(seq 2 $max); do
   grep -q "held channels copied out" out || { grep "pair device build" out; fail 1 "$np ranks: -bte_pair_select_device 0 did not copy the channels out on the host"; }
   run_np $np "$prog" $opts -compare ref.bin -bte_pair_timeline > out || { cat out; fail $? "$np ranks, NCCL, timeline"; }
   timeline out $np "owned chunks,ghost values in,ghost chunks,ghosts' sums,owned sums,end" || fail 1 "$np ranks: -bte_pair_timeline"
+  # one rate per pair (balanced delta): against fused on the same ranks
+  run_np $np "$prog" $opts -bte_delta balanced -bte_pair_one_rate > out || { cat out; fail $? "$np ranks, NCCL, one rate per pair"; }
   # the three launches on PETSc's stream instead of the side stream (-bte_pair_side_stream 0): the same results
   run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream 0 > out || { cat out; fail $? "$np ranks, NCCL, no side stream"; }
   run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream 0 -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, NCCL, no side stream, work first, small tiles"; }

@@ -12,6 +12,7 @@
    Bytes per apply: nnz * (2 + 16) (or 2 + 8) plus per chunk the tile gathers, row pointers and
    (rows + tile) partial sums written and read back. */
 #include <bte/private/collisioncuda_device.h>
+#include <type_traits>
 
 #define BTE_PAIR_WARPS 8
 
@@ -24,6 +25,9 @@ struct _n_BTEPairCUDA {
   uint16_t      *col;
   double2       *w;
   float2        *ws;
+  double        *w1;   /* -bte_pair_one_rate: P only (exactly one of w, ws, w1, ws1) */
+  float         *ws1;
+  double        *z, *zref, kT; /* -bte_pair_one_rate: pairlayout.h */
   long long     *sptr;
   int32_t       *slots;
   double        *partial;
@@ -107,6 +111,16 @@ __device__ __forceinline__ void bte_pair_w(const float2 *w, long long e, double 
   *Q             = (double)v.y;
 }
 
+/* -bte_pair_one_rate: P alone */
+__device__ __forceinline__ double bte_pair_p(const double *w, long long e)
+{
+  return w[e];
+}
+__device__ __forceinline__ double bte_pair_p(const float *w, long long e)
+{
+  return (double)w[e];
+}
+
 __device__ __forceinline__ double bte_pair_warp_sum(double v)
 {
 #pragma unroll
@@ -114,16 +128,20 @@ __device__ __forceinline__ double bte_pair_warp_sum(double v)
   return v;
 }
 
-/* MODE 0: I[f]; 1: J(f) x; 2: diag J(f). Formulas as pair.c. */
-template <typename W2, int MODE, int UNROLL>
-__global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile, long long c0, const BTEPairChunk *__restrict__ chunks, const long long *__restrict__ rowptr, const uint16_t *__restrict__ col, const W2 *__restrict__ w, const int32_t *__restrict__ perm, const double *__restrict__ f, const double *__restrict__ x, double *__restrict__ partial)
+/* MODE 0: I[f]; 1: J(f) x; 2: diag J(f). Formulas as pair.c. ONE (-bte_pair_one_rate): w holds P
+   only (double or float) and Q = P z[b] cf / z[a] (pairlayout.h; the same operations in the same
+   order as pair.c's kernel), z of the column tile gathered with f. */
+template <typename W2, int MODE, int UNROLL, int ONE>
+__global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile, long long c0, const BTEPairChunk *__restrict__ chunks, const long long *__restrict__ rowptr, const uint16_t *__restrict__ col, const W2 *__restrict__ w, const int32_t *__restrict__ perm, const double *__restrict__ f, const double *__restrict__ x, double *__restrict__ partial, const double *__restrict__ z, const double *__restrict__ zref, double kT)
 {
   extern __shared__ double sm[];
   const BTEPairChunk ch   = chunks[c0 + blockIdx.x];
   const int          lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   double *fI = sm, *fJ = sm + tile, *xI = sm + 2 * tile, *xJ = sm + 3 * tile;
-  double *acc = sm + (MODE == 1 ? 4 : 2) * tile, *mine = acc + (size_t)warp * tile;
+  double *zJ = sm + (MODE == 1 ? 4 : 2) * tile;
+  double *acc = zJ + (ONE ? tile : 0), *mine = acc + (size_t)warp * tile;
   const int32_t *pI = perm + (size_t)ch.tile_i * tile, *pJ = perm + (size_t)ch.tile_j * tile;
+  const double   cf = ONE ? exp((zref[ch.tile_j] - zref[ch.tile_i]) / kT) : 0.0;
 
   for (int t = threadIdx.x; t < tile; t += blockDim.x) {
     const int32_t a = pI[t], b = pJ[t];
@@ -133,12 +151,13 @@ __global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile,
       xI[t] = a >= 0 ? x[a] : 0.0;
       xJ[t] = b >= 0 ? x[b] : 0.0;
     }
+    if (ONE) zJ[t] = z[(size_t)ch.tile_j * tile + t];
   }
   for (int t = threadIdx.x; t < BTE_PAIR_WARPS * tile; t += blockDim.x) acc[t] = 0.0;
   __syncthreads();
   for (int r = warp; r < ch.nrows; r += BTE_PAIR_WARPS) {
     const long long e0 = rowptr[ch.rp + r], e1 = rowptr[ch.rp + r + 1];
-    const double    fa = fI[ch.row0 + r], xa = MODE == 1 ? xI[ch.row0 + r] : 0.0;
+    const double    fa = fI[ch.row0 + r], xa = MODE == 1 ? xI[ch.row0 + r] : 0.0, rf = ONE ? cf / z[(size_t)ch.tile_i * tile + ch.row0 + r] : 0.0;
     double          ro = 0.0, ri = 0.0, so = 0.0, si = 0.0;
     for (long long base = e0; base < e1; base += 32 * UNROLL) {
       int    jj[UNROLL];
@@ -149,12 +168,14 @@ __global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile,
         jj[u]             = -1;
         if (e < e1) {
           jj[u] = col[e];
-          bte_pair_w(w, e, &P[u], &Q[u]);
+          if constexpr (ONE) P[u] = bte_pair_p(w, e);
+          else bte_pair_w(w, e, &P[u], &Q[u]);
         }
       }
 #pragma unroll
       for (int u = 0; u < UNROLL; u++) {
         if (jj[u] < 0) continue;
+        if (ONE) Q[u] = P[u] * zJ[jj[u]] * rf;
         const double fb = fJ[jj[u]], p = P[u] * (1.0 - fb), q = Q[u] * fb;
         if (MODE == 0) {
           ro += p;
@@ -200,18 +221,19 @@ __global__ void bte_pair_reduce(int s0, int s1, const long long *__restrict__ sp
   }
 }
 
-static size_t BTEPairShared(int tile, int mode)
+static size_t BTEPairShared(int tile, int mode, int one)
 {
-  return (size_t)((mode == 1 ? 4 : 2) + BTE_PAIR_WARPS) * tile * sizeof(double);
+  return (size_t)((mode == 1 ? 4 : 2) + (one ? 1 : 0) + BTE_PAIR_WARPS) * tile * sizeof(double);
 }
 
 template <typename W2, int UNROLL>
 static PetscErrorCode BTEPairSetSharedU(int tile)
 {
   PetscFunctionBegin;
-  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<W2, 0, UNROLL>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(tile, 0)));
-  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<W2, 1, UNROLL>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(tile, 1)));
-  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<W2, 2, UNROLL>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(tile, 2)));
+  constexpr int one = (std::is_same<W2, double>::value || std::is_same<W2, float>::value) ? 1 : 0; /* P alone */
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<W2, 0, UNROLL, one>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(tile, 0, one)));
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<W2, 1, UNROLL, one>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(tile, 1, one)));
+  PetscCallCUDA(cudaFuncSetAttribute(bte_pair_kernel<W2, 2, UNROLL, one>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BTEPairShared(tile, 2, one)));
   PetscFunctionReturn(0);
 }
 
@@ -236,7 +258,7 @@ PetscErrorCode BTEPairCUDACreateWith(const BTEPairLayout *L, BTEPairChunk *dchun
   PetscCall(BTECollCUDARegisterEvents());
   PetscCallCUDA(cudaGetDevice(&devid));
   PetscCallCUDA(cudaDeviceGetAttribute(&maxsm, cudaDevAttrMaxSharedMemoryPerBlockOptin, devid));
-  PetscCheck(BTEPairShared(L->tile, 1) <= (size_t)maxsm, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile %d needs %zu bytes of shared memory per block, the device allows %d: use a smaller tile", (int)L->tile, BTEPairShared(L->tile, 1), maxsm);
+  PetscCheck(BTEPairShared(L->tile, 1, L->onerate) <= (size_t)maxsm, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile %d needs %zu bytes of shared memory per block, the device allows %d: use a smaller tile", (int)L->tile, BTEPairShared(L->tile, 1, L->onerate), maxsm);
   PetscCheck(L->unroll == 2 || L->unroll == 4 || L->unroll == 8, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_unroll must be 2, 4 or 8, got %d", (int)L->unroll);
   PetscCall(PetscLogEventBegin(BTECOLL_CUDAUpload, 0, 0, 0, 0));
   PetscCall(PetscNew(&d));
@@ -254,7 +276,7 @@ PetscErrorCode BTEPairCUDACreateWith(const BTEPairLayout *L, BTEPairChunk *dchun
   d->col      = dcol;
   d->w        = dw;
   d->ws       = dws;
-  d->bytes    = (PetscLogDouble)L->nchunk * sizeof(BTEPairChunk) + (PetscLogDouble)L->nrowptr * sizeof(long long) + (PetscLogDouble)L->nnz * (sizeof(uint16_t) + (dw ? sizeof(double2) : sizeof(float2)));
+  d->bytes    = (PetscLogDouble)L->nchunk * sizeof(BTEPairChunk) + (PetscLogDouble)L->nrowptr * sizeof(long long) + (PetscLogDouble)L->nnz * (sizeof(uint16_t) + (dw ? sizeof(double2) : (dws ? sizeof(float2) : 0)));
   PetscCall(BTECollCUDAUpload(L->perm, (size_t)L->ntile * L->tile, &d->perm, &d->bytes));
   PetscCall(BTECollCUDAUpload((const long long *)L->sptr, (size_t)L->nlocal + 1, &d->sptr, &d->bytes));
   PetscCall(BTECollCUDAUpload(L->slots, (size_t)d->nslots, &d->slots, &d->bytes));
@@ -264,6 +286,8 @@ PetscErrorCode BTEPairCUDACreateWith(const BTEPairLayout *L, BTEPairChunk *dchun
   }
   PetscCall(BTEPairSetShared<double2>(d->tile));
   PetscCall(BTEPairSetShared<float2>(d->tile));
+  PetscCall(BTEPairSetShared<double>(d->tile));
+  PetscCall(BTEPairSetShared<float>(d->tile));
   /* uploads from pageable memory may still be in flight on the legacy stream; the kernels run on
      PETSc's stream, which need not wait for it */
   PetscCallCUDA(cudaDeviceSynchronize());
@@ -281,17 +305,36 @@ PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
   float2       *ws;
 
   PetscFunctionBegin;
-  PetscCheck(!L->onerate, PETSC_COMM_SELF, PETSC_ERR_SUP, "-bte_pair_one_rate runs on host Vecs only so far (no CUDA kernel yet)");
+  double       *w1 = NULL;
+  float        *ws1 = NULL;
+
   PetscCall(BTECollCUDARegisterEvents());
   PetscCall(PetscLogEventBegin(BTECOLL_CUDAUpload, 0, 0, 0, 0));
   PetscCall(BTECollCUDAUpload(L->chunks, (size_t)L->nchunk, &chunks, NULL));
   static_assert(sizeof(long long) == sizeof(int64_t), "64-bit offsets");
   PetscCall(BTECollCUDAUpload((const long long *)L->rowptr, (size_t)L->nrowptr, &rowptr, NULL));
   PetscCall(BTECollCUDAUpload(L->col, (size_t)L->nnz, &col, NULL));
-  PetscCall(BTECollCUDAUpload((const double2 *)L->w, L->w ? (size_t)L->nnz : 0, &w, NULL));
-  PetscCall(BTECollCUDAUpload((const float2 *)L->ws, L->ws ? (size_t)L->nnz : 0, &ws, NULL));
+  if (L->onerate) { /* P alone */
+    w  = NULL;
+    ws = NULL;
+    PetscCall(BTECollCUDAUpload(L->w, L->w ? (size_t)L->nnz : 0, &w1, NULL));
+    PetscCall(BTECollCUDAUpload(L->ws, L->ws ? (size_t)L->nnz : 0, &ws1, NULL));
+  } else {
+    PetscCall(BTECollCUDAUpload((const double2 *)L->w, L->w ? (size_t)L->nnz : 0, &w, NULL));
+    PetscCall(BTECollCUDAUpload((const float2 *)L->ws, L->ws ? (size_t)L->nnz : 0, &ws, NULL));
+  }
   PetscCall(PetscLogEventEnd(BTECOLL_CUDAUpload, 0, 0, 0, 0));
   PetscCall(BTEPairCUDACreateWith(L, chunks, rowptr, col, w, ws, dev));
+  if (L->onerate) {
+    BTEPairCUDA d = *dev;
+    d->w1         = w1;
+    d->ws1        = ws1;
+    d->kT         = L->kT;
+    PetscCall(BTECollCUDAUpload(L->z, (size_t)L->ntile * L->tile, &d->z, &d->bytes));
+    PetscCall(BTECollCUDAUpload(L->zref, (size_t)L->ntile, &d->zref, &d->bytes));
+    d->bytes += (PetscLogDouble)L->nnz * (w1 ? sizeof(double) : sizeof(float));
+    PetscCallCUDA(cudaDeviceSynchronize()); /* the pageable uploads, before PETSc's stream uses them */
+  }
   PetscFunctionReturn(0);
 }
 
@@ -300,6 +343,7 @@ PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *L, BTEPairCUDA *dev)
 PetscErrorCode BTEPairCUDADownload(BTEPairCUDA d, BTEPairLayout *L)
 {
   PetscFunctionBegin;
+  PetscCheck(!d->w1 && !d->ws1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair: a one-rate layout is built on the host and keeps its host copy");
   PetscCall(PetscMalloc1(PetscMax(L->nnz, 1), &L->col));
   PetscCallCUDA(cudaMemcpy(L->col, d->col, (size_t)L->nnz * sizeof(uint16_t), cudaMemcpyDeviceToHost));
   if (d->ws) {
@@ -325,6 +369,10 @@ PetscErrorCode BTEPairCUDADestroy(BTEPairCUDA *dev)
   PetscCallCUDA(cudaFree(d->col));
   PetscCallCUDA(cudaFree(d->w));
   PetscCallCUDA(cudaFree(d->ws));
+  PetscCallCUDA(cudaFree(d->w1));
+  PetscCallCUDA(cudaFree(d->ws1));
+  PetscCallCUDA(cudaFree(d->z));
+  PetscCallCUDA(cudaFree(d->zref));
   PetscCallCUDA(cudaFree(d->sptr));
   PetscCallCUDA(cudaFree(d->slots));
   PetscCallCUDA(cudaFree(d->partial));
@@ -389,16 +437,19 @@ template <typename W2, int MODE>
 static void BTEPairLaunch(BTEPairCUDA d, long long c0, long long c1, const W2 *w, const double *f, const double *x, cudaStream_t s)
 {
   const dim3   grid((unsigned)(c1 - c0)), block(32 * BTE_PAIR_WARPS);
-  const size_t sh = BTEPairShared(d->tile, MODE);
-  if (d->unroll == 2) bte_pair_kernel<W2, MODE, 2><<<grid, block, sh, s>>>(d->tile, c0, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
-  else if (d->unroll == 4) bte_pair_kernel<W2, MODE, 4><<<grid, block, sh, s>>>(d->tile, c0, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
-  else bte_pair_kernel<W2, MODE, 8><<<grid, block, sh, s>>>(d->tile, c0, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial);
+  constexpr int one = (std::is_same<W2, double>::value || std::is_same<W2, float>::value) ? 1 : 0; /* P alone */
+  const size_t  sh  = BTEPairShared(d->tile, MODE, one);
+  if (d->unroll == 2) bte_pair_kernel<W2, MODE, 2, one><<<grid, block, sh, s>>>(d->tile, c0, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial, d->z, d->zref, d->kT);
+  else if (d->unroll == 4) bte_pair_kernel<W2, MODE, 4, one><<<grid, block, sh, s>>>(d->tile, c0, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial, d->z, d->zref, d->kT);
+  else bte_pair_kernel<W2, MODE, 8, one><<<grid, block, sh, s>>>(d->tile, c0, d->chunks, d->rowptr, d->col, w, d->perm, f, x, d->partial, d->z, d->zref, d->kT);
 }
 
 template <int MODE>
 static void BTEPairLaunchW(BTEPairCUDA d, long long c0, long long c1, const double *f, const double *x, cudaStream_t s)
 {
-  if (d->ws) BTEPairLaunch<float2, MODE>(d, c0, c1, d->ws, f, x, s);
+  if (d->ws1) BTEPairLaunch<float, MODE>(d, c0, c1, d->ws1, f, x, s);
+  else if (d->w1) BTEPairLaunch<double, MODE>(d, c0, c1, d->w1, f, x, s);
+  else if (d->ws) BTEPairLaunch<float2, MODE>(d, c0, c1, d->ws, f, x, s);
   else BTEPairLaunch<double2, MODE>(d, c0, c1, d->w, f, x, s);
 }
 
