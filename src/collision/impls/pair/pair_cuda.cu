@@ -9,8 +9,8 @@
    added in a fixed order into the chunk's partial sums; a second kernel adds the partial sums of
    every owned state in the order of its slot list. The result does not depend on timing.
 
-   Bytes per apply: nnz * (2 + 16) (or 2 + 8) plus per chunk the tile gathers, row pointers and
-   (rows + tile) partial sums written and read back. */
+   Bytes per apply: nnz * (2 + 16) (or 2 + 8; with -bte_pair_one_rate 2 + 8 or 2 + 4) plus per
+   chunk the tile gathers, row pointers and (rows + tile) partial sums written and read back. */
 #include <bte/private/collisioncuda_device.h>
 #include <type_traits>
 
