@@ -38,9 +38,10 @@ typedef struct {
   int64_t       npartial;     /* partial buffer length */
   int64_t      *sptr;         /* nlocal+1 */
   int32_t      *slots;        /* sptr[nlocal]: partial entries to add for each owned state */
-  /* -bte_pair_one_rate (balanced delta): w / ws hold P only (nnz), and Q = P z[b] cf / z[a] with
-     z[l] = exp((e_l - zref[tile of l]) / kT) and cf = exp((zref[tile_j] - zref[tile_i]) / kT):
-     Q = P exp((e_b - e_a) / kT), the detailed balance every pair obeys */
+  /* -bte_pair_one_rate (balanced delta): w / ws hold one rate D per pair (nnz): with r = z[b] (cf /
+     z[a]) = exp((e_b - e_a) / kT), z[l] = exp((e_l - zref[tile of l]) / kT) and cf = exp((zref[tile_j]
+     - zref[tile_i]) / kT), the detailed balance every pair obeys, D is the downhill rate: r >= 1
+     (e_b >= e_a): Q = D, P = D / r; else P = D, Q = D r */
   int32_t       onerate;
   double        kT;           /* eV */
   double       *z;            /* ntile*tile (1 past n) */

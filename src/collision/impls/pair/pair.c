@@ -49,7 +49,7 @@ typedef struct {
   PetscBool     side;        /* pairs, CUDA, NCCL: the chunks that need ghosts on a side stream */
   PetscBool     timeline;    /* CUDA: device events at the steps of every apply, means printed at destroy */
   PetscBool     devselect;   /* pairs, device build: the computed channels selected on the device */
-  PetscBool     onerate;     /* -bte_pair_one_rate: P only per pair, Q from the Boltzmann factor */
+  PetscBool     onerate;     /* -bte_pair_one_rate: one rate per pair, the other from the Boltzmann factor */
   /* -bte_collision_refresh, host build: the computed channels of every stored pair in the order
      the merge summed them: pair e's are rch[rptr[e] .. rptr[e+1]), each channel c (bte->ch order)
      as c << 1, | 1 when the channel's i end is the pair's column end b (its P is the pair's Q);
@@ -86,7 +86,8 @@ static inline double PairOneRateFactor(const BTEPairLayout *L, const BTEPairChun
       double        ro = 0, ri = 0, so = 0, si = 0; \
       for (int64_t e = e0; e < e1; e++) { \
         const int32_t jj = L->col[e]; \
-        const double  P = (double)w[ONE ? e : 2 * e], Q = ONE ? P * zJ[jj] * rf : (double)w[2 * e + 1], fb = fJ[jj]; \
+        const double  D = (double)w[ONE ? e : 2 * e], rr = ONE ? zJ[jj] * rf : 0.0; \
+        const double  P = ONE ? (rr >= 1.0 ? D / rr : D) : D, Q = ONE ? (rr >= 1.0 ? D : D * rr) : (double)w[2 * e + 1], fb = fJ[jj]; \
         const double  p = P * (1.0 - fb), q = Q * fb; \
         if (mode == 0) { \
           ro += p; \
@@ -825,11 +826,14 @@ static PetscErrorCode PairBuildOnDevice(BTECollision coll, PetscBool *dev)
 }
 
 /* -bte_pair_one_rate: with the balanced delta the two rates of a pair (a, b) obey Q = P exp((e_b -
-   e_a) / kT) exactly (every channel of the pair does: docs/collision.md), so the layout keeps P
-   only (10 B per pair instead of 18 in double, 6 instead of 10 in mixed precision) and the apply
-   forms Q from per-state factors (pairlayout.h). Made from the built layout: the stored Q of every
-   pair is checked against the one formed (rounding: 1e-12 relative in double, 1e-6 in float),
-   then dropped. */
+   e_a) / kT) exactly (every channel of the pair does: docs/collision.md), so the layout keeps one
+   rate per pair (10 B per pair instead of 18 in double, 6 instead of 10 in mixed precision) and
+   the apply forms the other from per-state factors (pairlayout.h). It keeps the downhill rate (the
+   larger, from the higher-energy state) and forms the uphill one, ratio r = exp((e_b - e_a)/kT)
+   <= 1 times it: the uphill rate of the two-rate formulas loses digits when r is tiny (low
+   temperatures: the balanced weights a', b' cancel), the formed one does not. Made from the
+   built layout: the stored uphill rate of every pair is checked against the formed one, relative
+   to the downhill rate (rounding: 1e-12 in double, 1e-6 in float), then dropped. */
 static PetscErrorCode PairOneRate(BTECollision coll)
 {
   BTECollision_Pair *pa  = (BTECollision_Pair *)coll->data;
@@ -837,6 +841,7 @@ static PetscErrorCode PairOneRate(BTECollision coll)
   const int64_t      nl  = (int64_t)L->ntile * L->tile;
   const PetscBool    mix = L->ws ? PETSC_TRUE : PETSC_FALSE;
   double             err = 0;
+  int                bad = 0; /* a formed Q not finite (factors beyond double range: very low T) */
 
   PetscFunctionBegin;
   L->kT = coll->kTdb;
@@ -852,27 +857,32 @@ static PetscErrorCode PairOneRate(BTECollision coll)
     }
   }
   for (int64_t l = 0; l < nl; l++) L->z[l] = L->perm[l] >= 0 ? exp((coll->energy[L->perm[l]] - L->zref[l / L->tile]) / L->kT) : 1.0;
-#pragma omp parallel for schedule(dynamic, 16) reduction(max : err)
+#pragma omp parallel for schedule(dynamic, 16) reduction(max : err) reduction(| : bad)
   for (int64_t c = 0; c < L->nchunk; c++) {
     const BTEPairChunk *ch = &L->chunks[c];
     const double       *zI = L->z + (size_t)ch->tile_i * L->tile, *zJ = L->z + (size_t)ch->tile_j * L->tile, cf = PairOneRateFactor(L, ch);
     for (int32_t r = 0; r < ch->nrows; r++) {
       const double rf = cf / zI[ch->row0 + r];
       for (int64_t e = L->rowptr[ch->rp + r]; e < L->rowptr[ch->rp + r + 1]; e++) {
-        const double P = mix ? (double)L->ws[2 * e] : L->w[2 * e], Q = mix ? (double)L->ws[2 * e + 1] : L->w[2 * e + 1], Qd = P * zJ[L->col[e]] * rf, m = PetscMax(P, Q);
-        if (m > 0) err = PetscMax(err, PetscAbsReal(Q - Qd) / m);
+        const double P = mix ? (double)L->ws[2 * e] : L->w[2 * e], Q = mix ? (double)L->ws[2 * e + 1] : L->w[2 * e + 1], rr = zJ[L->col[e]] * rf;
+        const double D = rr >= 1.0 ? Q : P, U = rr >= 1.0 ? P : Q, Uf = rr >= 1.0 ? D / rr : D * rr; /* downhill kept, uphill formed */
+        if (!PetscIsNormalReal(rr)) bad = 1;
+        else if (D > 0) err = PetscMax(err, PetscAbsReal(U - Uf) / D);
+        if (mix) L->ws[2 * e] = (float)D;
+        else L->w[2 * e] = D;
       }
     }
   }
+  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_SUP, "-bte_pair_one_rate: the Boltzmann factors within a tile leave the double range at kT = %g eV; use the two-rate layout at this temperature", (double)L->kT);
   PetscCheck(err <= (mix ? 1e-6 : 1e-12), PETSC_COMM_SELF, PETSC_ERR_PLIB, "-bte_pair_one_rate: the pairs' rates differ from detailed balance by %g (relative), more than rounding", (double)err);
-  for (int64_t e = 0; e < L->nnz; e++) { /* in place: P to the front */
+  for (int64_t e = 0; e < L->nnz; e++) { /* in place: the kept rates to the front */
     if (mix) L->ws[e] = L->ws[2 * e];
     else L->w[e] = L->w[2 * e];
   }
   if (mix) PetscCall(PetscRealloc((size_t)PetscMax(L->nnz, 1) * sizeof(float), &L->ws));
   else PetscCall(PetscRealloc((size_t)PetscMax(L->nnz, 1) * sizeof(double), &L->w));
   L->onerate = 1;
-  PetscCall(PetscInfo(coll, "pair layout: one rate per pair (Q from the Boltzmann factor of the states' energies, kT %g eV); largest relative difference from the stored Q %g\n", (double)L->kT, (double)err));
+  PetscCall(PetscInfo(coll, "pair layout: one rate per pair (Q from the Boltzmann factor of the states' energies, kT %g eV); largest difference of the stored uphill rate from the formed one, relative to the downhill rate, %g\n", (double)L->kT, (double)err));
   PetscFunctionReturn(0);
 }
 
@@ -1286,7 +1296,7 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCall(PetscOptionsInt("-bte_pair_tile", "States per tile (column sums of a tile pair are kept in a private array of this length)", "BTECollision", pa->tile, &pa->tile, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_select_device", "CUDA, pairs partition, device build: select the channels this rank computes on the device from all it holds (kept there for later builds), instead of copying them out on the host", "BTECollision", pa->devselect, &pa->devselect, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_side_stream", "CUDA, pairs partition, NCCL exchange: the chunks that need ghost values run on a second, high-priority stream beside one launch of the owned chunks (0: three launches on PETSc's stream)", "BTECollision", pa->side, &pa->side, NULL));
-  PetscCall(PetscOptionsBool("-bte_pair_one_rate", "With -bte_delta balanced: keep only the a -> b rate P of each pair and form Q = P exp((e_b - e_a)/kT) from the states' energies (10 B per pair instead of 18; the layout is built on the host)", "BTECollision", pa->onerate, &pa->onerate, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_one_rate", "With -bte_delta balanced: keep one rate per pair (the downhill one) and form the other from the Boltzmann factor of the states' energies (10 B per pair instead of 18; the layout is built on the host)", "BTECollision", pa->onerate, &pa->onerate, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_timeline", "CUDA: time the steps of every apply with device events and print each rank's means when the operator is destroyed (pairs partition on several ranks: the overlapped applies with the side stream only; a diagnostic: the events cost a little)", "BTECollision", pa->timeline, &pa->timeline, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_unroll", "CUDA: entries each lane loads before using them (2, 4 or 8; 0: 4, the fastest measured on an H200 in both precisions)", "BTECollision", pa->unroll, &pa->unroll, NULL));
   PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));
@@ -1345,7 +1355,7 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
   PetscBool          mixed = coll->precision == BTE_COLLISION_PRECISION_MIXED ? PETSC_TRUE : PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "pair layout: one entry per pair of states = (uint16 column, %s) in %s: %d bytes per pair; tiles of %d states, %" PetscInt64_FMT " chunks; built on the %s\n", pa->L.onerate ? "P; Q = P exp((e_b - e_a)/kT), -bte_pair_one_rate" : "P, Q", mixed ? "float (mixed precision)" : "double", (int)(sizeof(uint16_t) + (pa->L.onerate ? 1 : 2) * (mixed ? sizeof(float) : sizeof(double))), (int)pa->L.tile, (PetscInt64)pa->L.nchunk, pa->ondevice ? "device" : "host"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "pair layout: one entry per pair of states = (uint16 column, %s) in %s: %d bytes per pair; tiles of %d states, %" PetscInt64_FMT " chunks; built on the %s\n", pa->L.onerate ? "downhill rate; the uphill one formed, -bte_pair_one_rate" : "P, Q", mixed ? "float (mixed precision)" : "double", (int)(sizeof(uint16_t) + (pa->L.onerate ? 1 : 2) * (mixed ? sizeof(float) : sizeof(double))), (int)pa->L.tile, (PetscInt64)pa->L.nchunk, pa->ondevice ? "device" : "host"));
   if (pa->pairs) {
     PetscInt64 loc[2] = {(PetscInt64)pa->ninner, (PetscInt64)pa->L.nchunk}, sum[2];
     PetscCallMPI(MPI_Allreduce(loc, sum, 2, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)coll)));

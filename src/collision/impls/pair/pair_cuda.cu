@@ -128,9 +128,10 @@ __device__ __forceinline__ double bte_pair_warp_sum(double v)
   return v;
 }
 
-/* MODE 0: I[f]; 1: J(f) x; 2: diag J(f). Formulas as pair.c. ONE (-bte_pair_one_rate): w holds P
-   only (double or float) and Q = P z[b] cf / z[a] (pairlayout.h; the same operations in the same
-   order as pair.c's kernel), z of the column tile gathered with f. */
+/* MODE 0: I[f]; 1: J(f) x; 2: diag J(f). Formulas as pair.c. ONE (-bte_pair_one_rate): w holds the
+   downhill rate of each pair (double or float) and the other is formed with r = z[b] (cf / z[a])
+   (pairlayout.h; the same operations in the same order as pair.c's kernel), z of the column tile
+   gathered with f. */
 template <typename W2, int MODE, int UNROLL, int ONE>
 __global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile, long long c0, const BTEPairChunk *__restrict__ chunks, const long long *__restrict__ rowptr, const uint16_t *__restrict__ col, const W2 *__restrict__ w, const int32_t *__restrict__ perm, const double *__restrict__ f, const double *__restrict__ x, double *__restrict__ partial, const double *__restrict__ z, const double *__restrict__ zref, double kT)
 {
@@ -175,7 +176,11 @@ __global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile,
 #pragma unroll
       for (int u = 0; u < UNROLL; u++) {
         if (jj[u] < 0) continue;
-        if (ONE) Q[u] = P[u] * zJ[jj[u]] * rf;
+        if (ONE) { /* P[u] holds the downhill rate D (pairlayout.h) */
+          const double rr = zJ[jj[u]] * rf, D = P[u];
+          P[u]            = rr >= 1.0 ? D / rr : D;
+          Q[u]            = rr >= 1.0 ? D : D * rr;
+        }
         const double fb = fJ[jj[u]], p = P[u] * (1.0 - fb), q = Q[u] * fb;
         if (MODE == 0) {
           ro += p;
