@@ -1,9 +1,10 @@
-# -bte_pair_one_rate: with the balanced delta the pair layout keeps only P of each pair and forms
-# Q = P exp((e_b - e_a)/kT). I[f], J(f) x and diag J against fused (which stores both rates of every
+# -bte_pair_one_rate: with the balanced delta the pair layout keeps one rate of each pair (the
+# downhill one) and forms the other with the Boltzmann factor exp(-|e_b - e_a|/kT). I[f], J(f) x and diag J against fused (which stores both rates of every
 # channel) to 1e-12 on 1, 2 and 3 ranks, also with small tiles and chunks; mixed precision against
 # double within 1e-6; the view says 10 bytes per pair; a mobility at three temperatures (a rebuild
 # per temperature) prints the two-rate layout's digits; refused in one line without the balanced
-# delta.
+# delta; at 30 K, where the uphill rates are ~1e-15 of the downhill ones, the equilibrium defect
+# stays at rounding (< 1e-15).
 . "$TESTDIR/common.sh"
 set -e
 opts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5 -bte_delta balanced -bte_pair_one_rate"
@@ -18,5 +19,10 @@ m="-bte_model gaas -bte_grid 30 -bte_delta balanced -bte_temperatures 200,300,40
 grep -q "10 bytes per pair" one.txt || { grep "pair layout" one.txt; echo "FAIL: the view does not show 10 bytes per pair"; exit 1; }
 diff <(grep -E "^ *[234]00\.00" two.txt) <(grep -E "^ *[234]00\.00" one.txt) || { echo "FAIL: one rate per pair changes the mobilities"; exit 1; }
 grep -E "^ *[234]00\.00" one.txt
+# 30 K: the uphill rates are ~1e-15 of the downhill ones; formed from the downhill rate, Fermi-Dirac
+# stays a steady state to rounding (the two-rate balanced weights lose digits there: 2.5e-14)
+"$BTE" transport -bte_model gaas -bte_grid 40 -bte_delta balanced -bte_temperature 30 -bte_temperatures 30 -bte_pair_one_rate > cold.txt
+d=$(sed -n 's/.*equilibrium defect: \([-0-9.e+]*\) of the gross.*/\1/p' cold.txt)
+awk -v d="$d" 'BEGIN { if (d == "" || d + 0 > 1e-15) { print "FAIL: equilibrium defect at 30 K with one rate per pair: " d; exit 1 } print "30 K: equilibrium defect " d }'
 expect_fail "bte_pair_one_rate needs -bte_delta balanced" "$BTE" transport -bte_model gaas -bte_grid 20 -bte_pair_one_rate
 echo ok
