@@ -127,17 +127,19 @@ static inline PetscReal GaAsEllipsoid(PetscReal Cl, PetscReal Ct, const PetscRea
   return Cl * dl * dl + Ct * (d2 - dl * dl);
 }
 
-/* Anisotropic L and X valleys (-bte_gaas_masses anisotropic): the lowest of Gamma, all 8 L and
-   all 6 X centres (an elongated valley's nearest centre need not be its lowest), with the
-   valley labels of GaAsValley. Sets e, and grad_k of the valley's gamma (eV A) in dg. */
-/* hv (may be NULL): the valley's Herring-Vogt vector u, gamma = |u|^2 (u = sqrt(C_l) (d.n) n +
-   sqrt(C_t) (d - (d.n) n), d = k - k0), whose angles are those of the valley's spherical frame */
+/* The Herring-Vogt vector u of d = k - k0 in an ellipsoidal valley with axis n: gamma = |u|^2
+   (u = sqrt(C_l) (d.n) n + sqrt(C_t) (d - (d.n) n)); its angles are those of the valley's
+   spherical frame */
 static inline void GaAsHerringVogt(PetscReal Cl, PetscReal Ct, const PetscReal n[3], const PetscReal d[3], PetscReal u[3])
 {
   const PetscReal dl = d[0] * n[0] + d[1] * n[1] + d[2] * n[2], sl = PetscSqrtReal(Cl), st = PetscSqrtReal(Ct);
   for (int c = 0; c < 3; c++) u[c] = sl * dl * n[c] + st * (d[c] - dl * n[c]);
 }
 
+/* Anisotropic L and X valleys (-bte_gaas_masses anisotropic): the lowest of Gamma, all 8 L and
+   all 6 X centres (an elongated valley's nearest centre need not be its lowest), with the
+   valley labels of GaAsValley. Sets e, and grad_k of the valley's gamma (eV A) in dg; hv (may be
+   NULL) gets the valley's Herring-Vogt vector (GaAsHerringVogt). */
 static inline PetscInt GaAsValleyAniso(const GaAs *p, const PetscReal k[3], PetscReal *e, PetscReal dg[3], PetscInt *type, PetscReal hv[3])
 {
   const PetscReal r3 = 1 / PetscSqrtReal(3.0);
@@ -324,7 +326,7 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
   PetscCall(PetscOptionsBool("-bte_gaas_acoustic", "Include acoustic deformation-potential scattering", "BTESetModel", p->ac, &p->ac, NULL));
   PetscCall(PetscOptionsBool("-bte_gaas_lo", "Include polar optical (Frohlich) scattering", "BTESetModel", p->lo, &p->lo, NULL));
   PetscCall(PetscOptionsBool("-bte_gaas_intervalley", "Include intervalley scattering", "BTESetModel", p->iv, &p->iv, NULL));
-  PetscCall(PetscOptionsBool("-bte_gaas_overlap", "Polar optical (Frohlich) scattering within a valley times the overlap factor of the non-parabolic (Kane) valley, |a a' + c c' cos theta|^2 (Fawcett, Boardman and Swain 1970); off: 1, as Perturbo-style tables of this model so far", "BTESetModel", p->overlap, &p->overlap, NULL));
+  PetscCall(PetscOptionsBool("-bte_gaas_overlap", "Polar optical (Frohlich) scattering within a valley times the overlap factor of the non-parabolic (Kane) valley, |a a' + c c' cos theta|^2 (Fawcett, Boardman and Swain 1970); off: the factor is 1", "BTESetModel", p->overlap, &p->overlap, NULL));
   PetscCall(PetscOptionsEList("-bte_gaas_acoustic_floor", "Acoustic phonons below -bte_phonon_min: drop (Perturbo) or equipartition (kept at the floor, |g|^2 scaled to keep the elastic rate)", "BTESetModel", BTEAcousticFloors, 2, BTEAcousticFloors[p->acfloor], &p->acfloor, NULL));
   PetscCall(PetscOptionsEList("-bte_gaas_masses", "L and X valleys: isotropic (density-of-states masses, the classic set) or anisotropic (longitudinal and transverse masses)", "BTESetModel", GaAsMassesTypes, 2, GaAsMassesTypes[p->masses], &p->masses, NULL));
   {

@@ -841,7 +841,7 @@ static PetscErrorCode PairOneRate(BTECollision coll)
   const int64_t      nl  = (int64_t)L->ntile * L->tile;
   const PetscBool    mix = L->ws ? PETSC_TRUE : PETSC_FALSE;
   double             err = 0;
-  int                bad = 0; /* a formed Q not finite (factors beyond double range: very low T) */
+  int                bad = 0; /* a Boltzmann factor not finite (beyond double range: very low T) */
 
   PetscFunctionBegin;
   L->kT = coll->kTdb;
@@ -1364,7 +1364,6 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
   PetscCall(PairViewPerRank(coll, viewer));
   PetscFunctionReturn(0);
 }
-
 
 static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
 {
