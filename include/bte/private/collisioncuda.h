@@ -51,7 +51,7 @@ PETSC_INTERN PetscErrorCode BTEFusedCUDAGetBytes(BTEFusedCUDA, PetscLogDouble *)
 typedef struct _n_BTEPairCUDA *BTEPairCUDA;
 PETSC_INTERN PetscErrorCode BTEPairCUDACreate(const BTEPairLayout *, BTEPairCUDA *);
 PETSC_INTERN PetscErrorCode BTEPairCUDADestroy(BTEPairCUDA *);
-PETSC_INTERN PetscErrorCode BTEPairCUDARun(BTEPairCUDA, int mode, Vec fl, Vec xl, Vec Y);
+PETSC_INTERN PetscErrorCode BTEPairCUDARun(BTEPairCUDA, int mode, Vec fl, Vec xl, Vec Y, PetscBool mark);
 /* the two halves of Run, for the overlap of the pairs partition: the chunks c0..c1-1 (f, x indexed
    by local state: local vectors, or the global Vecs for chunks of owned tiles only), and the sums
    of the local states s0..s1-1 into y (a local vector, or the global Vec for owned states) */

@@ -383,7 +383,7 @@ static PetscErrorCode PairApply(BTECollision coll, int mode, Vec fl, Vec xl, Vec
        path, MatMult and diag J, has other steps: mixed in, the means would not be of one path) */
     const PetscBool mark = pa->timeline && !pa->pairs ? PETSC_TRUE : PETSC_FALSE;
     if (mark) PetscCall(BTEPairCUDAMark(pa->cuda, BTE_PAIR_MARK_START));
-    PetscCall(BTEPairCUDARun(pa->cuda, mode, fl, xl, out));
+    PetscCall(BTEPairCUDARun(pa->cuda, mode, fl, xl, out, mark));
     if (mark) PetscCall(BTEPairCUDAMark(pa->cuda, BTE_PAIR_MARK_OWNED_SUMS));
   }
 #endif

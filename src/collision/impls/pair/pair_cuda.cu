@@ -512,7 +512,9 @@ PetscErrorCode BTEPairCUDAReduce(BTEPairCUDA d, PetscInt s0, PetscInt s1, Vec yv
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEPairCUDARun(BTEPairCUDA d, int mode, Vec fl, Vec xl, Vec Y)
+/* mark: -bte_pair_timeline's owned-chunks mark between the chunks and the sums (the caller marks
+   the start and the end; an unmarked run must not record into the marks of a timed apply) */
+PetscErrorCode BTEPairCUDARun(BTEPairCUDA d, int mode, Vec fl, Vec xl, Vec Y, PetscBool mark)
 {
   PetscInt             n;
   PetscScalar         *y;
@@ -528,7 +530,7 @@ PetscErrorCode BTEPairCUDARun(BTEPairCUDA d, int mode, Vec fl, Vec xl, Vec Y)
   PetscCall(VecGetLocalSize(Y, &n));
   PetscCheck(n == d->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Output Vec has %" PetscInt_FMT " local entries, expected %d", n, (int)d->nlocal);
   PetscCall(BTEPairCUDAChunks(d, mode, 0, d->nchunk, fl, xl));
-  if (d->pending) PetscCall(BTEPairCUDAMark(d, BTE_PAIR_MARK_OWNED)); /* -bte_pair_timeline */
+  if (mark) PetscCall(BTEPairCUDAMark(d, BTE_PAIR_MARK_OWNED));
   if (d->nlocal > 0) PetscCall(BTEPairCUDAReduce(d, 0, d->nlocal, Y));
   else { /* every entry of Y is written, as before: mark it current on the device */
     PetscCall(VecCUDAGetArrayWrite(Y, &y));
