@@ -138,6 +138,7 @@ static PetscErrorCode BTECollisionReset(BTECollision coll)
   PetscCall(VecDestroy(&coll->gtemplate));
   PetscCall(PetscFree(coll->pranges));
   PetscCall(PetscFree(coll->pfrac));
+  PetscCall(PetscFree3(coll->ptoff, coll->gslot, coll->ptab));
   if (coll->assembly) {
     BTECollisionAssembly *as = coll->assembly;
     PetscCall(PetscFree4(as->P, as->Q, as->ci, as->cj));

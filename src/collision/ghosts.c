@@ -162,6 +162,124 @@ PetscErrorCode BTECollisionSetUpGhosts_Private(BTECollision coll)
   PetscFunctionReturn(0);
 }
 
+/* owned states by energy (ties by global index): the order of the pair layout's owned tiles */
+typedef struct {
+  PetscReal e;
+  PetscInt  g;
+} EnergyIndex;
+static int CompareEnergyIndex(const void *a, const void *b)
+{
+  const EnergyIndex *x = (const EnergyIndex *)a, *y = (const EnergyIndex *)b;
+  if (x->e != y->e) return x->e < y->e ? -1 : 1;
+  return x->g < y->g ? -1 : (x->g > y->g ? 1 : 0);
+}
+
+/* Tile blocks (coll->ptile > 0): every state's global slot (its owner's tiles, filled by energy),
+   shared by all ranks. Leaves gslot NULL (pairs of states hashed one by one) where the tile pairs
+   would be too many to count. Collective. */
+static PetscErrorCode PartitionSlots(BTECollision coll, MPI_Comm comm)
+{
+  const PetscMPIInt size = coll->psize, rank = coll->prank;
+  const PetscInt    tile = coll->ptile, N = coll->pranges[size];
+  PetscInt          ntg  = 0;
+  EnergyIndex      *own;
+  int32_t          *mine;
+  PetscMPIInt      *cnts, *dsp;
+
+  PetscFunctionBegin;
+  for (PetscMPIInt r = 0; r < size; r++) ntg += (coll->pranges[r + 1] - coll->pranges[r] + tile - 1) / tile;
+  if ((PetscInt64)ntg * ntg > ((PetscInt64)1 << 26) || (PetscInt64)ntg * tile >= (PetscInt64)INT32_MAX || N > PETSC_MPI_INT_MAX) {
+    PetscCall(PetscInfo(coll, "pairs partition: %" PetscInt_FMT " tiles of %" PetscInt_FMT " states are too many tile pairs to count; pairs of states assigned one by one\n", ntg, tile));
+    PetscFunctionReturn(0);
+  }
+  coll->ntg = ntg;
+  PetscCall(PetscMalloc3(size + 1, &coll->ptoff, PetscMax(N, 1), &coll->gslot, ((size_t)ntg * ntg + 31) / 32, &coll->ptab));
+  coll->ptoff[0] = 0;
+  for (PetscMPIInt r = 0; r < size; r++) coll->ptoff[r + 1] = coll->ptoff[r] + (coll->pranges[r + 1] - coll->pranges[r] + tile - 1) / tile;
+  PetscCall(PetscMalloc4(PetscMax(coll->nlocal, 1), &own, PetscMax(coll->nlocal, 1), &mine, size, &cnts, size, &dsp));
+  for (PetscInt l = 0; l < coll->nlocal; l++) {
+    own[l].e = coll->energy[l];
+    own[l].g = coll->rstart + l;
+  }
+  qsort(own, (size_t)coll->nlocal, sizeof(EnergyIndex), CompareEnergyIndex);
+  for (PetscInt p = 0; p < coll->nlocal; p++) mine[own[p].g - coll->rstart] = (int32_t)(coll->ptoff[rank] * tile + p);
+  for (PetscMPIInt r = 0; r < size; r++) {
+    cnts[r] = (PetscMPIInt)(coll->pranges[r + 1] - coll->pranges[r]);
+    dsp[r]  = (PetscMPIInt)coll->pranges[r];
+  }
+  PetscCallMPI(MPI_Allgatherv(mine, (PetscMPIInt)coll->nlocal, MPI_INT32_T, coll->gslot, cnts, dsp, MPI_INT32_T, comm));
+  PetscCall(PetscFree4(own, mine, cnts, dsp));
+  PetscFunctionReturn(0);
+}
+
+/* a tile pair between two ranks: its pairs of states, a hash (ties), its index into ptab */
+typedef struct {
+  PetscReal h;
+  PetscInt  key;
+  int32_t   c;
+} TilePair;
+static int CompareTilePair(const void *a, const void *b)
+{
+  const TilePair *x = (const TilePair *)a, *y = (const TilePair *)b;
+  if (x->c != y->c) return x->c > y->c ? -1 : 1;
+  if (x->h != y->h) return x->h < y->h ? -1 : 1;
+  return x->key < y->key ? -1 : (x->key > y->key ? 1 : 0);
+}
+
+/* Tile blocks: the bits of ptab from the pairs of states per tile pair (tcnt, summed over ranks;
+   row the lower rank's tile). Each rank starts with its internal pairs; the tile pairs between two
+   ranks, largest first, go to whichever of the two has fewer pairs so far. *ok is false where that
+   leaves the largest rank more than 1 % above the balance of the shares pfrac (which hand out single
+   pairs of states: too few tile pairs). Every rank computes the same bits. */
+static PetscErrorCode PartitionBits(BTECollision coll, const int32_t *tcnt, const PetscInt64 *all, PetscBool *ok)
+{
+  const PetscMPIInt size = coll->psize;
+  const PetscInt    ntg  = coll->ntg;
+  PetscInt          nb   = 0;
+  TilePair         *tp;
+  PetscMPIInt      *owner;
+  PetscReal        *want, *got, mwant = 0, mgot = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(coll->ptab, ((size_t)ntg * ntg + 31) / 32));
+  PetscCall(PetscMalloc1(PetscMax(ntg, 1), &owner));
+  for (PetscMPIInt r = 0; r < size; r++)
+    for (PetscInt a = coll->ptoff[r]; a < coll->ptoff[r + 1]; a++) owner[a] = r;
+  for (PetscInt k = 0; k < ntg * ntg; k++) nb += tcnt[k] > 0;
+  PetscCall(PetscMalloc1(PetscMax(nb, 1), &tp));
+  nb = 0;
+  for (PetscInt k = 0; k < ntg * ntg; k++)
+    if (tcnt[k] > 0) {
+      tp[nb].h   = BTECollPairHash(k / ntg, k % ntg);
+      tp[nb].key = k;
+      tp[nb].c   = tcnt[k];
+      nb++;
+    }
+  qsort(tp, (size_t)nb, sizeof(*tp), CompareTilePair);
+  PetscCall(PetscCalloc2(size, &want, size, &got));
+  for (PetscMPIInt r = 0; r < size; r++) want[r] = got[r] = (PetscReal)all[(size_t)r * size + r];
+  for (PetscInt k = 0; k < nb; k++) {
+    const PetscMPIInt r = owner[tp[k].key / ntg], t = owner[tp[k].key % ntg]; /* r < t */
+    const PetscReal   g = coll->pfrac[(size_t)r * size + t];
+    want[r] += g * tp[k].c;
+    want[t] += (1 - g) * tp[k].c;
+    if (got[r] <= got[t]) {
+      coll->ptab[tp[k].key >> 5] |= 1u << (tp[k].key & 31);
+      got[r] += tp[k].c;
+    } else got[t] += tp[k].c;
+  }
+  for (PetscMPIInt r = 0; r < size; r++) {
+    mwant = PetscMax(mwant, want[r]);
+    mgot  = PetscMax(mgot, got[r]);
+  }
+  *ok = mgot <= 1.01 * mwant ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscInfo(coll, "pairs partition in tile blocks: %" PetscInt_FMT " tiles of %" PetscInt_FMT " states, %" PetscInt_FMT " tile pairs between ranks; largest rank's pairs %.4f x with the shares handed out per pair of states%s\n", ntg, coll->ptile, nb, mwant > 0 ? (double)(mgot / mwant) : 1.0, *ok ? "" : ": more than 1 % more, so pairs of states are handed out one by one instead"));
+  PetscCall(PetscFree2(want, got));
+  PetscCall(PetscFree(tp));
+  PetscCall(PetscFree(owner));
+  PetscFunctionReturn(0);
+}
+
 /* The partition (-bte_partition). With pairs, a channel whose ends are owned by ranks r < s is held
    by both (the table is distributed that way) and computed by one: by r for a share pfrac[r][s]
    of the r-s channels, chosen by a hash of the pair of states (so that all channels of a pair of
@@ -179,6 +297,7 @@ PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision coll)
   const PetscInt    *ranges;
   PetscBool          ispair;
   PetscInt64        *cnt, *all = NULL;
+  int32_t           *tcnt = NULL;
   PetscCount         ncomp = 0;
   int                oom   = 0;
 
@@ -190,6 +309,8 @@ PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision coll)
   coll->prank = rank;
   PetscCall(PetscFree(coll->pranges));
   PetscCall(PetscFree(coll->pfrac));
+  PetscCall(PetscFree3(coll->ptoff, coll->gslot, coll->ptab));
+  coll->ntg = 0;
   PetscCall(PetscMalloc1(size + 1, &coll->pranges));
   PetscCall(PetscLayoutGetRanges(bte->states, &ranges));
   PetscCall(PetscArraycpy(coll->pranges, ranges, size + 1));
@@ -207,6 +328,10 @@ PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision coll)
      first channel; where they are not, a pair counts more than once and the balance is that of
      the channels. */
   PetscCall(PetscCalloc1(size, &cnt));
+  /* tile blocks: the same pass counts the pairs of states per tile pair of two ranks (each by the
+     lower rank, which holds them as the higher one does) */
+  if (coll->ptile > 0) PetscCall(PartitionSlots(coll, comm));
+  if (coll->gslot) PetscCall(PetscCalloc1((size_t)coll->ntg * coll->ntg, &tcnt));
 #pragma omp parallel reduction(| : oom)
   {
     PetscInt64 *mine = (PetscInt64 *)calloc((size_t)size, sizeof(PetscInt64)); /* per thread: no PETSc calls inside the region */
@@ -217,6 +342,11 @@ PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision coll)
       oi = BTECollOwner(coll, ch->i[c]);
       oj = BTECollOwner(coll, ch->j[c]);
       if (mine) mine[oi == rank ? oj : oi]++;
+      if (tcnt && oi != oj && PetscMin(oi, oj) == rank) {
+        const int64_t a = coll->gslot[oi == rank ? ch->i[c] : ch->j[c]] / coll->ptile, b = coll->gslot[oi == rank ? ch->j[c] : ch->i[c]] / coll->ptile;
+#pragma omp atomic
+        tcnt[a * coll->ntg + b]++;
+      }
     }
 #pragma omp critical
     for (PetscMPIInt r = 0; mine && r < size; r++) cnt[r] += mine[r];
@@ -225,8 +355,8 @@ PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision coll)
   }
   PetscCheck(!oom, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory counting the pairs per rank");
   PetscCall(PetscMalloc1((size_t)size * size, &coll->pfrac));
-  if (rank == 0) PetscCall(PetscMalloc1((size_t)size * size, &all));
-  PetscCallMPI(MPI_Gather(cnt, size, MPIU_INT64, all, size, MPIU_INT64, 0, comm));
+  PetscCall(PetscMalloc1((size_t)size * size, &all));
+  PetscCallMPI(MPI_Allgather(cnt, size, MPIU_INT64, all, size, MPIU_INT64, comm));
   if (rank == 0) {
     PetscReal *load, *g = coll->pfrac;
     PetscCall(PetscMalloc1(size, &load));
@@ -257,6 +387,16 @@ PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision coll)
     PetscCall(PetscFree(load));
   }
   PetscCallMPI(MPI_Bcast(coll->pfrac, size * size, MPIU_REAL, 0, comm));
+  if (tcnt) {
+    PetscBool ok = PETSC_FALSE;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, tcnt, (PetscMPIInt)(coll->ntg * coll->ntg), MPI_INT32_T, MPI_SUM, comm));
+    PetscCall(PartitionBits(coll, tcnt, all, &ok));
+    PetscCall(PetscFree(tcnt));
+    if (!ok) { /* the same decision on every rank (same bits, same loads) */
+      PetscCall(PetscFree3(coll->ptoff, coll->gslot, coll->ptab));
+      coll->ntg = 0;
+    }
+  }
   PetscCall(PetscFree(all));
   PetscCall(PetscFree(cnt));
 #pragma omp parallel for schedule(static) reduction(+ : ncomp)

@@ -5,7 +5,8 @@
 # run while the ghost values travel), every ghost sum sent back lands in a receive slot of its
 # own, and the unsplit MatMult path gives the overlapped apply's J x to the bit (also with no MPI
 # progress calls in the overlap and with more calls than chunks); host Vecs use the VecScatter
-# whatever -bte_exchange says, and nccl is refused for them.
+# whatever -bte_exchange says, and nccl is refused for them. The channels between two ranks are
+# handed out per tile pair where that balances (fuller chunks), else per pair of states.
 . "$TESTDIR/common.sh"
 set -e
 opts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5"
@@ -36,6 +37,21 @@ done
 # auto is pairs on several ranks; small tiles and chunks (many blocks, rows cut between chunks)
 run_np 3 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_pair_tile 32 -bte_pair_chunk 40 > out
 grep -q "^partition: pairs" out || { cat out; echo "auto did not choose pairs on 3 ranks"; exit 1; }
+# tile blocks (the default): with tiles of 32 states there are enough tile pairs to hand out whole,
+# the results and the balance hold and a rank's chunks are fuller (fewer) than with pairs of states
+# handed out one by one; with tiles of 256 there are too few, and it falls back (and says so)
+chunks() { sed -n 's/^ *chunks: [0-9]* \/ \([0-9.]*\) \/.*/\1/p' "$1"; }
+for np in 2 3; do
+  run_np $np "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs -bte_pair_tile 32 -max_imbalance 1.05 > outt
+  grep -q "computed by one of them per tile pair" outt || { cat outt; echo "tile blocks not in use on $np ranks"; exit 1; }
+  run_np $np "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs -bte_pair_tile 32 -bte_pair_partition_tiles 0 -max_imbalance 1.05 > outp
+  grep -q "computed by one of them per pair of states$" outp || { cat outp; echo "-bte_pair_partition_tiles 0 not in use on $np ranks"; exit 1; }
+  ct=$(chunks outt); cp=$(chunks outp)
+  awk -v t="$ct" -v p="$cp" 'BEGIN { exit !(t != "" && p != "" && t + 0 < p + 0) }' || { cat outt outp; echo "tile blocks on $np ranks: mean chunks $ct, per pair $cp"; exit 1; }
+  echo "np $np tiles of 32: mean chunks per rank $ct per tile pair, $cp per pair of states"
+done
+run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs > out
+grep -q "per pair of states (too few tile pairs to balance per tile pair)" out || { cat out; echo "no fallback from tile blocks at tiles of 256"; exit 1; }
 # no MPI progress calls in the overlap, and more calls than chunks: the same sums
 run_np 3 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs -bte_pair_overlap_polls 0 > out
 run_np 3 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs -bte_pair_overlap_polls 1000 -bte_pair_tile 32 -bte_pair_chunk 40 > out

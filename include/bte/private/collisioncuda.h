@@ -105,16 +105,10 @@ PETSC_INTERN PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *, cons
 /* owner (may be NULL): an object on which a device copy of the arrays is kept (composed) when the
    device has room for it, and found again by the next build with the same arrays */
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[]);
-/* pairs partition: what decides which held channels a rank computes (BTECollComputesIn) */
-typedef struct {
-  PetscMPIInt      psize, prank;
-  const PetscInt  *pranges; /* psize + 1 */
-  const PetscReal *pfrac;   /* psize x psize */
-} BTEPairCUDASelect;
 /* all n held channels to the device (kept on owner), the ones this rank computes selected there and
    keyed (as many as the builder has left to receive); *done false, nothing pushed, where they do
    not fit */
-PETSC_INTERN PetscErrorCode BTEPairCUDABuilderAddSelected(BTEPairCUDABuilder, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[], const BTEPairCUDASelect *, PetscBool *done);
+PETSC_INTERN PetscErrorCode BTEPairCUDABuilderAddSelected(BTEPairCUDABuilder, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[], const BTECollPartitionRule *, PetscBool *done);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderMerge(BTEPairCUDABuilder, PetscInt64 *nnz, PetscInt64 *nrows, uint64_t **rowkey, int32_t **rowcount);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderTouched(BTEPairCUDABuilder, const BTEPairLayout *, uint32_t **bits);
 /* *rates: what a refresh needs, when the builder was asked to keep it and could (else NULL) */

@@ -169,6 +169,15 @@ struct _p_BTECollision {
   PetscInt             *pranges;   /* psize+1 ownership ranges of the states */
   PetscReal            *pfrac;     /* psize*psize: share of the r-s channels computed by r < s */
   PetscCount            ncomputed; /* channels this rank computes */
+  /* PAIRS in tile blocks (ptile > 0, set by the pair type: its tile): every state has a global slot,
+     gslot = (first tile of its owner) * ptile + its place among its owner's states by energy, the
+     tile its owner's pair layout puts it in; the channels between two such tiles of ranks r < s are
+     computed all by r or all by s, by the bit of the tile pair in ptab (set: r), so that a rank's
+     chunks are as full as on one rank (BTECollComputesIn) */
+  PetscInt  ptile, ntg; /* tile length; tiles of all ranks */
+  PetscInt *ptoff;      /* psize + 1: first tile of each rank */
+  int32_t  *gslot;      /* global state -> global slot (all states) */
+  uint32_t *ptab;       /* ntg x ntg bits, row the lower rank's tile */
   /* PAIRS: the reverse exchange (reverse.c): the ghosts' sums to their owners, one receive slot per
      (state, sending rank), added by the owner in rank order */
   VecScatter                   rscatter; /* local vector (its ghosts that get sums) -> rbuf slots */
@@ -300,14 +309,30 @@ static inline BTE_HOST_DEVICE PetscMPIInt BTECollOwnerIn(const PetscInt *pranges
   }
   return lo;
 }
-/* Does rank prank compute the channel {i, j} under the pairs partition (pfrac: psize x psize)? */
-static inline BTE_HOST_DEVICE PetscBool BTECollComputesIn(const PetscInt *pranges, const PetscReal *pfrac, PetscMPIInt psize, PetscMPIInt prank, PetscInt i, PetscInt j)
+/* What decides which rank computes a channel under the pairs partition (pointers valid where it
+   is evaluated: host, or device copies) */
+typedef struct {
+  PetscMPIInt      psize, prank;
+  const PetscInt  *pranges; /* psize + 1 */
+  const PetscReal *pfrac;   /* psize x psize: used when gslot is NULL */
+  const int32_t   *gslot;   /* tile blocks: global slot of every state */
+  const uint32_t  *ptab;    /* tile blocks: ntg x ntg bits */
+  int64_t          ptile, ntg;
+} BTECollPartitionRule;
+/* Does rank prank compute the channel {i, j} under the pairs partition? Per pair of states by a hash
+   and the shares pfrac, or, in tile blocks, by the bit of the tile pair of its two ends */
+static inline BTE_HOST_DEVICE PetscBool BTECollComputesIn(const BTECollPartitionRule *p, PetscInt i, PetscInt j)
 {
-  PetscMPIInt oi = BTECollOwnerIn(pranges, psize, i), oj = BTECollOwnerIn(pranges, psize, j), lo, hi;
+  PetscMPIInt oi = BTECollOwnerIn(p->pranges, p->psize, i), oj = BTECollOwnerIn(p->pranges, p->psize, j), lo, hi;
+  PetscBool   bylo;
   if (oi == oj) return PETSC_TRUE;
   lo = oi < oj ? oi : oj;
   hi = oi < oj ? oj : oi;
-  return (BTECollPairHash(i, j) < pfrac[(size_t)lo * psize + hi]) == (prank == lo) ? PETSC_TRUE : PETSC_FALSE;
+  if (p->gslot) {
+    const int64_t a = p->gslot[oi == lo ? i : j] / p->ptile, b = p->gslot[oi == lo ? j : i] / p->ptile, bit = a * p->ntg + b;
+    bylo = (p->ptab[bit >> 5] >> (bit & 31)) & 1u ? PETSC_TRUE : PETSC_FALSE;
+  } else bylo = BTECollPairHash(i, j) < p->pfrac[(size_t)lo * p->psize + hi] ? PETSC_TRUE : PETSC_FALSE;
+  return bylo == (p->prank == lo) ? PETSC_TRUE : PETSC_FALSE;
 }
 /* rank that owns global state g (pranges: set up by BTECollisionPartitionSetUp_Private) */
 static inline PetscMPIInt BTECollOwner(const BTECollision coll, PetscInt g)
@@ -316,10 +341,23 @@ static inline PetscMPIInt BTECollOwner(const BTECollision coll, PetscInt g)
 }
 /* Does this rank compute the held channel with global ends i, j? (every held channel with the
    states partition) */
+static inline void BTECollPartitionRuleGet(const BTECollision coll, BTECollPartitionRule *p)
+{
+  p->psize   = coll->psize;
+  p->prank   = coll->prank;
+  p->pranges = coll->pranges;
+  p->pfrac   = coll->pfrac;
+  p->gslot   = coll->gslot;
+  p->ptab    = coll->ptab;
+  p->ptile   = coll->ptile;
+  p->ntg     = coll->ntg;
+}
 static inline PetscBool BTECollComputes(const BTECollision coll, PetscInt i, PetscInt j)
 {
+  BTECollPartitionRule p;
   if (coll->part != BTE_COLLISION_PARTITION_PAIRS || coll->psize == 1) return PETSC_TRUE;
-  return BTECollComputesIn(coll->pranges, coll->pfrac, coll->psize, coll->prank, i, j);
+  BTECollPartitionRuleGet(coll, &p);
+  return BTECollComputesIn(&p, i, j);
 }
 /* resolves the partition (coll->part) and, for pairs, the shares pfrac (collective) */
 PETSC_INTERN PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision);

@@ -48,6 +48,7 @@ typedef struct {
   PetscInt      polls;       /* pairs, host: MPI progress calls while owned work hides an exchange */
   PetscBool     side;        /* pairs, CUDA, NCCL: the chunks that need ghosts on a side stream */
   PetscBool     timeline;    /* CUDA: device events at the steps of every apply, means printed at destroy */
+  PetscBool     ptiles;      /* -bte_pair_partition_tiles: the pairs partition decided per tile pair */
   PetscBool     devselect;   /* pairs, device build: the computed channels selected on the device */
   PetscBool     onerate;     /* -bte_pair_one_rate: one rate per pair, the other from the Boltzmann factor */
   /* -bte_collision_refresh, host build: the computed channels of every stored pair in the order
@@ -777,7 +778,8 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, P
   else {
     PetscBool done = PETSC_FALSE;
     if (pa->devselect) {
-      BTEPairCUDASelect sel = {coll->psize, coll->prank, coll->pranges, coll->pfrac};
+      BTECollPartitionRule sel;
+      BTECollPartitionRuleGet(coll, &sel);
       PetscCall(BTEPairCUDABuilderAddSelected(B, (PetscObject)coll->bte, ch->n, ch->i, ch->j, ch->hw, ch->g2, &sel, &done));
     }
     if (!done) PetscCall(PairComputedToDevice(coll, B, ncomp));
@@ -892,7 +894,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   BTEPairLayout     *L  = &pa->L;
   PetscInt          *ci, *cj;
   PetscCount         nch = coll->nch;
-  PetscInt           n = coll->nlocal + coll->nghost, *order, *inv;
+  PetscInt           n = coll->nlocal + coll->nghost, *order, *inv, *gs, *gsi = NULL, ngt;
   int64_t            nblk, *boff, *pos, *mcount, *moff, tile = pa->tile, chunk = pa->chunk;
   PetscReal         *P, *Q, *en;
   uint16_t          *row;
@@ -912,6 +914,22 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
      owned tiles can run while the ghost values are on their way */
   pa->nto   = (int32_t)(pa->pairs ? (coll->nlocal + tile - 1) / tile : 0);
   L->ntile  = (int32_t)(pa->pairs ? pa->nto + (coll->nghost + tile - 1) / tile : (n + tile - 1) / tile);
+  /* tile blocks: the partition decided per tile pair of the owners' tiles (coll->gslot), so the owned
+     tiles are those tiles, and the ghosts of one owner's tile make one ghost tile (at their places
+     in it; the others empty): every chunk of a tile pair is then computed whole by one rank */
+  gs = NULL;
+  if (pa->pairs && coll->gslot) {
+    PetscCheck(coll->ptile == tile, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pairs partition in tiles of %" PetscInt_FMT " states, the layout's are %" PetscInt64_FMT, coll->ptile, (PetscInt64)tile);
+    PetscCall(PetscMalloc2(PetscMax(coll->nghost, 1), &gs, PetscMax(coll->nghost, 1), &gsi));
+    for (PetscInt k = 0; k < coll->nghost; k++) {
+      gs[k]  = coll->gslot[coll->ghosts[k]];
+      gsi[k] = coll->nlocal + k;
+    }
+    PetscCall(PetscSortIntWithArray(coll->nghost, gs, gsi));
+    ngt = 0;
+    for (PetscInt k = 0; k < coll->nghost; k++) ngt += k == 0 || gs[k] / tile != gs[k - 1] / tile;
+    L->ntile = (int32_t)(pa->nto + ngt);
+  }
   L->unroll = (int32_t)(pa->unroll ? pa->unroll : 4);
   nblk      = (int64_t)L->ntile * L->ntile;
   PetscCheck(nblk <= ((int64_t)1 << 28), PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "pair layout: %" PetscInt_FMT " states make %" PetscInt64_FMT " tile pairs with -bte_pair_tile %" PetscInt64_FMT "; use a larger tile", n, (PetscInt64)nblk, (PetscInt64)tile);
@@ -926,7 +944,16 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   for (int64_t l = 0; l < (int64_t)L->ntile * tile; l++) L->perm[l] = -1;
   if (!pa->pairs)
     for (PetscInt l = 0; l < n; l++) L->perm[l] = (int32_t)order[l];
-  else { /* owned by energy, then (from tile nto) ghosts by energy */
+  else if (gs) { /* owned at their places in the rank's tiles, ghosts by owner's tile */
+    const int64_t base = (int64_t)coll->ptoff[coll->prank] * tile;
+    int64_t       t    = pa->nto - 1;
+    for (PetscInt l = 0; l < coll->nlocal; l++) L->perm[coll->gslot[coll->rstart + l] - base] = (int32_t)l;
+    for (PetscInt k = 0; k < coll->nghost; k++) {
+      if (k == 0 || gs[k] / tile != gs[k - 1] / tile) t++;
+      L->perm[t * tile + gs[k] % tile] = (int32_t)gsi[k];
+    }
+    PetscCall(PetscFree2(gs, gsi));
+  } else { /* owned by energy, then (from tile nto) ghosts by energy */
     int64_t lo = 0, lg = (int64_t)pa->nto * tile;
     for (PetscInt l = 0; l < n; l++) L->perm[order[l] < coll->nlocal ? lo++ : lg++] = (int32_t)order[l];
   }
@@ -1302,7 +1329,9 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_overlap_polls", "Pairs partition, host Vecs: MPI progress calls spread over the work that hides each exchange (0: none; messages above the MPI's eager limit move only during MPI calls)", "BTECollision", pa->polls, &pa->polls, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_chunk", "Entries per unit of work (0: about 1/2048 of the pairs, within [8192, 65536])", "BTECollision", pa->chunk, &pa->chunk, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_partition_tiles", "Pairs partition: the channels between two ranks' tiles are computed all by one of the two, chosen per tile pair (0: per pair of states, which leaves a rank's chunks of such tile pairs half full)", "BTECollision", pa->ptiles, &pa->ptiles, NULL));
   PetscOptionsEnd();
+  coll->ptile = pa->ptiles ? pa->tile : 0;
   PetscCheck(pa->tile >= 32 && pa->tile <= 65536, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile must be in [32, 65536], got %" PetscInt_FMT, pa->tile);
   PetscCheck(pa->unroll == 0 || pa->unroll == 2 || pa->unroll == 4 || pa->unroll == 8, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_unroll must be 0, 2, 4 or 8, got %" PetscInt_FMT, pa->unroll);
   PetscCheck(pa->polls >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_overlap_polls must be >= 0, got %" PetscInt_FMT, pa->polls);
@@ -1360,6 +1389,8 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
     PetscInt64 loc[2] = {(PetscInt64)pa->ninner, (PetscInt64)pa->L.nchunk}, sum[2];
     PetscCallMPI(MPI_Allreduce(loc, sum, 2, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)coll)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: owned states in the first tiles; %" PetscInt64_FMT " of %" PetscInt64_FMT " chunks (all ranks) need no ghost value and run while the ghost values or the ghosts' sums travel\n", sum[0], sum[1]));
+    if (coll->gslot) PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: the channels between two ranks' tiles computed by one of them per tile pair (%" PetscInt_FMT " tiles in all)\n", coll->ntg));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: the channels between two ranks computed by one of them per pair of states%s\n", pa->ptiles ? " (too few tile pairs to balance per tile pair)" : ""));
   }
   PetscCall(PairViewPerRank(coll, viewer));
   PetscFunctionReturn(0);
@@ -1393,6 +1424,7 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   PetscCall(PetscFree2(pa->fp, pa->xp));
   PetscCall(VecDestroy(&pa->yl));
   PetscCall(PetscFree(coll->data));
+  coll->ptile = 0;
   PetscFunctionReturn(0);
 }
 
@@ -1407,6 +1439,8 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   pa->polls                    = 8;
   pa->side                     = PETSC_TRUE; /* 2 H200s, 135^3: 2.73-2.74 ms per apply against 2.79-2.80 */
   pa->devselect                = PETSC_TRUE; /* 2 H200s, 135^3: setup 5.0-6.7 s against 8.0-10.6 s (host copy-out) */
+  pa->ptiles                   = PETSC_TRUE;
+  coll->ptile                  = pa->tile;
   coll->data                   = pa;
   coll->ops->setfromoptions    = BTECollisionSetFromOptions_Pair;
   coll->ops->setup             = BTECollisionSetUp_Pair;

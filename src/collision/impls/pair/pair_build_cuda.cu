@@ -107,9 +107,9 @@ __global__ void bte_pair_build_keys(int64_t n, int32_t tile, int32_t ntile, BTEP
 
 /* keep: the position of every channel (sorted with the keys) */
 /* pairs partition: which held channels this rank computes (the host's BTECollComputesIn) */
-__global__ void bte_pair_build_computes(int64_t n, const PetscInt *__restrict__ ci, const PetscInt *__restrict__ cj, const PetscInt *__restrict__ pranges, const PetscReal *__restrict__ pfrac, PetscMPIInt psize, PetscMPIInt prank, uint8_t *__restrict__ flag)
+__global__ void bte_pair_build_computes(int64_t n, const PetscInt *__restrict__ ci, const PetscInt *__restrict__ cj, BTECollPartitionRule rule, uint8_t *__restrict__ flag)
 {
-  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < n; c += (int64_t)gridDim.x * blockDim.x) flag[c] = BTECollComputesIn(pranges, pfrac, psize, prank, ci[c], cj[c]) ? 1 : 0;
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < n; c += (int64_t)gridDim.x * blockDim.x) flag[c] = BTECollComputesIn(&rule, ci[c], cj[c]) ? 1 : 0;
 }
 
 __global__ void bte_pair_build_iota(int64_t n, uint32_t *__restrict__ idx)
@@ -434,7 +434,7 @@ PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder B, PetscObject owner, Pe
    host copy-out); a kernel marks the computed ones (the host's rule, BTECollComputesIn), CUB packs
    them in channel order, and they are keyed as BTEPairCUDABuilderAdd keys its channels. *done is
    false, and nothing pushed, where the device lacks room for the kept arrays and the packed copy. */
-PetscErrorCode BTEPairCUDABuilderAddSelected(BTEPairCUDABuilder B, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[], const BTEPairCUDASelect *sel, PetscBool *done)
+PetscErrorCode BTEPairCUDABuilderAddSelected(BTEPairCUDABuilder B, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[], const BTECollPartitionRule *sel, PetscBool *done)
 {
   BTEPairDevChannels *cache = NULL;
   PetscBool           upload;
@@ -443,6 +443,9 @@ PetscErrorCode BTEPairCUDABuilderAddSelected(BTEPairCUDABuilder B, PetscObject o
   uint8_t            *flag  = NULL;
   PetscInt           *pranges = NULL, *di = NULL, *dj = NULL;
   PetscReal          *pfrac = NULL;
+  int32_t            *gslot = NULL;
+  uint32_t           *ptab  = NULL;
+  BTECollPartitionRule rule = *sel;
   double             *dhw = NULL, *dg2 = NULL;
   void               *tmp = NULL;
   int64_t            *dnum = NULL, hnum[4];
@@ -492,6 +495,14 @@ PetscErrorCode BTEPairCUDABuilderAddSelected(BTEPairCUDABuilder B, PetscObject o
   }
   PetscCall(BTECollCUDAUpload(sel->pranges, (size_t)sel->psize + 1, &pranges, NULL));
   PetscCall(BTECollCUDAUpload(sel->pfrac, (size_t)sel->psize * sel->psize, &pfrac, NULL));
+  if (sel->gslot) { /* tile blocks */
+    PetscCall(BTECollCUDAUpload(sel->gslot, (size_t)sel->pranges[sel->psize], &gslot, NULL));
+    PetscCall(BTECollCUDAUpload(sel->ptab, (size_t)((sel->ntg * sel->ntg + 31) / 32), &ptab, NULL));
+  }
+  rule.pranges = pranges;
+  rule.pfrac   = pfrac;
+  rule.gslot   = gslot;
+  rule.ptab    = ptab;
   PetscCallCUDA(cudaDeviceSynchronize()); /* the uploads (pageable, legacy stream) before this stream uses them */
   PetscCallCUDA(cudaMalloc((void **)&flag, PetscMax((size_t)n, (size_t)1)));
   PetscCallCUDA(cudaMalloc((void **)&di, PetscMax((size_t)ncomp, (size_t)1) * sizeof(PetscInt)));
@@ -502,7 +513,7 @@ PetscErrorCode BTEPairCUDABuilderAddSelected(BTEPairCUDABuilder B, PetscObject o
   PetscCallCUDA(cudaMalloc((void **)&dnum, 4 * sizeof(int64_t)));
   PetscCallCUDA(cudaMalloc((void **)&dbad, sizeof(int)));
   PetscCallCUDA(cudaMemsetAsync(dbad, 0, sizeof(int), B->stream));
-  bte_pair_build_computes<<<BTEPairGrid((int64_t)n), 256, 0, B->stream>>>((int64_t)n, cache->i, cache->j, pranges, pfrac, sel->psize, sel->prank, flag);
+  bte_pair_build_computes<<<BTEPairGrid((int64_t)n), 256, 0, B->stream>>>((int64_t)n, cache->i, cache->j, rule, flag);
   PetscCallCUDA(cudaGetLastError());
   /* the same flags for the four arrays; the temporary storage, sized for the larger need, serves all */
   PetscCallCUDA(cub::DeviceSelect::Flagged(tmp, tmpb, (const PetscInt *)cache->i, (const uint8_t *)flag, di, dnum + 0, (int)n, B->stream));
@@ -527,6 +538,8 @@ PetscErrorCode BTEPairCUDABuilderAddSelected(BTEPairCUDABuilder B, PetscObject o
   PetscCallCUDA(cudaFree(dj));
   PetscCallCUDA(cudaFree(di));
   PetscCallCUDA(cudaFree(flag));
+  PetscCallCUDA(cudaFree(ptab));
+  PetscCallCUDA(cudaFree(gslot));
   PetscCallCUDA(cudaFree(pfrac));
   PetscCallCUDA(cudaFree(pranges));
   PetscCheck(!hbad, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair device build: a channel has an end that is neither owned nor a ghost");
