@@ -17,7 +17,7 @@
 #define BTE_PAIR_WARPS 8
 
 struct _n_BTEPairCUDA {
-  int32_t        tile, ntile, nlocal, n, unroll;
+  int32_t        tile, ntile, nlocal, n, unroll, rbatch;
   int64_t        nchunk, nnz, nslots, npartial;
   int32_t       *perm;
   BTEPairChunk  *chunks;
@@ -217,11 +217,27 @@ __global__ void __launch_bounds__(32 * BTE_PAIR_WARPS) bte_pair_kernel(int tile,
 }
 
 /* y[s] for the states s0 <= s < s1 (y indexed by local state) */
+/* (-bte_pair_reduce_batch B: B slots and then B partial sums loaded before they are added, in the
+   same order, so that a thread has B loads in flight; the sums are the same to the bit) */
+template <int B>
 __global__ void bte_pair_reduce(int s0, int s1, const long long *__restrict__ sptr, const int32_t *__restrict__ slots, const double *__restrict__ partial, double *__restrict__ y)
 {
   for (int s = s0 + blockIdx.x * blockDim.x + threadIdx.x; s < s1; s += gridDim.x * blockDim.x) {
-    double v = 0.0;
-    for (long long k = sptr[s]; k < sptr[s + 1]; k++) v += partial[slots[k]];
+    double          v = 0.0;
+    long long       k = sptr[s];
+    const long long e = sptr[s + 1];
+    if (B > 1)
+      for (; k + B <= e; k += B) {
+        int32_t q[B];
+        double  p[B];
+#pragma unroll
+        for (int u = 0; u < B; u++) q[u] = slots[k + u];
+#pragma unroll
+        for (int u = 0; u < B; u++) p[u] = partial[q[u]];
+#pragma unroll
+        for (int u = 0; u < B; u++) v += p[u];
+      }
+    for (; k < e; k++) v += partial[slots[k]];
     y[s] = v;
   }
 }
@@ -276,6 +292,7 @@ PetscErrorCode BTEPairCUDACreateWith(const BTEPairLayout *L, BTEPairChunk *dchun
   d->nslots   = L->sptr[L->nlocal];
   d->npartial = L->npartial;
   d->unroll   = L->unroll;
+  d->rbatch   = L->rbatch == 4 || L->rbatch == 8 ? L->rbatch : 1;
   d->chunks   = dchunks;
   d->rowptr   = drowptr;
   d->col      = dcol;
@@ -503,7 +520,9 @@ PetscErrorCode BTEPairCUDAReduce(BTEPairCUDA d, PetscInt s0, PetscInt s1, Vec yv
   PetscCall(PetscLogGpuTimeBegin());
   {
     const int block = 256, grid = (int)PetscMin(((long long)(s1 - s0) + block - 1) / block, 65535LL * 8);
-    bte_pair_reduce<<<grid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
+    if (d->rbatch == 8) bte_pair_reduce<8><<<grid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
+    else if (d->rbatch == 4) bte_pair_reduce<4><<<grid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
+    else bte_pair_reduce<1><<<grid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCall(PetscLogGpuTimeEnd());
