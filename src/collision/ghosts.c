@@ -2,6 +2,9 @@
    holds, the local numbering (owned 0..nlocal-1, then ghosts) and the VecScatter that fills a
    local vector (owned + ghosts) from a global state Vec. */
 #include <bte/private/collisionimpl.h>
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
 
 /* The one place where the type of local vectors is chosen. */
 PetscErrorCode BTECollisionLocalVecType(Vec x, VecType *type)
@@ -332,26 +335,44 @@ PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision coll)
      lower rank, which holds them as the higher one does) */
   if (coll->ptile > 0) PetscCall(PartitionSlots(coll, comm));
   if (coll->gslot) PetscCall(PetscCalloc1((size_t)coll->ntg * coll->ntg, &tcnt));
-#pragma omp parallel reduction(| : oom)
   {
-    PetscInt64 *mine = (PetscInt64 *)calloc((size_t)size, sizeof(PetscInt64)); /* per thread: no PETSc calls inside the region */
+    /* the tile pairs' counts per thread where they are small beside memory (else atomic adds) */
+    const size_t ntp = tcnt ? (size_t)coll->ntg * coll->ntg : 0;
+    int          nthr = 1;
+#if defined(_OPENMP)
+    nthr = omp_get_max_threads();
+#endif
+    const PetscBool priv = ntp > 0 && nthr > 1 && ntp * nthr <= ((size_t)1 << 26) ? PETSC_TRUE : PETSC_FALSE;
+#pragma omp parallel reduction(| : oom)
+    {
+      PetscInt64 *mine = (PetscInt64 *)calloc((size_t)size, sizeof(PetscInt64)); /* per thread: no PETSc calls inside the region */
+      int32_t    *tmine = priv ? (int32_t *)calloc(ntp, sizeof(int32_t)) : NULL;
+      const int   ok    = mine && (!priv || tmine);
 #pragma omp for schedule(static)
-    for (PetscCount c = 0; c < ch->n; c++) {
-      PetscMPIInt oi, oj;
-      if (c > 0 && ch->i[c] == ch->i[c - 1] && ch->j[c] == ch->j[c - 1]) continue;
-      oi = BTECollOwner(coll, ch->i[c]);
-      oj = BTECollOwner(coll, ch->j[c]);
-      if (mine) mine[oi == rank ? oj : oi]++;
-      if (tcnt && oi != oj && PetscMin(oi, oj) == rank) {
-        const int64_t a = coll->gslot[oi == rank ? ch->i[c] : ch->j[c]] / coll->ptile, b = coll->gslot[oi == rank ? ch->j[c] : ch->i[c]] / coll->ptile;
+      for (PetscCount c = 0; c < ch->n; c++) {
+        PetscMPIInt oi, oj;
+        if (!ok || (c > 0 && ch->i[c] == ch->i[c - 1] && ch->j[c] == ch->j[c - 1])) continue;
+        oi = BTECollOwner(coll, ch->i[c]);
+        oj = BTECollOwner(coll, ch->j[c]);
+        mine[oi == rank ? oj : oi]++;
+        if (tcnt && oi != oj && PetscMin(oi, oj) == rank) {
+          const int64_t a = coll->gslot[oi == rank ? ch->i[c] : ch->j[c]] / coll->ptile, b = coll->gslot[oi == rank ? ch->j[c] : ch->i[c]] / coll->ptile;
+          if (tmine) tmine[a * coll->ntg + b]++;
+          else {
 #pragma omp atomic
-        tcnt[a * coll->ntg + b]++;
+            tcnt[a * coll->ntg + b]++;
+          }
+        }
       }
-    }
 #pragma omp critical
-    for (PetscMPIInt r = 0; mine && r < size; r++) cnt[r] += mine[r];
-    oom = mine ? 0 : 1;
-    free(mine);
+      {
+        for (PetscMPIInt r = 0; ok && r < size; r++) cnt[r] += mine[r];
+        for (size_t k = 0; ok && tmine && k < ntp; k++) tcnt[k] += tmine[k];
+      }
+      oom = ok ? 0 : 1;
+      free(mine);
+      free(tmine);
+    }
   }
   PetscCheck(!oom, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory counting the pairs per rank");
   PetscCall(PetscMalloc1((size_t)size * size, &coll->pfrac));
