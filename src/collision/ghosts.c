@@ -290,7 +290,9 @@ static PetscErrorCode PartitionBits(BTECollision coll, const int32_t *tcnt, cons
    pairs of states computed per rank (the entries a rank's pair layout streams): rank 0 gathers
    the counts (internal and per other rank; psize^2 numbers), moves shares between the two ranks
    of every r-s block towards the less loaded one until no move changes a rank's load by a pair,
-   and broadcasts them. */
+   and broadcasts them. With tile blocks (the pair type's -bte_pair_partition_tiles) the same pass
+   also counts the pairs per tile pair of two ranks, and whole tile pairs are handed out instead
+   (PartitionSlots, PartitionBits), unless that would unbalance the ranks by more than 1 %. */
 PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision coll)
 {
   BTE                bte = coll->bte;

@@ -163,7 +163,8 @@ struct _p_BTECollision {
 
   /* -bte_partition: as set (partition), and as resolved at setup (part: STATES or PAIRS). With
      PAIRS, the channel {i, j} whose ends are owned by ranks r < s is computed by r when
-     BTECollPairHash(i, j) < pfrac[r * psize + s], else by s (BTECollComputes). */
+     BTECollPairHash(i, j) < pfrac[r * psize + s], else by s, or in tile blocks (below) as its
+     tile pair's bit says (BTECollComputes). */
   BTECollisionPartition partition, part;
   PetscMPIInt           psize, prank;
   PetscInt             *pranges;   /* psize+1 ownership ranges of the states */
@@ -339,8 +340,7 @@ static inline PetscMPIInt BTECollOwner(const BTECollision coll, PetscInt g)
 {
   return BTECollOwnerIn(coll->pranges, coll->psize, g);
 }
-/* Does this rank compute the held channel with global ends i, j? (every held channel with the
-   states partition) */
+/* the rule of this rank (host pointers) */
 static inline void BTECollPartitionRuleGet(const BTECollision coll, BTECollPartitionRule *p)
 {
   p->psize   = coll->psize;
@@ -352,6 +352,8 @@ static inline void BTECollPartitionRuleGet(const BTECollision coll, BTECollParti
   p->ptile   = coll->ptile;
   p->ntg     = coll->ntg;
 }
+/* Does this rank compute the held channel with global ends i, j? (every held channel with the
+   states partition) */
 static inline PetscBool BTECollComputes(const BTECollision coll, PetscInt i, PetscInt j)
 {
   BTECollPartitionRule p;
