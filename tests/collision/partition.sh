@@ -6,7 +6,8 @@
 # own, and the unsplit MatMult path gives the overlapped apply's J x to the bit (also with no MPI
 # progress calls in the overlap and with more calls than chunks); host Vecs use the VecScatter
 # whatever -bte_exchange says, and nccl is refused for them. The channels between two ranks are
-# handed out per tile pair where that balances (fuller chunks), else per pair of states.
+# handed out per tile pair where that balances (fuller chunks), else per pair of states; with
+# -bte_pair_exchange_peers the ghost values come peer by peer and the result is the same to the bit.
 . "$TESTDIR/common.sh"
 set -e
 opts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5"
@@ -50,6 +51,14 @@ for np in 2 3; do
   awk -v t="$ct" -v p="$cp" 'BEGIN { exit !(t != "" && p != "" && t + 0 < p + 0) }' || { cat outt outp; echo "tile blocks on $np ranks: mean chunks $ct, per pair $cp"; exit 1; }
   echo "np $np tiles of 32: mean chunks per rank $ct per tile pair, $cp per pair of states"
 done
+# -bte_pair_exchange_peers: the ghost values by one message per peer, the chunks run as they land:
+# the same results to the bit as the VecScatter (2-4 ranks, also 2 threads and small chunks)
+for np in 2 3 4; do
+  run_np $np "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 -write scat.bin > out
+  run_np $np "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 -bte_pair_exchange_peers -compare scat.bin -compare_tol 0 > out
+  grep -q "ghost values in one message per peer" out || { cat out; echo "-bte_pair_exchange_peers not in use on $np ranks"; exit 1; }
+done
+OMP_NUM_THREADS=2 run_np 2 "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 -bte_pair_chunk 40 -bte_pair_exchange_peers -compare ref.bin > out
 run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs > out
 grep -q "per pair of states (too few tile pairs to balance per tile pair)" out || { cat out; echo "no fallback from tile blocks at tiles of 256"; exit 1; }
 # no MPI progress calls in the overlap, and more calls than chunks: the same sums

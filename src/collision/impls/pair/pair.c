@@ -50,6 +50,8 @@ typedef struct {
   PetscBool     side;        /* pairs, CUDA, NCCL: the chunks that need ghosts on a side stream */
   PetscBool     timeline;    /* CUDA: device events at the steps of every apply, means printed at destroy */
   PetscBool     ptiles;      /* -bte_pair_partition_tiles: the pairs partition decided per tile pair */
+  PetscBool     peers;       /* -bte_pair_exchange_peers: host, tile blocks: ghost values by one message per peer */
+  struct _n_PairPeers *pp;   /* its lists (PairPeersSetUp) */
   PetscBool     devselect;   /* pairs, device build: the computed channels selected on the device */
   PetscBool     onerate;     /* -bte_pair_one_rate: one rate per pair, the other from the Boltzmann factor */
   /* -bte_collision_refresh, host build: the computed channels of every stored pair in the order
@@ -266,6 +268,196 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PetscFunctionReturn(0);
 }
 
+/* -bte_pair_exchange_peers (host Vecs, pairs partition in tile blocks): the ghost values of the last
+   input come in one message from each peer, straight into the local vector, and the chunks that need
+   ghost values run peer by peer as the messages land (MPI_Waitany), instead of all after the whole
+   exchange. With tile blocks a ghost tile holds the states of one peer, so a chunk waits for at most
+   two peers. The chunks write the same partial-sum slots, so the result is that of PairRunOverlap
+   to the bit. */
+typedef struct _n_PairPeers {
+  PetscMPIInt  size, tag;
+  PetscMPIInt *fscnt, *fsdsp, *frcnt, *frdsp; /* per peer: owned values sent, ghosts received */
+  PetscInt    *fsend;                         /* owned local states sent, by peer */
+  double      *sbuf;
+  MPI_Request *req;           /* size receives, then size sends */
+  int64_t     *llo, *lhi;     /* per peer: layout indices of its ghost tiles */
+  int64_t     *cptr, *clist;  /* per peer: the chunks that need its values */
+  int32_t     *cneed, *cleft; /* per chunk that needs ghosts: peers it waits for; left this apply */
+  int64_t     *ready;
+} *PairPeers;
+
+static PetscErrorCode PairPeersDestroy(PairPeers *pp)
+{
+  PetscFunctionBegin;
+  if (!*pp) PetscFunctionReturn(0);
+  PetscCall(PetscFree4((*pp)->fscnt, (*pp)->fsdsp, (*pp)->frcnt, (*pp)->frdsp));
+  PetscCall(PetscFree3((*pp)->fsend, (*pp)->sbuf, (*pp)->req));
+  PetscCall(PetscFree4((*pp)->llo, (*pp)->lhi, (*pp)->cptr, (*pp)->clist));
+  PetscCall(PetscFree3((*pp)->cneed, (*pp)->cleft, (*pp)->ready));
+  PetscCall(PetscFree(*pp));
+  PetscFunctionReturn(0);
+}
+
+/* the lists (collective): who sends which owned states to whom (as the NCCL exchange's), the layout
+   range of each peer's ghost tiles and the chunks that wait for each peer */
+static PetscErrorCode PairPeersSetUp(BTECollision coll)
+{
+  BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
+  const BTEPairLayout *L  = &pa->L;
+  MPI_Comm             comm = PetscObjectComm((PetscObject)coll);
+  const int64_t        nown = (int64_t)pa->nto * L->tile, nout = L->nchunk - pa->ninner;
+  PetscMPIInt          size = coll->psize;
+  PairPeers            pp;
+  int64_t             *fill;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&pp));
+  pp->size = size;
+  PetscCall(PetscObjectGetNewTag((PetscObject)coll, &pp->tag));
+  PetscCall(PetscCalloc4(size, &pp->fscnt, size + 1, &pp->fsdsp, size, &pp->frcnt, size + 1, &pp->frdsp));
+  for (PetscInt g = 0; g < coll->nghost; g++) pp->frcnt[BTECollOwner(coll, coll->ghosts[g])]++;
+  PetscCallMPI(MPI_Alltoall(pp->frcnt, 1, MPI_INT, pp->fscnt, 1, MPI_INT, comm));
+  for (PetscMPIInt r = 0; r < size; r++) {
+    pp->frdsp[r + 1] = pp->frdsp[r] + pp->frcnt[r];
+    pp->fsdsp[r + 1] = pp->fsdsp[r] + pp->fscnt[r];
+  }
+  PetscCall(PetscMalloc3(PetscMax(pp->fsdsp[size], 1), &pp->fsend, PetscMax(pp->fsdsp[size], 1), &pp->sbuf, 2 * size, &pp->req));
+  PetscCallMPI(MPI_Alltoallv(coll->ghosts, pp->frcnt, pp->frdsp, MPIU_INT, pp->fsend, pp->fscnt, pp->fsdsp, MPIU_INT, comm));
+  for (PetscInt k = 0; k < pp->fsdsp[size]; k++) pp->fsend[k] -= coll->rstart;
+  /* each ghost tile's peer; a peer's tiles are consecutive (tile blocks order the ghosts by slot) */
+  PetscCall(PetscMalloc4(size, &pp->llo, size, &pp->lhi, size + 1, &pp->cptr, PetscMax(2 * nout, 1), &pp->clist));
+  for (PetscMPIInt r = 0; r < size; r++) pp->llo[r] = pp->lhi[r] = 0;
+  for (int64_t l = nown; l < (int64_t)L->ntile * L->tile; l++) {
+    const int32_t s = L->perm[l];
+    PetscMPIInt   o;
+    if (s < 0) continue;
+    o = BTECollOwner(coll, coll->ghosts[s - coll->nlocal]);
+    if (pp->lhi[o] == 0) pp->llo[o] = l - l % L->tile;
+    pp->lhi[o] = l - l % L->tile + L->tile;
+  }
+  PetscCall(PetscCalloc3(PetscMax(nout, 1), &pp->cneed, PetscMax(nout, 1), &pp->cleft, PetscMax(nout, 1), &pp->ready));
+  PetscCall(PetscArrayzero(pp->cptr, size + 1));
+  PetscCall(PetscCalloc1(size, &fill));
+  for (int pass = 0; pass < 2; pass++) {
+    for (int64_t c = 0; c < nout; c++) {
+      const BTEPairChunk *ch = &L->chunks[pa->ninner + c];
+      PetscMPIInt         o[2];
+      int                 no = 0;
+      for (int e = 0; e < 2; e++) {
+        const int32_t t = e ? ch->tile_j : ch->tile_i;
+        PetscMPIInt   w = -1;
+        if (t < pa->nto) continue;
+        for (int32_t u = 0; u < L->tile && w < 0; u++)
+          if (L->perm[(int64_t)t * L->tile + u] >= 0) w = BTECollOwner(coll, coll->ghosts[L->perm[(int64_t)t * L->tile + u] - coll->nlocal]);
+        if (w >= 0 && (no == 0 || o[0] != w)) o[no++] = w;
+      }
+      if (pass == 0) {
+        pp->cneed[c] = no;
+        for (int e = 0; e < no; e++) pp->cptr[o[e] + 1]++;
+      } else
+        for (int e = 0; e < no; e++) pp->clist[pp->cptr[o[e]] + fill[o[e]]++] = pa->ninner + c;
+    }
+    if (pass == 0)
+      for (PetscMPIInt r = 0; r < size; r++) pp->cptr[r + 1] += pp->cptr[r];
+  }
+  PetscCall(PetscFree(fill));
+  pa->pp = pp;
+  PetscFunctionReturn(0);
+}
+
+/* PairRunOverlap with -bte_pair_exchange_peers (above) */
+static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Vec x, Vec Y)
+{
+  BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
+  const BTEPairLayout *L  = &pa->L;
+  MPI_Comm             comm = PetscObjectComm((PetscObject)coll);
+  const PetscScalar   *a, *b = NULL;
+  PetscScalar         *y, *gl;
+  Vec                  last = x ? x : f, lastl;
+  const int64_t        nown = (int64_t)pa->nto * L->tile, nout = L->nchunk - pa->ninner;
+  const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
+  PairPeers            pp;
+  int64_t              nready = 0;
+
+  PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (!L->col) PetscCall(BTEPairCUDADownload(pa->cuda, &pa->L)); /* built on the device, applied on the host */
+#endif
+  if (!pa->pp) PetscCall(PairPeersSetUp(coll));
+  pp = pa->pp;
+  PetscCall(BTECollisionGetLocalVec(coll, f, &coll->fl));
+  if (x) PetscCall(BTECollisionGetLocalVec(coll, x, &coll->xl));
+  lastl = x ? coll->xl : coll->fl;
+  PetscCall(BTECollisionGetLocalVec(coll, Y, &pa->yl));
+  PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+  if (x) { /* f's ghosts in full first */
+    PetscCall(BTECollisionGhostBegin(coll, f, coll->fl));
+    PetscCall(BTECollisionGhostEnd(coll, f, coll->fl));
+  }
+  /* the owned values of `last` into the local vector, and one message to and from each peer */
+  PetscCall(VecGetArrayRead(last, &a));
+  PetscCall(VecGetArray(lastl, &gl));
+  PetscCall(PetscArraycpy(gl, a, coll->nlocal));
+  for (PetscMPIInt r = 0; r < pp->size; r++) {
+    pp->req[r] = MPI_REQUEST_NULL;
+    if (pp->frcnt[r]) PetscCallMPI(MPI_Irecv(gl + coll->nlocal + pp->frdsp[r], pp->frcnt[r], MPIU_SCALAR, r, pp->tag, comm, &pp->req[r]));
+  }
+  for (PetscInt k = 0; k < pp->fsdsp[pp->size]; k++) pp->sbuf[k] = a[pp->fsend[k]];
+  for (PetscMPIInt r = 0; r < pp->size; r++) {
+    pp->req[pp->size + r] = MPI_REQUEST_NULL;
+    if (pp->fscnt[r]) PetscCallMPI(MPI_Isend(pp->sbuf + pp->fsdsp[r], pp->fscnt[r], MPIU_SCALAR, r, pp->tag, comm, &pp->req[pp->size + r]));
+  }
+  PetscCall(VecRestoreArrayRead(last, &a));
+  PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  /* owned states first */
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(VecGetArrayRead(f, &a));
+  if (x) PetscCall(VecGetArrayRead(x, &b));
+  PairGather(L, 0, nown, a, b, pa->fp, pa->xp);
+  if (x) PetscCall(VecRestoreArrayRead(x, &b));
+  PetscCall(VecRestoreArrayRead(f, &a));
+  PetscCall(PairChunksPolling(coll, mode, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
+  /* the chunks that need ghosts, peer by peer as the values land */
+  PetscCall(PetscLogEventBegin(BTECOLL_Outer, coll, 0, 0, 0));
+  for (int64_t c = 0; c < nout; c++) {
+    pp->cleft[c] = pp->cneed[c];
+    if (!pp->cneed[c]) pp->ready[nready++] = pa->ninner + c;
+  }
+  if (nready) PetscCall(PairChunks(L, mode, pp->ready, 0, nready, pa->fp, x ? pa->xp : NULL, pa->partial));
+  if (x) PetscCall(VecGetArrayRead(coll->fl, &a));
+  for (;;) {
+    PetscMPIInt r;
+    PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
+    PetscCallMPI(MPI_Waitany(pp->size, pp->req, &r, MPI_STATUS_IGNORE));
+    PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+    if (r == MPI_UNDEFINED) break;
+    PairGather(L, pp->llo[r], pp->lhi[r], x ? a : gl, x ? gl : NULL, pa->fp, pa->xp);
+    nready = 0;
+    for (int64_t k = pp->cptr[r]; k < pp->cptr[r + 1]; k++)
+      if (--pp->cleft[pp->clist[k] - pa->ninner] == 0) pp->ready[nready++] = pp->clist[k];
+    if (nready) PetscCall(PairChunks(L, mode, pp->ready, 0, nready, pa->fp, x ? pa->xp : NULL, pa->partial));
+  }
+  if (x) PetscCall(VecRestoreArrayRead(coll->fl, &a));
+  PetscCall(VecRestoreArray(lastl, &gl));
+  /* the ghosts' sums are complete: the chunks left touch owned tiles only */
+  PetscCall(VecGetArrayWrite(pa->yl, &y));
+  PairReduceRange(L, pa->partial, (int32_t)coll->nlocal, L->nlocal, y);
+  PetscCall(VecRestoreArrayWrite(pa->yl, &y));
+  PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
+  PetscCall(BTECollisionReverseBegin(coll, pa->yl, Y));
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PairChunksPolling(coll, mode, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL));
+  PetscCall(VecGetArrayWrite(Y, &y));
+  PairReduceRange(L, pa->partial, 0, (int32_t)coll->nlocal, y);
+  PetscCall(VecRestoreArrayWrite(Y, &y));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
+  PetscCall(BTECollisionReverseEnd(coll, pa->yl, NULL, Y));
+  PetscCallMPI(MPI_Waitall(pp->size, pp->req + pp->size, MPI_STATUSES_IGNORE));
+  PetscFunctionReturn(0);
+}
+
 #if defined(BTE_HAVE_CUDA)
 /* The same on the device: the kernels are queued on PETSc's stream, so the chunks queued between
    an exchange's Begin and End run on the device while the values move (by NCCL on the exchange's
@@ -409,7 +601,8 @@ static PetscErrorCode BTECollisionApplyGlobal_Pair(BTECollision coll, int mode, 
   PetscCall(BTECollisionVecIsCUDA(f, &dev));
   if (dev) PetscCall(PairRunOverlapCUDA(coll, mode, f, x, Y));
 #endif
-  if (!dev) PetscCall(PairRunOverlap(coll, mode, f, x, Y));
+  if (!dev && pa->peers && coll->gslot) PetscCall(PairRunOverlapPeers(coll, mode, f, x, Y));
+  else if (!dev) PetscCall(PairRunOverlap(coll, mode, f, x, Y));
   PetscFunctionReturn(0);
 }
 
@@ -1332,6 +1525,7 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_overlap_polls", "Pairs partition, host Vecs: MPI progress calls spread over the work that hides each exchange (0: none; messages above the MPI's eager limit move only during MPI calls)", "BTECollision", pa->polls, &pa->polls, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_chunk", "Entries per unit of work (0: about 1/2048 of the pairs, within [8192, 65536])", "BTECollision", pa->chunk, &pa->chunk, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_exchange_peers", "Pairs partition per tile pair, host Vecs: the ghost values by one message per peer, and the chunks that need a peer's values run as its message lands (0: one VecScatter, the chunks after all of it)", "BTECollision", pa->peers, &pa->peers, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_partition_tiles", "Pairs partition: the channels between two ranks' tiles are computed all by one of the two, chosen per tile pair (0: per pair of states, which leaves a rank's chunks of such tile pairs half full)", "BTECollision", pa->ptiles, &pa->ptiles, NULL));
   PetscOptionsEnd();
   coll->ptile = pa->ptiles ? pa->tile : 0;
@@ -1394,6 +1588,7 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
     PetscCallMPI(MPI_Allreduce(loc, sum, 2, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)coll)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: owned states in the first tiles; %" PetscInt64_FMT " of %" PetscInt64_FMT " chunks (all ranks) need no ghost value and run while the ghost values or the ghosts' sums travel\n", sum[0], sum[1]));
     if (coll->gslot) PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: the channels between two ranks' tiles computed by one of them per tile pair (%" PetscInt_FMT " tiles in all)\n", coll->ntg));
+    if (coll->gslot && pa->peers) PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition, host Vecs: the ghost values in one message per peer, the chunks that need them run peer by peer as they land (-bte_pair_exchange_peers)\n"));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: the channels between two ranks computed by one of them per pair of states%s\n", pa->ptiles ? " (too few tile pairs to balance per tile pair)" : ""));
   }
   PetscCall(PairViewPerRank(coll, viewer));
@@ -1426,6 +1621,7 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   PetscCall(PetscFree2(L->z, L->zref));
   PetscCall(PetscFree(pa->partial));
   PetscCall(PetscFree2(pa->fp, pa->xp));
+  PetscCall(PairPeersDestroy(&pa->pp));
   PetscCall(VecDestroy(&pa->yl));
   PetscCall(PetscFree(coll->data));
   coll->ptile = 0;
