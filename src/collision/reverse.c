@@ -193,26 +193,49 @@ PetscErrorCode BTECollisionReverseEnd(BTECollision coll, Vec yl, Vec own, Vec y)
 #if defined(BTE_HAVE_CUDA)
   if (cuda) PetscCall(BTECollCUDAReverseAdd(&coll->rcuda, coll->nlocal, coll->rptr, own, coll->rbuf, y));
 #endif
-  if (!cuda) {
-    const PetscScalar *o = NULL, *r;
-    PetscScalar       *v;
-    const PetscInt64  *rptr = coll->rptr;
-    if (own) PetscCall(VecGetArrayRead(own, &o));
-    PetscCall(VecGetArrayRead(coll->rbuf, &r));
-    if (own) PetscCall(VecGetArrayWrite(y, &v));
-    else PetscCall(VecGetArray(y, &v));
-#pragma omp parallel for schedule(static)
-    for (PetscInt s = 0; s < coll->nlocal; s++) {
-      PetscScalar a = o ? o[s] : v[s];
-      for (PetscInt64 k = rptr[s]; k < rptr[s + 1]; k++) a += r[k];
-      v[s] = a;
-    }
-    if (own) PetscCall(VecRestoreArrayWrite(y, &v));
-    else PetscCall(VecRestoreArray(y, &v));
-    PetscCall(VecRestoreArrayRead(coll->rbuf, &r));
-    if (own) PetscCall(VecRestoreArrayRead(own, &o));
-  }
+  if (!cuda) PetscCall(BTECollisionReverseAddHost_Private(coll, own, y));
   PetscCall(PetscLogFlops((PetscLogDouble)coll->nrrecv));
   PetscCall(PetscLogEventEnd(BTECOLL_GhostAdd, coll, yl, y, 0));
+  PetscFunctionReturn(0);
+}
+
+/* Host Vecs, the receive slots filled: y[s] = own[s] (or y[s]) + the slots of s in rank order */
+PetscErrorCode BTECollisionReverseAddHost_Private(BTECollision coll, Vec own, Vec y)
+{
+  const PetscScalar *o = NULL, *r;
+  PetscScalar       *v;
+  const PetscInt64  *rptr = coll->rptr;
+
+  PetscFunctionBegin;
+  if (own) PetscCall(VecGetArrayRead(own, &o));
+  PetscCall(VecGetArrayRead(coll->rbuf, &r));
+  if (own) PetscCall(VecGetArrayWrite(y, &v));
+  else PetscCall(VecGetArray(y, &v));
+#pragma omp parallel for schedule(static)
+  for (PetscInt s = 0; s < coll->nlocal; s++) {
+    PetscScalar a = o ? o[s] : v[s];
+    for (PetscInt64 k = rptr[s]; k < rptr[s + 1]; k++) a += r[k];
+    v[s] = a;
+  }
+  if (own) PetscCall(VecRestoreArrayWrite(y, &v));
+  else PetscCall(VecRestoreArray(y, &v));
+  PetscCall(VecRestoreArrayRead(coll->rbuf, &r));
+  if (own) PetscCall(VecRestoreArrayRead(own, &o));
+  PetscFunctionReturn(0);
+}
+
+/* The receive slots as a host array to fill (made if needed; collective then) */
+PetscErrorCode BTECollisionReverseGetSlots_Private(BTECollision coll, Vec y, PetscScalar **slots)
+{
+  PetscFunctionBegin;
+  PetscCall(ReverseGetRecvVec(coll, y));
+  PetscCall(VecGetArrayWrite(coll->rbuf, slots));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollisionReverseRestoreSlots_Private(BTECollision coll, PetscScalar **slots)
+{
+  PetscFunctionBegin;
+  PetscCall(VecRestoreArrayWrite(coll->rbuf, slots));
   PetscFunctionReturn(0);
 }

@@ -363,6 +363,11 @@ static inline PetscBool BTECollComputes(const BTECollision coll, PetscInt i, Pet
 }
 /* resolves the partition (coll->part) and, for pairs, the shares pfrac (collective) */
 PETSC_INTERN PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision);
+/* the reverse exchange's host side for an exchange that moves the sums itself (pair's
+   -bte_pair_exchange_peers): the receive slots to fill, then the adds of BTECollisionReverseEnd */
+PETSC_INTERN PetscErrorCode BTECollisionReverseGetSlots_Private(BTECollision, Vec y, PetscScalar **);
+PETSC_INTERN PetscErrorCode BTECollisionReverseRestoreSlots_Private(BTECollision, PetscScalar **);
+PETSC_INTERN PetscErrorCode BTECollisionReverseAddHost_Private(BTECollision, Vec own, Vec y);
 /* how the ghost exchange moves the values of Vecs like x (for views) */
 PETSC_EXTERN PetscErrorCode BTECollisionExchangeDescribe(BTECollision, Vec x, const char **desc);
 /* y (global) <- sum over ranks of the local vector yl (owned + ghost entries), logged as BTECollGhostAdd */

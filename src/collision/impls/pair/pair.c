@@ -284,6 +284,12 @@ typedef struct _n_PairPeers {
   int64_t     *cptr, *clist;  /* per peer: the chunks that need its values */
   int32_t     *cneed, *cleft; /* per chunk that needs ghosts: peers it waits for; left this apply */
   int64_t     *ready;
+  /* the reverse exchange: a peer's ghosts' sums leave as soon as its chunks are done */
+  PetscMPIInt  rtag;
+  PetscMPIInt *cpeer;         /* 2 per chunk that needs ghosts: its peers (-1: none) */
+  int64_t     *pend;          /* per peer: its chunks not yet run this apply */
+  double      *rsbuf, *rrbuf; /* sums sent (by peer), received (by sender) */
+  MPI_Request *rreq;          /* size receives, then size sends */
 } *PairPeers;
 
 static PetscErrorCode PairPeersDestroy(PairPeers *pp)
@@ -294,6 +300,7 @@ static PetscErrorCode PairPeersDestroy(PairPeers *pp)
   PetscCall(PetscFree3((*pp)->fsend, (*pp)->sbuf, (*pp)->req));
   PetscCall(PetscFree4((*pp)->llo, (*pp)->lhi, (*pp)->cptr, (*pp)->clist));
   PetscCall(PetscFree3((*pp)->cneed, (*pp)->cleft, (*pp)->ready));
+  PetscCall(PetscFree5((*pp)->cpeer, (*pp)->pend, (*pp)->rsbuf, (*pp)->rrbuf, (*pp)->rreq));
   PetscCall(PetscFree(*pp));
   PetscFunctionReturn(0);
 }
@@ -338,6 +345,8 @@ static PetscErrorCode PairPeersSetUp(BTECollision coll)
   PetscCall(PetscCalloc3(PetscMax(nout, 1), &pp->cneed, PetscMax(nout, 1), &pp->cleft, PetscMax(nout, 1), &pp->ready));
   PetscCall(PetscArrayzero(pp->cptr, size + 1));
   PetscCall(PetscCalloc1(size, &fill));
+  PetscCall(PetscObjectGetNewTag((PetscObject)coll, &pp->rtag));
+  PetscCall(PetscMalloc5(PetscMax(2 * nout, 1), &pp->cpeer, size, &pp->pend, PetscMax(coll->nrsend, 1), &pp->rsbuf, PetscMax(coll->nrrecv, 1), &pp->rrbuf, 2 * size, &pp->rreq));
   for (int pass = 0; pass < 2; pass++) {
     for (int64_t c = 0; c < nout; c++) {
       const BTEPairChunk *ch = &L->chunks[pa->ninner + c];
@@ -352,7 +361,9 @@ static PetscErrorCode PairPeersSetUp(BTECollision coll)
         if (w >= 0 && (no == 0 || o[0] != w)) o[no++] = w;
       }
       if (pass == 0) {
-        pp->cneed[c] = no;
+        pp->cneed[c]         = no;
+        pp->cpeer[2 * c]     = no > 0 ? o[0] : -1;
+        pp->cpeer[2 * c + 1] = no > 1 ? o[1] : -1;
         for (int e = 0; e < no; e++) pp->cptr[o[e] + 1]++;
       } else
         for (int e = 0; e < no; e++) pp->clist[pp->cptr[o[e]] + fill[o[e]]++] = pa->ninner + c;
@@ -365,6 +376,34 @@ static PetscErrorCode PairPeersSetUp(BTECollision coll)
   PetscFunctionReturn(0);
 }
 
+/* peer r's chunks are all done: its ghost states' sums into yg (the local output) and to r */
+static PetscErrorCode PairPeerSend(BTECollision coll, PetscMPIInt r, PetscScalar *yg)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  PairPeers          pp = pa->pp;
+
+  PetscFunctionBegin;
+  PairReduceRange(&pa->L, pa->partial, (int32_t)(coll->nlocal + pp->frdsp[r]), (int32_t)(coll->nlocal + pp->frdsp[r + 1]), yg);
+  for (PetscInt k = coll->rsdsp[r]; k < coll->rsdsp[r + 1]; k++) pp->rsbuf[k] = yg[coll->rfrom[k]];
+  if (coll->rscnt[r]) PetscCallMPI(MPI_Isend(pp->rsbuf + coll->rsdsp[r], coll->rscnt[r], MPIU_SCALAR, r, pp->rtag, PetscObjectComm((PetscObject)coll), &pp->rreq[pp->size + r]));
+  PetscFunctionReturn(0);
+}
+
+/* the chunks pp->ready[0..n) have run: the peers they were the last of send their sums */
+static PetscErrorCode PairPeersSendSums(BTECollision coll, int64_t n, PetscScalar *yg)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  PairPeers          pp = pa->pp;
+
+  PetscFunctionBegin;
+  for (int64_t k = 0; k < n; k++)
+    for (int e = 0; e < 2; e++) {
+      const PetscMPIInt r = pp->cpeer[2 * (pp->ready[k] - pa->ninner) + e];
+      if (r >= 0 && --pp->pend[r] == 0) PetscCall(PairPeerSend(coll, r, yg));
+    }
+  PetscFunctionReturn(0);
+}
+
 /* PairRunOverlap with -bte_pair_exchange_peers (above) */
 static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Vec x, Vec Y)
 {
@@ -372,7 +411,7 @@ static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Ve
   const BTEPairLayout *L  = &pa->L;
   MPI_Comm             comm = PetscObjectComm((PetscObject)coll);
   const PetscScalar   *a, *b = NULL;
-  PetscScalar         *y, *gl;
+  PetscScalar         *y, *gl, *yg, *slots;
   Vec                  last = x ? x : f, lastl;
   const int64_t        nown = (int64_t)pa->nto * L->tile, nout = L->nchunk - pa->ninner;
   const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
@@ -409,6 +448,14 @@ static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Ve
   }
   PetscCall(VecRestoreArrayRead(last, &a));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
+  /* the other ranks' sums for the owned states: one message from each */
+  PetscCall(BTECollisionReverseGetSlots_Private(coll, Y, &slots));
+  for (PetscMPIInt r = 0; r < pp->size; r++) {
+    pp->rreq[r] = pp->rreq[pp->size + r] = MPI_REQUEST_NULL;
+    pp->pend[r]                          = pp->cptr[r + 1] - pp->cptr[r];
+    if (coll->rrcnt[r]) PetscCallMPI(MPI_Irecv(pp->rrbuf + coll->rrdsp[r], coll->rrcnt[r], MPIU_SCALAR, r, pp->rtag, comm, &pp->rreq[r]));
+  }
+  PetscCall(VecGetArrayWrite(pa->yl, &yg));
   /* owned states first */
   PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(VecGetArrayRead(f, &a));
@@ -425,6 +472,9 @@ static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Ve
     if (!pp->cneed[c]) pp->ready[nready++] = pa->ninner + c;
   }
   if (nready) PetscCall(PairChunks(L, mode, pp->ready, 0, nready, pa->fp, x ? pa->xp : NULL, pa->partial));
+  PetscCall(PairPeersSendSums(coll, nready, yg));
+  for (PetscMPIInt r = 0; r < pp->size; r++) /* peers none of whose chunks wait (nothing to send, normally) */
+    if (!pp->pend[r] && pp->cptr[r + 1] == pp->cptr[r]) PetscCall(PairPeerSend(coll, r, yg));
   if (x) PetscCall(VecGetArrayRead(coll->fl, &a));
   for (;;) {
     PetscMPIInt r;
@@ -437,15 +487,12 @@ static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Ve
     for (int64_t k = pp->cptr[r]; k < pp->cptr[r + 1]; k++)
       if (--pp->cleft[pp->clist[k] - pa->ninner] == 0) pp->ready[nready++] = pp->clist[k];
     if (nready) PetscCall(PairChunks(L, mode, pp->ready, 0, nready, pa->fp, x ? pa->xp : NULL, pa->partial));
+    PetscCall(PairPeersSendSums(coll, nready, yg)); /* the peers whose chunks are all done */
   }
   if (x) PetscCall(VecRestoreArrayRead(coll->fl, &a));
   PetscCall(VecRestoreArray(lastl, &gl));
-  /* the ghosts' sums are complete: the chunks left touch owned tiles only */
-  PetscCall(VecGetArrayWrite(pa->yl, &y));
-  PairReduceRange(L, pa->partial, (int32_t)coll->nlocal, L->nlocal, y);
-  PetscCall(VecRestoreArrayWrite(pa->yl, &y));
+  PetscCall(VecRestoreArrayWrite(pa->yl, &yg));
   PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
-  PetscCall(BTECollisionReverseBegin(coll, pa->yl, Y));
   PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PairChunksPolling(coll, mode, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL));
   PetscCall(VecGetArrayWrite(Y, &y));
@@ -453,8 +500,16 @@ static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Ve
   PetscCall(VecRestoreArrayWrite(Y, &y));
   PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
-  PetscCall(BTECollisionReverseEnd(coll, pa->yl, NULL, Y));
+  /* the other ranks' sums into their slots, added in rank order as BTECollisionReverseEnd does */
+  PetscCall(PetscLogEventBegin(BTECOLL_GhostAdd, coll, pa->yl, Y, 0));
+  PetscCallMPI(MPI_Waitall(pp->size, pp->rreq, MPI_STATUSES_IGNORE));
+  for (PetscInt k = 0; k < coll->nrrecv; k++) slots[coll->rpos[k]] = pp->rrbuf[k];
+  PetscCall(BTECollisionReverseRestoreSlots_Private(coll, &slots));
+  PetscCall(BTECollisionReverseAddHost_Private(coll, NULL, Y));
+  PetscCall(PetscLogFlops((PetscLogDouble)coll->nrrecv));
+  PetscCallMPI(MPI_Waitall(pp->size, pp->rreq + pp->size, MPI_STATUSES_IGNORE));
   PetscCallMPI(MPI_Waitall(pp->size, pp->req + pp->size, MPI_STATUSES_IGNORE));
+  PetscCall(PetscLogEventEnd(BTECOLL_GhostAdd, coll, pa->yl, Y, 0));
   PetscFunctionReturn(0);
 }
 
