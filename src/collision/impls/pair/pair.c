@@ -212,6 +212,45 @@ static PetscErrorCode PairGhostsBegin(BTECollision coll, Vec f, Vec x, Vec Y, Ve
   PetscFunctionReturn(0);
 }
 
+/* The overlapped applies' chunks of two owned tiles: the first part (f, x in layout order for the
+   owned tiles, from the global Vecs), which hides the ghost values' exchange ... */
+static PetscErrorCode PairOwnedFirst(BTECollision coll, int mode, Vec f, Vec x)
+{
+  BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
+  const BTEPairLayout *L  = &pa->L;
+  const PetscScalar   *a, *b = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(VecGetArrayRead(f, &a));
+  if (x) PetscCall(VecGetArrayRead(x, &b));
+  PairGather(L, 0, (int64_t)pa->nto * L->tile, a, b, pa->fp, pa->xp);
+  if (x) PetscCall(VecRestoreArrayRead(x, &b));
+  PetscCall(VecRestoreArrayRead(f, &a));
+  PetscCall(PairChunksPolling(coll, mode, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* ... and the rest, which hides the ghosts' sums' exchange, then the owned states' sums into Y */
+static PetscErrorCode PairOwnedRest(BTECollision coll, int mode, Vec x, Vec Y)
+{
+  BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
+  const BTEPairLayout *L  = &pa->L;
+  const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
+  PetscScalar         *y;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PairChunksPolling(coll, mode, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL));
+  PetscCall(VecGetArrayWrite(Y, &y));
+  PairReduceRange(L, pa->partial, 0, (int32_t)coll->nlocal, y);
+  PetscCall(VecRestoreArrayWrite(Y, &y));
+  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
+  PetscFunctionReturn(0);
+}
+
 /* The pairs partition on the host, from the global Vecs. The chunks of two owned tiles need no
    ghost value and give no ghost a sum, so they hide both exchanges: the first part runs while the
    ghost values come in, then the chunks that touch ghosts, the ghosts' sums (sent back at once),
@@ -225,7 +264,6 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PetscScalar         *y;
   Vec                  last = x ? x : f, lastl = NULL;
   const int64_t        nown = (int64_t)pa->nto * L->tile, nall = (int64_t)L->ntile * L->tile;
-  const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
 
   PetscFunctionBegin;
 #if defined(BTE_HAVE_CUDA)
@@ -233,14 +271,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
 #endif
   PetscCall(PairGhostsBegin(coll, f, x, Y, &lastl));
   /* owned states first: their values are this rank's own */
-  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
-  PetscCall(VecGetArrayRead(f, &a));
-  if (x) PetscCall(VecGetArrayRead(x, &b));
-  PairGather(L, 0, nown, a, b, pa->fp, pa->xp);
-  if (x) PetscCall(VecRestoreArrayRead(x, &b));
-  PetscCall(VecRestoreArrayRead(f, &a));
-  PetscCall(PairChunksPolling(coll, mode, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL));
-  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PairOwnedFirst(coll, mode, f, x));
   PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
   PetscCall(BTECollisionGhostEnd(coll, last, lastl));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
@@ -257,13 +288,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PetscCall(VecRestoreArrayWrite(pa->yl, &y));
   PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
   PetscCall(BTECollisionReverseBegin(coll, pa->yl, Y));
-  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
-  PetscCall(PairChunksPolling(coll, mode, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL));
-  PetscCall(VecGetArrayWrite(Y, &y));
-  PairReduceRange(L, pa->partial, 0, (int32_t)coll->nlocal, y);
-  PetscCall(VecRestoreArrayWrite(Y, &y));
-  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
-  PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
+  PetscCall(PairOwnedRest(coll, mode, x, Y));
   PetscCall(BTECollisionReverseEnd(coll, pa->yl, NULL, Y));
   PetscFunctionReturn(0);
 }
@@ -410,11 +435,10 @@ static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Ve
   BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
   const BTEPairLayout *L  = &pa->L;
   MPI_Comm             comm = PetscObjectComm((PetscObject)coll);
-  const PetscScalar   *a, *b = NULL;
-  PetscScalar         *y, *gl, *yg, *slots;
+  const PetscScalar   *a;
+  PetscScalar         *gl, *yg, *slots;
   Vec                  last = x ? x : f, lastl;
-  const int64_t        nown = (int64_t)pa->nto * L->tile, nout = L->nchunk - pa->ninner;
-  const PetscLogDouble flops[3] = {9.0, 17.0, 8.0}; /* per entry */
+  const int64_t        nout = L->nchunk - pa->ninner;
   PairPeers            pp;
   int64_t              nready = 0;
 
@@ -457,14 +481,7 @@ static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Ve
   }
   PetscCall(VecGetArrayWrite(pa->yl, &yg));
   /* owned states first */
-  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
-  PetscCall(VecGetArrayRead(f, &a));
-  if (x) PetscCall(VecGetArrayRead(x, &b));
-  PairGather(L, 0, nown, a, b, pa->fp, pa->xp);
-  if (x) PetscCall(VecRestoreArrayRead(x, &b));
-  PetscCall(VecRestoreArrayRead(f, &a));
-  PetscCall(PairChunksPolling(coll, mode, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL));
-  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
+  PetscCall(PairOwnedFirst(coll, mode, f, x));
   /* the chunks that need ghosts, peer by peer as the values land */
   PetscCall(PetscLogEventBegin(BTECOLL_Outer, coll, 0, 0, 0));
   for (int64_t c = 0; c < nout; c++) {
@@ -493,13 +510,7 @@ static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Ve
   PetscCall(VecRestoreArray(lastl, &gl));
   PetscCall(VecRestoreArrayWrite(pa->yl, &yg));
   PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
-  PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
-  PetscCall(PairChunksPolling(coll, mode, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL));
-  PetscCall(VecGetArrayWrite(Y, &y));
-  PairReduceRange(L, pa->partial, 0, (int32_t)coll->nlocal, y);
-  PetscCall(VecRestoreArrayWrite(Y, &y));
-  PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
-  PetscCall(PetscLogFlops(flops[mode] * (PetscLogDouble)L->nnz + (PetscLogDouble)L->sptr[L->nlocal]));
+  PetscCall(PairOwnedRest(coll, mode, x, Y));
   /* the other ranks' sums into their slots, added in rank order as BTECollisionReverseEnd does */
   PetscCall(PetscLogEventBegin(BTECOLL_GhostAdd, coll, pa->yl, Y, 0));
   PetscCallMPI(MPI_Waitall(pp->size, pp->rreq, MPI_STATUSES_IGNORE));
