@@ -7,7 +7,8 @@
 # progress calls in the overlap and with more calls than chunks); host Vecs use the VecScatter
 # whatever -bte_exchange says, and nccl is refused for them. The channels between two ranks are
 # handed out per tile pair where that balances (fuller chunks), else per pair of states; with
-# -bte_pair_exchange_peers the ghost values come peer by peer and the result is the same to the bit.
+# -bte_pair_exchange_peers the ghost values come peer by peer and the result is the same to the bit;
+# with -bte_pair_share_node the ranks run each other's chunks and the result is the same to the bit.
 . "$TESTDIR/common.sh"
 set -e
 opts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5"
@@ -59,6 +60,21 @@ for np in 2 3 4; do
   grep -q "ghost values in one message per peer" out || { cat out; echo "-bte_pair_exchange_peers not in use on $np ranks"; exit 1; }
 done
 OMP_NUM_THREADS=2 run_np 2 "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 -bte_pair_chunk 40 -bte_pair_exchange_peers -compare ref.bin > out
+# -bte_pair_share_node: the ranks of a node run each other's chunks that need ghost values. Rank 0
+# stalls after opening its chunks, so the others take some over (-info counts them); the results
+# are the same to the bit (2 and 3 ranks, mixed precision, 2 threads per rank with small chunks)
+for np in 2 3; do
+  for prec in double mixed; do
+    run_np $np "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 -bte_collision_precision $prec -fused_tol 1e-6 -write scat.bin > out
+    run_np $np "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 -bte_collision_precision $prec -fused_tol 1e-6 -bte_pair_share_node -bte_pair_share_stall 20 -compare scat.bin -compare_tol 0 -info :coll > out
+    grep -q "run each other's chunks that need ghost values" out || { cat out; echo "-bte_pair_share_node not in use on $np ranks"; exit 1; }
+    taken=$(sed -n 's/.*share_node: \([0-9]*\) of this rank.s chunks were run by.*/\1/p' out)
+    [ -n "$taken" ] && [ "$taken" -gt 0 ] || { cat out; echo "-bte_pair_share_node on $np ranks ($prec): no chunk of the stalled rank run by another"; exit 1; }
+    echo "np $np $prec: $taken of rank 0's chunks run by the other ranks, the same to the bit"
+  done
+done
+OMP_NUM_THREADS=2 run_np 2 "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 -bte_pair_chunk 40 -bte_pair_share_node -compare ref.bin > out
+expect_fail "bte_pair_share_stall must be in" run_np 1 "$BUILD/tests/coll_partition" $opts -bte_pair_share_stall -1
 run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs > out
 grep -q "per pair of states (too few tile pairs to balance per tile pair)" out || { cat out; echo "no fallback from tile blocks at tiles of 256"; exit 1; }
 # no MPI progress calls in the overlap, and more calls than chunks: the same sums

@@ -20,6 +20,7 @@
    owners by the reverse of the ghost scatter. */
 #include <bte/private/collisionimpl.h>
 #include <bte/private/pairlayout.h>
+#include <bte/private/pairshare.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(_OPENMP)
@@ -52,6 +53,10 @@ typedef struct {
   PetscBool     ptiles;      /* -bte_pair_partition_tiles: the pairs partition decided per tile pair */
   PetscBool     peers;       /* -bte_pair_exchange_peers: host, tile blocks: ghost values by one message per peer */
   struct _n_PairPeers *pp;   /* its lists (PairPeersSetUp) */
+  PetscBool     sharenode;   /* -bte_pair_share_node: host Vecs, the ranks of a node run each other's chunks that need ghosts */
+  PetscReal     sharestall;  /* -bte_pair_share_stall (ms; a test's diagnostic): rank 0 of a node waits before its own */
+  BTEPairShare  share;       /* set up by the first overlapped host apply; NULL: not shared */
+  PetscBool     sharetried;
   PetscBool     devselect;   /* pairs, device build: the computed channels selected on the device */
   PetscBool     onerate;     /* -bte_pair_one_rate: one rate per pair, the other from the Boltzmann factor */
   /* -bte_collision_refresh, host build: the computed channels of every stored pair in the order
@@ -140,6 +145,43 @@ static PetscErrorCode PairChunks(const BTEPairLayout *L, int mode, const int64_t
     free(acc);
   }
   PetscCheck(!ierr, PETSC_COMM_SELF, PETSC_ERR_MEM, "Out of memory for the per-thread tile sums of the pair layout");
+  PetscFunctionReturn(0);
+}
+
+/* One chunk c of L (the callback of -bte_pair_share_node, which runs it for whichever rank owns L) */
+static void PairChunkOne(const BTEPairLayout *L, int64_t c, int mode, const double *fp, const double *xp, double *acc, double *partial)
+{
+  if (L->onerate) {
+    if (L->ws) PairChunkFloat1(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
+    else PairChunkDouble1(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
+  } else if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
+  else PairChunkDouble(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
+}
+
+/* -bte_pair_share_node: collective, on the first overlapped host apply (the layout is final then).
+   The layout's streamed arrays, fp, xp and the partial buffer move into the node's shared window;
+   the copies they replace are freed, so memory does not grow. */
+static PetscErrorCode PairShareSetUp(BTECollision coll)
+{
+  BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  BTEPairLayout     *L  = &pa->L;
+  BTEPairShare       sh;
+
+  PetscFunctionBegin;
+  pa->sharetried = PETSC_TRUE;
+  if (!pa->sharenode || pa->ondevice) PetscFunctionReturn(0);
+  PetscCall(BTEPairShareCreate(PetscObjectComm((PetscObject)coll), L, (int64_t)L->ntile * L->tile, pa->fp, pa->xp, pa->partial, pa->ninner, L->nchunk, PairChunkOne, &sh));
+  if (!sh) PetscFunctionReturn(0);
+  PetscCall(PetscFree(L->chunks));
+  PetscCall(PetscFree(L->rowptr));
+  PetscCall(PetscFree(L->col));
+  PetscCall(PetscFree(L->w));
+  PetscCall(PetscFree(L->ws));
+  if (L->onerate) PetscCall(PetscFree2(L->z, L->zref));
+  PetscCall(PetscFree(pa->partial));
+  PetscCall(PetscFree2(pa->fp, pa->xp));
+  PetscCall(BTEPairShareArrays(sh, L, &pa->fp, &pa->xp, &pa->partial));
+  pa->share = sh;
   PetscFunctionReturn(0);
 }
 
@@ -269,6 +311,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
 #if defined(BTE_HAVE_CUDA)
   if (!L->col) PetscCall(BTEPairCUDADownload(pa->cuda, &pa->L)); /* built on the device, applied on the host */
 #endif
+  if (!pa->sharetried) PetscCall(PairShareSetUp(coll));
   PetscCall(PairGhostsBegin(coll, f, x, Y, &lastl));
   /* owned states first: their values are this rank's own */
   PetscCall(PairOwnedFirst(coll, mode, f, x));
@@ -281,7 +324,8 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PairGather(L, nown, nall, a, b, pa->fp, pa->xp);
   if (x) PetscCall(VecRestoreArrayRead(coll->xl, &b));
   PetscCall(VecRestoreArrayRead(coll->fl, &a));
-  PetscCall(PairChunks(L, mode, NULL, pa->ninner, L->nchunk, pa->fp, x ? pa->xp : NULL, pa->partial));
+  if (pa->share) PetscCall(BTEPairShareRun(pa->share, mode, x ? PETSC_TRUE : PETSC_FALSE, pa->sharestall)); /* with the node's other ranks */
+  else PetscCall(PairChunks(L, mode, NULL, pa->ninner, L->nchunk, pa->fp, x ? pa->xp : NULL, pa->partial));
   /* the ghosts' sums are complete: the chunks left touch owned tiles only */
   PetscCall(VecGetArrayWrite(pa->yl, &y));
   PairReduceRange(L, pa->partial, (int32_t)coll->nlocal, L->nlocal, y);
@@ -1592,6 +1636,8 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCall(PetscOptionsInt("-bte_pair_overlap_polls", "Pairs partition, host Vecs: MPI progress calls spread over the work that hides each exchange (0: none; messages above the MPI's eager limit move only during MPI calls)", "BTECollision", pa->polls, &pa->polls, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_chunk", "Entries per unit of work (0: about 1/2048 of the pairs, within [8192, 65536])", "BTECollision", pa->chunk, &pa->chunk, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_exchange_peers", "Pairs partition per tile pair, host Vecs: the ghost values by one message per peer, and the chunks that need a peer's values run as its message lands (0: one VecScatter, the chunks after all of it)", "BTECollision", pa->peers, &pa->peers, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_share_node", "Pairs partition, host Vecs, several ranks on a node: the ranks of a node run each other's chunks that need ghost values as they fall idle (the layouts in an MPI shared-memory window), so a rank on a slower core does not hold the others back; the sums are the same to the bit", "BTECollision", pa->sharenode, &pa->sharenode, NULL));
+  PetscCall(PetscOptionsReal("-bte_pair_share_stall", "Diagnostic for -bte_pair_share_node: rank 0 of each node waits this many ms before its own chunks (the others then take them over)", "BTECollision", pa->sharestall, &pa->sharestall, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_partition_tiles", "Pairs partition: the channels between two ranks' tiles are computed all by one of the two, chosen per tile pair (0: per pair of states, which leaves a rank's chunks of such tile pairs half full)", "BTECollision", pa->ptiles, &pa->ptiles, NULL));
   PetscOptionsEnd();
   coll->ptile = pa->ptiles ? pa->tile : 0;
@@ -1600,6 +1646,7 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCheck(pa->unroll == 0 || pa->unroll == 2 || pa->unroll == 4 || pa->unroll == 8, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_unroll must be 0, 2, 4 or 8, got %" PetscInt_FMT, pa->unroll);
   PetscCheck(pa->polls >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_overlap_polls must be >= 0, got %" PetscInt_FMT, pa->polls);
   PetscCheck(pa->chunk >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_chunk must be >= 0, got %" PetscInt_FMT, pa->chunk);
+  PetscCheck(pa->sharestall >= 0 && pa->sharestall <= 1e4, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_share_stall must be in [0, 10000] ms, got %g", (double)pa->sharestall);
   PetscFunctionReturn(0);
 }
 
@@ -1654,8 +1701,9 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
     PetscCallMPI(MPI_Allreduce(loc, sum, 2, MPIU_INT64, MPI_SUM, PetscObjectComm((PetscObject)coll)));
     PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: owned states in the first tiles; %" PetscInt64_FMT " of %" PetscInt64_FMT " chunks (all ranks) need no ghost value and run while the ghost values or the ghosts' sums travel\n", sum[0], sum[1]));
     if (coll->gslot) PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: the channels between two ranks' tiles computed by one of them per tile pair (%" PetscInt_FMT " tiles in all)\n", coll->ntg));
-    if (coll->gslot && pa->peers) PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition, host Vecs: the ghost values in one message per peer, the chunks that need them run peer by peer as they land (-bte_pair_exchange_peers)\n"));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: the channels between two ranks computed by one of them per pair of states%s\n", pa->ptiles ? " (too few tile pairs to balance per tile pair)" : ""));
+    if (coll->gslot && pa->peers) PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition, host Vecs: the ghost values in one message per peer, the chunks that need them run peer by peer as they land (-bte_pair_exchange_peers)\n"));
+    else if (pa->sharenode && !pa->ondevice) PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition, host Vecs: the ranks of a node run each other's chunks that need ghost values as they fall idle (-bte_pair_share_node)\n"));
   }
   PetscCall(PairViewPerRank(coll, viewer));
   PetscFunctionReturn(0);
@@ -1674,6 +1722,15 @@ static PetscErrorCode BTECollisionDestroy_Pair(BTECollision coll)
   PetscCall(BTEPairCUDADestroy(&pa->cuda));
   PetscCall(BTEPairCUDARatesDestroy(&pa->rates));
 #endif
+  if (pa->share) { /* these live in the shared window */
+    int64_t     by, fo;
+    PetscMPIInt ns;
+    PetscCall(BTEPairShareCounts(pa->share, &by, &fo, &ns));
+    PetscCall(PetscInfo(coll, "-bte_pair_share_node: %" PetscInt64_FMT " of this rank's chunks were run by the node's %d other ranks, and %" PetscInt64_FMT " of theirs here\n", (PetscInt64)by, (int)ns - 1, (PetscInt64)fo));
+    L->chunks = NULL, L->rowptr = NULL, L->col = NULL, L->w = NULL, L->ws = NULL, pa->partial = NULL, pa->fp = NULL, pa->xp = NULL;
+    if (L->onerate) L->z = NULL, L->zref = NULL;
+    PetscCall(BTEPairShareDestroy(&pa->share));
+  }
   PetscCall(PetscFree(pa->rptr));
   PetscCall(PetscFree(pa->rch));
   PetscCall(PetscFree(L->perm));
