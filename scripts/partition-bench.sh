@@ -13,8 +13,9 @@
 #   scripts/partition-bench.sh                       (BTE: the driver; default build/bin/bte)
 # Env: PB_OUT (default partition-bench), PB_TABLE (a table file; default: GaAs PB_GRID^3 generated
 # once into PB_OUT), PB_GRID (90), PB_CORES (nproc), PB_LAYOUTS ranks x threads ("1x16 4x4 16x1",
-# scaled to PB_CORES when unset), PB_PARTS ("pairs pairs-peers pairs-hash states"; pairs-peers is
-# pairs with -bte_pair_exchange_peers, pairs-hash pairs with -bte_pair_partition_tiles 0,
+# scaled to PB_CORES when unset), PB_PARTS ("pairs pairs-noshare pairs-peers states"; pairs-noshare
+# is pairs with -bte_pair_share_node 0, pairs-peers pairs with -bte_pair_exchange_peers, pairs-hash
+# pairs with -bte_pair_partition_tiles 0,
 # pairs-nopoll pairs with -bte_pair_overlap_polls 0), PB_REPS (10), PB_GPU (ranks sharing one GPU, e.g. "1 2 3";
 # empty: CPU only), PB_EXTRA (more bte options for every run), MPIEXEC (mpiexec), PB_TIMEOUT per
 # run in s (600).
@@ -26,7 +27,7 @@ out=${PB_OUT:-partition-bench}; mkdir -p "$out"
 grid=${PB_GRID:-90}
 cores=${PB_CORES:-$(nproc)}
 layouts=${PB_LAYOUTS:-"1x$cores $((cores / 4))x4 ${cores}x1"}
-parts=${PB_PARTS:-"pairs pairs-peers pairs-hash states"}
+parts=${PB_PARTS:-"pairs pairs-noshare pairs-peers states"}
 reps=${PB_REPS:-10}
 tmo=${PB_TIMEOUT:-600}
 mpiexec=${MPIEXEC:-mpiexec}
@@ -56,6 +57,7 @@ popts() { case $1 in
   pairs-nopoll) echo "-bte_partition pairs -bte_pair_overlap_polls 0";;
   pairs-peers) echo "-bte_partition pairs -bte_pair_exchange_peers";;
   pairs-hash) echo "-bte_partition pairs -bte_pair_partition_tiles 0";;
+  pairs-noshare) echo "-bte_partition pairs -bte_pair_share_node 0";;
   *) echo "-bte_partition $1";; esac; }
 for lay in $layouts; do
   np=${lay%x*}; nt=${lay#*x}
