@@ -55,6 +55,7 @@ typedef struct {
   struct _n_PairPeers *pp;   /* its lists (PairPeersSetUp) */
   PetscBool     sharenode;   /* -bte_pair_share_node: host Vecs, the ranks of a node run each other's chunks that need ghosts */
   PetscReal     sharestall;  /* -bte_pair_share_stall (ms; a test's diagnostic): rank 0 of a node waits before its own */
+  PetscBool     shareowned;  /* -bte_pair_share_owned: the owned-only chunks that hide the exchanges shared too */
   BTEPairShare  share;       /* NULL: not shared */
   PetscBool     devselect;   /* pairs, device build: the computed channels selected on the device */
   PetscBool     onerate;     /* -bte_pair_one_rate: one rate per pair, the other from the Boltzmann factor */
@@ -169,7 +170,7 @@ static PetscErrorCode PairShareSetUp(BTECollision coll)
 
   PetscFunctionBegin;
   if (!pa->sharenode || !pa->pairs || pa->ondevice) PetscFunctionReturn(0);
-  PetscCall(BTEPairShareCreate(PetscObjectComm((PetscObject)coll), L, (int64_t)L->ntile * L->tile, pa->fp, pa->xp, pa->partial, pa->ninner, L->nchunk, PairChunkOne, &sh));
+  PetscCall(BTEPairShareCreate(PetscObjectComm((PetscObject)coll), L, (int64_t)L->ntile * L->tile, pa->fp, pa->xp, pa->partial, PairChunkOne, &sh));
   if (!sh) PetscFunctionReturn(0);
   PetscCall(PetscFree(L->chunks));
   PetscCall(PetscFree(L->rowptr));
@@ -255,7 +256,7 @@ static PetscErrorCode PairGhostsBegin(BTECollision coll, Vec f, Vec x, Vec Y, Ve
 
 /* The overlapped applies' chunks of two owned tiles: the first part (f, x in layout order for the
    owned tiles, from the global Vecs), which hides the ghost values' exchange ... */
-static PetscErrorCode PairOwnedFirst(BTECollision coll, int mode, Vec f, Vec x)
+static PetscErrorCode PairOwnedFirst(BTECollision coll, int mode, Vec f, Vec x, BTEPairShare share)
 {
   BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
   const BTEPairLayout *L  = &pa->L;
@@ -268,13 +269,14 @@ static PetscErrorCode PairOwnedFirst(BTECollision coll, int mode, Vec f, Vec x)
   PairGather(L, 0, (int64_t)pa->nto * L->tile, a, b, pa->fp, pa->xp);
   if (x) PetscCall(VecRestoreArrayRead(x, &b));
   PetscCall(VecRestoreArrayRead(f, &a));
-  PetscCall(PairChunksPolling(coll, mode, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL));
+  if (share) PetscCall(BTEPairShareRun(share, 0, pa->nfwd, mode, x ? PETSC_TRUE : PETSC_FALSE, 0));
+  else PetscCall(PairChunksPolling(coll, mode, 0, pa->nfwd, pa->fp, x ? pa->xp : NULL));
   PetscCall(PetscLogEventEnd(BTECOLL_Inner, coll, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 
 /* ... and the rest, which hides the ghosts' sums' exchange, then the owned states' sums into Y */
-static PetscErrorCode PairOwnedRest(BTECollision coll, int mode, Vec x, Vec Y)
+static PetscErrorCode PairOwnedRest(BTECollision coll, int mode, Vec x, Vec Y, BTEPairShare share)
 {
   BTECollision_Pair   *pa = (BTECollision_Pair *)coll->data;
   const BTEPairLayout *L  = &pa->L;
@@ -283,7 +285,8 @@ static PetscErrorCode PairOwnedRest(BTECollision coll, int mode, Vec x, Vec Y)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(BTECOLL_Inner, coll, 0, 0, 0));
-  PetscCall(PairChunksPolling(coll, mode, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL));
+  if (share) PetscCall(BTEPairShareRun(share, pa->nfwd, pa->ninner, mode, x ? PETSC_TRUE : PETSC_FALSE, 0));
+  else PetscCall(PairChunksPolling(coll, mode, pa->nfwd, pa->ninner, pa->fp, x ? pa->xp : NULL));
   PetscCall(VecGetArrayWrite(Y, &y));
   PairReduceRange(L, pa->partial, 0, (int32_t)coll->nlocal, y);
   PetscCall(VecRestoreArrayWrite(Y, &y));
@@ -312,7 +315,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
 #endif
   PetscCall(PairGhostsBegin(coll, f, x, Y, &lastl));
   /* owned states first: their values are this rank's own */
-  PetscCall(PairOwnedFirst(coll, mode, f, x));
+  PetscCall(PairOwnedFirst(coll, mode, f, x, pa->shareowned ? pa->share : NULL));
   PetscCall(PetscLogEventBegin(BTECOLL_Ghost, coll, f, x, 0));
   PetscCall(BTECollisionGhostEnd(coll, last, lastl));
   PetscCall(PetscLogEventEnd(BTECOLL_Ghost, coll, f, x, 0));
@@ -322,7 +325,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PairGather(L, nown, nall, a, b, pa->fp, pa->xp);
   if (x) PetscCall(VecRestoreArrayRead(coll->xl, &b));
   PetscCall(VecRestoreArrayRead(coll->fl, &a));
-  if (pa->share) PetscCall(BTEPairShareRun(pa->share, mode, x ? PETSC_TRUE : PETSC_FALSE, pa->sharestall)); /* with the node's other ranks */
+  if (pa->share) PetscCall(BTEPairShareRun(pa->share, pa->ninner, L->nchunk, mode, x ? PETSC_TRUE : PETSC_FALSE, pa->sharestall)); /* with the node's other ranks */
   else PetscCall(PairChunks(L, mode, NULL, pa->ninner, L->nchunk, pa->fp, x ? pa->xp : NULL, pa->partial));
   /* the ghosts' sums are complete: the chunks left touch owned tiles only */
   PetscCall(VecGetArrayWrite(pa->yl, &y));
@@ -330,7 +333,7 @@ static PetscErrorCode PairRunOverlap(BTECollision coll, int mode, Vec f, Vec x, 
   PetscCall(VecRestoreArrayWrite(pa->yl, &y));
   PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
   PetscCall(BTECollisionReverseBegin(coll, pa->yl, Y));
-  PetscCall(PairOwnedRest(coll, mode, x, Y));
+  PetscCall(PairOwnedRest(coll, mode, x, Y, pa->shareowned ? pa->share : NULL));
   PetscCall(BTECollisionReverseEnd(coll, pa->yl, NULL, Y));
   PetscFunctionReturn(0);
 }
@@ -523,7 +526,7 @@ static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Ve
   }
   PetscCall(VecGetArrayWrite(pa->yl, &yg));
   /* owned states first */
-  PetscCall(PairOwnedFirst(coll, mode, f, x));
+  PetscCall(PairOwnedFirst(coll, mode, f, x, NULL));
   /* the chunks that need ghosts, peer by peer as the values land */
   PetscCall(PetscLogEventBegin(BTECOLL_Outer, coll, 0, 0, 0));
   for (int64_t c = 0; c < nout; c++) {
@@ -552,7 +555,7 @@ static PetscErrorCode PairRunOverlapPeers(BTECollision coll, int mode, Vec f, Ve
   PetscCall(VecRestoreArray(lastl, &gl));
   PetscCall(VecRestoreArrayWrite(pa->yl, &yg));
   PetscCall(PetscLogEventEnd(BTECOLL_Outer, coll, 0, 0, 0));
-  PetscCall(PairOwnedRest(coll, mode, x, Y));
+  PetscCall(PairOwnedRest(coll, mode, x, Y, NULL));
   /* the other ranks' sums into their slots, added in rank order as BTECollisionReverseEnd does */
   PetscCall(PetscLogEventBegin(BTECOLL_GhostAdd, coll, pa->yl, Y, 0));
   PetscCallMPI(MPI_Waitall(pp->size, pp->rreq, MPI_STATUSES_IGNORE));
@@ -1636,6 +1639,7 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCall(PetscOptionsInt("-bte_pair_chunk", "Entries per unit of work (0: about 1/2048 of the pairs, within [8192, 65536])", "BTECollision", pa->chunk, &pa->chunk, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_exchange_peers", "Pairs partition per tile pair, host Vecs: the ghost values by one message per peer, and the chunks that need a peer's values run as its message lands (0: one VecScatter, the chunks after all of it)", "BTECollision", pa->peers, &pa->peers, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_share_node", "Pairs partition, host Vecs, several ranks on a node: the ranks of a node run each other's chunks that need ghost values as they fall idle (the layouts in an MPI shared-memory window), so a rank on a slower core does not hold the others back; the sums are the same to the bit", "BTECollision", pa->sharenode, &pa->sharenode, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_share_owned", "With -bte_pair_share_node: the owned-only chunks that hide the two exchanges are shared too (0: only the chunks that need ghost values)", "BTECollision", pa->shareowned, &pa->shareowned, NULL));
   PetscCall(PetscOptionsReal("-bte_pair_share_stall", "Diagnostic for -bte_pair_share_node: rank 0 of each node waits this many ms before its own chunks (the others then take them over)", "BTECollision", pa->sharestall, &pa->sharestall, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_partition_tiles", "Pairs partition: the channels between two ranks' tiles are computed all by one of the two, chosen per tile pair (0: per pair of states, which leaves a rank's chunks of such tile pairs half full)", "BTECollision", pa->ptiles, &pa->ptiles, NULL));
   PetscOptionsEnd();
@@ -1764,6 +1768,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   pa->devselect                = PETSC_TRUE; /* 2 H200s, 135^3: setup 5.0-6.7 s against 8.0-10.6 s (host copy-out) */
   pa->ptiles                   = PETSC_TRUE; /* 4 H200s, 135^3: 1.36-1.39 ms per apply against 1.46-1.47 (per pair of states) */
   pa->sharenode                = PETSC_TRUE; /* GaAs 90^3, 16 ranks on 16 cores: J x 33.6 ms against 39.1 (medians of 7) */
+  pa->shareowned               = PETSC_TRUE;
   coll->ptile                  = pa->tile;
   coll->data                   = pa;
   coll->ops->setfromoptions    = BTECollisionSetFromOptions_Pair;

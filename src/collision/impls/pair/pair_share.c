@@ -1,16 +1,19 @@
-/* -bte_pair_share_node: the ranks of one node run each other's chunks that need ghost values
-   (include/bte/private/pairshare.h says why).
+/* -bte_pair_share_node: the ranks of one node run each other's chunks (include/bte/private/pairshare.h
+   says why).
 
    Each rank's segment of the node's shared window: a header, then its layout arrays (chunks,
    rowptr, col, weights, and z / zref with one rate per pair), f and x in layout order, and its
-   partial buffer. The header's counter `next` hands out the shared chunks k0 .. k1-1: whoever
-   (this rank's threads or another rank's) increments it to a value below k1 runs that chunk of
-   this rank's layout, from this rank's fp / xp into this rank's partial slots, and then counts it
-   in `done`. Between applies `next` stays at or above k1; the owner opens an apply by storing k0
-   (a release, after fp / xp and the mode are written), so a claim below k1 always sees the data of
-   the apply it belongs to; it closes it when `done` reaches k1 - k0 (an acquire: every partial sum
-   written by anyone is then visible), before it touches fp, xp or partial again. No chunk waits
-   for anything, so there is no deadlock; which rank runs a chunk changes no number. */
+   partial buffer. An apply hands out its chunks in phases (a range k0 .. k1-1 each: the owned
+   chunks that hide the ghost values' exchange, the chunks that need ghost values, the owned chunks
+   that hide the sums' exchange). The owner opens a phase by writing its end `lim`, the mode and
+   fp / xp, then storing `state` = (opening number, k0) with a release; whoever (this rank's threads
+   or another rank's) moves `state` from (n, c) to (n, c + 1) by a compare-and-swap with c below
+   `lim` runs chunk c of this rank's layout, from this rank's fp / xp into this rank's partial
+   slots, and counts it in `done`. The opening number in `state` makes a claim of a closed phase
+   fail; a successful claim saw (acquire) everything written before its phase opened. The owner
+   closes a phase when `done` reaches k1 - k0 (an acquire: every partial sum written by anyone is
+   then visible), before it opens the next or touches fp, xp or partial again. No chunk waits for
+   anything, so there is no deadlock; which rank runs a chunk changes no number. */
 #include <bte/private/pairshare.h>
 #include <stdatomic.h>
 #include <sched.h>
@@ -25,17 +28,20 @@
 
 #define SHARE_ALIGN 64
 
+#define SHARE_IDX_BITS 40 /* state: opening number (mod 2^24) above, next chunk below */
+#define SHARE_IDX(s)   ((int64_t)((uint64_t)(s) & (((uint64_t)1 << SHARE_IDX_BITS) - 1)))
+
 typedef struct {
-  _Atomic int64_t next; /* next shared chunk to hand out (>= k1: none) */
-  char            pad0[SHARE_ALIGN - sizeof(int64_t)];
-  _Atomic int64_t done; /* shared chunks finished this apply */
+  _Atomic uint64_t state; /* (opening number, next chunk to hand out) */
+  _Atomic int64_t  lim;   /* the open phase's end: chunks below it are handed out */
+  char             pad0[SHARE_ALIGN - 2 * sizeof(int64_t)];
+  _Atomic int64_t  done; /* chunks of the open phase finished */
   char            pad1[SHARE_ALIGN - sizeof(int64_t)];
   _Atomic int64_t taken; /* of this rank's chunks, run by other ranks (all applies) */
   char            pad2[SHARE_ALIGN - sizeof(int64_t)];
-  _Atomic int64_t epoch; /* applies opened so far */
+  _Atomic int64_t epoch; /* phases opened so far */
   char            pad3[SHARE_ALIGN - sizeof(int64_t)];
-  int32_t         mode, hasx; /* this apply's, written before it opens */
-  int64_t         k0, k1;
+  int32_t         mode, hasx; /* this apply's, written before a phase opens */
   BTEPairLayout   L; /* the scalars; its pointers are this rank's and mean nothing elsewhere */
   /* byte offsets in the segment, -1 where the array is absent */
   int64_t chunks, rowptr, col, w, ws, z, zref, fp, xp, partial;
@@ -53,7 +59,7 @@ struct _n_BTEPairShare {
   MPI_Win             win;
   ShareView          *view; /* every rank of the node, this one included */
   BTEPairShareChunkFn fn;
-  int64_t             epoch; /* applies run so far (the same on every rank: applies are collective) */
+  int64_t             epoch; /* phases opened so far (the same on every rank: applies are collective) */
   int64_t             forothers;
 };
 
@@ -96,7 +102,7 @@ static void ShareResolve(ShareView *v)
   v->partial     = (double *)ShareAt(h, h->partial);
 }
 
-PetscErrorCode BTEPairShareCreate(MPI_Comm comm, const BTEPairLayout *L, int64_t nf, const double *fp, const double *xp, const double *partial, int64_t k0, int64_t k1, BTEPairShareChunkFn fn, BTEPairShare *out)
+PetscErrorCode BTEPairShareCreate(MPI_Comm comm, const BTEPairLayout *L, int64_t nf, const double *fp, const double *xp, const double *partial, BTEPairShareChunkFn fn, BTEPairShare *out)
 {
   BTEPairShare sh;
   MPI_Comm     node;
@@ -116,8 +122,6 @@ PetscErrorCode BTEPairShareCreate(MPI_Comm comm, const BTEPairLayout *L, int64_t
     PetscFunctionReturn(0);
   }
   PetscCall(PetscMemzero(&h, sizeof(h)));
-  h.k0      = k0;
-  h.k1      = k1;
   h.L       = *L;
   h.chunks  = ShareAppend(&end, L->chunks, L->nchunk * (int64_t)sizeof(BTEPairChunk));
   h.rowptr  = ShareAppend(&end, L->rowptr, L->nrowptr * (int64_t)sizeof(int64_t));
@@ -158,7 +162,8 @@ PetscErrorCode BTEPairShareCreate(MPI_Comm comm, const BTEPairLayout *L, int64_t
   {
     ShareHeader *hp = (ShareHeader *)base;
     memcpy((char *)hp + offsetof(ShareHeader, mode), (char *)&h + offsetof(ShareHeader, mode), sizeof(h) - offsetof(ShareHeader, mode));
-    atomic_init(&hp->next, k1); /* closed until the first apply opens it */
+    atomic_init(&hp->state, 0); /* closed: lim 0 */
+    atomic_init(&hp->lim, 0);
     atomic_init(&hp->done, 0);
     atomic_init(&hp->taken, 0);
     atomic_init(&hp->epoch, 0);
@@ -213,30 +218,35 @@ PetscErrorCode BTEPairShareArrays(BTEPairShare sh, BTEPairLayout *L, double **fp
   PetscFunctionReturn(0);
 }
 
-/* claim and run the chunks of rank v's view while any is left; the number run */
-static int64_t ShareDrain(BTEPairShare sh, PetscMPIInt v, double *acc)
+/* claim and run the chunks of rank v's open phase while any is left; the number run. The master
+   thread drives MPI's progress every few chunks (the chunks of a phase hide an exchange). */
+static int64_t ShareDrain(BTEPairShare sh, PetscMPIInt v, double *acc, int master)
 {
   ShareView   *V = &sh->view[v];
   ShareHeader *h = V->h;
   int64_t      n = 0;
 
-  /* a plain look first: the counters of ranks with nothing left are not written (each
-     increment would move their cache line away from the threads still claiming there) */
-  while (atomic_load_explicit(&h->next, memory_order_relaxed) < h->k1) {
-    const int64_t c = atomic_fetch_add_explicit(&h->next, 1, memory_order_acq_rel);
-    if (c >= h->k1) break;
+  for (;;) {
+    uint64_t      st = atomic_load_explicit(&h->state, memory_order_acquire);
+    const int64_t c  = SHARE_IDX(st);
+    if (c >= atomic_load_explicit(&h->lim, memory_order_relaxed)) break; /* a closed phase's counter is not written */
+    if (!atomic_compare_exchange_weak_explicit(&h->state, &st, st + 1, memory_order_acq_rel, memory_order_relaxed)) continue;
     sh->fn(&V->L, c, h->mode, V->fp, h->hasx ? V->xp : NULL, acc, V->partial);
     atomic_fetch_add_explicit(&h->done, 1, memory_order_release);
     if (v != sh->rank) atomic_fetch_add_explicit(&h->taken, 1, memory_order_relaxed);
-    n++;
+    if (master && ++n % 8 == 0) {
+      int flag;
+      (void)MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->node, &flag, MPI_STATUS_IGNORE);
+    }
+    if (!master) n++;
   }
   return n;
 }
 
-PetscErrorCode BTEPairShareRun(BTEPairShare sh, int mode, PetscBool hasx, PetscReal stall_ms)
+PetscErrorCode BTEPairShareRun(BTEPairShare sh, int64_t k0, int64_t k1, int mode, PetscBool hasx, PetscReal stall_ms)
 {
   ShareHeader  *h = sh->view[sh->rank].h;
-  const int64_t nshared = h->k1 - h->k0, e = ++sh->epoch;
+  const int64_t nphase = k1 - k0, e = ++sh->epoch;
   MPI_Comm      node = sh->node;
   int64_t       others = 0;
   int           ierr = 0;
@@ -244,8 +254,10 @@ PetscErrorCode BTEPairShareRun(BTEPairShare sh, int mode, PetscBool hasx, PetscR
   PetscFunctionBegin;
   h->mode = mode;
   h->hasx = hasx ? 1 : 0;
+  atomic_store_explicit(&h->lim, k1, memory_order_relaxed);
   atomic_store_explicit(&h->done, 0, memory_order_relaxed);
-  atomic_store_explicit(&h->next, h->k0, memory_order_release); /* open: fp, xp and mode are written */
+  /* open: fp, xp, the mode and the end are written */
+  atomic_store_explicit(&h->state, ((uint64_t)(e & 0xffffff) << SHARE_IDX_BITS) | (uint64_t)k0, memory_order_release);
   atomic_store_explicit(&h->epoch, e, memory_order_release);
   if (stall_ms > 0 && sh->rank == 0) {
     struct timespec ts = {(time_t)(stall_ms / 1000), (long)(fmod((double)stall_ms, 1000.0) * 1e6)};
@@ -260,22 +272,22 @@ PetscErrorCode BTEPairShareRun(BTEPairShare sh, int mode, PetscBool hasx, PetscR
 #endif
     if (!acc) ierr = 1;
     else {
-      (void)ShareDrain(sh, sh->rank, acc);
+      (void)ShareDrain(sh, sh->rank, acc, master);
       /* then the others', starting after this rank so that the thieves spread, until every rank of
-         the node has opened this apply and has no chunk left to hand out, and all of this rank's
-         are done (some may still be running elsewhere). A rank opens its apply after its ghost
-         values arrive; they may need this rank's MPI progress, hence the probe (on the thread
-         that may call MPI). */
+         the node has opened this phase and has no chunk left to hand out, and all of this rank's
+         are done (some may still be running elsewhere). A rank opens a phase once its data are
+         in; they may need this rank's MPI progress, hence the probe (on the thread that may call
+         MPI). */
       for (;;) {
         int64_t got = 0;
         int     open = 1;
         for (PetscMPIInt i = 1; i < sh->size; i++) {
           const PetscMPIInt v = (sh->rank + i) % sh->size;
           if (atomic_load_explicit(&sh->view[v].h->epoch, memory_order_acquire) < e) open = 0;
-          else got += ShareDrain(sh, v, acc);
+          else got += ShareDrain(sh, v, acc, 0);
         }
         others += got;
-        if (open && atomic_load_explicit(&h->done, memory_order_acquire) >= nshared) break;
+        if (open && atomic_load_explicit(&h->done, memory_order_acquire) >= nphase) break;
         if (!got) {
           if (master) {
             int flag;
