@@ -60,16 +60,16 @@ for np in 2 3 4; do
   grep -q "ghost values in one message per peer" out || { cat out; echo "-bte_pair_exchange_peers not in use on $np ranks"; exit 1; }
 done
 OMP_NUM_THREADS=2 run_np 2 "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 -bte_pair_chunk 40 -bte_pair_exchange_peers -compare ref.bin > out
-# -bte_pair_share_node (the default): the ranks of a node run each other's chunks that need ghost
-# values. Rank 0 stalls after opening its chunks, so the others take some over (-info counts them);
-# the results are those of -bte_pair_share_node 0 to the bit (2 and 3 ranks, double and mixed
-# precision, one rate per pair; 2 threads per rank with small chunks; only the ghosts' chunks shared)
+# -bte_pair_share_node (the default): the ranks of a node run each other's chunks. Rank 0 stalls
+# after opening its chunks, so the others take some over (-info counts them); the results are those
+# of -bte_pair_share_node 0 to the bit (2 and 3 ranks, double and mixed precision, one rate per
+# pair; 2 threads per rank with small chunks; only the ghosts' chunks shared)
 for np in 2 3; do
   for prec in double mixed onerate; do
     case $prec in onerate) v="-bte_delta balanced -bte_pair_one_rate";; *) v="-bte_collision_precision $prec -fused_tol 1e-6";; esac
     run_np $np "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 $v -bte_pair_share_node 0 -write scat.bin -info :coll > scat.out
     run_np $np "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 $v -bte_pair_share_node -bte_pair_share_stall 20 -compare scat.bin -compare_tol 0 -info :coll > out
-    grep -q "run each other's chunks that need ghost values" out || { cat out; echo "-bte_pair_share_node not in use on $np ranks"; exit 1; }
+    grep -q "run each other's chunks as they fall idle (-bte_pair_share_node): all of them" out || { cat out; echo "-bte_pair_share_node not in use on $np ranks"; exit 1; }
     ! grep -q "share_node:" scat.out || { cat scat.out; echo "-bte_pair_share_node 0 still shares on $np ranks"; exit 1; }
     taken=$(sed -n 's/.*share_node: \([0-9]*\) of this rank.s chunks were run by.*/\1/p' out)
     [ -n "$taken" ] && [ "$taken" -gt 0 ] || { cat out; echo "-bte_pair_share_node on $np ranks ($prec): no chunk of the stalled rank run by another"; exit 1; }
@@ -79,6 +79,7 @@ done
 OMP_NUM_THREADS=2 run_np 2 "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 -bte_pair_chunk 40 -bte_pair_share_node -compare ref.bin > out
 run_np 3 "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 -bte_pair_share_node 0 -write scat.bin > out
 run_np 3 "$BUILD/tests/coll_partition" $opts -bte_partition pairs -bte_pair_tile 32 -bte_pair_share_owned 0 -bte_pair_share_stall 20 -compare scat.bin -compare_tol 0 > out
+grep -q "the chunks that need ghost values (-bte_pair_share_owned 0)" out || { cat out; echo "-bte_pair_share_owned 0 not reported"; exit 1; }
 expect_fail "bte_pair_share_stall must be in" run_np 1 "$BUILD/tests/coll_partition" $opts -bte_pair_share_stall -1
 run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_partition pairs > out
 grep -q "per pair of states (too few tile pairs to balance per tile pair)" out || { cat out; echo "no fallback from tile blocks at tiles of 256"; exit 1; }

@@ -53,7 +53,7 @@ typedef struct {
   PetscBool     ptiles;      /* -bte_pair_partition_tiles: the pairs partition decided per tile pair */
   PetscBool     peers;       /* -bte_pair_exchange_peers: host, tile blocks: ghost values by one message per peer */
   struct _n_PairPeers *pp;   /* its lists (PairPeersSetUp) */
-  PetscBool     sharenode;   /* -bte_pair_share_node: host Vecs, the ranks of a node run each other's chunks that need ghosts */
+  PetscBool     sharenode;   /* -bte_pair_share_node: host Vecs, the ranks of a node run each other's chunks */
   PetscReal     sharestall;  /* -bte_pair_share_stall (ms; a test's diagnostic): rank 0 of a node waits before its own */
   PetscBool     shareowned;  /* -bte_pair_share_owned: the owned-only chunks that hide the exchanges shared too */
   BTEPairShare  share;       /* NULL: not shared */
@@ -1638,7 +1638,7 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCall(PetscOptionsInt("-bte_pair_overlap_polls", "Pairs partition, host Vecs: MPI progress calls spread over the work that hides each exchange (0: none; messages above the MPI's eager limit move only during MPI calls)", "BTECollision", pa->polls, &pa->polls, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_chunk", "Entries per unit of work (0: about 1/2048 of the pairs, within [8192, 65536])", "BTECollision", pa->chunk, &pa->chunk, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_exchange_peers", "Pairs partition per tile pair, host Vecs: the ghost values by one message per peer, and the chunks that need a peer's values run as its message lands (0: one VecScatter, the chunks after all of it)", "BTECollision", pa->peers, &pa->peers, NULL));
-  PetscCall(PetscOptionsBool("-bte_pair_share_node", "Pairs partition, host Vecs, several ranks on a node: the ranks of a node run each other's chunks that need ghost values as they fall idle (the layouts in an MPI shared-memory window), so a rank on a slower core does not hold the others back; the sums are the same to the bit", "BTECollision", pa->sharenode, &pa->sharenode, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_share_node", "Pairs partition, host Vecs, several ranks on a node: the ranks of a node run each other's chunks as they fall idle (the layouts in an MPI shared-memory window), so a rank on a slower core does not hold the others back; the sums are the same to the bit", "BTECollision", pa->sharenode, &pa->sharenode, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_share_owned", "With -bte_pair_share_node: the owned-only chunks that hide the two exchanges are shared too (0: only the chunks that need ghost values)", "BTECollision", pa->shareowned, &pa->shareowned, NULL));
   PetscCall(PetscOptionsReal("-bte_pair_share_stall", "Diagnostic for -bte_pair_share_node: rank 0 of each node waits this many ms before its own chunks (the others then take them over)", "BTECollision", pa->sharestall, &pa->sharestall, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_partition_tiles", "Pairs partition: the channels between two ranks' tiles are computed all by one of the two, chosen per tile pair (0: per pair of states, which leaves a rank's chunks of such tile pairs half full)", "BTECollision", pa->ptiles, &pa->ptiles, NULL));
@@ -1706,7 +1706,7 @@ static PetscErrorCode BTECollisionView_Pair(BTECollision coll, PetscViewer viewe
     if (coll->gslot) PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: the channels between two ranks' tiles computed by one of them per tile pair (%" PetscInt_FMT " tiles in all)\n", coll->ntg));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition: the channels between two ranks computed by one of them per pair of states%s\n", pa->ptiles ? " (too few tile pairs to balance per tile pair)" : ""));
     if (coll->gslot && pa->peers) PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition, host Vecs: the ghost values in one message per peer, the chunks that need them run peer by peer as they land (-bte_pair_exchange_peers)\n"));
-    else if (pa->share) PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition, host Vecs: the ranks of a node run each other's chunks that need ghost values as they fall idle (-bte_pair_share_node)\n"));
+    else if (pa->share) PetscCall(PetscViewerASCIIPrintf(viewer, "pairs partition, host Vecs: the ranks of a node run each other's chunks as they fall idle (-bte_pair_share_node): %s\n", pa->shareowned ? "all of them" : "the chunks that need ghost values (-bte_pair_share_owned 0)"));
   }
   PetscCall(PairViewPerRank(coll, viewer));
   PetscFunctionReturn(0);

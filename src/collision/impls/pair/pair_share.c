@@ -185,14 +185,20 @@ PetscErrorCode BTEPairShareCreate(MPI_Comm comm, const BTEPairLayout *L, int64_t
   PetscCallMPI(MPI_Win_sync(sh->win));
   PetscCallMPI(MPI_Barrier(node));
   PetscCall(PetscCalloc1(size, &sh->view));
-  for (PetscMPIInt r = 0; r < size; r++) {
-    MPI_Aint sz;
-    int      du;
-    void    *p;
-    PetscCallMPI(MPI_Win_shared_query(sh->win, r, &sz, &du, &p));
-    sh->view[r].h = (ShareHeader *)p;
-    ShareResolve(&sh->view[r]);
-    PetscCheck(sh->view[r].L.tile == L->tile, PETSC_COMM_SELF, PETSC_ERR_PLIB, "-bte_pair_share_node: ranks of one node have different tile sizes");
+  {
+    int same = 1;
+    for (PetscMPIInt r = 0; r < size; r++) {
+      MPI_Aint sz;
+      int      du;
+      void    *p;
+      PetscCallMPI(MPI_Win_shared_query(sh->win, r, &sz, &du, &p));
+      sh->view[r].h = (ShareHeader *)p;
+      ShareResolve(&sh->view[r]);
+      same = same && sh->view[r].L.tile == L->tile;
+    }
+    /* every rank of the node errors, or none: a rank left waiting for the others would hang */
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, node));
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-bte_pair_share_node: the ranks of one node have different -bte_pair_tile");
   }
   *out = sh;
   PetscFunctionReturn(0);
