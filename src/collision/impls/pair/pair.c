@@ -1767,8 +1767,8 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   pa->side                     = PETSC_TRUE; /* 2 H200s, 135^3: 2.73-2.74 ms per apply against 2.79-2.80 */
   pa->devselect                = PETSC_TRUE; /* 2 H200s, 135^3: setup 5.0-6.7 s against 8.0-10.6 s (host copy-out) */
   pa->ptiles                   = PETSC_TRUE; /* 4 H200s, 135^3: 1.36-1.39 ms per apply against 1.46-1.47 (per pair of states) */
-  pa->sharenode                = PETSC_TRUE; /* GaAs 90^3, 16 ranks on 16 cores: J x 33.6 ms against 39.1 (medians of 7) */
-  pa->shareowned               = PETSC_TRUE;
+  pa->sharenode                = PETSC_TRUE; /* GaAs 90^3, 16 ranks on 16 cores: 26.25 ms per apply against 29.57, J x 31.07 against 36.35 (medians of 7) */
+  pa->shareowned               = PETSC_TRUE; /* the same as sharing only the ghosts' chunks within noise; a tighter spread */
   coll->ptile                  = pa->tile;
   coll->data                   = pa;
   coll->ops->setfromoptions    = BTECollisionSetFromOptions_Pair;
