@@ -51,6 +51,7 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
   if (bte->input[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "table: %s\n", bte->input));
   if (bte->model[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "model: %s\n", bte->model));
   if (bte->source[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "source: %s\n", bte->source));
+  if (bte->caveat[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "model: WARNING %s\n", bte->caveat));
   if (!bte->setupcalled) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "(not set up)\n"));
     PetscCall(PetscViewerASCIIPopTab(viewer));

@@ -67,6 +67,7 @@ struct _p_BTE {
   char      input[PETSC_MAX_PATH_LEN]; /* table file, or "" */
   char      model[64];                 /* built-in model name, or "" */
   char      source[256];               /* provenance string, e.g. "bte generate gaas" or a Perturbo prefix */
+  char      caveat[512];               /* a built-in model's warning about its own physics (its view prints it), or "" */
   PetscInt  ngrid;                     /* requested k points per direction for models */
   BTEModelOps modelops;                /* the model's, once its create function ran (modelops.generate set) */
   void       *modeldata;               /* the model's parameters */
