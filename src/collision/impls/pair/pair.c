@@ -122,6 +122,16 @@ PAIR_CHUNK_KERNEL(PairChunkFloat, float, 0)
 PAIR_CHUNK_KERNEL(PairChunkDouble1, double, 1)
 PAIR_CHUNK_KERNEL(PairChunkFloat1, float, 1)
 
+/* One chunk c of L (also the callback of -bte_pair_share_node, which runs it for whichever rank owns L) */
+static void PairChunkOne(const BTEPairLayout *L, int64_t c, int mode, const double *fp, const double *xp, double *acc, double *partial)
+{
+  if (L->onerate) {
+    if (L->ws) PairChunkFloat1(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
+    else PairChunkDouble1(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
+  } else if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
+  else PairChunkDouble(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
+}
+
 /* The chunks list[k0..k1) (or chunks k0..k1 when list is NULL) into the partial buffer. */
 static PetscErrorCode PairChunks(const BTEPairLayout *L, int mode, const int64_t *list, int64_t k0, int64_t k1, const double *fp, const double *xp, double *partial)
 {
@@ -136,11 +146,7 @@ static PetscErrorCode PairChunks(const BTEPairLayout *L, int mode, const int64_t
     for (int64_t k = k0; k < k1; k++) {
       const int64_t c = list ? list[k] : k;
       if (!acc) continue;
-      if (L->onerate) {
-        if (L->ws) PairChunkFloat1(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
-        else PairChunkDouble1(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
-      } else if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
-      else PairChunkDouble(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
+      PairChunkOne(L, c, mode, fp, xp, acc, partial);
     }
     free(acc);
   }
@@ -148,20 +154,11 @@ static PetscErrorCode PairChunks(const BTEPairLayout *L, int mode, const int64_t
   PetscFunctionReturn(0);
 }
 
-/* One chunk c of L (the callback of -bte_pair_share_node, which runs it for whichever rank owns L) */
-static void PairChunkOne(const BTEPairLayout *L, int64_t c, int mode, const double *fp, const double *xp, double *acc, double *partial)
-{
-  if (L->onerate) {
-    if (L->ws) PairChunkFloat1(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
-    else PairChunkDouble1(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
-  } else if (L->ws) PairChunkFloat(L, &L->chunks[c], mode, L->ws, fp, xp, acc, partial);
-  else PairChunkDouble(L, &L->chunks[c], mode, L->w, fp, xp, acc, partial);
-}
-
 /* -bte_pair_share_node: collective, at the end of the set-up (the layout is final then; later
    changes, a temperature refresh, write its arrays in place). The layout's streamed arrays, fp, xp
    and the partial buffer move into the node's shared window; the copies they replace are freed, so
-   memory does not grow. A layout built on the device is applied there: not shared. */
+   memory does not grow. A layout built on the device is applied there: not shared. Not with
+   -bte_pair_exchange_peers either (its chunks run as messages land). */
 static PetscErrorCode PairShareSetUp(BTECollision coll)
 {
   BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
@@ -169,7 +166,7 @@ static PetscErrorCode PairShareSetUp(BTECollision coll)
   BTEPairShare       sh;
 
   PetscFunctionBegin;
-  if (!pa->sharenode || !pa->pairs || pa->ondevice) PetscFunctionReturn(0);
+  if (!pa->sharenode || !pa->pairs || pa->ondevice || (pa->peers && coll->gslot)) PetscFunctionReturn(0); /* the per-peer path does not share */
   PetscCall(BTEPairShareCreate(PetscObjectComm((PetscObject)coll), L, (int64_t)L->ntile * L->tile, pa->fp, pa->xp, pa->partial, PairChunkOne, &sh));
   if (!sh) PetscFunctionReturn(0);
   PetscCall(PetscFree(L->chunks));

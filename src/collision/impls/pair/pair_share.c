@@ -240,11 +240,10 @@ static int64_t ShareDrain(BTEPairShare sh, PetscMPIInt v, double *acc, int maste
     sh->fn(&V->L, c, h->mode, V->fp, h->hasx ? V->xp : NULL, acc, V->partial);
     atomic_fetch_add_explicit(&h->done, 1, memory_order_release);
     if (v != sh->rank) atomic_fetch_add_explicit(&h->taken, 1, memory_order_relaxed);
-    if (master && ++n % 8 == 0) {
+    if (++n % 8 == 0 && master) {
       int flag;
       (void)MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, sh->node, &flag, MPI_STATUS_IGNORE);
     }
-    if (!master) n++;
   }
   return n;
 }
