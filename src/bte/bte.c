@@ -162,7 +162,7 @@ PetscErrorCode BTESetInputFile(BTE bte, const char file[])
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
   PetscCall(PetscStrncpy(bte->input, file ? file : "", sizeof(bte->input)));
-  bte->caveat[0] = 0;
+  bte->caveat[0] = bte->fieldcaveat[0] = 0;
   PetscFunctionReturn(0);
 }
 
@@ -198,7 +198,7 @@ PetscErrorCode BTESetModel(BTE bte, const char model[])
   if (same) PetscFunctionReturn(0);
   PetscCall(BTEModelReset(bte));
   PetscCall(PetscStrncpy(bte->model, model ? model : "", sizeof(bte->model)));
-  bte->caveat[0] = 0;
+  bte->caveat[0] = bte->fieldcaveat[0] = 0;
   PetscFunctionReturn(0);
 }
 

@@ -1189,6 +1189,7 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   if (dyn->coll) PetscCall(BTEDiagnosticsCompute(bte, dyn->coll, NULL));
   Emag = PetscSqrtReal(dyn->efield[0] * dyn->efield[0] + dyn->efield[1] * dyn->efield[1] + dyn->efield[2] * dyn->efield[2]);
   if (Emag > 0) {
+    PetscCall(BTEFieldCaveat(bte, Emag));
     PetscCall(BTEDriftCreate(bte, &dyn->drift));
     PetscCall(BTEDriftSetFromOptions(dyn->drift)); /* its own options (-bte_drift_mat_type); the dynamics' field and form win */
     PetscCall(BTEDriftSetField(dyn->drift, dyn->efield));

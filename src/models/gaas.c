@@ -461,6 +461,13 @@ static PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
   for (int c = 0; c < 9; c++) p.lat[c] = spec.lattice[c];
 
   PetscCall(BTEParamsAdd(bte, "lattice_constant", p.a, "Angstrom"));
+  /* the isotropic L valleys conduct with their density-of-states mass, twice the ellipsoids'
+     conductivity mass, and above ~5 kV/cm the L electrons carry the current (docs/models.md, gaas,
+     cause 3): say so in every run under such a field */
+  if (p.masses == GAAS_MASSES_ISOTROPIC) {
+    PetscCall(PetscStrncpy(bte->fieldcaveat, "the gaas model's default isotropic L and X masses (-bte_gaas_masses isotropic) let the L valleys conduct with their density-of-states mass, 0.23 m_e, twice the 0.110 of the real ellipsoids; above ~5 kV/cm, where the L electrons carry the current, the drift velocity comes out up to 2x low (8 kV/cm on 100^3: 0.54 against 0.77 x 10^7 cm/s; measured ~1 x 10^7); use -bte_gaas_masses anisotropic (options/velocity-field.opts; docs/models.md, gaas)", sizeof(bte->fieldcaveat)));
+    bte->fieldcaveat_min = 5000;
+  } else bte->fieldcaveat[0] = 0;
   for (int t = 0; t < 3; t++) {
     char name[64];
     PetscCall(PetscSNPrintf(name, sizeof(name), "%s_offset", tname[t]));

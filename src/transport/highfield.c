@@ -873,6 +873,11 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
   comm = PetscObjectComm((PetscObject)hf);
   PetscCheck(hf->nE > 0, comm, PETSC_ERR_USER_INPUT, "bte highfield needs field strengths: -bte_efield_list 500,1000,2000 (V/cm)");
   PetscCall(BTESetUp(bte));
+  {
+    PetscReal Emax = 0;
+    for (PetscInt k = 0; k < hf->nE; k++) Emax = PetscMax(Emax, PetscAbsReal(hf->E[k]));
+    PetscCall(BTEFieldCaveat(bte, Emax));
+  }
   PetscCall(PetscLogEventBegin(BTE_HighFieldSolve, hf, 0, 0, 0));
   PetscCall(BTEHighFieldResetSolve(hf));
   PetscCall(BTEGetGrid(bte, &dim, NULL, NULL, NULL, NULL));
