@@ -59,6 +59,9 @@ class Table:
             self.source = attr(f, "source", "")
             self.creator = attr(f, "creator", "")
             self.created = attr(f, "created", "")
+            self.caveat = attr(f, "caveat", "")  # the model's warnings ("" when none)
+            self.field_caveat = attr(f, "field_caveat", "")
+            self.field_caveat_min = attr(f, "field_caveat_min")  # V/cm, None when no field caveat
             check_units(f, "temperature_units", "K", "the root group's temperature")
             self.temperature = attr(f, "temperature")
             self.lattice = Lattice.from_group(group(f, "grid", "a bte scattering table"))

@@ -31,6 +31,8 @@ typedef struct {
   int         has_g2_cutoff, has_phonon_min, has_tol_eta, has_temperature;
   BTEParams   params;
   char        source[256];
+  char        caveat[512], fieldcaveat[512]; /* a model's warnings (optional root attributes) */
+  double      fieldcaveat_min;
   BTEH5Status st;
 } Header;
 
@@ -282,6 +284,13 @@ static int ReadHeader(hid_t f, Header *h)
   if (BTEH5ReadAttrInt(f, "/", "complete", &v, st)) return -1;
   if (v != 1) return BTEH5Fail(st, "the file is incomplete (root attribute complete = %lld, not 1): the program writing it was interrupted. Regenerate the table", v);
   if (BTEH5AttrExists(f, "/", "source") && BTEH5ReadAttrString(f, "/", "source", h->source, sizeof(h->source), st)) return -1;
+  if (BTEH5AttrExists(f, "/", "caveat") && BTEH5ReadAttrString(f, "/", "caveat", h->caveat, sizeof(h->caveat), st)) return -1;
+  if (BTEH5AttrExists(f, "/", "field_caveat")) {
+    if (BTEH5ReadAttrString(f, "/", "field_caveat", h->fieldcaveat, sizeof(h->fieldcaveat), st)) return -1;
+    if (!BTEH5AttrExists(f, "/", "field_caveat_min")) return BTEH5Fail(st, "root attribute field_caveat without field_caveat_min (V/cm)");
+    if (BTEH5ReadAttrReal(f, "/", "field_caveat_min", &h->fieldcaveat_min, st) || BTEH5CheckUnits(f, "/", "field_caveat_min_units", "V/cm", NULL, st)) return -1;
+    if (PetscIsInfOrNanReal((PetscReal)h->fieldcaveat_min) || h->fieldcaveat_min < 0) return BTEH5Fail(st, "root attribute field_caveat_min = %g; expected a field >= 0 (V/cm)", h->fieldcaveat_min);
+  }
   if ((h->has_temperature = BTEH5AttrExists(f, "/", "temperature"))) {
     if (BTEH5ReadAttrReal(f, "/", "temperature", &h->temperature, st) || BTEH5CheckUnits(f, "/", "temperature_units", "K", NULL, st)) return -1;
     if (PetscIsInfOrNanReal((PetscReal)h->temperature) || !(h->temperature > 0)) return BTEH5Fail(st, "root attribute temperature = %g; expected a positive temperature (K)", h->temperature);
@@ -706,6 +715,9 @@ PetscErrorCode BTETableRead(BTE bte, const char file[])
   if (h->has_tol_eta) bte->tol_eta = (PetscReal)h->tol_eta;
   bte->params = h->params;
   PetscCall(PetscStrncpy(bte->source, h->source, sizeof(bte->source)));
+  PetscCall(PetscStrncpy(bte->caveat, h->caveat, sizeof(bte->caveat)));
+  PetscCall(PetscStrncpy(bte->fieldcaveat, h->fieldcaveat, sizeof(bte->fieldcaveat)));
+  bte->fieldcaveat_min = (PetscReal)h->fieldcaveat_min;
   /* Smearing and temperature are also run settings: a value set through the API or the options
      (BTESetSmearing, BTESetTemperature, BTESetFromOptions) wins over the file's. */
   if (!bte->smearing_set) bte->smearing = (PetscReal)h->smearing;

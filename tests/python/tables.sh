@@ -25,6 +25,7 @@ import bte
 
 t = bte.open("gaas.h5")
 assert isinstance(t, bte.Table) and t.carrier == "electrons" and t.nmodes == 6 and t.model_name == "gaas"
+assert "isotropic L and X masses" in t.field_caveat and t.field_caveat_min == 5000 and t.caveat == ""  # the model's warnings travel with the table
 with h5py.File("gaas.h5", "r") as f:
     for n in ("energy", "velocity", "kindex", "band"):
         assert np.array_equal(getattr(t, n), f["states"][n][()]), n
