@@ -1,7 +1,8 @@
 #!/bin/bash
 # CPU vs CUDA collision operator (tgt, fused, pair; fused and pair also mixed; pair and tgt built on
 # the host and on the device; tgt with its build switches and pass-2 mappings; pair with one rate per pair, -bte_pair_one_rate): I[f], J(f)x and diag J agree to 1e-12; the
-# reduction with 4 or 8 loads in flight per thread (-bte_pair_reduce_batch) gives the same to the bit
+# reduction with 4 or 8 loads in flight per thread (-bte_pair_reduce_batch) or 4, 8, 32 threads per
+# state (-bte_pair_reduce_lanes) gives the same to the bit
 # (max-norm relative), also with the balanced delta, the CUDA kernels run, and on one rank no host<->device copy happens in an
 # apply; the pairs partition on 2 and 3 ranks sharing the GPU is bitwise reproducible. Skips (exit 77) without a CUDA build of bte or without a GPU.
 source "$TESTDIR/common.sh"
@@ -36,16 +37,21 @@ run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_delta balanced
 run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -synth_hw_per_channel -bte_delta balanced $gpuopts || fail $? "2 ranks, balanced delta, hw per channel"
 run_np 1 "$prog" -synth_nk 7 -synth_nbands 3 -synth_nmodes 4 -bte_delta balanced -bte_pair_one_rate $gpuopts || fail $? "1 rank, balanced delta, one rate per pair"
 run_np 2 "$prog" -synth_nk 6 -synth_nbands 2 -synth_nmodes 3 -bte_delta balanced -bte_pair_one_rate -bte_pair_tile 48 -bte_pair_chunk 60 $gpuopts || fail $? "2 ranks, one rate per pair, small tiles"
-# -bte_pair_reduce_batch: the reduction's loads in flight change nothing, to the bit (1 and 2 ranks)
+# -bte_pair_reduce_batch and -bte_pair_reduce_lanes: the reduction's loads in flight change nothing,
+# to the bit (1 and 2 ranks; small chunks give states many partial sums, so the lane groups run
+# several rounds)
 cprog="$BUILD/tests/coll_partition"
 copts="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5 -vec_type cuda $gpuopts"
 for np in 1 2; do
-  run_np $np "$cprog" $copts -write rb1.bin > rb.out || { cat rb.out; fail $? "$np rank(s), reduce batch 1"; }
-  for b in 4 8; do
-    run_np $np "$cprog" $copts -bte_pair_reduce_batch $b -compare rb1.bin -compare_tol 0 > rb.out || { cat rb.out; fail $? "$np rank(s), -bte_pair_reduce_batch $b against 1"; }
+  for ch in 0 60; do
+    run_np $np "$cprog" $copts -bte_pair_chunk $ch -write rb1.bin > rb.out || { cat rb.out; fail $? "$np rank(s), chunk $ch, reduce batch 1"; }
+    for v in "batch 4" "batch 8" "lanes 4" "lanes 8" "lanes 32" "lanes 8 -bte_pair_reduce_batch 8"; do
+      run_np $np "$cprog" $copts -bte_pair_chunk $ch -bte_pair_reduce_$v -compare rb1.bin -compare_tol 0 > rb.out || { cat rb.out; fail $? "$np rank(s), chunk $ch, -bte_pair_reduce_$v against batch 1"; }
+    done
   done
 done
 expect_fail "bte_pair_reduce_batch must be 1, 4 or 8" run_np 1 "$cprog" $copts -bte_pair_reduce_batch 3 || fail 1 "-bte_pair_reduce_batch 3 not refused"
+expect_fail "bte_pair_reduce_lanes must be 1, 4, 8 or 32" run_np 1 "$cprog" $copts -bte_pair_reduce_lanes 16 || fail 1 "-bte_pair_reduce_lanes 16 not refused"
 # the pairs partition with 2 and 3 ranks sharing the GPU: against fused (1e-12), and to the bit a
 # second apply and MatMult against J x (the ghosts' sums are added by their owners in rank order,
 # not by the atomics of a device reduction, whose order changes from one apply to the next)

@@ -27,6 +27,7 @@ typedef struct {
   int32_t       nlocal, n;    /* owned states, owned + ghosts */
   int32_t       unroll;       /* CUDA: entries per lane loaded before use (2, 4, 8) */
   int32_t       rbatch;       /* CUDA: partial sums each thread of the reduction loads before adding them (1, 4, 8) */
+  int32_t       rlanes;       /* CUDA: threads that load one state's partial sums together in the reduction (1, 4, 8, 32) */
   int32_t      *perm;         /* ntile*tile: local state of each layout index, -1 past n */
   int64_t       nchunk;
   BTEPairChunk *chunks;

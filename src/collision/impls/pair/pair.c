@@ -37,6 +37,7 @@ typedef struct {
   PetscInt      tile, chunk; /* options; chunk 0: chosen from the size */
   PetscInt      unroll;      /* CUDA kernel: entries per lane in flight; 0: by precision */
   PetscInt      rbatch;      /* CUDA reduction: partial sums per thread in flight */
+  PetscInt      rlanes;      /* CUDA reduction: threads per state */
   PetscInt      build;       /* where the layout is built: 0 auto, 1 host, 2 device */
   PetscBool     ondevice;    /* built on the device: col and weights exist on the host only after a host apply */
   double       *partial;     /* host partial buffer (L.npartial) */
@@ -1234,6 +1235,7 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
   }
   L->unroll = (int32_t)(pa->unroll ? pa->unroll : 4);
   L->rbatch = (int32_t)pa->rbatch;
+  L->rlanes = (int32_t)pa->rlanes;
   nblk      = (int64_t)L->ntile * L->ntile;
   PetscCheck(nblk <= ((int64_t)1 << 28), PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "pair layout: %" PetscInt_FMT " states make %" PetscInt64_FMT " tile pairs with -bte_pair_tile %" PetscInt64_FMT "; use a larger tile", n, (PetscInt64)nblk, (PetscInt64)tile);
   /* layout index: states by energy, so that a tile's partners sit in few tiles */
@@ -1630,6 +1632,7 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCall(PetscOptionsBool("-bte_pair_one_rate", "With -bte_delta balanced: keep one rate per pair (the downhill one) and form the other from the Boltzmann factor of the states' energies (10 B per pair instead of 18; the layout is built on the host)", "BTECollision", pa->onerate, &pa->onerate, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_timeline", "CUDA: time the steps of every apply with device events and print each rank's means when the operator is destroyed (pairs partition on several ranks: the overlapped applies with the side stream only; a diagnostic: the events cost a little)", "BTECollision", pa->timeline, &pa->timeline, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_reduce_batch", "CUDA: partial sums each thread of the reduction loads before adding them, in the same order (1, 4 or 8; the sums are the same to the bit)", "BTECollision", pa->rbatch, &pa->rbatch, NULL));
+  PetscCall(PetscOptionsInt("-bte_pair_reduce_lanes", "CUDA: threads of the reduction that load one state's partial sums together, added in the same order (1, 4, 8 or 32; the sums are the same to the bit)", "BTECollision", pa->rlanes, &pa->rlanes, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_unroll", "CUDA: entries each lane loads before using them (2, 4 or 8; 0: 4, the fastest measured on an H200 in both precisions)", "BTECollision", pa->unroll, &pa->unroll, NULL));
   PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_overlap_polls", "Pairs partition, host Vecs: MPI progress calls spread over the work that hides each exchange (0: none; messages above the MPI's eager limit move only during MPI calls)", "BTECollision", pa->polls, &pa->polls, NULL));
@@ -1643,6 +1646,7 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   coll->ptile = pa->ptiles ? pa->tile : 0;
   PetscCheck(pa->tile >= 32 && pa->tile <= 65536, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_tile must be in [32, 65536], got %" PetscInt_FMT, pa->tile);
   PetscCheck(pa->rbatch == 1 || pa->rbatch == 4 || pa->rbatch == 8, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_reduce_batch must be 1, 4 or 8, got %" PetscInt_FMT, pa->rbatch);
+  PetscCheck(pa->rlanes == 1 || pa->rlanes == 4 || pa->rlanes == 8 || pa->rlanes == 32, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_reduce_lanes must be 1, 4, 8 or 32, got %" PetscInt_FMT, pa->rlanes);
   PetscCheck(pa->unroll == 0 || pa->unroll == 2 || pa->unroll == 4 || pa->unroll == 8, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_unroll must be 0, 2, 4 or 8, got %" PetscInt_FMT, pa->unroll);
   PetscCheck(pa->polls >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_overlap_polls must be >= 0, got %" PetscInt_FMT, pa->polls);
   PetscCheck(pa->chunk >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_chunk must be >= 0, got %" PetscInt_FMT, pa->chunk);
@@ -1759,6 +1763,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   PetscCall(PetscNew(&pa));
   pa->tile                     = 256;
   pa->rbatch                   = 1;
+  pa->rlanes                   = 8;
   pa->chunk                    = 0;
   pa->polls                    = 8;
   pa->side                     = PETSC_TRUE; /* 2 H200s, 135^3: 2.73-2.74 ms per apply against 2.79-2.80 */

@@ -17,7 +17,7 @@
 #define BTE_PAIR_WARPS 8
 
 struct _n_BTEPairCUDA {
-  int32_t        tile, ntile, nlocal, n, unroll, rbatch;
+  int32_t        tile, ntile, nlocal, n, unroll, rbatch, rlanes;
   int64_t        nchunk, nnz, nslots, npartial;
   int32_t       *perm;
   BTEPairChunk  *chunks;
@@ -242,6 +242,34 @@ __global__ void bte_pair_reduce(int s0, int s1, const long long *__restrict__ sp
   }
 }
 
+/* (-bte_pair_reduce_lanes G: the G lanes of a group load G consecutive slots and their partial
+   sums at once, and every lane adds the group's values in slot order through shuffles, from 0.0 as
+   the thread-per-state kernel does; an empty lane adds nothing, so the sums are the same to the
+   bit. More loads in flight where the states are fewer than the threads a GPU keeps busy.) */
+template <int G>
+__global__ void bte_pair_reduce_lanes(int s0, int s1, const long long *__restrict__ sptr, const int32_t *__restrict__ slots, const double *__restrict__ partial, double *__restrict__ y)
+{
+  const int       lane = threadIdx.x % G;
+  const long long t    = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int       s    = s0 + (int)(t / G);
+  const bool      live = s < s1;
+  const long long k0 = live ? sptr[s] : 0, e = live ? sptr[s + 1] : 0;
+  /* shuffles need the whole warp: it runs as many rounds as its longest state */
+  const int       mine = (int)((e - k0 + G - 1) / G);
+  const int       rounds = __reduce_max_sync(0xffffffffu, (unsigned)mine);
+  double          v = 0.0;
+  for (int r = 0; r < rounds; r++) {
+    const long long k = k0 + (long long)r * G + lane;
+    const double    p = k < e ? partial[slots[k]] : 0.0;
+#pragma unroll
+    for (int u = 0; u < G; u++) {
+      const double pu = __shfl_sync(0xffffffffu, p, u, G);
+      if (k0 + (long long)r * G + u < e) v += pu;
+    }
+  }
+  if (live && lane == 0) y[s] = v;
+}
+
 static size_t BTEPairShared(int tile, int mode, int one)
 {
   return (size_t)((mode == 1 ? 4 : 2) + (one ? 1 : 0) + BTE_PAIR_WARPS) * tile * sizeof(double);
@@ -293,6 +321,7 @@ PetscErrorCode BTEPairCUDACreateWith(const BTEPairLayout *L, BTEPairChunk *dchun
   d->npartial = L->npartial;
   d->unroll   = L->unroll;
   d->rbatch   = L->rbatch == 4 || L->rbatch == 8 ? L->rbatch : 1;
+  d->rlanes   = L->rlanes == 4 || L->rlanes == 8 || L->rlanes == 32 ? L->rlanes : 1;
   d->chunks   = dchunks;
   d->rowptr   = drowptr;
   d->col      = dcol;
@@ -520,7 +549,11 @@ PetscErrorCode BTEPairCUDAReduce(BTEPairCUDA d, PetscInt s0, PetscInt s1, Vec yv
   PetscCall(PetscLogGpuTimeBegin());
   {
     const int block = 256, grid = (int)PetscMin(((long long)(s1 - s0) + block - 1) / block, 65535LL * 8);
-    if (d->rbatch == 8) bte_pair_reduce<8><<<grid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
+    const int lgrid = (int)(((long long)(s1 - s0) * d->rlanes + block - 1) / block); /* one group per state */
+    if (d->rlanes == 32) bte_pair_reduce_lanes<32><<<lgrid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
+    else if (d->rlanes == 8) bte_pair_reduce_lanes<8><<<lgrid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
+    else if (d->rlanes == 4) bte_pair_reduce_lanes<4><<<lgrid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
+    else if (d->rbatch == 8) bte_pair_reduce<8><<<grid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
     else if (d->rbatch == 4) bte_pair_reduce<4><<<grid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
     else bte_pair_reduce<1><<<grid, block, 0, s>>>((int)s0, (int)s1, d->sptr, d->slots, d->partial, y);
     PetscCallCUDA(cudaGetLastError());
