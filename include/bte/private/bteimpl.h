@@ -143,9 +143,10 @@ PETSC_EXTERN PetscErrorCode BTEFreeStates(BTE);
 PETSC_EXTERN PetscErrorCode BTEFreeChannels(BTE);
 PETSC_EXTERN PetscErrorCode BTEGridSetReciprocal(BTEGrid *);
 PETSC_EXTERN PetscErrorCode BTEStateOwner(BTE, PetscInt, PetscMPIInt *);
+/* The model's field caveat, printed when the run's largest field reaches its threshold (view.c) */
+PETSC_INTERN PetscErrorCode BTEFieldCaveat(BTE, PetscReal);
 /* The piece of the channel graph of each owned state and the largest piece (BTEGetChannelGraph;
    collective) */
-PETSC_INTERN PetscErrorCode BTEFieldCaveat(BTE, PetscReal);
 PETSC_INTERN PetscErrorCode BTEGetChannelGraphPieces(BTE, const PetscInt *[], PetscInt *);
 
 /* Table I/O (src/io) */
