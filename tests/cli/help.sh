@@ -18,7 +18,7 @@ need info -bte_info_channels $bte $models
 need dynamics -bte_init -bte_time_step -ts_type -vec_type -bte_collision_type "-bte_pair_tile.*256" -bte_pair_chunk "-bte_pair_overlap_polls.*8" -bte_drift_mat_type $bte $models
 need transport -bte_transport_method -bte_temperatures "-bte_collision_refresh.*FALSE" -bte_transport_ksp_type -vec_type -bte_collision_type "-bte_pair_tile.*256" $bte $models
 need highfield -bte_efield_list -bte_highfield_method -bte_highfield_snes_type -vec_type "-bte_pair_tile.*256" -bte_drift_form $bte $models
-need bench -bte_bench_types -bte_bench_reps -vec_type "-bte_pair_tile.*256" $bte $models
+need bench -bte_bench_types -bte_bench_reps -bte_bench_pipelined -vec_type "-bte_pair_tile.*256" "-bte_pair_reduce_lanes.*8" $bte $models
 # the driver's own option
 need info -bte_traceback
 # a chosen model: its options only

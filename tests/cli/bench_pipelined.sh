@@ -1,0 +1,26 @@
+# bte bench -bte_bench_pipelined: a line per type with the mean of the applies timed back to back
+# (one device sync, the ranks started together) and the JSON fields apply_pipelined_s and
+# jacobian_pipelined_s, positive when timed and 0 when not; 1 and 2 ranks.
+. "$TESTDIR/common.sh"
+set -e
+NP=${TEST_NP:-2}
+B="-bte_model parabolic -bte_grid 16 -bte_bench_types pair,fused -bte_bench_reps 5 -bte_bench_rk4 0"
+"$BTE" bench $B -bte_bench_pipelined -bte_bench_json p1.json > p1.txt
+run_np "$NP" "$BTE" bench $B -bte_bench_pipelined -bte_bench_json p2.json > p2.txt
+"$BTE" bench $B -bte_bench_json p0.json > p0.txt
+for t in pair fused; do
+  for f in p1 p2; do
+    grep -Eq "^pipelined $t +apply [0-9.]+ ms, jac [0-9.]+ ms \(mean of 5 back to back" $f.txt || { cat $f.txt; echo "FAIL: $f: no pipelined line for $t"; exit 1; }
+  done
+done
+! grep -q "^pipelined" p0.txt || { echo "FAIL: a pipelined line without -bte_bench_pipelined"; exit 1; }
+for f in p1 p2 p0; do
+  n=$(grep -o '"apply_pipelined_s": [0-9.e+-]*' $f.json | wc -l)
+  [ "$n" = 2 ] || { cat $f.json; echo "FAIL: $f.json has $n apply_pipelined_s fields, expected 2"; exit 1; }
+done
+pos() { grep -o "\"$2\": [0-9.e+-]*" $1 | awk '{ if ($2 > 0) p++ } END { print p + 0 }'; }
+for f in p1 p2; do
+  [ "$(pos $f.json apply_pipelined_s)" = 2 ] && [ "$(pos $f.json jacobian_pipelined_s)" = 2 ] || { cat $f.json; echo "FAIL: $f.json: pipelined times not positive"; exit 1; }
+done
+[ "$(pos p0.json apply_pipelined_s)" = 0 ] || { cat p0.json; echo "FAIL: pipelined times without -bte_bench_pipelined"; exit 1; }
+echo "ok   bte bench -bte_bench_pipelined: a line and JSON fields per type, 1 and $NP ranks; none without it"
