@@ -3,7 +3,7 @@
 # (docs/benchmarks.md, "Several GPUs"). GaAs tables are generated in memory by every run.
 #   strong: for each grid of SB_GRIDS and GPU count of SB_GPUS, with each exchange of SB_EXCHANGES
 #           (nccl, scatter; one run on one GPU): `bte bench` (apply, J x, one RK4 step, layout B/ch,
-#           setup), `bte transport` at 300 K (KSPSolve, largest rank, from -log_view) when SB_KSP=1,
+#           setup; apply and J x also back to back, -bte_bench_pipelined), `bte transport` at 300 K (KSPSolve, largest rank, from -log_view) when SB_KSP=1,
 #           and tests/coll_exchange (forward and reverse exchange alone, both exchanges in one run)
 #   weak:   SB_WEAK grid:gpus pairs (default 135:1 152:2 165:4, ~1.1-1.3e9 channels per GPU; more than ~2e9 per rank meets 32-bit limits), bench only
 #   check:  SB_CHECK grid (default 90): tests/coll_partition on 1 GPU writes I[f], J x, diag J; on each
@@ -31,7 +31,7 @@ mpiexec=${MPIEXEC:-mpiexec}
 [ "$(id -u)" -eq 0 ] && case "$mpiexec" in *--allow-run-as-root*) ;; *) mpiexec="$mpiexec --allow-run-as-root";; esac
 export NCCL_NVLS_ENABLE=0 # never NVLink multicast
 csv=$out/scaling.csv
-echo "kind,grid,gpus,exchange,channels,apply_ms,jac_ms,rk4_ms,layout_Bpc,setup_s,ksp_s,ksp_its,fwd_ms,rev_ms,fwd_bytes,rev_bytes" > "$csv"
+echo "kind,grid,gpus,exchange,channels,apply_ms,jac_ms,rk4_ms,layout_Bpc,setup_s,ksp_s,ksp_its,fwd_ms,rev_ms,fwd_bytes,rev_bytes,apply_pipe_ms,jac_pipe_ms" > "$csv"
 
 # mpiexec with one rank per GPU and the cores split between the ranks
 run() {
@@ -39,7 +39,7 @@ run() {
   local t=$((cores / n)); [ "$t" -ge 1 ] || t=1
   OMP_NUM_THREADS=$t timeout "$tmo" $mpiexec -n "$n" --map-by "slot:PE=$t" --bind-to core "$@"
 }
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['results'][0]; print(d['channels'], '%.4f %.4f %.4f %.2f %.2f' % (r['apply_s']*1e3, r['jacobian_s']*1e3, r['rk4_step_s']*1e3, r['layout_bytes_per_channel'], r['setup_s']))" "$1"; }
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['results'][0]; print(d['channels'], '%.4f %.4f %.4f %.2f %.2f %.4f %.4f' % (r['apply_s']*1e3, r['jacobian_s']*1e3, r['rk4_step_s']*1e3, r['layout_bytes_per_channel'], r['setup_s'], r.get('apply_pipelined_s', 0)*1e3, r.get('jacobian_pipelined_s', 0)*1e3))" "$1"; }
 
 # the k-th timing line of coll_exchange: forward ms, reverse ms, forward bytes, reverse bytes
 xparse() { grep '^exchange times' "$2" | sed -n "$1p" | sed -E 's/.*forward ([0-9.]+) ms, reverse ([0-9.]+) ms.*forward ([0-9]+), reverse sent ([0-9]+).*/\1 \2 \3 \4/'; }
@@ -48,10 +48,10 @@ one() { # kind grid gpus exchange
   local kind=$1 g=$2 n=$3 x=$4 tag=$1_$2_$3_$4 ch ap jc rk bpc su kt="" ki="" fw="" rv="" fb="" rb=""
   echo "=== $tag ($(date +%T))"
   run "$n" "$BTE" bench -bte_model gaas -bte_grid "$g" -vec_type "$vec" -bte_bench_types pair -bte_bench_reps "$reps" \
-    -bte_exchange "$x" ${SB_EXTRA:-} -bte_bench_json "$out/$tag.json" -bte_collision_view -log_view ":$out/$tag.log" > "$out/$tag.txt" 2>&1 \
+    -bte_exchange "$x" -bte_bench_pipelined ${SB_EXTRA:-} -bte_bench_json "$out/$tag.json" -bte_collision_view -log_view ":$out/$tag.log" > "$out/$tag.txt" 2>&1 \
     || { tail -5 "$out/$tag.txt"; echo "  bench FAILED"; return; }
   grep "ghost exchange" "$out/$tag.txt" | head -1
-  read -r ch ap jc rk bpc su < <(json "$out/$tag.json")
+  read -r ch ap jc rk bpc su pa pj < <(json "$out/$tag.json")
   if [ "$kind" = strong ] && [ "$ksp" = 1 ]; then
     run "$n" "$BTE" transport -bte_model gaas -bte_grid "$g" -vec_type "$vec" -bte_temperatures 300 -bte_exchange "$x" ${SB_EXTRA:-} \
       -log_view ":$out/$tag.ksp.log" > "$out/$tag.ksp.txt" 2>&1 || { tail -5 "$out/$tag.ksp.txt"; echo "  transport FAILED"; }
@@ -67,11 +67,11 @@ one() { # kind grid gpus exchange
     # the VecScatter timings of the same run, as a row of their own
     local sfw srv
     read -r sfw srv _ _ < <(xparse 2 "$out/$tag.xchg.txt")
-    echo "xchg,$g,$n,scatter,,,,,,,,,$sfw,$srv,$fb,$rb" >> "$csv"
+    echo "xchg,$g,$n,scatter,,,,,,,,,$sfw,$srv,$fb,$rb,," >> "$csv"
   fi
-  printf "%-6s %4s^3 %d GPU %-7s %s ch: apply %s ms, J x %s ms, RK4 %s ms, %s B/ch, setup %s s, KSP %s s (%s its), exchange fwd %s / rev %s ms\n" \
-    "$kind" "$g" "$n" "$x" "$ch" "$ap" "$jc" "$rk" "$bpc" "$su" "${kt:-?}" "${ki:-?}" "${fw:--}" "${rv:--}"
-  echo "$kind,$g,$n,$x,$ch,$ap,$jc,$rk,$bpc,$su,$kt,$ki,$fw,$rv,$fb,$rb" >> "$csv"
+  printf "%-6s %4s^3 %d GPU %-7s %s ch: apply %s ms (back to back %s), J x %s ms (%s), RK4 %s ms, %s B/ch, setup %s s, KSP %s s (%s its), exchange fwd %s / rev %s ms\n" \
+    "$kind" "$g" "$n" "$x" "$ch" "$ap" "$pa" "$jc" "$pj" "$rk" "$bpc" "$su" "${kt:-?}" "${ki:-?}" "${fw:--}" "${rv:--}"
+  echo "$kind,$g,$n,$x,$ch,$ap,$jc,$rk,$bpc,$su,$kt,$ki,$fw,$rv,$fb,$rb,$pa,$pj" >> "$csv"
 }
 
 nvidia-smi topo -m > "$out/topology.txt" 2>&1 && cat "$out/topology.txt"

@@ -23,7 +23,7 @@ latency and rate are replaced by a network latency a_n and a per-GPU network rat
 below; the defaults are those of a 200 Gb/s NIC per GPU). The model states where the efficiency
 apply(1) / (P apply(P)) falls below 80%.
 
-  scripts/scaling-model.py scaling.csv [--hosts-of 4] [--net-latency-us 10] [--net-GBs 25]
+  scripts/scaling-model.py scaling.csv [--pipelined] [--hosts-of 4] [--net-latency-us 10] [--net-GBs 25]
                                        [--per-peer-us -1 (fit)] [--plot FILE.png]
 """
 import argparse
@@ -49,10 +49,14 @@ def main():
     ap.add_argument("--per-peer-us", type=float, default=-1, help="cost per peer and exchange (us); -1: fitted")
     ap.add_argument("--imbalance", type=float, default=1.004)
     ap.add_argument("--plot", default="")
+    ap.add_argument("--pipelined", action="store_true", help="fit the applies timed back to back (apply_pipe_ms, -bte_bench_pipelined) instead of the synced medians")
     a = ap.parse_args()
     rows, strong, num = load(a.csv)
+    akey = "apply_pipe_ms" if a.pipelined else "apply_ms"
+    if a.pipelined:
+        strong = [r for r in strong if num(r, akey) is not None and num(r, akey) > 0]
     if not strong:
-        sys.exit("scaling-model.py: no strong-scaling rows in " + a.csv)
+        sys.exit("scaling-model.py: no strong-scaling rows %sin %s" % ("with apply_pipe_ms (scaling-bench.sh runs bte bench -bte_bench_pipelined) " if a.pipelined else "", a.csv))
 
     # exchange fit: T_x = 2 a + c (P - 1) + V / b  over the NCCL rows with coll_exchange times
     X, y = [], []
@@ -100,7 +104,7 @@ def main():
         if not one:
             return None
         one = one[0]
-        C, t1, B1 = num(one, "channels"), num(one, "apply_ms") * 1e-3, num(one, "layout_Bpc")
+        C, t1, B1 = num(one, "channels"), num(one, akey) * 1e-3, num(one, "layout_Bpc")
         R = B1 * C / t1
         meas = [r for r in rs if num(r, "fwd_bytes") is not None and int(r["gpus"]) > 1]
         if meas:
@@ -121,7 +125,7 @@ def main():
             P = int(r["gpus"])
             if P > 1:
                 w, tx, h = terms(P, C, R, B1, Bp, Vm, Pm)
-                res.append((w, num(r, "apply_ms") * 1e-3 - (w + max(0.0, tx - h))))
+                res.append((w, num(r, akey) * 1e-3 - (w + max(0.0, tx - h))))
     c0 = kw = 0.0
     if len(res) >= 2:
         (c0, kw), *_ = np.linalg.lstsq(np.array([[1.0, w] for w, _ in res]), np.array([x for _, x in res]), rcond=None)
@@ -141,8 +145,8 @@ def main():
         for P in [1, 2, 4, 8, 16, 32, 64, 128, 256]:
             work, tx, hide = terms(P, C, R, B1, Bp, Vm, Pm)
             t = work * (1 + (kw if P > 1 else 0.0)) + max(0.0, tx - hide) + (c0 if P > 1 else 0.0)
-            meas_t = [num(r, "apply_ms") for r in rs if int(r["gpus"]) == P and r["exchange"] in ("nccl",)] or \
-                     ([num(one, "apply_ms")] if P == 1 else [])
+            meas_t = [num(r, akey) for r in rs if int(r["gpus"]) == P and r["exchange"] in ("nccl",)] or \
+                     ([num(one, akey)] if P == 1 else [])
             eff = t1 / (P * t)
             if below is None and eff < 0.8:
                 below = P

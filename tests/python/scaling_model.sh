@@ -3,7 +3,7 @@
 # link rate, c0 and k (the exchange times as 2a + c(P-1) + V/b, the applies as W(1+k) + max(0,
 # X - W/P) + c0 with W the 1-GPU apply over P), and the fitted values must be those (1e-6
 # relative); the one-GPU rows give efficiency 100%; a CSV without multi-GPU exchange times is
-# refused with one line.
+# refused with one line; --pipelined fits the back-to-back column the same way.
 set -e
 [ -n "$PYTHON" ] || { echo "skip: no Python with h5py and matplotlib (scripts/find-python.sh)"; exit 77; }
 "$PYTHON" -c "import numpy" 2> /dev/null || { echo "skip: $PYTHON has no numpy"; exit 77; }
@@ -40,6 +40,23 @@ for line in t.splitlines():
         raise SystemExit("one GPU is not 100% efficient: " + line)
 print("ok: fit", got)
 PY
+# --pipelined fits the apply_pipe_ms column: the same rows with the applies moved there (and the
+# synced ones doubled, which must not matter) give the same fit; a CSV without it is refused
+"$PYTHON" - <<'PY'
+import csv
+rows = list(csv.DictReader(open("s.csv")))
+with open("p.csv", "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) + ["apply_pipe_ms", "jac_pipe_ms"])
+    w.writeheader()
+    for r in rows:
+        r["apply_pipe_ms"], r["jac_pipe_ms"] = r["apply_ms"], ""
+        r["apply_ms"] = "%.9f" % (2 * float(r["apply_ms"]))
+        w.writerow(r)
+PY
+"$PYTHON" "$TESTDIR/../scripts/scaling-model.py" p.csv --pipelined > fitp.txt
+diff <(grep -E "latency|c0 =" fit.txt) <(grep -E "latency|c0 =" fitp.txt) || { echo "--pipelined fits differently"; exit 1; }
+if "$PYTHON" "$TESTDIR/../scripts/scaling-model.py" s.csv --pipelined > nop.txt 2>&1; then echo "--pipelined accepted a CSV without apply_pipe_ms"; exit 1; fi
+grep -q "no strong-scaling rows with apply_pipe_ms" nop.txt || { cat nop.txt; exit 1; }
 if "$PYTHON" "$TESTDIR/../scripts/scaling-model.py" bad.csv > bad.txt 2>&1; then echo "a CSV without exchange times was accepted"; exit 1; fi
 grep -q "need coll_exchange times" bad.txt || { cat bad.txt; exit 1; }
 echo ok
