@@ -741,7 +741,11 @@ static PetscErrorCode HFPseudoTransient(BTEHighField hf, PetscReal target, Petsc
       PetscCall(VecCopy(gold, hf->g));
       PetscCall(HFResidual(hf, hf->g, hf->r, &ok));
       dt *= 0.1;
-      PetscCheck(dt > 1e-12, PetscObjectComm((PetscObject)hf), PETSC_ERR_NOT_CONVERGED, "High field: pseudo-transient continuation cannot make progress (time step below 1e-12 fs)");
+      if (dt <= 1e-12) { /* stuck: this field is not converged, like one that runs out of steps (the
+                            command then exits 1, or keeps every field's result with -bte_allow_unconverged) */
+        if (hf->monitor) PetscCall(PetscPrintf(PetscObjectComm((PetscObject)hf), "    ptc: no step is accepted down to 1e-12 fs: stopped at ||r|| %10.3e\n", (double)rn));
+        break;
+      }
       continue;
     }
     *steps = it;
