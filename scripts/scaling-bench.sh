@@ -3,8 +3,9 @@
 # (docs/benchmarks.md, "Several GPUs"). GaAs tables are generated in memory by every run.
 #   strong: for each grid of SB_GRIDS and GPU count of SB_GPUS, with each exchange of SB_EXCHANGES
 #           (nccl, scatter; one run on one GPU): `bte bench` (apply, J x, one RK4 step, layout B/ch,
-#           setup; apply and J x also back to back, -bte_bench_pipelined), `bte transport` at 300 K (KSPSolve, largest rank, from -log_view) when SB_KSP=1,
-#           and tests/coll_exchange (forward and reverse exchange alone, both exchanges in one run)
+#           setup; apply and J x also back to back, -bte_bench_pipelined), `bte transport` at
+#           300 K (KSPSolve, largest rank, from -log_view) when SB_KSP=1, and tests/coll_exchange
+#           (forward and reverse exchange alone, both exchanges in one run)
 #   weak:   SB_WEAK grid:gpus pairs (default 135:1 152:2 165:4, ~1.1-1.3e9 channels per GPU; more than ~2e9 per rank meets 32-bit limits), bench only
 #   check:  SB_CHECK grid (default 90): tests/coll_partition on 1 GPU writes I[f], J x, diag J; on each
 #           GPU count > 1 the same run compares with it (1e-12) and with fused
