@@ -1,6 +1,7 @@
-# bte bench -bte_bench_pipelined: a line per type with the mean of the applies timed back to back
-# (one device sync, the ranks started together) and the JSON fields apply_pipelined_s and
-# jacobian_pipelined_s, positive when timed and 0 when not; 1 and 2 ranks.
+# bte bench -bte_bench_pipelined: a line per type with the time per apply of the applies timed back
+# to back (in batches, each started together on all ranks and ended by one device sync; the median
+# of the batches) and the JSON fields apply_pipelined_s and jacobian_pipelined_s, positive when
+# timed and 0 when not; 1 and 2 ranks, and one batch when -bte_bench_reps is 1.
 . "$TESTDIR/common.sh"
 set -e
 NP=${TEST_NP:-2}
@@ -10,9 +11,11 @@ run_np "$NP" "$BTE" bench $B -bte_bench_pipelined -bte_bench_json p2.json > p2.t
 "$BTE" bench $B -bte_bench_json p0.json > p0.txt
 for t in pair fused; do
   for f in p1 p2; do
-    grep -Eq "^pipelined $t +apply [0-9.]+ ms, jac [0-9.]+ ms \(mean of 5 back to back" $f.txt || { cat $f.txt; echo "FAIL: $f: no pipelined line for $t"; exit 1; }
+    grep -Eq "^pipelined $t +apply [0-9.]+ ms, jac [0-9.]+ ms \(5 back to back in 5 batches" $f.txt || { cat $f.txt; echo "FAIL: $f: no pipelined line for $t"; exit 1; }
   done
 done
+"$BTE" bench $B -bte_bench_reps 1 -bte_bench_pipelined > p3.txt
+grep -Eq "^pipelined pair +apply [0-9.]+ ms, jac [0-9.]+ ms \(1 back to back in 1 batches" p3.txt || { cat p3.txt; echo "FAIL: one rep, one batch"; exit 1; }
 ! grep -q "^pipelined" p0.txt || { echo "FAIL: a pipelined line without -bte_bench_pipelined"; exit 1; }
 for f in p1 p2 p0; do
   n=$(grep -o '"apply_pipelined_s": [0-9.e+-]*' $f.json | wc -l)
