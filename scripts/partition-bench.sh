@@ -1,7 +1,8 @@
 #!/bin/bash
 # The pair apply on one machine's cores split into ranks x threads (and, with PB_GPU, on one GPU
 # shared by several ranks), with the states and the pairs partition (docs/benchmarks.md, "Several
-# ranks: the partition"). For each run: the median apply and J x, the layout bytes per channel,
+# ranks: the partition"). For each run: the median apply and J x (and the two back to back,
+# -bte_bench_pipelined), the layout bytes per channel,
 # the per-rank work and exchange volumes (-bte_collision_view), and from -log_view the time per
 # apply of the exchanges and of the work, largest rank and largest/smallest over ranks:
 #   BTECollGhost     the ghost values coming in (waiting for them after the work that hides them)
@@ -41,10 +42,11 @@ fi
 
 # one line of results from a run's output ($1) and log (-log_view, $2)
 summary() {
-  local apply jac bpc napp
+  local apply jac bpc napp papply pjac
   read -r apply jac bpc < <(awk '$1 == "pair" && $2 ~ /^[0-9.]+$/ { print $2, $4, $6 }' "$1")
+  read -r papply pjac < <(awk '$1 == "pipelined" && $2 == "pair" { print $4, $7 }' "$1")
   napp=$(awk '$1 == "BTECollApply" { a = $2 } $1 == "BTECollJacApply" { j = $2 } END { print a + j }' "$2")
-  printf "%-8s %-7s apply %8s ms  J x %8s ms  %5s B/ch" "$3" "$4" "${apply:-?}" "${jac:-?}" "${bpc:-?}"
+  printf "%-8s %-7s apply %8s ms  J x %8s ms  (back to back %8s / %8s ms)  %5s B/ch" "$3" "$4" "${apply:-?}" "${jac:-?}" "${papply:-?}" "${pjac:-?}" "${bpc:-?}"
   awk -v n="${napp:-0}" '$1 ~ /^BTEColl(Ghost|GhostAdd|Inner|Outer)$/ && n > 0 {
          printf "  %s %.3f ms (x%s)", substr($1, 8), 1e3 * $4 / n, $5 }' "$2"
   echo
@@ -66,7 +68,7 @@ for lay in $layouts; do
     echo "=== $tag ($(date +%T))"
     # shellcheck disable=SC2046
     OMP_NUM_THREADS=$nt timeout "$tmo" $mpiexec -n "$np" --map-by "slot:PE=$nt" --bind-to core "$BTE" bench -bte_input "$table" \
-      -bte_bench_types pair $(popts "$p") ${PB_EXTRA:-} -bte_bench_reps "$reps" -bte_collision_view -log_view ":$out/$tag.log" > "$out/$tag.txt" 2>&1
+      -bte_bench_types pair $(popts "$p") -bte_bench_pipelined ${PB_EXTRA:-} -bte_bench_reps "$reps" -bte_collision_view -log_view ":$out/$tag.log" > "$out/$tag.txt" 2>&1
     rc=$?; [ $rc -eq 0 ] || { tail -5 "$out/$tag.txt"; echo "  FAILED (exit $rc)" | tee -a "$results"; continue; }
     summary "$out/$tag.txt" "$out/$tag.log" "${np}x$nt" "$p" | tee -a "$results"
   done
@@ -76,7 +78,7 @@ for np in ${PB_GPU:-}; do
     tag=gpu_${np}_$p
     echo "=== $tag ($(date +%T))"
     # shellcheck disable=SC2046
-    timeout "$tmo" $mpiexec -n "$np" "$BTE" bench -bte_input "$table" -vec_type cuda -bte_bench_types pair $(popts "$p") ${PB_EXTRA:-} \
+    timeout "$tmo" $mpiexec -n "$np" "$BTE" bench -bte_input "$table" -vec_type cuda -bte_bench_types pair $(popts "$p") -bte_bench_pipelined ${PB_EXTRA:-} \
       -bte_bench_reps $((2 * reps)) -bte_collision_view -log_view ":$out/$tag.log" > "$out/$tag.txt" 2>&1
     rc=$?; [ $rc -eq 0 ] || { tail -5 "$out/$tag.txt"; echo "  FAILED (exit $rc)" | tee -a "$results"; continue; }
     summary "$out/$tag.txt" "$out/$tag.log" "gpu:$np" "$p" | tee -a "$results"
