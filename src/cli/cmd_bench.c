@@ -18,6 +18,7 @@ typedef struct {
   PetscLogDouble host_bytes;             /* resident memory added by setup */
   PetscLogDouble layout_bytes;           /* the implementation's channel layout, all ranks (also its device copy) */
   PetscLogDouble papply, pjac;           /* seconds, -bte_bench_pipelined: per apply back to back, median of batches (0: not timed) */
+  PetscLogDouble lapply, ljac;           /* seconds: the host's time in the synced apply's call (its launches), median, slowest rank */
 } BenchResult;
 
 static PetscErrorCode Sync(void)
@@ -83,24 +84,32 @@ static PetscErrorCode CopyBandwidth(MPI_Comm comm, PetscInt n, PetscInt reps, Pe
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode TimeApplies(BTECollision c, Vec f, Vec x, Vec y, PetscInt reps, PetscBool jacobian, PetscLogDouble *med)
+/* The median of reps synced applies (slowest rank), and of the host's time inside the call: with
+   the device idle at the call, that is the time to queue the apply's work (its launches, stream
+   operations and any host waits). Back to back, a device that finishes an apply sooner than this
+   waits for the host. */
+static PetscErrorCode TimeApplies(BTECollision c, Vec f, Vec x, Vec y, PetscInt reps, PetscBool jacobian, PetscLogDouble *med, PetscLogDouble *lmed)
 {
-  PetscLogDouble *t, t0, t1;
+  PetscLogDouble *t, *tl, t0, tm, t1;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc1(reps, &t));
+  PetscCall(PetscMalloc2(reps, &t, reps, &tl));
   for (PetscInt r = 0; r < 3; r++) PetscCall(jacobian ? BTECollisionJacobianApply(c, f, x, y) : BTECollisionApply(c, f, y));
   for (PetscInt r = 0; r < reps; r++) {
     PetscCall(Sync());
     PetscCall(PetscTime(&t0));
     PetscCall(jacobian ? BTECollisionJacobianApply(c, f, x, y) : BTECollisionApply(c, f, y));
+    PetscCall(PetscTime(&tm));
     PetscCall(Sync());
     PetscCall(PetscTime(&t1));
-    t[r] = t1 - t0;
+    t[r]  = t1 - t0;
+    tl[r] = tm - t0;
   }
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, t, reps, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)c)));
-  *med = Median(t, reps);
-  PetscCall(PetscFree(t));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, tl, reps, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)c)));
+  *med  = Median(t, reps);
+  *lmed = Median(tl, reps);
+  PetscCall(PetscFree2(t, tl));
   PetscFunctionReturn(0);
 }
 
@@ -290,8 +299,8 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
     res[k].setup      = t1 - t0;
     res[k].host_bytes = m1 - m0;
     PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &res[k].host_bytes, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, comm));
-    PetscCall(TimeApplies(c, f, x, y, reps, PETSC_FALSE, &res[k].apply));
-    if (dojac) PetscCall(TimeApplies(c, f, x, y, reps, PETSC_TRUE, &res[k].jac));
+    PetscCall(TimeApplies(c, f, x, y, reps, PETSC_FALSE, &res[k].apply, &res[k].lapply));
+    if (dojac) PetscCall(TimeApplies(c, f, x, y, reps, PETSC_TRUE, &res[k].jac, &res[k].ljac));
     if (dork4) PetscCall(TimeRK4(c, f, PetscMax(3, reps / 2), &res[k].rk4));
     if (pipe) {
       PetscCall(TimePipelined(c, f, x, y, reps, PETSC_FALSE, &res[k].papply));
@@ -315,14 +324,14 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
       PetscLogDouble gbs = res[k].layout_bytes / res[k].apply / 1e9;
       PetscCall(PetscPrintf(comm, "%-12s %11.4f %9.3f %11.4f %12.4f %10.1f %8.1f %7.1f %10.1f %9.2f %8.2f\n", res[k].type, res[k].apply * 1e3, res[k].apply * 1e9 / (double)nch, res[k].jac * 1e3, res[k].rk4 * 1e3, res[k].layout_bytes / (double)nch, gbs, 100 * gbs / bw, res[k].host_bytes / (double)nch, res[k].setup, tbase > 0 ? tbase / res[k].apply : 0.0));
     }
-    for (PetscInt k = 0; pipe && k < ntypes; k++) PetscCall(PetscPrintf(comm, "pipelined %-12s apply %.4f ms, jac %.4f ms (%" PetscInt_FMT " back to back in %" PetscInt_FMT " batches, each started together and ended by one device sync; median of the batches)\n", res[k].type, res[k].papply * 1e3, res[k].pjac * 1e3, reps, PetscMin(reps, 5)));
+    for (PetscInt k = 0; pipe && k < ntypes; k++) PetscCall(PetscPrintf(comm, "pipelined %-12s apply %.4f ms, jac %.4f ms (%" PetscInt_FMT " back to back in %" PetscInt_FMT " batches, each started together and ended by one device sync; median of the batches); the host's launches per apply %.4f ms, jac %.4f ms\n", res[k].type, res[k].papply * 1e3, res[k].pjac * 1e3, reps, PetscMin(reps, 5), res[k].lapply * 1e3, res[k].ljac * 1e3));
     if (hasjson && json[0]) {
       FILE *fp;
       PetscCall(PetscFOpen(comm, json, "w", &fp));
       PetscCall(PetscFPrintf(comm, fp, "{\n  \"model\": \"%s\", \"states\": %" PetscInt_FMT ", \"channels\": %" PetscInt64_FMT ", \"ranks\": %d, \"vec_type\": \"%s\", \"omp_threads\": %d,\n", model, nstates, nch, size, vtype, NumThreads()));
       PetscCall(PetscFPrintf(comm, fp, "  \"copy_bandwidth_GBs\": %.3f, \"reps\": %" PetscInt_FMT ",\n  \"results\": [\n", bw, reps));
       for (PetscInt k = 0; k < ntypes; k++)
-        PetscCall(PetscFPrintf(comm, fp, "    {\"type\": \"%s\", \"apply_s\": %.6e, \"ns_per_channel\": %.4f, \"jacobian_s\": %.6e, \"rk4_step_s\": %.6e, \"host_bytes_per_channel\": %.2f, \"layout_bytes_per_channel\": %.2f, \"effective_GBs\": %.2f, \"setup_s\": %.3f, \"speedup_vs_baseline\": %.3f, \"apply_pipelined_s\": %.6e, \"jacobian_pipelined_s\": %.6e}%s\n", res[k].type, res[k].apply, res[k].apply * 1e9 / (double)nch, res[k].jac, res[k].rk4, res[k].host_bytes / (double)nch, res[k].layout_bytes / (double)nch, res[k].layout_bytes / res[k].apply / 1e9, res[k].setup, tbase > 0 ? tbase / res[k].apply : 0.0, res[k].papply, res[k].pjac, k + 1 < ntypes ? "," : ""));
+        PetscCall(PetscFPrintf(comm, fp, "    {\"type\": \"%s\", \"apply_s\": %.6e, \"ns_per_channel\": %.4f, \"jacobian_s\": %.6e, \"rk4_step_s\": %.6e, \"host_bytes_per_channel\": %.2f, \"layout_bytes_per_channel\": %.2f, \"effective_GBs\": %.2f, \"setup_s\": %.3f, \"speedup_vs_baseline\": %.3f, \"apply_pipelined_s\": %.6e, \"jacobian_pipelined_s\": %.6e, \"apply_launch_s\": %.6e, \"jacobian_launch_s\": %.6e}%s\n", res[k].type, res[k].apply, res[k].apply * 1e9 / (double)nch, res[k].jac, res[k].rk4, res[k].host_bytes / (double)nch, res[k].layout_bytes / (double)nch, res[k].layout_bytes / res[k].apply / 1e9, res[k].setup, tbase > 0 ? tbase / res[k].apply : 0.0, res[k].papply, res[k].pjac, res[k].lapply, res[k].ljac, k + 1 < ntypes ? "," : ""));
       PetscCall(PetscFPrintf(comm, fp, "  ]\n}\n"));
       PetscCall(PetscFClose(comm, fp));
       PetscCall(PetscPrintf(comm, "wrote %s\n", json));

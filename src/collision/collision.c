@@ -491,7 +491,7 @@ PetscErrorCode BTECollisionGetPartition(BTECollision coll, BTECollisionPartition
 +  -bte_collision_type <type>              - implementation
 .  -bte_collision_precision <double,mixed> - weight storage
 .  -bte_partition <auto,states,pairs>      - which rank computes a channel whose ends live on two ranks
-.  -bte_exchange <auto,scatter,nccl>       - how ghost values and sums move between the ranks' GPUs
+.  -bte_exchange <auto,scatter,nccl,ipc>   - how ghost values and sums move between the ranks' GPUs
 .  -bte_exchange_nccl_library <lib>        - the NCCL library to load (default libnccl.so.2)
 .  -bte_exchange_work_first <bool>         - NCCL: launch the hiding work before making NCCL's calls
 .  -bte_collision_refresh <bool>           - keep what a change of temperature after setup needs to recompute only the rates
@@ -518,7 +518,7 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
   coll->precision = (BTECollisionPrecision)prec;
   PetscCall(PetscOptionsEnum("-bte_partition", "Which rank computes a channel whose ends live on two ranks: both (states), one of them with its contribution to the other end sent back (pairs; pair type only), or auto (pairs for the pair type on several ranks)", "BTECollisionSetPartition", BTECollisionPartitions, part, &part, NULL));
   coll->partition = (BTECollisionPartition)part;
-  PetscCall(PetscOptionsEnum("-bte_exchange", "How ghost values and sums move between ranks with CUDA Vecs: scatter (PETSc's VecScatter; staged through host memory unless the MPI is GPU-aware), nccl (NCCL between the ranks' GPUs; one GPU per rank), or auto (nccl where it can run)", "BTECollision", BTECollisionExchanges, xchg, &xchg, NULL));
+  PetscCall(PetscOptionsEnum("-bte_exchange", "How ghost values and sums move between ranks with CUDA Vecs: scatter (PETSc's VecScatter; staged through host memory unless the MPI is GPU-aware), nccl (NCCL between the ranks' GPUs; one GPU per rank), ipc (CUDA IPC between the GPUs of one host), or auto (nccl where it can run)", "BTECollision", BTECollisionExchanges, xchg, &xchg, NULL));
   coll->exchange = (BTECollisionExchange)xchg;
   PetscCall(PetscOptionsBool("-bte_exchange_work_first", "NCCL exchange: launch the work that hides an exchange before NCCL's calls are made (the transfers still wait for the values they send)", "BTECollision", coll->xwork, &coll->xwork, NULL));
   PetscCall(PetscOptionsString("-bte_exchange_nccl_library", "The NCCL shared library loaded for -bte_exchange nccl/auto (a name searched like any shared library, or a path)", "BTECollision", coll->ncclpath, coll->ncclpath, sizeof(coll->ncclpath), NULL));

@@ -1,16 +1,17 @@
 /* How the ghost values (forward) and the ghosts' sums of the pairs partition (reverse) travel
-   between ranks: PETSc's VecScatter, or NCCL between the ranks' GPUs (-bte_exchange).
+   between ranks: PETSc's VecScatter, or NCCL or CUDA IPC between the ranks' GPUs (-bte_exchange).
 
    The choice is made once, collectively, the first time the operator meets a CUDA Vec (the apply,
    or a view): auto takes NCCL where it can run (several ranks, no two on one GPU, the library
    loads on every rank) and says why not otherwise; -bte_exchange nccl where it cannot run is an
-   error. Host Vecs always use the VecScatter, which is kept in every case. */
+   error. -bte_exchange ipc needs all ranks on one host (several may share a GPU). Host Vecs always
+   use the VecScatter, which is kept in every case. */
 #include <bte/private/collisionimpl.h>
 #if defined(BTE_HAVE_CUDA)
   #include <bte/private/collisioncuda.h>
 #endif
 
-const char *const BTECollisionExchanges[] = {"auto", "scatter", "nccl", "BTECollisionExchange", "BTE_COLLISION_EXCHANGE_", NULL};
+const char *const BTECollisionExchanges[] = {"auto", "scatter", "nccl", "ipc", "BTECollisionExchange", "BTE_COLLISION_EXCHANGE_", NULL};
 
 PetscErrorCode BTECollisionExchangeReset_Private(BTECollision coll)
 {
@@ -29,7 +30,7 @@ PetscErrorCode BTECollisionExchangeReset_Private(BTECollision coll)
 /* The forward lists: the ghosts come from their owners in blocks (they are sorted by global
    index, so those of one owner are contiguous and in owner order); each owner learns which of its
    states every other rank needs (one MPI_Alltoall and one MPI_Alltoallv). Then the communicator. */
-static PetscErrorCode ExchangeCreateNCCL(BTECollision coll)
+static PetscErrorCode ExchangeCreateNCCL(BTECollision coll, PetscBool ipc)
 {
   MPI_Comm         comm;
   PetscMPIInt      size = coll->psize;
@@ -68,7 +69,7 @@ static PetscErrorCode ExchangeCreateNCCL(BTECollision coll)
   l.rsdsp  = coll->rsdsp;
   l.rrcnt  = coll->rrcnt;
   l.rrdsp  = coll->rrdsp;
-  PetscCall(BTECollNCCLCreate(comm, coll->ncclpath, &l, &coll->nccl));
+  PetscCall(BTECollNCCLCreate(comm, coll->ncclpath, ipc, &l, &coll->nccl));
   PetscCall(PetscFree(fsend));
   PetscCall(PetscFree4(fscnt, fsdsp, frcnt, frdsp));
   PetscFunctionReturn(0);
@@ -89,7 +90,7 @@ PetscErrorCode BTECollisionExchangeSelect_Private(BTECollision coll, Vec x)
   PetscCall(BTECollisionVecIsCUDA(x, &cuda));
 #endif
   if (!cuda) { /* host Vecs: the VecScatter; the choice for CUDA Vecs is still open */
-    if (coll->exchange == BTE_COLLISION_EXCHANGE_NCCL && size > 1) {
+    if ((coll->exchange == BTE_COLLISION_EXCHANGE_NCCL || coll->exchange == BTE_COLLISION_EXCHANGE_IPC) && size > 1) {
       /* a host Vec of a CUDA run (the two-level preconditioners' setup) does not make nccl wrong:
          the run's own state Vecs decide, and with CUDA ones the choice is made now */
       Vec v;
@@ -99,26 +100,35 @@ PetscErrorCode BTECollisionExchangeSelect_Private(BTECollision coll, Vec x)
 #endif
       if (cuda) PetscCall(BTECollisionExchangeSelect_Private(coll, v));
       PetscCall(VecDestroy(&v));
-      PetscCheck(cuda, comm, PETSC_ERR_SUP, "-bte_exchange nccl moves CUDA Vecs between GPUs; these state Vecs are host Vecs (use -vec_type cuda, or -bte_exchange auto)");
+      PetscCheck(cuda, comm, PETSC_ERR_SUP, "-bte_exchange %s moves CUDA Vecs between GPUs; these state Vecs are host Vecs (use -vec_type cuda, or -bte_exchange auto)", BTECollisionExchanges[coll->exchange]);
     }
     PetscFunctionReturn(0);
   }
   coll->xsel = 1;
   if (size == 1) PetscCall(PetscStrncpy(coll->xwhy, "one rank", sizeof(coll->xwhy)));
   else if (coll->exchange == BTE_COLLISION_EXCHANGE_SCATTER) PetscCall(PetscStrncpy(coll->xwhy, "-bte_exchange scatter", sizeof(coll->xwhy)));
-  else {
+  else if (coll->exchange == BTE_COLLISION_EXCHANGE_IPC) {
+#if defined(BTE_HAVE_CUDA)
+    PetscBool ok;
+    PetscCall(BTECollIPCProbe(comm, &ok, coll->xwhy, sizeof(coll->xwhy)));
+    PetscCheck(ok, comm, PETSC_ERR_SUP, "-bte_exchange ipc cannot run: %s", coll->xwhy);
+    PetscCall(ExchangeCreateNCCL(coll, PETSC_TRUE));
+    coll->xsel    = 2;
+    coll->xwhy[0] = 0;
+#endif
+  } else {
 #if defined(BTE_HAVE_CUDA)
     PetscBool ok;
     PetscCall(BTECollNCCLProbe(comm, coll->ncclpath, &ok, coll->xwhy, sizeof(coll->xwhy)));
     PetscCheck(ok || coll->exchange != BTE_COLLISION_EXCHANGE_NCCL, comm, PETSC_ERR_SUP, "-bte_exchange nccl cannot run: %s", coll->xwhy);
     if (ok) {
-      PetscCall(ExchangeCreateNCCL(coll));
+      PetscCall(ExchangeCreateNCCL(coll, PETSC_FALSE));
       coll->xsel    = 2;
       coll->xwhy[0] = 0;
     }
 #endif
   }
-  PetscCall(PetscInfo(coll, "Ghost exchange for CUDA Vecs: %s%s%s\n", coll->xsel == 2 ? "NCCL" : "VecScatter", coll->xwhy[0] ? "; NCCL not used: " : "", coll->xwhy));
+  PetscCall(PetscInfo(coll, "Ghost exchange for CUDA Vecs: %s%s%s\n", coll->xsel == 2 ? (coll->exchange == BTE_COLLISION_EXCHANGE_IPC ? "CUDA IPC" : "NCCL") : "VecScatter", coll->xwhy[0] ? "; NCCL not used: " : "", coll->xwhy));
   PetscFunctionReturn(0);
 }
 
@@ -201,11 +211,14 @@ PetscErrorCode BTECollisionExchangeDescribe(BTECollision coll, Vec x, const char
   if (size == 1) PetscCall(PetscStrncpy(coll->xdesc, "none (one rank)", sizeof(coll->xdesc)));
   else if (!cuda) PetscCall(PetscStrncpy(coll->xdesc, "VecScatter on host arrays", sizeof(coll->xdesc)));
   else if (coll->xsel == 2) {
-    int v = 0;
+    int       v   = 0;
+    PetscBool ipc = PETSC_FALSE;
 #if defined(BTE_HAVE_CUDA)
     PetscCall(BTECollNCCLVersion(coll->nccl, &v));
+    PetscCall(BTECollNCCLIsIPC(coll->nccl, &ipc));
 #endif
-    PetscCall(PetscSNPrintf(coll->xdesc, sizeof(coll->xdesc), "NCCL %d.%d.%d between the ranks' GPUs, on a stream of its own", v / 10000, (v / 100) % 100, v % 100));
+    if (ipc) PetscCall(PetscStrncpy(coll->xdesc, "CUDA IPC between the ranks' GPUs (one host), on a stream of its own", sizeof(coll->xdesc)));
+    else PetscCall(PetscSNPrintf(coll->xdesc, sizeof(coll->xdesc), "NCCL %d.%d.%d between the ranks' GPUs, on a stream of its own", v / 10000, (v / 100) % 100, v % 100));
   } else
     PetscCall(PetscSNPrintf(coll->xdesc, sizeof(coll->xdesc), "%s (NCCL not used: %s)", use_gpu_aware_mpi ? "VecScatter on device buffers (GPU-aware MPI)" : "VecScatter staged through host memory (MPI not GPU-aware)", coll->xwhy));
   *desc = coll->xdesc;

@@ -12,6 +12,10 @@
    recorded after them. Kernels queued on PETSc's stream between Begin and End (the owned chunks of
    the pair layout) run while the values travel.
 
+   With -bte_exchange ipc the same object moves the values by CUDA IPC instead of NCCL's calls
+   (exchange_ipc.cu): the packing writes straight into the peers' buffers, and stream memory
+   operations say when they are there; the streams, events and Begin/End are the same.
+
    The library is loaded with dlopen at the first use, so bte builds without NCCL and a run on a
    machine without it falls back to VecScatter. The handful of NCCL types used are declared below
    as NCCL's ABI defines them (stable since NCCL 2.0); the functions are looked up by name. */
@@ -128,6 +132,7 @@ struct _n_BTECollNCCL {
   double      *fbuf, *rsbuf, *rrbuf; /* device send/receive buffers */
   PetscMPIInt *fscnt, *fsdsp, *frcnt, *frdsp, *rscnt, *rsdsp, *rrcnt, *rrdsp; /* host */
   Vec          xl;               /* the local vector of the forward exchange in flight */
+  BTECollIPC   ipc;              /* -bte_exchange ipc: the transport instead of NCCL's calls */
 };
 
 static PetscErrorCode UploadInt(const PetscInt *src, PetscInt n, int **dst)
@@ -144,7 +149,7 @@ static PetscErrorCode UploadInt(const PetscInt *src, PetscInt n, int **dst)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTECollNCCLCreate(MPI_Comm comm, const char *path, const BTECollNCCLLists *l, BTECollNCCL *out)
+PetscErrorCode BTECollNCCLCreate(MPI_Comm comm, const char *path, PetscBool ipc, const BTECollNCCLLists *l, BTECollNCCL *out)
 {
   BTECollNCCL  h;
   PetscBool    ok;
@@ -157,12 +162,15 @@ PetscErrorCode BTECollNCCLCreate(MPI_Comm comm, const char *path, const BTECollN
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCheck(l->nlocal + l->nghost < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The NCCL exchange uses 32-bit local indices");
   PetscCall(PetscNew(&h));
-  PetscCall(NCCLLoad(path, &h->L, &ok, why, sizeof(why)));
-  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", why);
-  PetscCallNCCL(&h->L, h->L.GetVersion(&h->version));
-  if (rank == 0) PetscCallNCCL(&h->L, h->L.GetUniqueId(&id));
-  PetscCallMPI(MPI_Bcast(&id, (PetscMPIInt)sizeof(id), MPI_BYTE, 0, comm));
-  PetscCallNCCL(&h->L, h->L.CommInitRank(&h->comm, size, id, rank));
+  if (ipc) PetscCall(BTECollIPCCreate(comm, l, &h->ipc));
+  else {
+    PetscCall(NCCLLoad(path, &h->L, &ok, why, sizeof(why)));
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", why);
+    PetscCallNCCL(&h->L, h->L.GetVersion(&h->version));
+    if (rank == 0) PetscCallNCCL(&h->L, h->L.GetUniqueId(&id));
+    PetscCallMPI(MPI_Bcast(&id, (PetscMPIInt)sizeof(id), MPI_BYTE, 0, comm));
+    PetscCallNCCL(&h->L, h->L.CommInitRank(&h->comm, size, id, rank));
+  }
   h->size   = size;
   h->nlocal = l->nlocal;
   h->nghost = l->nghost;
@@ -184,8 +192,8 @@ PetscErrorCode BTECollNCCLCreate(MPI_Comm comm, const char *path, const BTECollN
   PetscCall(UploadInt(l->fsend, l->nfsend, &h->fsend));
   PetscCall(UploadInt(l->rfrom, l->nrsend, &h->rfrom));
   PetscCall(UploadInt(l->rpos, l->nrrecv, &h->rpos));
-  if (l->nfsend) PetscCallCUDA(cudaMalloc((void **)&h->fbuf, sizeof(double) * l->nfsend));
-  if (l->nrsend) PetscCallCUDA(cudaMalloc((void **)&h->rsbuf, sizeof(double) * l->nrsend));
+  if (l->nfsend && !ipc) PetscCallCUDA(cudaMalloc((void **)&h->fbuf, sizeof(double) * l->nfsend));
+  if (l->nrsend && !ipc) PetscCallCUDA(cudaMalloc((void **)&h->rsbuf, sizeof(double) * l->nrsend));
   if (l->nrrecv) PetscCallCUDA(cudaMalloc((void **)&h->rrbuf, sizeof(double) * l->nrrecv));
   PetscCall(PetscMalloc4(size, &h->fscnt, size + 1, &h->fsdsp, size, &h->frcnt, size + 1, &h->frdsp));
   PetscCall(PetscArraycpy(h->fscnt, l->fscnt, size));
@@ -217,6 +225,7 @@ PetscErrorCode BTECollNCCLDestroy(BTECollNCCL *hp)
   if (!h) PetscFunctionReturn(0);
   PetscCallCUDA(cudaStreamSynchronize(h->xs));
   if (h->comm) PetscCallNCCL(&h->L, h->L.CommDestroy(h->comm));
+  PetscCall(BTECollIPCDestroy(&h->ipc));
   PetscCallCUDA(cudaStreamDestroy(h->xs));
   PetscCallCUDA(cudaEventDestroy(h->fready));
   PetscCallCUDA(cudaEventDestroy(h->rready));
@@ -239,6 +248,13 @@ PetscErrorCode BTECollNCCLVersion(BTECollNCCL h, int *v)
 {
   PetscFunctionBegin;
   *v = h ? h->version : 0;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECollNCCLIsIPC(BTECollNCCL h, PetscBool *ipc)
+{
+  PetscFunctionBegin;
+  *ipc = h && h->ipc ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 
@@ -293,6 +309,15 @@ PetscErrorCode BTECollNCCLForwardPost(BTECollNCCL h, Vec x, Vec xl)
   PetscCall(VecCUDAGetArrayRead(x, &a));
   PetscCall(VecCUDAGetArrayWrite(xl, &b));
   PetscCallCUDA(cudaStreamWaitEvent(h->xs, h->fready, 0));
+  if (h->ipc) { /* the ghosts first: the owned values' copy can wait */
+    PetscCall(BTECollIPCSend(h->ipc, 0, h->xs, h->fsend, a));
+    PetscCall(BTECollIPCRecv(h->ipc, 0, h->xs, b + h->nlocal));
+    if (h->nlocal) PetscCallCUDA(cudaMemcpyAsync(b, a, sizeof(double) * h->nlocal, cudaMemcpyDeviceToDevice, h->xs));
+    PetscCallCUDA(cudaEventRecord(h->fdone, h->xs));
+    PetscCall(VecCUDARestoreArrayWrite(xl, &b));
+    PetscCall(VecCUDARestoreArrayRead(x, &a));
+    PetscFunctionReturn(0);
+  }
   if (h->nlocal) PetscCallCUDA(cudaMemcpyAsync(b, a, sizeof(double) * h->nlocal, cudaMemcpyDeviceToDevice, h->xs));
   if (h->nfsend) {
     bte_xchg_gather<<<Blocks(h->nfsend), 256, 0, h->xs>>>((int)h->nfsend, h->fsend, a, h->fbuf);
@@ -342,6 +367,13 @@ PetscErrorCode BTECollNCCLReversePost(BTECollNCCL h, Vec yl)
   PetscFunctionBegin;
   PetscCall(VecCUDAGetArrayRead(yl, &a));
   PetscCallCUDA(cudaStreamWaitEvent(h->xs, h->rready, 0));
+  if (h->ipc) {
+    PetscCall(BTECollIPCSend(h->ipc, 1, h->xs, h->rfrom, a));
+    PetscCall(BTECollIPCRecv(h->ipc, 1, h->xs, h->rrbuf));
+    PetscCallCUDA(cudaEventRecord(h->rdone, h->xs));
+    PetscCall(VecCUDARestoreArrayRead(yl, &a));
+    PetscFunctionReturn(0);
+  }
   if (h->nrsend) {
     bte_xchg_gather<<<Blocks(h->nrsend), 256, 0, h->xs>>>((int)h->nrsend, h->rfrom, a, h->rsbuf);
     PetscCallCUDA(cudaGetLastError());

@@ -149,9 +149,11 @@ typedef struct {
 typedef struct _n_BTECollNCCL *BTECollNCCL;
 /* collective: can NCCL run here (no two ranks on one GPU, the library loads on every rank)? why: the reason when not */
 PETSC_INTERN PetscErrorCode BTECollNCCLProbe(MPI_Comm, const char *library, PetscBool *ok, char why[], size_t len);
-PETSC_INTERN PetscErrorCode BTECollNCCLCreate(MPI_Comm, const char *library, const BTECollNCCLLists *, BTECollNCCL *);
+/* ipc: move the values by CUDA IPC (exchange_ipc.cu) instead of NCCL's calls; library is then not loaded */
+PETSC_INTERN PetscErrorCode BTECollNCCLCreate(MPI_Comm, const char *library, PetscBool ipc, const BTECollNCCLLists *, BTECollNCCL *);
 PETSC_INTERN PetscErrorCode BTECollNCCLDestroy(BTECollNCCL *);
 PETSC_INTERN PetscErrorCode BTECollNCCLVersion(BTECollNCCL, int *);
+PETSC_INTERN PetscErrorCode BTECollNCCLIsIPC(BTECollNCCL, PetscBool *);
 /* xl (local, CUDA) <- the owned values of x (global, CUDA) and the ghosts from their owners */
 PETSC_INTERN PetscErrorCode BTECollNCCLForwardBegin(BTECollNCCL, Vec x, Vec xl);
 /* Begin in two halves (-bte_exchange_work_first): Mark records that x is ready on PETSc's stream,
@@ -164,6 +166,17 @@ PETSC_INTERN PetscErrorCode BTECollNCCLReverseBegin(BTECollNCCL, Vec yl);
 PETSC_INTERN PetscErrorCode BTECollNCCLReverseMark(BTECollNCCL, Vec yl);
 PETSC_INTERN PetscErrorCode BTECollNCCLReversePost(BTECollNCCL, Vec yl);
 PETSC_INTERN PetscErrorCode BTECollNCCLReverseEnd(BTECollNCCL, Vec rbuf);
+
+/* ---- the CUDA IPC transport of the device exchange (exchange_ipc.cu; -bte_exchange ipc) ----
+   Each rank maps its peers' receive buffers and flags once; a transfer is a gather kernel that
+   stores into the peers' buffers, and flag writes and waits on the stream (no host wait). Works
+   for ranks on one host, also several on one GPU. */
+typedef struct _n_BTECollIPC *BTECollIPC;
+/* collective: are all ranks on one host? why: the reason when not */
+PETSC_INTERN PetscErrorCode BTECollIPCProbe(MPI_Comm, PetscBool *ok, char why[], size_t len);
+PETSC_INTERN PetscErrorCode BTECollIPCCreate(MPI_Comm, const BTECollNCCLLists *, BTECollIPC *);
+PETSC_INTERN PetscErrorCode BTECollIPCDestroy(BTECollIPC *);
+/* (BTECollIPCTransfer, which takes a stream, is declared in collisioncuda_device.h) */
 
 /* ---- tgt: Perturbo v3's layout (tgtlayout.h), two passes: pass 1 per channel into sc_col, pass 2
    per target in the layout's order ----

@@ -56,12 +56,15 @@ PETSC_EXTERN PetscErrorCode    BTECollisionGetPartition(BTECollision, BTECollisi
 /* How the ghost values and the ghosts' sums travel between ranks (-bte_exchange). scatter: PETSc's
    VecScatter (host arrays; for CUDA Vecs device buffers when the MPI is GPU-aware, else staged
    through host memory); nccl: NCCL point-to-point between the ranks' GPUs on a stream of its own,
-   for CUDA Vecs with one GPU per rank (exchange.c, exchange_nccl.cu); auto: nccl where it can run
-   (CUDA Vecs, several ranks, no two ranks on one GPU, the NCCL library loadable), else scatter. */
+   for CUDA Vecs with one GPU per rank (exchange.c, exchange_nccl.cu); ipc: CUDA IPC between the
+   GPUs of one host, the packing storing into the peers' buffers (exchange_ipc.cu); auto: nccl where
+   it can run (CUDA Vecs, several ranks, no two ranks on one GPU, the NCCL library loadable), else
+   scatter. */
 typedef enum {
   BTE_COLLISION_EXCHANGE_AUTO    = 0,
   BTE_COLLISION_EXCHANGE_SCATTER = 1,
-  BTE_COLLISION_EXCHANGE_NCCL    = 2
+  BTE_COLLISION_EXCHANGE_NCCL    = 2,
+  BTE_COLLISION_EXCHANGE_IPC     = 3
 } BTECollisionExchange;
 PETSC_EXTERN const char *const BTECollisionExchanges[];
 /* one line: type, precision, partition, ghost exchange (for the solvers' views) */
@@ -190,7 +193,8 @@ struct _p_BTECollision {
   PetscInt                    *rfrom, *rpos; /* nrsend local ghost indices sent (by owner); nrrecv slots of the values received (by sender) */
 
   /* -bte_exchange (exchange.c): as asked, and as chosen on the first CUDA Vec (xsel: 0 not yet,
-     1 scatter, 2 nccl); xwhy says why nccl was not chosen; ncclpath: the library to load */
+     1 scatter, 2 the device exchange, by NCCL or by CUDA IPC); xwhy says why nccl was not chosen;
+     ncclpath: the library to load */
   BTECollisionExchange exchange;
   int                  xsel;
   /* -bte_exchange_work_first: NCCL's Begin only marks the inputs ready, and the transfers are queued
