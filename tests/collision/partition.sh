@@ -5,7 +5,7 @@
 # run while the ghost values travel), every ghost sum sent back lands in a receive slot of its
 # own, and the unsplit MatMult path gives the overlapped apply's J x to the bit (also with no MPI
 # progress calls in the overlap and with more calls than chunks); host Vecs use the VecScatter
-# whatever -bte_exchange says, and nccl is refused for them. The channels between two ranks are
+# whatever -bte_exchange says, and nccl and ipc are refused for them. The channels between two ranks are
 # handed out per tile pair where that balances (fuller chunks), else per pair of states; with
 # -bte_pair_exchange_peers the ghost values come peer by peer and the result is the same to the bit;
 # with -bte_pair_share_node the ranks run each other's chunks and the result is the same to the bit.
@@ -93,9 +93,10 @@ OMP_NUM_THREADS=2 run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin 
 expect_fail "implemented by the pair collision type only" run_np 2 "$BUILD/tests/coll_check" $opts -bte_partition pairs
 expect_fail "Set the partition before BTECollisionSetUp" run_np 2 "$BUILD/tests/coll_partition" $opts -set_after_setup
 expect_fail "bte_partition" run_np 1 "$BUILD/tests/coll_partition" $opts -bte_partition nonsense
-# -bte_exchange: host Vecs always go through the VecScatter; nccl (GPUs only) is refused for them in one line
+# -bte_exchange: host Vecs always go through the VecScatter; nccl and ipc (GPUs only) are refused for them in one line
 run_np 2 "$BUILD/tests/coll_partition" $opts -compare ref.bin -bte_exchange scatter > out
 grep -q "^ *ghost exchange: VecScatter on host arrays" out || { cat out; echo "host exchange not reported"; exit 1; }
 expect_fail "bte_exchange nccl moves CUDA Vecs between GPUs" run_np 2 "$BUILD/tests/coll_partition" $opts -bte_exchange nccl
+expect_fail "bte_exchange ipc moves CUDA Vecs between GPUs" run_np 2 "$BUILD/tests/coll_partition" $opts -bte_exchange ipc
 expect_fail "bte_exchange" run_np 1 "$BUILD/tests/coll_partition" $opts -bte_exchange nonsense
 echo ok
