@@ -2,7 +2,7 @@
 # Strong and weak scaling of the pair operator over the GPUs of one host, one MPI rank per GPU
 # (docs/benchmarks.md, "Several GPUs"). GaAs tables are generated in memory by every run.
 #   strong: for each grid of SB_GRIDS and GPU count of SB_GPUS, with each exchange of SB_EXCHANGES
-#           (nccl, scatter; one run on one GPU): `bte bench` (apply, J x, one RK4 step, layout B/ch,
+#           (nccl, ipc, scatter; one run on one GPU): `bte bench` (apply, J x, one RK4 step, layout B/ch,
 #           setup; apply and J x also back to back, -bte_bench_pipelined), `bte transport` at
 #           300 K (KSPSolve, largest rank, from -log_view) when SB_KSP=1, and tests/coll_exchange
 #           (forward and reverse exchange alone, both exchanges in one run)
@@ -20,7 +20,7 @@ BUILD=${BUILD:-$top/build}
 out=${SB_OUT:-scaling-bench}; mkdir -p "$out"
 grids=${SB_GRIDS-90 135}
 gpus=${SB_GPUS-1 2 4}
-exchanges=${SB_EXCHANGES-nccl scatter}
+exchanges=${SB_EXCHANGES-nccl ipc scatter}
 weak=${SB_WEAK-135:1 152:2 165:4}
 check=${SB_CHECK-90}
 reps=${SB_REPS:-20}
@@ -60,15 +60,15 @@ one() { # kind grid gpus exchange
     ki=$(awk '$1 == "300.00" { print $(NF - 2) }' "$out/$tag.ksp.txt" 2>/dev/null)
     grep "^ *300.00" "$out/$tag.ksp.txt"
   fi
-  if [ "$kind" = strong ] && [ "$n" -gt 1 ] && [ "$x" = nccl ]; then
-    run "$n" "$BUILD/tests/coll_exchange" -bte_model gaas -bte_grid "$g" -vec_type "$vec" -reps 50 -both > "$out/$tag.xchg.txt" 2>&1 \
+  if [ "$kind" = strong ] && [ "$n" -gt 1 ] && [ "$x" != scatter ]; then
+    run "$n" "$BUILD/tests/coll_exchange" -bte_model gaas -bte_grid "$g" -vec_type "$vec" -reps 50 -both -bte_exchange "$x" > "$out/$tag.xchg.txt" 2>&1 \
       || { tail -5 "$out/$tag.xchg.txt"; echo "  coll_exchange FAILED"; }
     grep -E "^exchange times|ghost exchange" "$out/$tag.xchg.txt"
     read -r fw rv fb rb < <(xparse 1 "$out/$tag.xchg.txt")
-    # the VecScatter timings of the same run, as a row of their own
+    # the VecScatter timings of the same run, as a row of their own (once, beside nccl)
     local sfw srv
     read -r sfw srv _ _ < <(xparse 2 "$out/$tag.xchg.txt")
-    echo "xchg,$g,$n,scatter,,,,,,,,,$sfw,$srv,$fb,$rb,," >> "$csv"
+    [ "$x" = nccl ] && echo "xchg,$g,$n,scatter,,,,,,,,,$sfw,$srv,$fb,$rb,," >> "$csv"
   fi
   printf "%-6s %4s^3 %d GPU %-7s %s ch: apply %s ms (back to back %s), J x %s ms (%s), RK4 %s ms, %s B/ch, setup %s s, KSP %s s (%s its), exchange fwd %s / rev %s ms\n" \
     "$kind" "$g" "$n" "$x" "$ch" "$ap" "$pa" "$jc" "$pj" "$rk" "$bpc" "$su" "${kt:-?}" "${ki:-?}" "${fw:--}" "${rv:--}"

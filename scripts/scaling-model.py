@@ -23,7 +23,7 @@ latency and rate are replaced by a network latency a_n and a per-GPU network rat
 below; the defaults are those of a 200 Gb/s NIC per GPU). The model states where the efficiency
 apply(1) / (P apply(P)) falls below 80%.
 
-  scripts/scaling-model.py scaling.csv [--pipelined] [--hosts-of 4] [--net-latency-us 10] [--net-GBs 25]
+  scripts/scaling-model.py scaling.csv [--pipelined] [--exchange nccl|ipc] [--hosts-of 4] [--net-latency-us 10] [--net-GBs 25]
                                        [--per-peer-us -1 (fit)] [--plot FILE.png]
 """
 import argparse
@@ -50,6 +50,7 @@ def main():
     ap.add_argument("--imbalance", type=float, default=1.004)
     ap.add_argument("--plot", default="")
     ap.add_argument("--pipelined", action="store_true", help="fit the applies timed back to back (apply_pipe_ms, -bte_bench_pipelined) instead of the synced medians")
+    ap.add_argument("--exchange", default="nccl", choices=["nccl", "ipc"], help="the exchange whose multi-GPU rows are fitted (-bte_exchange of the runs)")
     a = ap.parse_args()
     rows, strong, num = load(a.csv)
     akey = "apply_pipe_ms" if a.pipelined else "apply_ms"
@@ -58,10 +59,10 @@ def main():
     if not strong:
         sys.exit("scaling-model.py: no strong-scaling rows %sin %s" % ("with apply_pipe_ms (scaling-bench.sh runs bte bench -bte_bench_pipelined) " if a.pipelined else "", a.csv))
 
-    # exchange fit: T_x = 2 a + c (P - 1) + V / b  over the NCCL rows with coll_exchange times
+    # exchange fit: T_x = 2 a + c (P - 1) + V / b  over the rows of that exchange with coll_exchange times
     X, y = [], []
     for r in strong:
-        if r["exchange"] == "nccl" and num(r, "fwd_ms") is not None and int(r["gpus"]) > 1:
+        if r["exchange"] == a.exchange and num(r, "fwd_ms") is not None and int(r["gpus"]) > 1:
             P = int(r["gpus"])
             V = num(r, "fwd_bytes") + num(r, "rev_bytes")
             X.append([2.0, P - 1.0, V])
@@ -99,7 +100,7 @@ def main():
         return work, tx, hide
 
     def setup(g):
-        rs = [r for r in strong if int(r["grid"]) == g and (r["exchange"] == "nccl" or r["gpus"] == "1")]
+        rs = [r for r in strong if int(r["grid"]) == g and (r["exchange"] == a.exchange or r["gpus"] == "1")]
         one = [r for r in rs if r["gpus"] == "1"]
         if not one:
             return None
@@ -145,7 +146,7 @@ def main():
         for P in [1, 2, 4, 8, 16, 32, 64, 128, 256]:
             work, tx, hide = terms(P, C, R, B1, Bp, Vm, Pm)
             t = work * (1 + (kw if P > 1 else 0.0)) + max(0.0, tx - hide) + (c0 if P > 1 else 0.0)
-            meas_t = [num(r, akey) for r in rs if int(r["gpus"]) == P and r["exchange"] in ("nccl",)] or \
+            meas_t = [num(r, akey) for r in rs if int(r["gpus"]) == P and r["exchange"] == a.exchange] or \
                      ([num(one, akey)] if P == 1 else [])
             eff = t1 / (P * t)
             if below is None and eff < 0.8:

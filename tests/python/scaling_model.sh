@@ -3,7 +3,8 @@
 # link rate, c0 and k (the exchange times as 2a + c(P-1) + V/b, the applies as W(1+k) + max(0,
 # X - W/P) + c0 with W the 1-GPU apply over P), and the fitted values must be those (1e-6
 # relative); the one-GPU rows give efficiency 100%; a CSV without multi-GPU exchange times is
-# refused with one line; --pipelined fits the back-to-back column the same way.
+# refused with one line; --pipelined fits the back-to-back column the same way; --exchange ipc fits
+# the rows of that exchange (the same rows relabelled give the same fit, and nccl's are ignored).
 set -e
 [ -n "$PYTHON" ] || { echo "skip: no Python with h5py and matplotlib (scripts/find-python.sh)"; exit 77; }
 "$PYTHON" -c "import numpy" 2> /dev/null || { echo "skip: $PYTHON has no numpy"; exit 77; }
@@ -57,6 +58,10 @@ PY
 diff <(grep -E "latency|c0 =" fit.txt) <(grep -E "latency|c0 =" fitp.txt) || { echo "--pipelined fits differently"; exit 1; }
 if "$PYTHON" "$TESTDIR/../scripts/scaling-model.py" s.csv --pipelined > nop.txt 2>&1; then echo "--pipelined accepted a CSV without apply_pipe_ms"; exit 1; fi
 grep -q "no strong-scaling rows with apply_pipe_ms" nop.txt || { cat nop.txt; exit 1; }
+sed 's/,nccl,/,ipc,/' s.csv > i.csv
+"$PYTHON" "$TESTDIR/../scripts/scaling-model.py" i.csv --exchange ipc > fiti.txt
+diff <(grep -E "latency|c0 =" fit.txt) <(grep -E "latency|c0 =" fiti.txt) || { echo "--exchange ipc fits differently"; exit 1; }
+if "$PYTHON" "$TESTDIR/../scripts/scaling-model.py" i.csv > noi.txt 2>&1; then echo "the nccl fit used ipc rows"; exit 1; fi
 if "$PYTHON" "$TESTDIR/../scripts/scaling-model.py" bad.csv > bad.txt 2>&1; then echo "a CSV without exchange times was accepted"; exit 1; fi
 grep -q "need coll_exchange times" bad.txt || { cat bad.txt; exit 1; }
 echo ok
