@@ -13,8 +13,8 @@
    the pair layout) run while the values travel.
 
    With -bte_exchange ipc the same object moves the values by CUDA IPC instead of NCCL's calls
-   (exchange_ipc.cu): the packing writes straight into the peers' buffers, and stream memory
-   operations say when they are there; the streams, events and Begin/End are the same.
+   (exchange_ipc.cu): a kernel stores the values straight into the peers' buffers and sets their
+   flags, which the peers' receiving kernels poll; the streams, events and Begin/End are the same.
 
    The library is loaded with dlopen at the first use, so bte builds without NCCL and a run on a
    machine without it falls back to VecScatter. The handful of NCCL types used are declared below
@@ -160,7 +160,7 @@ PetscErrorCode BTECollNCCLCreate(MPI_Comm comm, const char *path, PetscBool ipc,
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCheck(l->nlocal + l->nghost < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The NCCL exchange uses 32-bit local indices");
+  PetscCheck(l->nlocal + l->nghost < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The device exchange (NCCL or IPC) uses 32-bit local indices");
   PetscCall(PetscNew(&h));
   if (ipc) PetscCall(BTECollIPCCreate(comm, l, &h->ipc));
   else {

@@ -168,15 +168,16 @@ PETSC_INTERN PetscErrorCode BTECollNCCLReversePost(BTECollNCCL, Vec yl);
 PETSC_INTERN PetscErrorCode BTECollNCCLReverseEnd(BTECollNCCL, Vec rbuf);
 
 /* ---- the CUDA IPC transport of the device exchange (exchange_ipc.cu; -bte_exchange ipc) ----
-   Each rank maps its peers' receive buffers and flags once; a transfer is a gather kernel that
-   stores into the peers' buffers, and flag writes and waits on the stream (no host wait). Works
-   for ranks on one host, also several on one GPU. */
+   Each rank maps its peers' receive buffers and flags once; an exchange is a send kernel that
+   stores into the peers' buffers and sets their arrival flags, and a receive kernel that polls this
+   rank's flags, copies out and acknowledges (no host wait). Works for ranks on one host, also
+   several on one GPU. */
 typedef struct _n_BTECollIPC *BTECollIPC;
 /* collective: are all ranks on one host? why: the reason when not */
 PETSC_INTERN PetscErrorCode BTECollIPCProbe(MPI_Comm, PetscBool *ok, char why[], size_t len);
 PETSC_INTERN PetscErrorCode BTECollIPCCreate(MPI_Comm, const BTECollNCCLLists *, BTECollIPC *);
 PETSC_INTERN PetscErrorCode BTECollIPCDestroy(BTECollIPC *);
-/* (BTECollIPCTransfer, which takes a stream, is declared in collisioncuda_device.h) */
+/* (BTECollIPCSend and BTECollIPCRecv, which take a stream, are declared in collisioncuda_device.h) */
 
 /* ---- tgt: Perturbo v3's layout (tgtlayout.h), two passes: pass 1 per channel into sc_col, pass 2
    per target in the layout's order ----

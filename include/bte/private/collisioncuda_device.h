@@ -9,16 +9,16 @@
    that stream; else NULL */
 PETSC_INTERN cudaStream_t BTECollCUDASideStream;
 
-/* The stream of PETSc's current device context: kernels go where PETSc's own Vec kernels go, so
-   they are ordered with the scatters and vector operations around them without a device sync.
-   Between BTEPairCUDASideBegin and End: the side stream, so that the exchange's marks and waits
-   and the kernels queued there order against it instead. */
 /* The IPC transport (exchange_ipc.cu): one exchange of direction d (0 forward, 1 reverse) queued
    on stream s in two halves: Send in[idx[k]] to the destinations; Recv this rank's received entries
    to out (after Send of the same exchange) */
 PETSC_INTERN PetscErrorCode BTECollIPCSend(BTECollIPC, int d, cudaStream_t s, const int *idx, const double *in);
 PETSC_INTERN PetscErrorCode BTECollIPCRecv(BTECollIPC, int d, cudaStream_t s, double *out);
 
+/* The stream of PETSc's current device context: kernels go where PETSc's own Vec kernels go, so
+   they are ordered with the scatters and vector operations around them without a device sync.
+   Between BTEPairCUDASideBegin and End: the side stream, so that the exchange's marks and waits
+   and the kernels queued there order against it instead. */
 static inline PetscErrorCode BTECollCUDAGetStream(cudaStream_t *s)
 {
   PetscDeviceContext dctx;
