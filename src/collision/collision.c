@@ -520,7 +520,7 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
   coll->partition = (BTECollisionPartition)part;
   PetscCall(PetscOptionsEnum("-bte_exchange", "How ghost values and sums move between ranks with CUDA Vecs: scatter (PETSc's VecScatter; staged through host memory unless the MPI is GPU-aware), nccl (NCCL between the ranks' GPUs; one GPU per rank), ipc (CUDA IPC between the GPUs of one host), or auto (nccl where it can run)", "BTECollision", BTECollisionExchanges, xchg, &xchg, NULL));
   coll->exchange = (BTECollisionExchange)xchg;
-  PetscCall(PetscOptionsBool("-bte_exchange_work_first", "NCCL exchange: launch the work that hides an exchange before NCCL's calls are made (the transfers still wait for the values they send)", "BTECollision", coll->xwork, &coll->xwork, NULL));
+  PetscCall(PetscOptionsBool("-bte_exchange_work_first", "NCCL or IPC exchange: launch the work that hides an exchange before the exchange's own launches and calls are made (the transfers still wait for the values they send)", "BTECollision", coll->xwork, &coll->xwork, NULL));
   PetscCall(PetscOptionsString("-bte_exchange_nccl_library", "The NCCL shared library loaded for -bte_exchange nccl/auto (a name searched like any shared library, or a path)", "BTECollision", coll->ncclpath, coll->ncclpath, sizeof(coll->ncclpath), NULL));
   PetscCall(PetscOptionsBool("-bte_jacobian_assembled", "Jacobian as an assembled AIJ matrix instead of a MATSHELL", "BTECollisionSetJacobianAssembled", coll->assembled, &coll->assembled, NULL));
   {
