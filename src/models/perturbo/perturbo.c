@@ -672,7 +672,7 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(PetscFree(eall));
   PetscCheck(p.nslot > 0, comm, PETSC_ERR_USER_INPUT, "%s: no states of bands %" PetscInt_FMT "..%" PetscInt_FMT " in the window [%g, %g] eV (%s energies) on the %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " grid; widen the window (-bte_window, or -bte_perturbo_emin/-bte_perturbo_emax) or check -bte_perturbo_bands and -bte_perturbo_carrier", file, bands[0], bands[1], (double)eedge, (double)(eedge + width), holes ? "hole" : "electron", p.nk[0], p.nk[1], p.nk[2]);
   PetscCall(PetscTime(&t1));
-  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: bands on %" PetscInt_FMT " k points, %" PetscInt_FMT " with states in [%g, %g] eV, %.1f s\n", nktot, p.nslot, (double)eedge, (double)(eedge + width), t1 - t0));
+  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: bands on %" PetscInt_FMT " k points, %" PetscInt_FMT " with states in [%g, %g] eV, %.2f s\n", nktot, p.nslot, (double)eedge, (double)(eedge + width), t1 - t0));
 
   /* 2. k cache: U_k and the electron-side sums */
   /* each rank computes a block of the slots and shares it */
@@ -699,7 +699,7 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(ShareRows(comm, p.nslot, p.gksize, p.gk));
   PetscCall(PetscTime(&t1));
   tk = t1 - t0;
-  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: couplings' electron side at %" PetscInt_FMT " k points, %.1f s\n", p.nslot, t1 - t0));
+  if (monitor) PetscCall(PetscPrintf(comm, "  perturbo: couplings' electron side at %" PetscInt_FMT " k points, %.2f s\n", p.nslot, t1 - t0));
 
 #if defined(BTE_HAVE_CUDA)
   if (dev == PERTURBO_DEVICE_AUTO || dev == PERTURBO_DEVICE_DEVICE) PetscCall(BTEEprCUDAAvailable(&gpu));
