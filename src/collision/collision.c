@@ -493,7 +493,7 @@ PetscErrorCode BTECollisionGetPartition(BTECollision coll, BTECollisionPartition
 .  -bte_partition <auto,states,pairs>      - which rank computes a channel whose ends live on two ranks
 .  -bte_exchange <auto,scatter,nccl,ipc>   - how ghost values and sums move between the ranks' GPUs
 .  -bte_exchange_nccl_library <lib>        - the NCCL library to load (default libnccl.so.2)
-.  -bte_exchange_work_first <bool>         - NCCL: launch the hiding work before making NCCL's calls
+.  -bte_exchange_work_first <bool>         - NCCL or IPC: launch the hiding work before the exchange's own launches and calls
 .  -bte_collision_refresh <bool>           - keep what a change of temperature after setup needs to recompute only the rates
 -  -bte_jacobian_assembled <bool>          - AIJ Jacobian
 

@@ -3,7 +3,6 @@
 # of the batches) and the JSON fields apply_pipelined_s and jacobian_pipelined_s, positive when
 # timed and 0 when not; 1 and 2 ranks, and one batch when -bte_bench_reps is 1. The host's launch
 # time per synced apply (apply_launch_s, jacobian_launch_s) is positive and below the apply's own.
-
 . "$TESTDIR/common.sh"
 set -e
 NP=${TEST_NP:-2}
