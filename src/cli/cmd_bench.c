@@ -84,6 +84,14 @@ static PetscErrorCode CopyBandwidth(MPI_Comm comm, PetscInt n, PetscInt reps, Pe
   PetscFunctionReturn(0);
 }
 
+/* I[f] into y, or J(f) x into y */
+static PetscErrorCode Apply(BTECollision c, PetscBool jacobian, Vec f, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(jacobian ? BTECollisionJacobianApply(c, f, x, y) : BTECollisionApply(c, f, y));
+  PetscFunctionReturn(0);
+}
+
 /* The median of reps synced applies (slowest rank), and of the host's time inside the call: with
    the device idle at the call, that is the time to queue the apply's work (its launches, stream
    operations and any host waits). Back to back, a device that finishes an apply sooner than this
@@ -94,11 +102,11 @@ static PetscErrorCode TimeApplies(BTECollision c, Vec f, Vec x, Vec y, PetscInt 
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc2(reps, &t, reps, &tl));
-  for (PetscInt r = 0; r < 3; r++) PetscCall(jacobian ? BTECollisionJacobianApply(c, f, x, y) : BTECollisionApply(c, f, y));
+  for (PetscInt r = 0; r < 3; r++) PetscCall(Apply(c, jacobian, f, x, y));
   for (PetscInt r = 0; r < reps; r++) {
     PetscCall(Sync());
     PetscCall(PetscTime(&t0));
-    PetscCall(jacobian ? BTECollisionJacobianApply(c, f, x, y) : BTECollisionApply(c, f, y));
+    PetscCall(Apply(c, jacobian, f, x, y));
     PetscCall(PetscTime(&tm));
     PetscCall(Sync());
     PetscCall(PetscTime(&t1));
@@ -126,13 +134,13 @@ static PetscErrorCode TimePipelined(BTECollision c, Vec f, Vec x, Vec y, PetscIn
   MPI_Comm        comm = PetscObjectComm((PetscObject)c);
 
   PetscFunctionBegin;
-  for (PetscInt r = 0; r < 3; r++) PetscCall(jacobian ? BTECollisionJacobianApply(c, f, x, y) : BTECollisionApply(c, f, y));
+  for (PetscInt r = 0; r < 3; r++) PetscCall(Apply(c, jacobian, f, x, y));
   for (PetscInt b = 0; b < nb; b++) {
     const PetscInt n = (reps * (b + 1)) / nb - (reps * b) / nb;
     PetscCall(Sync());
     PetscCallMPI(MPI_Barrier(comm));
     PetscCall(PetscTime(&t0));
-    for (PetscInt r = 0; r < n; r++) PetscCall(jacobian ? BTECollisionJacobianApply(c, f, x, y) : BTECollisionApply(c, f, y));
+    for (PetscInt r = 0; r < n; r++) PetscCall(Apply(c, jacobian, f, x, y));
     PetscCall(Sync());
     PetscCall(PetscTime(&t1));
     tb[b] = (t1 - t0) / n;
