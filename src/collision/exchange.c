@@ -2,9 +2,10 @@
    between ranks: PETSc's VecScatter, or NCCL or CUDA IPC between the ranks' GPUs (-bte_exchange).
 
    The choice is made once, collectively, the first time the operator meets a CUDA Vec (the apply,
-   or a view): auto takes NCCL where it can run (several ranks, no two on one GPU, the library
-   loads on every rank) and says why not otherwise; -bte_exchange nccl where it cannot run is an
-   error. -bte_exchange ipc needs all ranks on one host (several may share a GPU). Host Vecs always
+   or a view): auto takes CUDA IPC where it can run well (several ranks, all on one host, no two on
+   one GPU, peer access between their GPUs), else NCCL where it can run (no two ranks on one GPU, the
+   library loads on every rank), and says why not otherwise; -bte_exchange nccl where it cannot run
+   is an error. -bte_exchange ipc needs all ranks on one host (several may share a GPU). Host Vecs always
    use the VecScatter, which is kept in every case. */
 #include <bte/private/collisionimpl.h>
 #if defined(BTE_HAVE_CUDA)
@@ -118,7 +119,19 @@ PetscErrorCode BTECollisionExchangeSelect_Private(BTECollision coll, Vec x)
 #endif
   } else {
 #if defined(BTE_HAVE_CUDA)
-    PetscBool ok;
+    PetscBool ok = PETSC_FALSE;
+    if (coll->exchange == BTE_COLLISION_EXCHANGE_AUTO) {
+      /* IPC first: on one host it moves the same values sooner than NCCL (docs/benchmarks.md) */
+      PetscCall(BTECollIPCProbeAuto(comm, &ok, coll->xwhy, sizeof(coll->xwhy)));
+      if (ok) {
+        PetscCall(ExchangeCreateNCCL(coll, PETSC_TRUE));
+        coll->xsel    = 2;
+        coll->xwhy[0] = 0;
+        PetscCall(PetscInfo(coll, "Ghost exchange for CUDA Vecs: CUDA IPC (auto)\n"));
+        PetscFunctionReturn(0);
+      }
+      PetscCall(PetscInfo(coll, "CUDA IPC not used: %s\n", coll->xwhy));
+    }
     PetscCall(BTECollNCCLProbe(comm, coll->ncclpath, &ok, coll->xwhy, sizeof(coll->xwhy)));
     PetscCheck(ok || coll->exchange != BTE_COLLISION_EXCHANGE_NCCL, comm, PETSC_ERR_SUP, "-bte_exchange nccl cannot run: %s", coll->xwhy);
     if (ok) {

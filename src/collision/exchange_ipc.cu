@@ -77,6 +77,53 @@ PetscErrorCode BTECollIPCProbe(MPI_Comm comm, PetscBool *ok, char why[], size_t 
   PetscFunctionReturn(0);
 }
 
+/* What -bte_exchange auto asks before it takes IPC: all ranks on one host (BTECollIPCProbe), no two
+   on one GPU (IPC works there but slowly: the contexts take turns while a kernel polls), and every
+   rank's GPU able to map every other's memory (peer access; a GPU another rank uses but this one
+   cannot see counts as not). Collective; why: the reason when not. */
+PetscErrorCode BTECollIPCProbeAuto(MPI_Comm comm, PetscBool *ok, char why[], size_t len)
+{
+  PetscMPIInt   size, rank;
+  int           dev, ndev, code = 0, worst = 0;
+  unsigned char uuid[16], *all;
+
+  PetscFunctionBegin;
+  PetscCall(BTECollIPCProbe(comm, ok, why, len));
+  if (!*ok) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallCUDA(cudaGetDevice(&dev));
+  PetscCallCUDA(cudaGetDeviceCount(&ndev));
+  {
+    cudaDeviceProp prop;
+    PetscCallCUDA(cudaGetDeviceProperties(&prop, dev));
+    PetscCall(PetscMemcpy(uuid, prop.uuid.bytes, 16));
+  }
+  PetscCall(PetscMalloc1((size_t)16 * size, &all));
+  PetscCallMPI(MPI_Allgather(uuid, 16, MPI_UNSIGNED_CHAR, all, 16, MPI_UNSIGNED_CHAR, comm));
+  for (PetscMPIInt r = 0; r < size && !code; r++) {
+    int other = -1, can = 0;
+    if (r == rank) continue;
+    if (!memcmp(all + (size_t)16 * r, uuid, 16)) {
+      code = 1;
+      break;
+    }
+    for (int d = 0; d < ndev && other < 0; d++) {
+      cudaDeviceProp prop;
+      PetscCallCUDA(cudaGetDeviceProperties(&prop, d));
+      if (!memcmp(prop.uuid.bytes, all + (size_t)16 * r, 16)) other = d;
+    }
+    if (other >= 0) PetscCallCUDA(cudaDeviceCanAccessPeer(&can, dev, other));
+    if (!can) code = 2;
+  }
+  PetscCall(PetscFree(all));
+  PetscCallMPI(MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm));
+  *ok = worst == 0 ? PETSC_TRUE : PETSC_FALSE;
+  if (worst == 1) PetscCall(PetscSNPrintf(why, len, "ranks share a GPU"));
+  else if (worst == 2) PetscCall(PetscSNPrintf(why, len, "a rank's GPU cannot map another rank's GPU memory (no peer access, or that GPU is not visible to it)"));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode UploadInts(const int *src, PetscInt n, int **dst)
 {
   PetscFunctionBegin;

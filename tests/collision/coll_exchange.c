@@ -2,12 +2,15 @@ static const char help[] = "The ghost exchange of the pair operator (pairs parti
                            "the forward exchange (owned values and ghosts into the local vector) and the reverse one (the ghosts'\n"
                            "sums into their owners' receive slots, added in rank order) against PETSc's VecScatter to the bit;\n"
                            "with -reps N the median time of each (synchronised, largest rank) and the bytes each rank sends;\n"
-                           "-both: the timing again with PETSc's VecScatter (-bte_exchange scatter) in the same run.\n"
+                           "-both: the timing again with PETSc's VecScatter (-bte_exchange scatter) in the same run;\n"
+                           "-stall_ms M: 8 forward exchanges back to back with the values changed between them, the last rank\n"
+                           "sleeping M ms on the host before each, every one to the bit against the VecScatter's.\n"
                            "A synthetic BTE, or a model with -bte_model.\n";
 
 #include "synth.h"
 #include "compare.h"
 #include <bte/private/collisionimpl.h>
+#include <unistd.h>
 #if defined(BTE_HAVE_CUDA)
   #include <petscdevice.h>
 #endif
@@ -53,8 +56,8 @@ int main(int argc, char **argv)
   BTECollision coll;
   char        model[64] = "";
   PetscBool   hasmodel, both = PETSC_FALSE;
-  PetscInt    reps = 0;
-  PetscMPIInt size;
+  PetscInt    reps = 0, stall = 0;
+  PetscMPIInt size, rank;
   Vec         f, y, yref, fl, flref, yl;
   PetscReal   r;
   const char *desc;
@@ -62,6 +65,8 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   comm = PETSC_COMM_WORLD;
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-stall_ms", &stall, NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-bte_model", model, sizeof(model), &hasmodel));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-both", &both, NULL));
@@ -128,6 +133,34 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&rhost));
     PetscCall(RelDiff(y, yref, &r));
     PetscCall(Check(comm, "reverse exchange vs VecScatter: max |difference| / max", r, 0));
+  }
+  /* -stall_ms: the exchanges of several rounds in flight at once while one rank lags on the host; a
+     sender that did not wait for its destination to copy a round out would overwrite it */
+  if (stall > 0 && size > 1) {
+    enum { ROUNDS = 8 };
+    Vec       fs, fk[ROUNDS] = {NULL};
+    PetscReal loc = 0, mx;
+    PetscCall(VecDuplicate(f, &fs));
+    PetscCall(VecCopy(f, fs));
+    for (int k = 0; k < ROUNDS; k++) {
+      PetscCall(VecShift(fs, 1.0));
+      PetscCall(BTECollisionGetLocalVec(coll, fs, &fk[k]));
+      if (rank == size - 1) usleep((useconds_t)(1000 * stall));
+      PetscCall(Exchange(coll, 0, fs, fk[k], NULL, NULL));
+    }
+    PetscCall(VecScatterBegin(coll->scatter, f, flref, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(coll->scatter, f, flref, INSERT_VALUES, SCATTER_FORWARD));
+    for (int k = 0; k < ROUNDS; k++) {
+      PetscReal d;
+      PetscCall(VecShift(flref, 1.0)); /* the same additions as fs's, so the same bits */
+      PetscCall(VecAXPY(fk[k], -1.0, flref));
+      PetscCall(VecNorm(fk[k], NORM_INFINITY, &d));
+      loc = PetscMax(loc, d);
+      PetscCall(VecDestroy(&fk[k]));
+    }
+    PetscCallMPI(MPI_Allreduce(&loc, &mx, 1, MPIU_REAL, MPI_MAX, comm));
+    PetscCall(Check(comm, "8 forward exchanges in flight, one rank lagging: max |difference|", mx, 0));
+    PetscCall(VecDestroy(&fs));
   }
   for (int pass = 0; reps > 0 && pass < (both ? 2 : 1); pass++) {
     double *t, t0, t1, med[2];

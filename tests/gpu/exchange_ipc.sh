@@ -6,7 +6,8 @@
 # second apply and the unsplit MatMult agree to the bit (coll_partition's own checks), also with
 # -bte_exchange_work_first and -bte_pair_side_stream 0; the exchange alone (coll_exchange, 50
 # exchanges back to back each way, so the acknowledgements are exercised) fills the local vector
-# and the owners' receive slots to the bit as PETSc's VecScatter does; -bte_pair_timeline keeps its
+# and the owners' receive slots to the bit as PETSc's VecScatter does, also with 8 exchanges in flight
+# and the last rank sleeping 20 ms on the host before each; -bte_pair_timeline keeps its
 # order; with host Vecs -bte_exchange ipc is refused in one line. Skips (77) without a CUDA build or
 # a GPU.
 source "$TESTDIR/common.sh"
@@ -24,7 +25,7 @@ for np in 2 3; do
   run_np $np "$prog" $opts -compare ref.bin -bte_exchange ipc -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, small tiles, IPC"; }
   run_np $np "$prog" $opts -compare ref.bin -bte_exchange ipc -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, IPC, work first, small tiles"; }
   run_np $np "$prog" $opts -compare ref.bin -bte_exchange ipc -bte_pair_side_stream 0 > out || { cat out; fail $? "$np ranks, IPC, no side stream"; }
-  run_np $np "$BUILD/tests/coll_exchange" $opts -bte_exchange ipc -reps 50 > out || { cat out; fail $? "$np ranks, coll_exchange over IPC"; }
+  run_np $np "$BUILD/tests/coll_exchange" $opts -bte_exchange ipc -reps 50 -stall_ms 20 > out || { cat out; fail $? "$np ranks, coll_exchange over IPC"; }
   grep -q "ghost exchange: CUDA IPC" out || { cat out; fail 1 "$np ranks: coll_exchange did not use IPC"; }
   grep "^exchange times" out
   run_np $np "$prog" $opts -compare ref.bin -bte_exchange ipc -bte_pair_timeline > out || { cat out; fail $? "$np ranks, IPC, timeline"; }

@@ -1,12 +1,14 @@
 #!/bin/bash
 # -bte_exchange: the ghost exchange by NCCL between the ranks' GPUs. With two or more GPUs, on 2 to
-# 4 ranks (one GPU each): auto chooses NCCL and says so; I[f], J(f) x and diag J of the pair
+# 4 ranks (one GPU each): auto chooses CUDA IPC (one host) and says so; with -bte_exchange nccl,
+# I[f], J(f) x and diag J of the pair
 # operator (pairs and states partition, small tiles and chunks) agree with the one-rank run to
 # 1e-12 and with fused (which exchanges its ghosts the same way); a second apply and the unsplit
 # MatMult agree to the bit, also with -bte_exchange_work_first, -bte_pair_side_stream 0 and the computed channels selected on the device (the default) or copied out on the host (-bte_pair_select_device 0); the exchange alone (coll_exchange) fills the local vector and the
-# owners' receive slots exactly as PETSc's VecScatter does; -bte_pair_timeline leaves the results as they are and every rank
-# prints its steps' times in the order the streams run them; an NCCL library that does not load makes auto fall back (saying why)
-# and -bte_exchange nccl fail in one line. With one GPU, ranks share it: auto falls back to the
+# owners' receive slots exactly as PETSc's VecScatter does, also with 8 exchanges in flight and one rank
+# lagging on the host; -bte_pair_timeline leaves the results as they are and every rank
+# prints its steps' times in the order the streams run them; an NCCL library that does not load leaves
+# auto's choice (IPC, which needs no library) as it is and makes -bte_exchange nccl fail in one line. With one GPU, ranks share it: auto falls back to the
 # VecScatter and says why, and -bte_exchange nccl is refused in one line. Skips (77) without a
 # CUDA build or a GPU.
 source "$TESTDIR/common.sh"
@@ -43,37 +45,40 @@ if [ "$ngpu" -lt 2 ]; then
   exit 0
 fi
 max=$(( ngpu < 4 ? ngpu : 4 ))
+nccl="-bte_exchange nccl"
 for np in $(seq 2 $max); do
+  run_np $np "$prog" $opts -compare ref.bin > out || { cat out; fail $? "$np ranks, auto"; }
+  grep -q "ghost exchange: CUDA IPC between the ranks' GPUs" out || { grep "ghost exchange" out; fail 1 "$np ranks on their own GPUs: auto did not choose CUDA IPC"; }
   for p in pairs states; do
-    run_np $np "$prog" $opts -compare ref.bin -bte_partition $p > out || { cat out; fail $? "$np ranks, $p, NCCL"; }
-    grep -q "ghost exchange: NCCL" out || { grep "ghost exchange" out; fail 1 "$np ranks: auto did not choose NCCL"; }
+    run_np $np "$prog" $opts $nccl -compare ref.bin -bte_partition $p > out || { cat out; fail $? "$np ranks, $p, NCCL"; }
+    grep -q "ghost exchange: NCCL" out || { grep "ghost exchange" out; fail 1 "$np ranks: -bte_exchange nccl not reported"; }
     echo "np $np $p: NCCL, agrees with one rank"
   done
   # the exchange alone: forward and reverse to the bit against PETSc's VecScatter, and timed
-  run_np $np "$BUILD/tests/coll_exchange" $opts -reps 20 > out || { cat out; fail $? "$np ranks, coll_exchange over NCCL"; }
+  run_np $np "$BUILD/tests/coll_exchange" $opts $nccl -reps 20 -stall_ms 20 > out || { cat out; fail $? "$np ranks, coll_exchange over NCCL"; }
   grep -q "ghost exchange: NCCL" out || { cat out; fail 1 "$np ranks: coll_exchange did not use NCCL"; }
   grep "^exchange times" out
   run_np $np "$prog" $opts -compare ref.bin -bte_exchange nccl -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, small tiles, NCCL"; }
   # the hiding work launched before NCCL's calls (-bte_exchange_work_first): the same results
-  run_np $np "$prog" $opts -compare ref.bin -bte_exchange_work_first > out || { cat out; fail $? "$np ranks, NCCL, work first"; }
-  run_np $np "$prog" $opts -compare ref.bin -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, NCCL, work first, small tiles"; }
+  run_np $np "$prog" $opts -compare ref.bin $nccl -bte_exchange_work_first > out || { cat out; fail $? "$np ranks, NCCL, work first"; }
+  run_np $np "$prog" $opts -compare ref.bin $nccl -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, NCCL, work first, small tiles"; }
   # the computed channels selected on the device (the default) or copied out on the host: the same results
-  run_np $np "$prog" $opts -compare ref.bin -info > out || { cat out; fail $? "$np ranks, channels selected on the device"; }
+  run_np $np "$prog" $opts $nccl -compare ref.bin -info > out || { cat out; fail $? "$np ranks, channels selected on the device"; }
   grep -q "selected on the device" out || { grep "pair device build" out; fail 1 "$np ranks: the channels were not selected on the device"; }
-  run_np $np "$prog" $opts -compare ref.bin -bte_pair_select_device 0 -info > out || { cat out; fail $? "$np ranks, channels copied out on the host"; }
+  run_np $np "$prog" $opts $nccl -compare ref.bin -bte_pair_select_device 0 -info > out || { cat out; fail $? "$np ranks, channels copied out on the host"; }
   grep -q "held channels copied out" out || { grep "pair device build" out; fail 1 "$np ranks: -bte_pair_select_device 0 did not copy the channels out on the host"; }
-  run_np $np "$prog" $opts -compare ref.bin -bte_pair_timeline > out || { cat out; fail $? "$np ranks, NCCL, timeline"; }
+  run_np $np "$prog" $opts $nccl -compare ref.bin -bte_pair_timeline > out || { cat out; fail $? "$np ranks, NCCL, timeline"; }
   timeline out $np "owned chunks,ghost values in,ghost chunks,ghosts' sums,owned sums,end" || fail 1 "$np ranks: -bte_pair_timeline"
   # one rate per pair (balanced delta): against fused on the same ranks
-  run_np $np "$prog" $opts -bte_delta balanced -bte_pair_one_rate > out || { cat out; fail $? "$np ranks, NCCL, one rate per pair"; }
+  run_np $np "$prog" $opts $nccl -bte_delta balanced -bte_pair_one_rate > out || { cat out; fail $? "$np ranks, NCCL, one rate per pair"; }
   # the three launches on PETSc's stream instead of the side stream (-bte_pair_side_stream 0): the same results
-  run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream 0 > out || { cat out; fail $? "$np ranks, NCCL, no side stream"; }
-  run_np $np "$prog" $opts -compare ref.bin -bte_pair_side_stream 0 -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, NCCL, no side stream, work first, small tiles"; }
+  run_np $np "$prog" $opts $nccl -compare ref.bin -bte_pair_side_stream 0 > out || { cat out; fail $? "$np ranks, NCCL, no side stream"; }
+  run_np $np "$prog" $opts $nccl -compare ref.bin -bte_pair_side_stream 0 -bte_exchange_work_first -bte_pair_tile 32 -bte_pair_chunk 40 > out || { cat out; fail $? "$np ranks, NCCL, no side stream, work first, small tiles"; }
   run_np $np "$prog" $opts -compare ref.bin -bte_exchange scatter > out || { cat out; fail $? "$np ranks, VecScatter"; }
   grep -q "ghost exchange: VecScatter staged.*NCCL not used: -bte_exchange scatter" out || { grep "ghost exchange" out; fail 1 "$np ranks: -bte_exchange scatter not reported"; }
 done
-run_np 2 "$prog" $opts -compare ref.bin -bte_exchange_nccl_library libbte-no-such-nccl.so > out || { cat out; fail $? "fallback"; }
-grep -q "NCCL not used: the NCCL library libbte-no-such-nccl.so did not load" out || { grep "ghost exchange" out; fail 1 "a missing library: no fallback reason"; }
+run_np 2 "$prog" $opts -compare ref.bin -bte_exchange_nccl_library libbte-no-such-nccl.so > out || { cat out; fail $? "auto, no NCCL library"; }
+grep -q "ghost exchange: CUDA IPC" out || { grep "ghost exchange" out; fail 1 "auto without an NCCL library: not CUDA IPC"; }
 expect_fail "bte_exchange nccl cannot run: the NCCL library libbte-no-such-nccl.so did not load" \
   run_np 2 "$prog" $opts -bte_exchange nccl -bte_exchange_nccl_library libbte-no-such-nccl.so || exit 1
 echo ok

@@ -175,6 +175,8 @@ PETSC_INTERN PetscErrorCode BTECollNCCLReverseEnd(BTECollNCCL, Vec rbuf);
 typedef struct _n_BTECollIPC *BTECollIPC;
 /* collective: are all ranks on one host? why: the reason when not */
 PETSC_INTERN PetscErrorCode BTECollIPCProbe(MPI_Comm, PetscBool *ok, char why[], size_t len);
+/* collective: what -bte_exchange auto needs besides: one GPU per rank, and peer access between them all */
+PETSC_INTERN PetscErrorCode BTECollIPCProbeAuto(MPI_Comm, PetscBool *ok, char why[], size_t len);
 PETSC_INTERN PetscErrorCode BTECollIPCCreate(MPI_Comm, const BTECollNCCLLists *, BTECollIPC *);
 PETSC_INTERN PetscErrorCode BTECollIPCDestroy(BTECollIPC *);
 /* (BTECollIPCSend and BTECollIPCRecv, which take a stream, are declared in collisioncuda_device.h) */
