@@ -183,11 +183,14 @@ static PetscErrorCode Phonons(BTEEpr e, PetscInt nq, const PetscReal q[], const 
   cusolverDnHandle_t cs;
   cusolverDnParams_t params;
   cudaStream_t       stream;
-  cudaEvent_t        ev[4];
+  cudaEvent_t        ev[4], es[3];
   float              tph[3] = {0, 0, 0}; /* ms: short-range and dipole sums, eigenproblems, the rest */
+  float              tdm[4] = {0, 0, 0, 0}; /* ms, within tph[0]: short-range sums, dipole columns, dipole products, assembly */
+  PetscLogDouble     tw0, tw1;
 
   PetscFunctionBegin;
   if (nq <= 0) PetscFunctionReturn(0);
+  PetscCall(PetscTime(&tw0));
   PetscCall(PetscMemzero(&k, sizeof(k)));
   k.nat   = (int)na;
   k.nm    = (int)nm;
@@ -232,6 +235,7 @@ static PetscErrorCode Phonons(BTEEpr e, PetscInt nq, const PetscReal q[], const 
   PetscCallCUSOLVERBTE(cusolverDnSetStream(cs, stream));
   PetscCallCUSOLVERBTE(cusolverDnCreateParams(&params));
   for (int i = 0; i < 4; i++) PetscCallCUDA(cudaEventCreate(&ev[i]));
+  for (int i = 0; i < 3; i++) PetscCallCUDA(cudaEventCreate(&es[i]));
 
   /* batch size from the free memory (a quarter of it) */
   perq = sizeof(double) * (2 * (size_t)k.nR + 2 * (size_t)k.nf9 + 2 * (size_t)nm * nm * (k.lr ? 2 : 1) + 2 * (size_t)nm + 3 + (k.lr ? 2 * (size_t)nm * k.ncol : 0)) + sizeof(int);
@@ -288,13 +292,17 @@ static PetscErrorCode Phonons(BTEEpr e, PetscInt nq, const PetscReal q[], const 
       PetscCallCUDA(cudaMemsetAsync(dDre, 0, sizeof(double) * (size_t)k.nf9 * nb, stream));
       PetscCallCUDA(cudaMemsetAsync(dDim, 0, sizeof(double) * (size_t)k.nf9 * nb, stream));
     }
+    PetscCallCUDA(cudaEventRecord(es[0], stream));
     if (k.lr) {
       const cuDoubleComplex fac = make_cuDoubleComplex(k.fac, 0), z0 = make_cuDoubleComplex(0, 0);
       n                         = (size_t)k.ncol * nb;
       DipoleColumns<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k, nb, dq, dtau, dz, dV);
       PetscCallCUDA(cudaGetLastError());
+      PetscCallCUDA(cudaEventRecord(es[1], stream));
       PetscCallCUBLASBTE(cublasZgemmStridedBatched(cb, CUBLAS_OP_N, CUBLAS_OP_C, nm, nm, k.ncol, &fac, (const cuDoubleComplex *)dV, nm, (long long)nm * k.ncol, (const cuDoubleComplex *)dV, nm, (long long)nm * k.ncol, &z0, (cuDoubleComplex *)dDLR, nm, (long long)nm * nm, nb));
     }
+    if (!k.lr) PetscCallCUDA(cudaEventRecord(es[1], stream));
+    PetscCallCUDA(cudaEventRecord(es[2], stream));
     n = (size_t)nm * nm * nb;
     Assemble<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k, nb, dDre, dDim, dDLR, dons, dmass, dA);
     PetscCallCUDA(cudaGetLastError());
@@ -319,12 +327,20 @@ static PetscErrorCode Phonons(BTEEpr e, PetscInt nq, const PetscReal q[], const 
       PetscCallCUDA(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
       tph[i] += ms;
     }
+    {
+      cudaEvent_t from[4] = {ev[0], es[0], es[1], es[2]}, to[4] = {es[0], es[1], es[2], ev[1]};
+      for (int i = 0; i < 4; i++) {
+        float ms;
+        PetscCallCUDA(cudaEventElapsedTime(&ms, from[i], to[i]));
+        tdm[i] += ms;
+      }
+    }
     for (int b = 0; b < nb; b++) PetscCheck(hinfo[b] == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSOLVER's batched eigensolver failed on D(q) at q point %" PetscInt_FMT " (info %d)", q0 + b, hinfo[b]);
   }
   if (!ddst) PetscCall(PetscLogGpuToCpu((PetscLogDouble)sizeof(double) * nq * ((om ? nm : 0) + (u ? 2 * nm * nm : 0))));
 
-  PetscCall(PetscInfo(NULL, "phonons of %" PetscInt_FMT " q points on the GPU in batches of %" PetscInt_FMT ": dynamical matrices %.3f s (%d dipole columns per q), eigenproblems %.3f s, %s %.3f s\n", nq, B, (double)tph[0] / 1e3, k.ncol, (double)tph[1] / 1e3, ddst ? "into the device cache" : "copies to the host", (double)tph[2] / 1e3));
   for (int i = 0; i < 4; i++) PetscCallCUDA(cudaEventDestroy(ev[i]));
+  for (int i = 0; i < 3; i++) PetscCallCUDA(cudaEventDestroy(es[i]));
   PetscCallCUSOLVERBTE(cusolverDnDestroyParams(params));
   PetscCallCUBLASBTE(cublasDestroy(cb));
   PetscCallCUSOLVERBTE(cusolverDnDestroy(cs));
@@ -349,6 +365,8 @@ static PetscErrorCode Phonons(BTEEpr e, PetscInt nq, const PetscReal q[], const 
   PetscCallCUDA(cudaFree(dons));
   PetscCallCUDA(cudaFree(dtau));
   PetscCallCUDA(cudaFree(dz));
+  PetscCall(PetscTime(&tw1));
+  PetscCall(PetscInfo(NULL, "phonons of %" PetscInt_FMT " q points on the GPU in batches of %" PetscInt_FMT ", %.3f s on the host's clock: dynamical matrices %.3f s (short-range sums %.3f, dipole columns %.3f, dipole products %.3f, assembly %.3f; %d dipole columns per q), eigenproblems %.3f s, %s %.3f s\n", nq, B, tw1 - tw0, (double)tph[0] / 1e3, (double)tdm[0] / 1e3, (double)tdm[1] / 1e3, (double)tdm[2] / 1e3, (double)tdm[3] / 1e3, k.ncol, (double)tph[1] / 1e3, ddst ? "into the device cache" : "copies to the host", (double)tph[2] / 1e3));
   PetscFunctionReturn(0);
 }
 
