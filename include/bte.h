@@ -200,7 +200,7 @@ PETSC_EXTERN PetscErrorCode BTECollisionTSRHSJacobian(TS, PetscReal, Vec, Mat, M
    upwind state's f: conserves carriers exactly and keeps f >= 0, and f <= 1
    wherever a state has all its neighbours; first order), muscl (upwind flux with
    a limited linear reconstruction, -bte_drift_limiter: the same conservation and
-   bounds, second order where f is smooth; host only, not on CUDA Vecs).        */
+   bounds, second order where f is smooth; on CUDA Vecs too).                   */
 typedef struct _p_BTEDrift *BTEDrift;
 typedef enum {
   BTE_DRIFT_LOG,

@@ -22,7 +22,8 @@
    state Vec (MATAIJCUSPARSE for CUDA Vecs; -bte_drift_mat_type overrides), so with
    -vec_type cuda the drift term and its Jacobian run on the GPU without host<->device copies.
    The Jacobian: plain A; log J x = (2f-1) S x + f(f-1) A(u x), u = dg/df (driftcuda.h).
-   muscl: A is the upwind stencil and a limited correction is added on the host (drift_muscl.c). */
+   muscl: A is the upwind stencil and a limited correction is added, by host loops or on the device
+   (drift_muscl.c). */
 #include <bte/private/dynamicsimpl.h>
 #include <bte/private/validate.h>
 #include <bte/private/driftcuda.h>
@@ -473,7 +474,7 @@ static PetscErrorCode BTEDriftCreateMatrix(BTEDrift d, Vec v)
    |c_b|, so sum_i D_i = 0 exactly), with no negative coefficient off the diagonal, so f >= 0 is
    kept; at f = 1 a state with all its neighbours has D_i <= 0 (the c_b of b and -b cancel), so f <= 1
    too; a state at the window's edge missing a downstream neighbour can pile up. muscl uses the
-   upwind values here and adds its limited correction on the host (drift_muscl.c). */
+   upwind values here and adds its limited correction (drift_muscl.c). */
 static PetscErrorCode BTEDriftFillMatrix(BTEDrift d)
 {
   const PetscInt  nb = d->bv.nb, nl = d->nlocal;
@@ -554,10 +555,7 @@ PetscErrorCode BTEDriftSetUp(BTEDrift d)
     d->c[b]             = -d->bv.w[b] * (F[0] * bb[0] + F[1] * bb[1] + F[2] * bb[2]) / BTE_HBAR;
   }
   PetscCall(BTEDriftFillMatrix(d));
-  if (d->form == BTE_DRIFT_MUSCL) {
-    PetscCheck(!d->cuda, comm, PETSC_ERR_SUP, "-bte_drift_form muscl runs on the host only: with CUDA Vecs add -bte_drift_mat_type aij (the drift term then runs on the host), or use -bte_drift_form upwind");
-    PetscCall(BTEDriftMUSCLSetUp(d));
-  }
+  if (d->form == BTE_DRIFT_MUSCL) PetscCall(BTEDriftMUSCLSetUp(d));
   d->jstate      = PETSC_FALSE;
   d->setupcalled = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(BTE_DriftSetUp, d, 0, 0, 0));

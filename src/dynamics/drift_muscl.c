@@ -22,30 +22,12 @@
    chosen branch frozen, 1 or 0; both 0 where the slope is cut to 0), so
      J x = A_upwind x + sum_b a_b (d sigma_{i-b} - d sigma_i).
    Slopes of ghost states come through the drift term's VecScatter, one scatter per b with a_b > 0.
-   Host loops only: with CUDA Vecs BTEDriftSetUp refuses the form. */
+   Host loops, or with CUDA Vecs the same steps as kernels of drift_cuda.cu on the device (the
+   neighbour table and the Jacobian state kept there; the slope formula shared, driftcuda.h). */
 #include <bte/private/dynamicsimpl.h>
+#include <bte/private/driftcuda.h>
 
 const char *const BTEDriftLimiters[] = {"vanleer", "minmod", "BTEDriftLimiter", "BTE_DRIFT_LIMITER_", NULL};
-
-/* sigma = L(p, q) and its partial derivatives */
-static inline void BTEDriftSlope(BTEDriftLimiter lim, PetscReal p, PetscReal q, PetscReal *s, PetscReal *dp, PetscReal *dq)
-{
-  if (!(p * q > 0)) {
-    *s = *dp = *dq = 0;
-    return;
-  }
-  if (lim == BTE_DRIFT_LIMITER_MINMOD) {
-    const PetscBool usep = PetscAbsReal(p) <= PetscAbsReal(q) ? PETSC_TRUE : PETSC_FALSE;
-    *s                   = usep ? p : q;
-    *dp                  = usep ? 1 : 0;
-    *dq                  = usep ? 0 : 1;
-  } else {
-    const PetscReal r = 1 / (p + q);
-    *s                = 2 * p * q * r;
-    *dp               = 2 * q * q * r * r;
-    *dq               = 2 * p * p * r * r;
-  }
-}
 
 PetscErrorCode BTEDriftMUSCLDestroy(BTEDrift d)
 {
@@ -55,8 +37,25 @@ PetscErrorCode BTEDriftMUSCLDestroy(BTEDrift d)
   PetscCall(VecDestroy(&d->msig));
   PetscCall(VecDestroy(&d->sghost));
   PetscCall(VecDestroy(&d->mdiag));
+  PetscCall(VecDestroy(&d->mfg));
+  PetscCall(VecDestroy(&d->mxg));
+#if defined(BTE_HAVE_CUDA)
+  PetscCall(BTEDriftCUDAMUSCLDestroy((BTEDriftCUDAMUSCL *)&d->mcuda));
+#endif
   PetscFunctionReturn(0);
 }
+
+#if defined(BTE_HAVE_CUDA)
+/* a sequential Vec of the ghosts on the device */
+static PetscErrorCode BTEDriftMUSCLGhostVecCUDA(BTEDrift d, Vec *v)
+{
+  PetscFunctionBegin;
+  PetscCall(VecCreate(PETSC_COMM_SELF, v));
+  PetscCall(VecSetSizes(*v, d->nghost, d->nghost));
+  PetscCall(VecSetType(*v, VECSEQCUDA));
+  PetscFunctionReturn(0);
+}
+#endif
 
 /* After the b-vectors, neighbours and c_b are known: the -b of each b and the b along which
    carriers move (they change with the field, so this runs on every setup). */
@@ -74,8 +73,15 @@ PetscErrorCode BTEDriftMUSCLSetUp(BTEDrift d)
         if (d->bv.m[3 * o] == -m[0] && d->bv.m[3 * o + 1] == -m[1] && d->bv.m[3 * o + 2] == -m[2]) d->opp[b] = o;
       PetscCheck(d->opp[b] >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "b-vector %" PetscInt_FMT " has no opposite", b);
     }
-    PetscCall(VecCreateMPI(PetscObjectComm((PetscObject)d), d->nlocal, PETSC_DETERMINE, &d->msig));
-    PetscCall(VecDuplicate(d->fghost, &d->sghost));
+    PetscCall(VecDuplicate(d->adiag, &d->msig)); /* of the stencil's kind, as the state */
+    if (d->cuda) {
+#if defined(BTE_HAVE_CUDA)
+      PetscCall(BTEDriftMUSCLGhostVecCUDA(d, &d->sghost));
+      PetscCall(BTEDriftMUSCLGhostVecCUDA(d, &d->mfg));
+      PetscCall(BTEDriftMUSCLGhostVecCUDA(d, &d->mxg));
+      PetscCall(BTEDriftCUDAMUSCLCreate(d->nlocal, nb, d->nbr, (BTEDriftCUDAMUSCL *)&d->mcuda));
+#endif
+    } else PetscCall(VecDuplicate(d->fghost, &d->sghost));
   }
   d->nd = 0;
   for (PetscInt b = 0; b < nb; b++)
@@ -114,7 +120,26 @@ static PetscErrorCode BTEDriftMUSCLAddFaces(BTEDrift d, PetscInt b, PetscScalar 
   PetscFunctionReturn(0);
 }
 
-/* y += the limited correction at f (host Vecs of the stencil's layout) */
+#if defined(BTE_HAVE_CUDA)
+/* The three steps on the device: per moving b the slopes (mode, as BTEDriftCUDAMUSCLSlopes), their
+   ghosts, the faces into y (jac: and the Jacobian diagonal's own terms) */
+static PetscErrorCode BTEDriftMUSCLCUDA(BTEDrift d, int mode, Vec f, Vec fg, Vec y, PetscBool jac)
+{
+  BTEDriftCUDAMUSCL m = (BTEDriftCUDAMUSCL)d->mcuda;
+
+  PetscFunctionBegin;
+  PetscCall(BTEDriftMUSCLGhosts(d, f, fg));
+  for (PetscInt k = 0; k < d->nd; k++) {
+    const PetscInt b = d->down[k], ob = d->opp[b];
+    PetscCall(BTEDriftCUDAMUSCLSlopes(m, k, d->nd, b, ob, d->limiter == BTE_DRIFT_LIMITER_MINMOD, mode, f, fg, d->msig));
+    PetscCall(BTEDriftMUSCLGhosts(d, d->msig, d->sghost));
+    PetscCall(BTEDriftCUDAMUSCLFaces(m, k, ob, -d->c[b], jac, d->msig, d->sghost, y));
+  }
+  PetscFunctionReturn(0);
+}
+#endif
+
+/* y += the limited correction at f (Vecs of the stencil's kind) */
 PetscErrorCode BTEDriftMUSCLApplyAdd(BTEDrift d, Vec f, Vec y)
 {
   const PetscInt     nb = d->bv.nb, nl = d->nlocal;
@@ -122,6 +147,12 @@ PetscErrorCode BTEDriftMUSCLApplyAdd(BTEDrift d, Vec f, Vec y)
   PetscScalar       *ya, *sa;
 
   PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (d->cuda) {
+    PetscCall(BTEDriftMUSCLCUDA(d, 0, f, d->mfg, y, PETSC_FALSE));
+    PetscFunctionReturn(0);
+  }
+#endif
   PetscCall(BTEDriftMUSCLGhosts(d, f, d->fghost));
   PetscCall(VecGetArrayRead(f, &fa));
   PetscCall(VecGetArrayRead(d->fghost, &fg));
@@ -135,7 +166,7 @@ PetscErrorCode BTEDriftMUSCLApplyAdd(BTEDrift d, Vec f, Vec y)
         const PetscReal fi = PetscRealPart(fa[i]);
         const PetscReal fp = PetscRealPart(jp < nl ? fa[jp] : fg[jp - nl]);
         const PetscReal fm = PetscRealPart(jm < nl ? fa[jm] : fg[jm - nl]);
-        BTEDriftSlope(d->limiter, fi - fm, fp - fi, &s, &dp, &dq);
+        BTEDriftSlope(d->limiter == BTE_DRIFT_LIMITER_MINMOD, fi - fm, fp - fi, &s, &dp, &dq);
       }
       sa[i] = s;
     }
@@ -158,9 +189,15 @@ PetscErrorCode BTEDriftMUSCLSetJacobianState(BTEDrift d, Vec f)
   PetscScalar       *ya, *sa;
 
   PetscFunctionBegin;
-  if (!d->jal) PetscCall(PetscMalloc2(d->nd * nl, &d->jal, d->nd * nl, &d->jbe));
   if (!d->mdiag) PetscCall(VecDuplicate(d->adiag, &d->mdiag));
   PetscCall(VecCopy(d->adiag, d->mdiag));
+#if defined(BTE_HAVE_CUDA)
+  if (d->cuda) {
+    PetscCall(BTEDriftMUSCLCUDA(d, 1, f, d->mfg, d->mdiag, PETSC_TRUE));
+    PetscFunctionReturn(0);
+  }
+#endif
+  if (!d->jal) PetscCall(PetscMalloc2(d->nd * nl, &d->jal, d->nd * nl, &d->jbe));
   PetscCall(BTEDriftMUSCLGhosts(d, f, d->fghost));
   PetscCall(VecGetArrayRead(f, &fa));
   PetscCall(VecGetArrayRead(d->fghost, &fg));
@@ -177,7 +214,7 @@ PetscErrorCode BTEDriftMUSCLSetJacobianState(BTEDrift d, Vec f)
         const PetscReal fi = PetscRealPart(fa[i]);
         const PetscReal fp = PetscRealPart(jp < nl ? fa[jp] : fg[jp - nl]);
         const PetscReal fm = PetscRealPart(jm < nl ? fa[jm] : fg[jm - nl]);
-        BTEDriftSlope(d->limiter, fi - fm, fp - fi, &s, &al[i], &be[i]);
+        BTEDriftSlope(d->limiter == BTE_DRIFT_LIMITER_MINMOD, fi - fm, fp - fi, &s, &al[i], &be[i]);
       }
       sa[i] = be[i]; /* d sigma_i / d f_{i+b}: the i-b term of the next state's diagonal */
     }
@@ -201,6 +238,12 @@ PetscErrorCode BTEDriftMUSCLJacobianMultAdd(BTEDrift d, Vec x, Vec y)
   PetscScalar       *ya, *sa;
 
   PetscFunctionBegin;
+#if defined(BTE_HAVE_CUDA)
+  if (d->cuda) {
+    PetscCall(BTEDriftMUSCLCUDA(d, 2, x, d->mxg, y, PETSC_FALSE));
+    PetscFunctionReturn(0);
+  }
+#endif
   PetscCall(BTEDriftMUSCLGhosts(d, x, d->xghost));
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArrayRead(d->xghost, &xg));

@@ -395,10 +395,10 @@ int main(int argc, char **argv)
     PetscCall(VecAXPY(ref.A, 1.0, ref.D));
     PetscCall(Run(dh, fh, xh, &rh));
     PetscCall(Compare("CPU", "direct loop", &rh, &ref, tol));
-    if (cuda && form == BTE_DRIFT_MUSCL) PetscCall(PetscPrintf(comm, "  (muscl has no CUDA implementation: host only)\n"));
-    if (cuda && form != BTE_DRIFT_MUSCL) {
+    if (cuda) {
       PetscLogDouble gf0, gf1, g2c0, g2c1, c2g0, c2g1;
       PetscCall(DriftCreate(bte, "gpu_", MATAIJCUSPARSE, E, form, &dd));
+      if (cfg == 4) PetscCall(BTEDriftSetLimiter(dd, BTE_DRIFT_LIMITER_MINMOD));
       PetscCall(MatGetType(dd->A, &mt));
       PetscCall(PetscPrintf(comm, "  GPU stencil %s, pointwise steps on the %s\n", mt, dd->cuda ? "GPU" : "host"));
       PetscCheck(dd->cuda, comm, PETSC_ERR_PLIB, "FAILED: the AIJCUSPARSE stencil did not give CUDA work Vecs");

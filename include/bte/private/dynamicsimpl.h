@@ -55,7 +55,8 @@ struct _p_BTEDrift {
   Vec          ju, jp, jd, jdiag, jt, jz; /* log Jacobian state: u, p, (2f-1)S, diagonal; work u x, A(u x) */
   PetscBool    jstate;
   PetscBool    setupcalled;
-  /* muscl form (drift_muscl.c): A holds the upwind stencil, the limited correction is added on the host */
+  /* muscl form (drift_muscl.c): A holds the upwind stencil, the limited correction is added by host
+     loops or, with CUDA Vecs, by kernels of drift_cuda.cu */
   BTEDriftLimiter limiter;
   PetscInt       *opp;      /* per b: the index of -b */
   PetscInt        nd;       /* b-vectors along which carriers move (c_b < 0) */
@@ -64,6 +65,8 @@ struct _p_BTEDrift {
   Vec             sghost;   /* its ghosts */
   PetscReal      *jal, *jbe; /* Jacobian state, nd x nlocal: d sigma / d(backward, forward difference) */
   Vec             mdiag;    /* Jacobian diagonal: diag(A) + that of the correction */
+  Vec             mfg, mxg; /* CUDA: the ghosts of f and of x on the device (sghost is there too) */
+  void           *mcuda;    /* CUDA: the neighbour table and the Jacobian state on the device (BTEDriftCUDAMUSCL) */
 };
 
 PETSC_INTERN PetscErrorCode BTEDriftMUSCLSetUp(BTEDrift);
