@@ -56,7 +56,7 @@ PetscErrorCode BTEHighFieldCreateDefaultDrift(BTEHighField hf, BTEHighFieldDrift
   PetscCall(BTEDriftSetFromOptions(d));
   PetscCall(BTEDriftSetUp(d));
   PetscCall(BTEDriftGetForm(d, &form));
-  hd->positive   = form == BTE_DRIFT_LOG ? PETSC_TRUE : PETSC_FALSE;
+  hd->positive   = form == BTE_DRIFT_PLAIN ? PETSC_FALSE : PETSC_TRUE;
   {
     /* the b-vectors as grid steps m_a = b . a_a nk_a / (2 pi) */
     PetscInt         nb, nk[3];

@@ -404,7 +404,7 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
   {
     const char *vars[] = {"auto", "log", "linear"};
     PetscInt    v      = hf->vars + 1;
-    PetscCall(PetscOptionsEList("-bte_highfield_variables", "Unknowns: log (g = ln((1-f)/f), keeps f in (0,1)), linear (f), auto (log unless -bte_drift_form plain)", "BTEHighFieldSolve", vars, 3, vars[v], &v, NULL));
+    PetscCall(PetscOptionsEList("-bte_highfield_variables", "Unknowns: log (g = ln((1-f)/f), keeps f in (0,1)), linear (f), auto (log, linear with -bte_drift_form plain)", "BTEHighFieldSolve", vars, 3, vars[v], &v, NULL));
     hf->vars = v - 1;
   }
   PetscCall(PetscOptionsBool("-bte_highfield_monitor", "Print each field as it is solved", "BTEHighFieldSolve", hf->monitor, &hf->monitor, NULL));
@@ -416,7 +416,8 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
 
 /* ---- residual ----
    Unknowns x: g = ln((1-f)/f) ("log" variables, the default) or f itself ("linear",
-   for a drift discretisation that does not keep f in (0,1), -bte_drift_form plain).
+   for a drift discretisation that does not keep f in (0,1), -bte_drift_form plain; upwind and
+   muscl keep it, and with linear unknowns their Newton and continuation stall on GaAs grids).
    With S the row scale (log: S = W = f(1-f); linear: S = f(1-f) of the field's starting
    state, frozen), m the row multiplier (log: 1/S; linear: -1/S, so that dx/dt = -r is
    the physical direction in both), kappa = -c (log) or +c (linear):

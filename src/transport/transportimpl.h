@@ -115,7 +115,7 @@ typedef struct {
   PetscErrorCode (*jacmultadd)(void *, Vec x, Vec y);
   PetscErrorCode (*diagadd)(void *, Vec d);
   PetscErrorCode (*destroy)(void *);
-  PetscBool positive; /* the discretisation keeps f in (0,1) (Perturbo's log form) */
+  PetscBool positive; /* the discretisation keeps f in [0,1] (log, upwind, muscl; not plain) */
   PetscInt  nsteps;   /* grid steps of the neighbours the drift uses (for the window-edge check); */
   PetscInt  steps[3 * 64]; /* 0: the 6 axis neighbours */
 } BTEHighFieldDrift;
