@@ -1,8 +1,7 @@
 #!/bin/bash
 # The drift operator on the GPU: CPU vs CUDA (AIJCUSPARSE stencil + drift_cuda.cu kernels) D[f], y + D[f],
-# J(f) x and diag J agree to 1e-12 (max-norm relative) for the four forms (muscl with both limiters), on 1
-# and 2 ranks, and on one rank
-# make no host<->device copy (tests/dynamics/drift_ops.c). Then `bte dynamics` with RK4 in a field on
+# J(f) x and diag J agree to 1e-12 (max-norm relative) for the four forms (muscl with both
+# limiters), on 1 and 2 ranks, and on one rank make no host<->device copy (tests/dynamics/drift_ops.c). Then `bte dynamics` with RK4 in a field on
 # CUDA Vecs: -log_view's GpuToCpu count of TSStep (the whole step: collision, drift, RK vector
 # operations) and of BTEDriftApply is 0; with the host stencil (-bte_drift_mat_type aij, the drift as it
 # ran before) the same parse finds the copies. The muscl form runs on the GPU too (its limited

@@ -1,16 +1,17 @@
 #!/bin/bash
 # -bte_exchange: the ghost exchange by NCCL between the ranks' GPUs. With two or more GPUs, on 2 to
-# 4 ranks (one GPU each): auto chooses CUDA IPC (one host) and says so; with -bte_exchange nccl,
-# I[f], J(f) x and diag J of the pair
-# operator (pairs and states partition, small tiles and chunks) agree with the one-rank run to
-# 1e-12 and with fused (which exchanges its ghosts the same way); a second apply and the unsplit
-# MatMult agree to the bit, also with -bte_exchange_work_first, -bte_pair_side_stream 0 and the computed channels selected on the device (the default) or copied out on the host (-bte_pair_select_device 0); the exchange alone (coll_exchange) fills the local vector and the
-# owners' receive slots exactly as PETSc's VecScatter does, also with 8 exchanges in flight and one rank
-# lagging on the host; -bte_pair_timeline leaves the results as they are and every rank
-# prints its steps' times in the order the streams run them; an NCCL library that does not load leaves
-# auto's choice (IPC, which needs no library) as it is and makes -bte_exchange nccl fail in one line. With one GPU, ranks share it: auto falls back to the
-# VecScatter and says why, and -bte_exchange nccl is refused in one line. Skips (77) without a
-# CUDA build or a GPU.
+# 4 ranks (one GPU each): auto chooses CUDA IPC (one host) and says so. With -bte_exchange nccl:
+# I[f], J(f) x and diag J of the pair operator (pairs and states partition, small tiles and chunks)
+# agree with the one-rank run to 1e-12 and with fused (which exchanges its ghosts the same way); a
+# second apply and the unsplit MatMult agree to the bit, also with -bte_exchange_work_first,
+# -bte_pair_side_stream 0 and the computed channels selected on the device (the default) or copied
+# out on the host (-bte_pair_select_device 0); the exchange alone (coll_exchange) fills the local
+# vector and the owners' receive slots exactly as PETSc's VecScatter does, also with 8 exchanges in
+# flight and one rank lagging on the host; -bte_pair_timeline leaves the results as they are and
+# every rank prints its steps' times in the order the streams run them. An NCCL library that does
+# not load leaves auto's choice (IPC, which needs no library) as it is and makes -bte_exchange nccl
+# fail in one line. With one GPU, ranks share it: auto falls back to the VecScatter and says why,
+# and -bte_exchange nccl is refused in one line. Skips (77) without a CUDA build or a GPU.
 source "$TESTDIR/common.sh"
 require_cuda_gpu
 fail() { echo "FAILED (exit $1): $2"; exit 1; }
