@@ -31,7 +31,7 @@ PetscErrorCode BTECollisionExchangeReset_Private(BTECollision coll)
 /* The forward lists: the ghosts come from their owners in blocks (they are sorted by global
    index, so those of one owner are contiguous and in owner order); each owner learns which of its
    states every other rank needs (one MPI_Alltoall and one MPI_Alltoallv). Then the communicator. */
-static PetscErrorCode ExchangeCreateNCCL(BTECollision coll, PetscBool ipc)
+static PetscErrorCode ExchangeCreateNCCL(BTECollision coll, PetscBool ipc, PetscBool *ok)
 {
   MPI_Comm         comm;
   PetscMPIInt      size = coll->psize;
@@ -70,7 +70,8 @@ static PetscErrorCode ExchangeCreateNCCL(BTECollision coll, PetscBool ipc)
   l.rsdsp  = coll->rsdsp;
   l.rrcnt  = coll->rrcnt;
   l.rrdsp  = coll->rrdsp;
-  PetscCall(BTECollNCCLCreate(comm, coll->ncclpath, ipc, &l, &coll->nccl));
+  PetscCall(BTECollNCCLCreate(comm, coll->ncclpath, ipc, &l, &coll->nccl, coll->xwhy, sizeof(coll->xwhy)));
+  *ok = coll->nccl ? PETSC_TRUE : PETSC_FALSE; /* NULL: IPC could not map a peer's memory (on every rank) */
   PetscCall(PetscFree(fsend));
   PetscCall(PetscFree4(fscnt, fsdsp, frcnt, frdsp));
   PetscFunctionReturn(0);
@@ -113,7 +114,8 @@ PetscErrorCode BTECollisionExchangeSelect_Private(BTECollision coll, Vec x)
     PetscBool ok;
     PetscCall(BTECollIPCProbe(comm, &ok, coll->xwhy, sizeof(coll->xwhy)));
     PetscCheck(ok, comm, PETSC_ERR_SUP, "-bte_exchange ipc cannot run: %s", coll->xwhy);
-    PetscCall(ExchangeCreateNCCL(coll, PETSC_TRUE));
+    PetscCall(ExchangeCreateNCCL(coll, PETSC_TRUE, &ok));
+    PetscCheck(ok, comm, PETSC_ERR_LIB, "-bte_exchange ipc cannot run: %s", coll->xwhy);
     coll->xsel    = 2;
     coll->xwhy[0] = 0;
 #endif
@@ -123,8 +125,8 @@ PetscErrorCode BTECollisionExchangeSelect_Private(BTECollision coll, Vec x)
     if (coll->exchange == BTE_COLLISION_EXCHANGE_AUTO) {
       /* IPC first: on one host it moves the same values sooner than NCCL (docs/benchmarks.md) */
       PetscCall(BTECollIPCProbeAuto(comm, &ok, coll->xwhy, sizeof(coll->xwhy)));
+      if (ok) PetscCall(ExchangeCreateNCCL(coll, PETSC_TRUE, &ok)); /* a peer's memory may still not map */
       if (ok) {
-        PetscCall(ExchangeCreateNCCL(coll, PETSC_TRUE));
         coll->xsel    = 2;
         coll->xwhy[0] = 0;
         PetscCall(PetscInfo(coll, "Ghost exchange for CUDA Vecs: CUDA IPC (auto)\n"));
@@ -135,7 +137,7 @@ PetscErrorCode BTECollisionExchangeSelect_Private(BTECollision coll, Vec x)
     PetscCall(BTECollNCCLProbe(comm, coll->ncclpath, &ok, coll->xwhy, sizeof(coll->xwhy)));
     PetscCheck(ok || coll->exchange != BTE_COLLISION_EXCHANGE_NCCL, comm, PETSC_ERR_SUP, "-bte_exchange nccl cannot run: %s", coll->xwhy);
     if (ok) {
-      PetscCall(ExchangeCreateNCCL(coll, PETSC_FALSE));
+      PetscCall(ExchangeCreateNCCL(coll, PETSC_FALSE, &ok));
       coll->xsel    = 2;
       coll->xwhy[0] = 0;
     }

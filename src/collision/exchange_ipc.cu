@@ -174,7 +174,7 @@ static void OpenHandle(const cudaIpcMemHandle_t *hnd, void **ptr, cudaError_t *e
   }
 }
 
-PetscErrorCode BTECollIPCCreate(MPI_Comm comm, const BTECollNCCLLists *l, BTECollIPC *out)
+PetscErrorCode BTECollIPCCreate(MPI_Comm comm, const BTECollNCCLLists *l, BTECollIPC *out, char why[], size_t len)
 {
   BTECollIPC          h;
   PetscMPIInt         size, rank;
@@ -186,6 +186,8 @@ PetscErrorCode BTECollIPCCreate(MPI_Comm comm, const BTECollNCCLLists *l, BTECol
   PetscMPIInt        *zbuf;
 
   PetscFunctionBegin;
+  *out   = NULL;
+  why[0] = 0;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(PetscNew(&h));
@@ -263,9 +265,10 @@ PetscErrorCode BTECollIPCCreate(MPI_Comm comm, const BTECollNCCLLists *l, BTECol
     int code = err == cudaSuccess ? 0 : (int)err, worst, who = err == cudaSuccess ? size : rank, first;
     PetscCallMPI(MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm));
     PetscCallMPI(MPI_Allreduce(&who, &first, 1, MPI_INT, MPI_MIN, comm));
-    if (worst) {
+    if (worst) { /* on every rank: the caller raises, or (auto) falls back */
       PetscCall(BTECollIPCDestroy(&h));
-      SETERRQ(comm, PETSC_ERR_LIB, "-bte_exchange ipc: rank %d could not map a peer's GPU memory (cudaIpcOpenMemHandle: %s)", (int)first, cudaGetErrorString((cudaError_t)worst));
+      PetscCall(PetscSNPrintf(why, len, "rank %d could not map a peer's GPU memory (cudaIpcOpenMemHandle: %s)", (int)first, cudaGetErrorString((cudaError_t)worst)));
+      PetscFunctionReturn(0);
     }
   }
   PetscCallCUDA(cudaDeviceSynchronize());

@@ -149,7 +149,7 @@ static PetscErrorCode UploadInt(const PetscInt *src, PetscInt n, int **dst)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTECollNCCLCreate(MPI_Comm comm, const char *path, PetscBool ipc, const BTECollNCCLLists *l, BTECollNCCL *out)
+PetscErrorCode BTECollNCCLCreate(MPI_Comm comm, const char *path, PetscBool ipc, const BTECollNCCLLists *l, BTECollNCCL *out, char ipcwhy[], size_t ipclen)
 {
   BTECollNCCL  h;
   PetscBool    ok;
@@ -161,9 +161,15 @@ PetscErrorCode BTECollNCCLCreate(MPI_Comm comm, const char *path, PetscBool ipc,
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCheck(l->nlocal + l->nghost < INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The device exchange (NCCL or IPC) uses 32-bit local indices");
+  *out = NULL;
   PetscCall(PetscNew(&h));
-  if (ipc) PetscCall(BTECollIPCCreate(comm, l, &h->ipc));
-  else {
+  if (ipc) {
+    PetscCall(BTECollIPCCreate(comm, l, &h->ipc, ipcwhy, ipclen));
+    if (!h->ipc) { /* collective: no rank goes on */
+      PetscCall(PetscFree(h));
+      PetscFunctionReturn(0);
+    }
+  } else {
     PetscCall(NCCLLoad(path, &h->L, &ok, why, sizeof(why)));
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s", why);
     PetscCallNCCL(&h->L, h->L.GetVersion(&h->version));

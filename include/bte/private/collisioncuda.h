@@ -149,8 +149,9 @@ typedef struct {
 typedef struct _n_BTECollNCCL *BTECollNCCL;
 /* collective: can NCCL run here (no two ranks on one GPU, the library loads on every rank)? why: the reason when not */
 PETSC_INTERN PetscErrorCode BTECollNCCLProbe(MPI_Comm, const char *library, PetscBool *ok, char why[], size_t len);
-/* ipc: move the values by CUDA IPC (exchange_ipc.cu) instead of NCCL's calls; library is then not loaded */
-PETSC_INTERN PetscErrorCode BTECollNCCLCreate(MPI_Comm, const char *library, PetscBool ipc, const BTECollNCCLLists *, BTECollNCCL *);
+/* ipc: move the values by CUDA IPC (exchange_ipc.cu) instead of NCCL's calls; library is then not
+   loaded, and *out is NULL on every rank (why: the reason) when a rank cannot map a peer's memory */
+PETSC_INTERN PetscErrorCode BTECollNCCLCreate(MPI_Comm, const char *library, PetscBool ipc, const BTECollNCCLLists *, BTECollNCCL *out, char why[], size_t len);
 PETSC_INTERN PetscErrorCode BTECollNCCLDestroy(BTECollNCCL *);
 PETSC_INTERN PetscErrorCode BTECollNCCLVersion(BTECollNCCL, int *);
 PETSC_INTERN PetscErrorCode BTECollNCCLIsIPC(BTECollNCCL, PetscBool *);
@@ -177,7 +178,8 @@ typedef struct _n_BTECollIPC *BTECollIPC;
 PETSC_INTERN PetscErrorCode BTECollIPCProbe(MPI_Comm, PetscBool *ok, char why[], size_t len);
 /* collective: what -bte_exchange auto needs besides: one GPU per rank, and peer access between them all */
 PETSC_INTERN PetscErrorCode BTECollIPCProbeAuto(MPI_Comm, PetscBool *ok, char why[], size_t len);
-PETSC_INTERN PetscErrorCode BTECollIPCCreate(MPI_Comm, const BTECollNCCLLists *, BTECollIPC *);
+/* collective; *out NULL on every rank (why: the reason) when a rank cannot map a peer's memory */
+PETSC_INTERN PetscErrorCode BTECollIPCCreate(MPI_Comm, const BTECollNCCLLists *, BTECollIPC *out, char why[], size_t len);
 PETSC_INTERN PetscErrorCode BTECollIPCDestroy(BTECollIPC *);
 /* (BTECollIPCSend and BTECollIPCRecv, which take a stream, are declared in collisioncuda_device.h) */
 
