@@ -52,7 +52,7 @@ PETSC_EXTERN PetscErrorCode BTEStateCheck(Vec, PetscReal tol, PetscBool *ok, Pet
    ends (8 B per channel), P and Q (16 B), the sort entries (24 B) and the layout as it is filled
    (~16 B); measured: GaAs 80^3, 3.03e7 channels, bte highfield peaks at 2.78 GB resident, 92 B per
    channel with the table's 28 (the fused layout, 40 B per channel, stays below it) */
-#define BTE_RUN_BYTES_PER_CHANNEL_OP (2 * sizeof(PetscInt) + 2 * sizeof(PetscReal) + 2 * sizeof(PetscInt) + 2 * sizeof(PetscReal) + 16)
+#define BTE_RUN_BYTES_PER_CHANNEL_OP (2 * sizeof(PetscInt) /* ends */ + 2 * sizeof(PetscReal) /* P, Q */ + (2 * sizeof(uint32_t) + 2 * sizeof(double)) /* sort entry */ + 16 /* layout */)
 #define BTE_RUN_BYTES_PER_CHANNEL_JAC (2 * 2 * (sizeof(PetscInt) + sizeof(PetscScalar)))     /* assembled AIJ: two entries, twice while assembling */
 #define BTE_RUN_VECTORS               8                                                     /* state-sized work vectors */
 #define BTE_RUN_BYTES_PER_STATE       (BTE_RUN_VECTORS * sizeof(PetscScalar) + sizeof(PetscInt) + sizeof(PetscScalar)) /* + a ghost */
