@@ -77,6 +77,32 @@ PetscErrorCode BTECollIPCProbe(MPI_Comm comm, PetscBool *ok, char why[], size_t 
   PetscFunctionReturn(0);
 }
 
+/* Every rank's GPU, by its UUID (PCI ids repeat across hosts; UUIDs do not): mine, the 16 bytes of
+   this rank's device; all (PetscFree it, or pass NULL), 16 bytes per rank in rank order; shared, whether
+   another rank uses this rank's GPU. Collective. The NCCL probe and auto's IPC probe both ask it. */
+PetscErrorCode BTECollCUDAGatherGPUs(MPI_Comm comm, unsigned char mine[16], unsigned char **all, PetscBool *shared)
+{
+  PetscMPIInt    size, rank;
+  int            dev;
+  unsigned char *a;
+  cudaDeviceProp prop;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallCUDA(cudaGetDevice(&dev));
+  PetscCallCUDA(cudaGetDeviceProperties(&prop, dev));
+  PetscCall(PetscMemcpy(mine, prop.uuid.bytes, 16));
+  PetscCall(PetscMalloc1((size_t)16 * size, &a));
+  PetscCallMPI(MPI_Allgather(mine, 16, MPI_UNSIGNED_CHAR, a, 16, MPI_UNSIGNED_CHAR, comm));
+  *shared = PETSC_FALSE;
+  for (PetscMPIInt r = 0; r < size; r++)
+    if (r != rank && !memcmp(a + (size_t)16 * r, mine, 16)) *shared = PETSC_TRUE;
+  if (all) *all = a;
+  else PetscCall(PetscFree(a));
+  PetscFunctionReturn(0);
+}
+
 /* What -bte_exchange auto asks before it takes IPC: all ranks on one host (BTECollIPCProbe), no two
    on one GPU (IPC works there but slowly: the contexts take turns while a kernel polls), and every
    rank's GPU able to map every other's memory (peer access; a GPU another rank uses but this one
@@ -86,6 +112,7 @@ PetscErrorCode BTECollIPCProbeAuto(MPI_Comm comm, PetscBool *ok, char why[], siz
   PetscMPIInt   size, rank;
   int           dev, ndev, code = 0, worst = 0;
   unsigned char uuid[16], *all;
+  PetscBool     shared;
 
   PetscFunctionBegin;
   PetscCall(BTECollIPCProbe(comm, ok, why, len));
@@ -94,20 +121,11 @@ PetscErrorCode BTECollIPCProbeAuto(MPI_Comm comm, PetscBool *ok, char why[], siz
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCallCUDA(cudaGetDevice(&dev));
   PetscCallCUDA(cudaGetDeviceCount(&ndev));
-  {
-    cudaDeviceProp prop;
-    PetscCallCUDA(cudaGetDeviceProperties(&prop, dev));
-    PetscCall(PetscMemcpy(uuid, prop.uuid.bytes, 16));
-  }
-  PetscCall(PetscMalloc1((size_t)16 * size, &all));
-  PetscCallMPI(MPI_Allgather(uuid, 16, MPI_UNSIGNED_CHAR, all, 16, MPI_UNSIGNED_CHAR, comm));
+  PetscCall(BTECollCUDAGatherGPUs(comm, uuid, &all, &shared));
+  if (shared) code = 1;
   for (PetscMPIInt r = 0; r < size && !code; r++) {
     int other = -1, can = 0;
     if (r == rank) continue;
-    if (!memcmp(all + (size_t)16 * r, uuid, 16)) {
-      code = 1;
-      break;
-    }
     for (int d = 0; d < ndev && other < 0; d++) {
       cudaDeviceProp prop;
       PetscCallCUDA(cudaGetDeviceProperties(&prop, d));

@@ -81,27 +81,18 @@ static PetscErrorCode NCCLLoad(const char *path, BTENCCLLib *L, PetscBool *ok, c
 PetscErrorCode BTECollNCCLProbe(MPI_Comm comm, const char *path, PetscBool *ok, char why[], size_t len)
 {
   PetscMPIInt   size, rank;
-  int           dev, code = 0, worst = 0;
-  unsigned char uuid[16], *all;
+  int           code = 0, worst = 0;
+  unsigned char uuid[16];
   BTENCCLLib    L;
-  PetscBool     loaded;
+  PetscBool     loaded, shared;
   char          mine[192] = "";
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   /* NCCL refuses two ranks of a communicator on one GPU */
-  {
-    cudaDeviceProp prop;
-    PetscCallCUDA(cudaGetDevice(&dev));
-    PetscCallCUDA(cudaGetDeviceProperties(&prop, dev));
-    PetscCall(PetscMemcpy(uuid, prop.uuid.bytes, 16));
-  }
-  PetscCall(PetscMalloc1((size_t)16 * size, &all));
-  PetscCallMPI(MPI_Allgather(uuid, 16, MPI_UNSIGNED_CHAR, all, 16, MPI_UNSIGNED_CHAR, comm));
-  for (PetscMPIInt r = 0; r < size && !code; r++)
-    if (r != rank && !memcmp(all + (size_t)16 * r, uuid, 16)) code = 1;
-  PetscCall(PetscFree(all));
+  PetscCall(BTECollCUDAGatherGPUs(comm, uuid, NULL, &shared));
+  if (shared) code = 1;
   if (!code) {
     PetscCall(NCCLLoad(path, &L, &loaded, mine, sizeof(mine)));
     if (loaded) dlclose(L.lib);

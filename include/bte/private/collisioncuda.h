@@ -176,6 +176,9 @@ PETSC_INTERN PetscErrorCode BTECollNCCLReverseEnd(BTECollNCCL, Vec rbuf);
 typedef struct _n_BTECollIPC *BTECollIPC;
 /* collective: are all ranks on one host? why: the reason when not */
 PETSC_INTERN PetscErrorCode BTECollIPCProbe(MPI_Comm, PetscBool *ok, char why[], size_t len);
+/* collective: every rank's GPU UUID (all: 16 bytes per rank, PetscFree it; NULL: not kept) and whether
+   another rank uses this rank's GPU */
+PETSC_INTERN PetscErrorCode BTECollCUDAGatherGPUs(MPI_Comm, unsigned char mine[16], unsigned char **all, PetscBool *shared);
 /* collective: what -bte_exchange auto needs besides: one GPU per rank, and peer access between them all */
 PETSC_INTERN PetscErrorCode BTECollIPCProbeAuto(MPI_Comm, PetscBool *ok, char why[], size_t len);
 /* collective; *out NULL on every rank (why: the reason) when a rank cannot map a peer's memory */
