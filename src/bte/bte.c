@@ -491,6 +491,7 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   if (flg) PetscCall(BTESetInputFile(bte, buf));
   PetscCall(PetscOptionsFList("-bte_model", "Built-in model material", "BTESetModel", BTEModelList, bte->model, buf, sizeof(buf), &flg));
   if (flg) PetscCall(BTESetModel(bte, buf));
+  PetscCheck(!bte->input[0] || !bte->model[0], PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "Give either a table (-bte_input %s) or a built-in model (-bte_model %s), not both", bte->input, bte->model);
   PetscCall(PetscOptionsInt("-bte_grid", "k points per reciprocal direction (models)", "BTESetGrid", bte->ngrid, &bte->ngrid, &flg));
   if (flg) PetscCall(BTESetGrid(bte, bte->ngrid));
   PetscCall(PetscOptionsReal("-bte_window", "Energy window above the band edge (models; default 0.3, gaas 0.7), eV", "BTESetUp", bte->window, &bte->window, &flg));

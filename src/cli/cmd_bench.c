@@ -225,8 +225,9 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
     PetscCall(PetscFree(reg));
   }
   PetscCall(PetscOptionsInt("-bte_bench_reps", "Timed repetitions (median taken) after 3 warm-up applies", "", reps, &reps, NULL));
-  PetscCheck(reps >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_bench_reps must be >= 1");
+  PetscCheck(reps >= 1 && reps <= 1000000, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_bench_reps must be in [1, 1000000], got %" PetscInt_FMT, reps);
   PetscCall(PetscOptionsInt("-bte_bench_copy_size", "Doubles per rank in the copy-bandwidth measurement", "", copyn, &copyn, NULL));
+  PetscCheck(copyn >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_bench_copy_size must be >= 1 (doubles per rank), got %" PetscInt_FMT, copyn);
   PetscCall(PetscOptionsBool("-bte_bench_rk4", "Also time one RK4 step", "", dork4, &dork4, NULL));
   PetscCall(PetscOptionsBool("-bte_bench_jacobian", "Also time one Jacobian apply", "", dojac, &dojac, NULL));
   PetscCall(PetscOptionsBool("-bte_bench_pipelined", "Also time the applies back to back: -bte_bench_reps of them in 5 batches, each started together on all ranks and ended by one device sync; the median of the batches' time per apply", "", pipe, &pipe, NULL));
@@ -257,6 +258,7 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   }
   PetscCall(BTECommandCheckOptions(comm, "bench"));
   if (hasjson && json[0]) PetscCall(BTECheckOutputFile(bte, json, "-bte_bench_json"));
+  if (hasjson && json[0]) PetscCall(BTECheckWritable(comm, json)); /* before the timings, not after */
   PetscCall(BTESetUp(bte));
   PetscCall(BTEGetNumChannels(bte, NULL, &nch));
   PetscCall(BTEGetNumStates(bte, NULL, &nstates));

@@ -3,8 +3,6 @@
 #include "commands.h"
 #include <bte/transport.h>
 
-PetscErrorCode BTECheckWritable(MPI_Comm, const char[]); /* cmd_transport.c */
-
 PetscErrorCode BTECommandHighfield(MPI_Comm comm)
 {
   BTE          bte;
@@ -34,6 +32,9 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
     PetscCall(BTEDestroy(&bte));
     PetscFunctionReturn(0);
   }
+  /* the drift reads -bte_efield (marking it used), but each solve sets its own field */
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_efield", &flg));
+  PetscCheck(!flg, comm, PETSC_ERR_USER_INPUT, "bte highfield does not use -bte_efield: give the field strengths with -bte_efield_list (V/cm) and the direction with -bte_efield_direction");
   PetscCall(BTECommandCheckOptions(comm, "highfield"));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_efield_list", &flg));
   PetscCheck(flg, comm, PETSC_ERR_USER_INPUT, "bte highfield needs field strengths: -bte_efield_list 500,1000,2000 (V/cm)");

@@ -1,6 +1,7 @@
 /* bte driver: picks a subcommand and hands the rest of the command line to PETSc. */
 #include <bte.h>
 #include "commands.h"
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -89,6 +90,9 @@ int main(int argc, char **argv)
   }
   int single = BTESingletonMPIEnv();
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  /* output piped into a reader that stops early (bte info ... | head): end quietly as other
+     command-line tools do, not with PETSc's "Caught signal 13" traceback and MPI_Abort */
+  (void)signal(SIGPIPE, SIG_DFL);
   PetscCall(BTEInitializePackage());
   if (single) PetscCall(PetscInfo(NULL, "one process without a launcher: OpenMPI's singleton start-up isolated, pml %s, btl %s (BTE_MPI_DEFAULTS=1 keeps OpenMPI's defaults)\n", getenv("OMPI_MCA_pml"), getenv("OMPI_MCA_btl")));
   if (!cmd) {

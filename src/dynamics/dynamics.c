@@ -568,7 +568,14 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   if (flg) PetscCall(BTEDynamicsSetCarrierDensity(dyn, v));
   PetscCall(PetscOptionsReal("-bte_init_occupation", "Peak occupation A of a gaussian/lorentz initial state (when no density is given)", "BTEDynamicsSetPeakOccupation", dyn->peak, &v, &flg));
   if (flg) PetscCall(BTEDynamicsSetPeakOccupation(dyn, v));
-  PetscCall(PetscOptionsString("-bte_restart", "Dynamics output file to restart from (-bte_init restart): its last snapshot, time included", "BTEDynamicsSetRestart", dyn->restart, dyn->restart, sizeof(dyn->restart), NULL));
+  PetscCall(PetscOptionsString("-bte_restart", "Dynamics output file to restart from (-bte_init restart): its last snapshot, time included", "BTEDynamicsSetRestart", dyn->restart, dyn->restart, sizeof(dyn->restart), &flg));
+  PetscCheck(!flg || dyn->init == BTE_INIT_RESTART, comm, PETSC_ERR_USER_INPUT, "-bte_restart %s needs -bte_init restart (the initial state is -bte_init %s, which would ignore the file)", dyn->restart, BTEInitTypes[dyn->init]);
+  {
+    /* an option given with no value is a mistake, not a request for no field */
+    char val[8];
+    PetscCall(PetscOptionsGetString(((PetscObject)dyn)->options, ((PetscObject)dyn)->prefix, "-bte_efield", val, sizeof(val), &flg));
+    PetscCheck(!flg || val[0], comm, PETSC_ERR_USER_INPUT, "-bte_efield needs three components Ex,Ey,Ez (V/cm), got none");
+  }
   PetscCall(PetscOptionsRealArray("-bte_efield", "Static electric field Ex,Ey,Ez, V/cm (adds the drift term)", "BTEDynamicsSetField", E, &n, &flg));
   if (flg) {
     PetscCheck(n == 3, comm, PETSC_ERR_USER_INPUT, "-bte_efield needs three components Ex,Ey,Ez (V/cm), got %" PetscInt_FMT, n);

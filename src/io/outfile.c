@@ -1,7 +1,7 @@
 /* Outputs never clobber inputs: an output file (or FILE.tmp, the temporary name every output is
    written to before it is renamed) must not be one of the run's input files, by name or as the
-   same file reached through a symbolic or hard link (same device and inode). Checked before
-   anything is opened for writing. */
+   same file reached through a symbolic or hard link (same device and inode), nor a directory.
+   Checked before anything is opened for writing. */
 #include <bte/private/bteimpl.h>
 #include <bte/private/outfile.h>
 #include <stdio.h>
@@ -53,7 +53,10 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
   if (rank == 0) {
     const char *names[3] = {bte->input, epr, other};
     const char *opts[3]  = {"-bte_input", "-bte_perturbo_epr", otheropt ? otheropt : ""};
-    FindClash(file, names, opts, other ? 3 : 2, msg, sizeof(msg), opt ? opt : "-bte_output");
+    struct stat sb;
+    /* a directory: the result would be renamed onto it only when the run ends */
+    if (!stat(file, &sb) && S_ISDIR(sb.st_mode)) snprintf(msg, sizeof(msg), "The output file %s (%s) is a directory: give a file name", file, opt ? opt : "-bte_output");
+    else FindClash(file, names, opts, other ? 3 : 2, msg, sizeof(msg), opt ? opt : "-bte_output");
   }
   PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)sizeof(msg), MPI_CHAR, 0, comm));
   PetscCheck(!msg[0], comm, PETSC_ERR_USER_INPUT, "%s", msg);
@@ -61,7 +64,7 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
 }
 
 /*@
-   BTECheckOutputFile - Refuses an output file that would overwrite one of the run's inputs
+   BTECheckOutputFile - Refuses an output file that would overwrite one of the run's inputs, or that is a directory
 
    Collective
 
@@ -72,7 +75,8 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
 
    Notes:
    Compares with the table and a model's input file, by name and as the same file through a link,
-   FILE.tmp included. Every writer of bte calls it; call it early to refuse before a long run.
+   FILE.tmp included; and a path that is a directory. Every writer of bte calls it; call it early
+   to refuse before a long run.
 
    Level: intermediate
 

@@ -330,8 +330,8 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
   PetscCall(PetscOptionsEList("-bte_gaas_acoustic_floor", "Acoustic phonons below -bte_phonon_min: drop (Perturbo) or equipartition (kept at the floor, |g|^2 scaled to keep the elastic rate)", "BTESetModel", BTEAcousticFloors, 2, BTEAcousticFloors[p->acfloor], &p->acfloor, NULL));
   PetscCall(PetscOptionsEList("-bte_gaas_masses", "L and X valleys: isotropic (density-of-states masses, the classic set) or anisotropic (longitudinal and transverse masses)", "BTESetModel", GaAsMassesTypes, 2, GaAsMassesTypes[p->masses], &p->masses, NULL));
   {
-    PetscInt  n = 2;
-    PetscReal m[2];
+    PetscInt  n = 3; /* one more than needed: a third value is an error, not dropped */
+    PetscReal m[3];
     PetscBool set;
     m[0] = p->ml[GAAS_L];
     m[1] = p->mt[GAAS_L];
@@ -342,7 +342,7 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
       p->ml[GAAS_L] = m[0];
       p->mt[GAAS_L] = m[1];
     }
-    n    = 2;
+    n    = 3;
     m[0] = p->ml[GAAS_X];
     m[1] = p->mt[GAAS_X];
     PetscCall(PetscOptionsRealArray("-bte_gaas_x_masses", "X valley longitudinal,transverse masses (m_e), with -bte_gaas_masses anisotropic", "BTESetModel", m, &n, &set));
@@ -370,8 +370,8 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
     }
   }
   {
-    PetscInt  n = 2;
-    PetscReal o[2] = {p->off[GAAS_L], p->off[GAAS_X]};
+    PetscInt  n = 3; /* one more than needed: a third value is an error, not dropped */
+    PetscReal o[3] = {p->off[GAAS_L], p->off[GAAS_X], 0};
     PetscBool set;
     PetscCall(PetscOptionsRealArray("-bte_gaas_offsets", "L and X valley minima above the Gamma minimum L,X (eV)", "BTESetModel", o, &n, &set));
     if (set) {
@@ -404,7 +404,7 @@ static PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
   p.cfr = 2 * PETSC_PI * E2_4PIEPS * p.hwlo * (1 / p.epsinf - 1 / p.eps0) / V;
   p.floor = BTEModelPhononFloor(bte);
   if (p.masses == GAAS_MASSES_ANISOTROPIC) {
-    PetscCheck(p.ml[GAAS_L] > 0 && p.mt[GAAS_L] > 0 && p.ml[GAAS_X] > 0 && p.mt[GAAS_X] > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Model gaas: the L and X masses (-bte_gaas_l_masses, -bte_gaas_x_masses) must be positive");
+    PetscCheck(p.ml[GAAS_L] > 0 && p.mt[GAAS_L] > 0 && p.ml[GAAS_X] > 0 && p.mt[GAAS_X] > 0 && !PetscIsInfOrNanReal(p.ml[GAAS_L] + p.mt[GAAS_L] + p.ml[GAAS_X] + p.mt[GAAS_X]), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Model gaas: the L and X masses (-bte_gaas_l_masses, -bte_gaas_x_masses) must be positive and finite");
     /* Gamma stays isotropic; the density-of-states mass of an ellipsoid, (m_l m_t^2)^(1/3),
        replaces the isotropic mass (recorded, used for the acoustic q bound) */
     for (int t = GAAS_L; t <= GAAS_X; t++) p.mstar[t] = PetscCbrtReal(p.ml[t] * p.mt[t] * p.mt[t]);

@@ -362,8 +362,8 @@ static PetscErrorCode BTEParseDirection(MPI_Comm comm, const char s[], PetscReal
 PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)hf);
-  PetscReal vals[512], n = hf->density > 0 ? hf->density : 1e17;
-  PetscInt  nv   = 512;
+  PetscReal vals[513], n = hf->density > 0 ? hf->density : 1e17; /* one more than the list takes: a 513th value is an error, not dropped */
+  PetscInt  nv   = 513;
   PetscBool flg;
   char      dirs[128] = "x";
 
@@ -381,7 +381,10 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
     PetscCheck(!flg || v[0], comm, PETSC_ERR_USER_INPUT, "-bte_efield_list needs a comma-separated list of field strengths in V/cm, e.g. -bte_efield_list 500,1000,2000");
   }
   PetscCall(PetscOptionsRealArray("-bte_efield_list", "Field strengths, V/cm (comma-separated; each solve starts from the previous one)", "BTEHighFieldSetFields", vals, &nv, &flg));
-  if (flg) PetscCall(BTEHighFieldSetFields(hf, nv, vals));
+  if (flg) {
+    PetscCheck(nv <= 512, comm, PETSC_ERR_USER_INPUT, "-bte_efield_list takes at most 512 field strengths, got more");
+    PetscCall(BTEHighFieldSetFields(hf, nv, vals));
+  }
   PetscCall(PetscOptionsString("-bte_efield_direction", "Field direction: x, y, z or ex,ey,ez (e.g. -1,0,0)", "BTEHighFieldSetDirection", dirs, dirs, sizeof(dirs), &flg));
   if (flg) {
     PetscReal d[3];

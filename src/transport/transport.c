@@ -430,7 +430,7 @@ static PetscErrorCode BTETransportKSPIsSymmetric(KSP ksp, PetscBool *sym)
 PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
 {
   MPI_Comm  comm = PetscObjectComm((PetscObject)tr);
-  PetscReal vals[256];
+  PetscReal vals[257]; /* one more than a list takes: a 257th value is an error, not dropped */
   PetscInt  n;
   PetscBool flg, flgd, flgm, sym = PETSC_FALSE;
   PetscReal tol   = tr->ita_tol;
@@ -453,22 +453,25 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
       PetscCheck(!flg || val[0], comm, PETSC_ERR_USER_INPUT, "%s needs a comma-separated list of values", lists[k]);
     }
   }
-  n = 256;
+  n = 257;
   PetscCall(PetscOptionsRealArray("-bte_temperatures", "Temperatures, K (comma-separated; default: -bte_temperature)", "BTETransportSetTemperatures", vals, &n, &flg));
   if (flg) {
+    PetscCheck(n <= 256, comm, PETSC_ERR_USER_INPUT, "-bte_temperatures takes at most 256 values, got more");
     PetscCheck(n > 0, comm, PETSC_ERR_USER_INPUT, "-bte_temperatures needs a comma-separated list of temperatures in K, e.g. -bte_temperatures 100,200,300");
     PetscCall(BTETransportSetTemperatures(tr, n, vals));
   }
-  n = 256;
+  n = 257;
   PetscCall(PetscOptionsRealArray("-bte_carrier_densities", "Carrier densities, cm^-3 (cm^-2 in 2D) (default 1e17, 1e12 in 2D)", "BTETransportSetCarrierDensities", vals, &n, &flgd));
   if (flgd) {
+    PetscCheck(n <= 256, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_densities takes at most 256 values, got more");
     PetscCheck(n > 0, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_densities needs a comma-separated list, e.g. -bte_carrier_densities 1e16,1e17");
     PetscCall(BTETransportSetCarrierDensities(tr, n, vals));
   }
-  n = 256;
+  n = 257;
   PetscCall(PetscOptionsRealArray("-bte_chemical_potentials", "Chemical potentials, eV (instead of densities)", "BTETransportSetChemicalPotentials", vals, &n, &flgm));
   if (flgm) {
     PetscCheck(!flgd, comm, PETSC_ERR_USER_INPUT, "Give either -bte_carrier_densities or -bte_chemical_potentials, not both");
+    PetscCheck(n <= 256, comm, PETSC_ERR_USER_INPUT, "-bte_chemical_potentials takes at most 256 values, got more");
     PetscCheck(n > 0, comm, PETSC_ERR_USER_INPUT, "-bte_chemical_potentials needs a comma-separated list in eV, e.g. -bte_chemical_potentials -0.1,-0.05");
     PetscCall(BTETransportSetChemicalPotentials(tr, n, vals));
   }

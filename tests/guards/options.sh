@@ -51,6 +51,29 @@ expect_fail "bte_perturbo_qdim takes at most 3 values" timeout 60 "$BTE" info -b
 expect_fail "bte_perturbo_bands takes at most 2 values" timeout 60 "$BTE" info -bte_model perturbo -bte_perturbo_epr none.h5 -bte_perturbo_bands 1,2,3
 # and on several ranks: the same line, nonzero exit
 expect_fail "bte_init_e0 = nan.* is not a finite number" timeout 60 $MPIEXEC -n ${TEST_NP:-2} "$BTE" dynamics $P -bte_init_e0 nan
+# Lists with more values than they take are refused, not truncated (a 257th density, a 513th field,
+# a third GaAs mass or offset were dropped, exit 0); options that a run would silently ignore are
+# refused: -bte_efield in highfield (it uses -bte_efield_list), -bte_restart without -bte_init
+# restart (the run started from the default state), -bte_efield with no value (no field), a table
+# and a model together (the model's name was shown for the table's data)
+expect_fail "bte_temperatures takes at most 256 values" timeout 60 "$BTE" transport $m -bte_temperatures $(seq -s, 1 257)
+expect_fail "bte_carrier_densities takes at most 256 values" timeout 60 "$BTE" transport $m -bte_carrier_densities $(seq -s, 1e10 1e10 2.57e12)
+expect_fail "bte_chemical_potentials takes at most 256 values" timeout 60 "$BTE" transport $m -bte_chemical_potentials $(seq -s, -0.3 0.001 -0.044)
+expect_fail "bte_efield_list takes at most 512 field strengths" timeout 60 "$BTE" highfield $m -bte_efield_list $(seq -s, 1 513)
+g="-bte_model gaas -bte_grid 8 -bte_view 0"
+expect_fail "bte_gaas_l_masses needs two values (longitudinal,transverse), got 3" timeout 60 "$BTE" info $g -bte_gaas_masses anisotropic -bte_gaas_l_masses 1.9,0.075,5
+expect_fail "bte_gaas_x_masses needs two values (longitudinal,transverse), got 3" timeout 60 "$BTE" info $g -bte_gaas_masses anisotropic -bte_gaas_x_masses 1.3,0.2,9
+expect_fail "bte_gaas_offsets needs two values L,X (eV), got 3" timeout 60 "$BTE" info $g -bte_gaas_offsets 0.29,0.48,7
+expect_fail "L and X masses .* must be positive and finite" timeout 60 "$BTE" info $g -bte_gaas_masses anisotropic -bte_gaas_l_masses inf,0.1
+expect_fail "bte highfield does not use -bte_efield" timeout 60 "$BTE" highfield $m -bte_efield_list 100 -bte_efield 0,5000,0
+expect_fail "bte_restart old.h5 needs -bte_init restart" $D -bte_restart old.h5
+expect_fail "bte_efield needs three components Ex,Ey,Ez (V/cm), got none" $D -bte_efield
+expect_fail "Give either a table (-bte_input old.h5) or a built-in model (-bte_model parabolic), not both" $D -bte_input old.h5
+# bench: repetitions and copy size in range (2e9 repetitions failed naming a function only, a copy
+# size of 0 printed 'inf', -1 a PETSc message about a Vec type)
+expect_fail "bte_bench_reps must be in \[1, 1000000\], got 2000000000" timeout 60 "$BTE" bench -bte_model parabolic -bte_grid 8 -bte_bench_reps 2000000000
+expect_fail "bte_bench_copy_size must be >= 1 (doubles per rank), got 0" timeout 60 "$BTE" bench -bte_model parabolic -bte_grid 8 -bte_bench_copy_size 0
+expect_fail "bte_bench_copy_size must be >= 1 (doubles per rank), got -1" timeout 60 "$BTE" bench -bte_model parabolic -bte_grid 8 -bte_bench_copy_size -1
 # values inside the bounds still run
 "$BTE" dynamics $P -bte_efield 1000,0,0 -bte_init_e0_edge 0.05 >/dev/null
 echo "ok: in-bound options run"

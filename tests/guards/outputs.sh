@@ -22,6 +22,16 @@ expect_fail "through a link" "$BTE" transport -bte_input t.h5 $R -bte_output har
 expect_fail "through a link" "$BTE" transport -bte_input hard.h5 $R -bte_output sym.h5
 expect_fail "is the input t.h5 (-bte_input)" $MPIEXEC -n ${TEST_NP:-2} "$BTE" transport -bte_input t.h5 $R -bte_output hard.h5
 expect_fail "is the input t.h5 (-bte_input)" "$BTE" bench -bte_input t.h5 -bte_bench_reps 1 -bte_bench_json sym.h5
+# an output path that is a directory, or in a missing directory, is refused before the run (it used to
+# fail only at the final rename, after all the work)
+mkdir -p outdir
+expect_fail "The output file outdir (-bte_output) is a directory" "$BTE" transport -bte_input t.h5 $R -bte_output outdir
+expect_fail "The output file outdir (-bte_output) is a directory" "$BTE" highfield -bte_input t.h5 $R -bte_efield_list 100 -bte_output outdir
+expect_fail "The output file outdir (-bte_output) is a directory" "$BTE" dynamics -bte_input t.h5 $R -bte_final_time 10 -bte_output outdir
+expect_fail "The output file outdir (-bte_summary) is a directory" "$BTE" dynamics -bte_input t.h5 $R -bte_final_time 10 -bte_summary outdir
+expect_fail "The output file outdir (-bte_output) is a directory" "$BTE" generate $M -bte_output outdir
+expect_fail "The output file outdir (-bte_bench_json) is a directory" "$BTE" bench -bte_input t.h5 -bte_bench_reps 1 -bte_bench_copy_size 1000 -bte_bench_json outdir
+expect_fail "Cannot write the output file nodir/b.json" "$BTE" bench -bte_input t.h5 -bte_bench_reps 1 -bte_bench_copy_size 1000 -bte_bench_json nodir/b.json
 # the output's temporary name is the input
 cp t.h5 x.h5.tmp
 expect_fail "written to x.h5.tmp first, which is the input x.h5.tmp" "$BTE" transport -bte_input x.h5.tmp $R -bte_output x.h5
