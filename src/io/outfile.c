@@ -1,12 +1,13 @@
 /* Outputs never clobber inputs: an output file (or FILE.tmp, the temporary name every output is
    written to before it is renamed) must not be one of the run's input files, by name or as the
-   same file reached through a symbolic or hard link (same device and inode), nor a directory.
-   Checked before anything is opened for writing. */
+   same file reached through a symbolic or hard link (same device and inode), nor a directory,
+   nor in a directory that does not exist. Checked before anything is opened for writing. */
 #include <bte/private/bteimpl.h>
 #include <bte/private/outfile.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int BTESameFile(const char a[], const char b[])
 {
@@ -16,6 +17,25 @@ int BTESameFile(const char a[], const char b[])
   if (!strcmp(a, b)) return 1;
   if (stat(a, &sa) || stat(b, &sb)) return 0; /* one does not exist: not the same file */
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* rank 0: an output path that cannot be written where it points: a directory (the result would
+   be renamed onto it only when the run ends), or in a directory that does not exist or is not
+   writable. Only looked at, nothing created: the output's FILE.tmp may be an input (FindClash). */
+static void FindBadPath(const char file[], const char opt[], char msg[], size_t len)
+{
+  const char *slash = strrchr(file, '/');
+  char        dir[PETSC_MAX_PATH_LEN];
+  struct stat sb;
+
+  if (!stat(file, &sb) && S_ISDIR(sb.st_mode)) {
+    snprintf(msg, len, "The output file %s (%s) is a directory: give a file name", file, opt);
+    return;
+  }
+  if (!slash) return; /* the working directory */
+  snprintf(dir, sizeof(dir), "%.*s", slash == file ? 1 : (int)(slash - file), file);
+  if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) snprintf(msg, len, "Cannot write the output file %s (%s): its directory %s does not exist", file, opt, dir);
+  else if (access(dir, W_OK)) snprintf(msg, len, "Cannot write the output file %s (%s): its directory %s is not writable", file, opt, dir);
 }
 
 /* rank 0: the first input (name, option) that file or its FILE.tmp would overwrite */
@@ -53,10 +73,8 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
   if (rank == 0) {
     const char *names[3] = {bte->input, epr, other};
     const char *opts[3]  = {"-bte_input", "-bte_perturbo_epr", otheropt ? otheropt : ""};
-    struct stat sb;
-    /* a directory: the result would be renamed onto it only when the run ends */
-    if (!stat(file, &sb) && S_ISDIR(sb.st_mode)) snprintf(msg, sizeof(msg), "The output file %s (%s) is a directory: give a file name", file, opt ? opt : "-bte_output");
-    else FindClash(file, names, opts, other ? 3 : 2, msg, sizeof(msg), opt ? opt : "-bte_output");
+    FindBadPath(file, opt ? opt : "-bte_output", msg, sizeof(msg));
+    if (!msg[0]) FindClash(file, names, opts, other ? 3 : 2, msg, sizeof(msg), opt ? opt : "-bte_output");
   }
   PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)sizeof(msg), MPI_CHAR, 0, comm));
   PetscCheck(!msg[0], comm, PETSC_ERR_USER_INPUT, "%s", msg);
@@ -75,8 +93,8 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
 
    Notes:
    Compares with the table and a model's input file, by name and as the same file through a link,
-   FILE.tmp included; and a path that is a directory. Every writer of bte calls it; call it early
-   to refuse before a long run.
+   FILE.tmp included; and a path that is a directory or lies in a directory that does not exist or
+   is not writable. Every writer of bte calls it; call it early to refuse before a long run.
 
    Level: intermediate
 

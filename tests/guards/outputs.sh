@@ -31,7 +31,9 @@ expect_fail "The output file outdir (-bte_output) is a directory" "$BTE" dynamic
 expect_fail "The output file outdir (-bte_summary) is a directory" "$BTE" dynamics -bte_input t.h5 $R -bte_final_time 10 -bte_summary outdir
 expect_fail "The output file outdir (-bte_output) is a directory" "$BTE" generate $M -bte_output outdir
 expect_fail "The output file outdir (-bte_bench_json) is a directory" "$BTE" bench -bte_input t.h5 -bte_bench_reps 1 -bte_bench_copy_size 1000 -bte_bench_json outdir
-expect_fail "Cannot write the output file nodir/b.json" "$BTE" bench -bte_input t.h5 -bte_bench_reps 1 -bte_bench_copy_size 1000 -bte_bench_json nodir/b.json
+expect_fail "Cannot write the output file nodir/b.json (-bte_bench_json): its directory nodir does not exist" "$BTE" bench -bte_input t.h5 -bte_bench_reps 1 -bte_bench_copy_size 1000 -bte_bench_json nodir/b.json
+expect_fail "Cannot write the output file nodir/d.h5 (-bte_output): its directory nodir does not exist" "$BTE" dynamics -bte_input t.h5 $R -bte_final_time 10 -bte_output nodir/d.h5
+expect_fail "Cannot write the output file nodir/s.h5 (-bte_summary): its directory nodir does not exist" "$BTE" dynamics -bte_input t.h5 $R -bte_final_time 10 -bte_summary nodir/s.h5
 # the output's temporary name is the input
 cp t.h5 x.h5.tmp
 expect_fail "written to x.h5.tmp first, which is the input x.h5.tmp" "$BTE" transport -bte_input x.h5.tmp $R -bte_output x.h5
