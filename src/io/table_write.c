@@ -185,6 +185,7 @@ PetscErrorCode BTETableWrite(BTE bte, const char file[])
   PetscInt64  M    = 0;
   char        tmp[PETSC_MAX_PATH_LEN + 8];
   size_t      len;
+  int         made = 0; /* rank 0 created FILE.tmp: only then is it removed on failure */
 
   PetscFunctionBegin;
   PetscCall(BTECheckOutputFile(bte, file, NULL));
@@ -239,6 +240,7 @@ PetscErrorCode BTETableWrite(BTE bte, const char file[])
       hid_t f = r == 0 ? BTEH5FileCreate(tmp, PETSC_FALSE) : H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
       if (f < 0) FileFail(&st, r == 0 ? "create" : "reopen", tmp);
       else {
+        if (r == 0) made = 1;
         if (r == 0) WriteHeader(f, bte, M, &st);
         if (!st.bad) WriteSlabs(f, &c, &st);
         if (!st.bad && size == 1) BTEH5WriteAttrInt(f, "complete", 1, &st);
@@ -261,7 +263,7 @@ PetscErrorCode BTETableWrite(BTE bte, const char file[])
   }
   PetscCall(BTEH5SyncStatus(comm, &st));
   BTEH5Restore(&h5auto);
-  if (st.bad && rank == 0) (void)remove(tmp);
+  if (st.bad && rank == 0 && made) (void)remove(tmp); /* a FILE.tmp in the way that bte did not create stays */
   PetscCall(PetscFree5(c.bi, c.bj, c.bm, c.bhw, c.bg2));
   PetscCheck(!st.bad, comm, PETSC_ERR_FILE_WRITE, "Cannot write scattering table %s: %s", file, st.msg);
   PetscCall(PetscInfo(bte, "Wrote %s: %" PetscInt_FMT " states, %" PetscInt64_FMT " channels\n", file, bte->nstates, M));
@@ -279,6 +281,7 @@ struct _n_BTETableStream {
   PetscInt64  M, off, nown, written; /* this rank writes rows [off, off+nown); written so far */
   hid_t       f;                     /* one rank: the file stays open between batches */
   PetscBool   ended;
+  PetscBool   made; /* rank 0 created FILE.tmp: only then is it removed on failure (a FILE.tmp in the way is not bte's) */
   /* one rank: a batch is written by a helper thread while the caller fills the next one */
   pthread_t        thr;
   PetscBool        busy;
@@ -298,7 +301,7 @@ static PetscErrorCode StreamCheck(BTETableStream s, BTEH5Status *st)
     PetscCall(PetscStrncpy(msg, st->msg, sizeof(msg)));
     if (s->f >= 0) H5Fclose(s->f);
     s->f = -1;
-    if (s->rank == 0) (void)remove(s->tmp);
+    if (s->rank == 0 && s->made) (void)remove(s->tmp);
     s->ended = PETSC_TRUE; /* nothing left to clean up */
     SETERRQ(s->comm, PETSC_ERR_FILE_WRITE, "Cannot write scattering table %s: %s", s->file, msg);
   }
@@ -370,7 +373,10 @@ PetscErrorCode BTETableStreamBegin(BTE bte, const char file[], PetscInt64 nown, 
       if (r == 0) {
         s->f = BTEH5FileCreate(s->tmp, PETSC_FALSE);
         if (s->f < 0) FileFail(&st, "create", s->tmp);
-        else WriteHeader(s->f, bte, s->M, &st);
+        else {
+          s->made = PETSC_TRUE;
+          WriteHeader(s->f, bte, s->M, &st);
+        }
       } else StreamOpen(s, &st);
       if (!st.bad && BTEH5WriteRows(s->f, "/states/kindex", BTE_H5_NATIVE_INT, st0, n, 0, bte->kindex, &st) == 0 && BTEH5WriteRows(s->f, "/states/band", BTE_H5_NATIVE_INT, st0, n, 0, bte->band, &st) == 0 && BTEH5WriteRows(s->f, "/states/energy", BTE_H5_NATIVE_REAL, st0, n, 0, bte->energy, &st) == 0)
         BTEH5WriteRows(s->f, "/states/velocity", BTE_H5_NATIVE_REAL, st0, n, 3, bte->velocity, &st);
@@ -514,7 +520,7 @@ PetscErrorCode BTETableStreamDestroy(BTETableStream *stream)
   if (s->busy) (void)pthread_join(s->thr, NULL);
   s->busy = PETSC_FALSE;
   if (s->f >= 0) H5Fclose(s->f);
-  if (!s->ended && s->rank == 0) (void)remove(s->tmp); /* abandoned: never leave a partial table */
+  if (!s->ended && s->rank == 0 && s->made) (void)remove(s->tmp); /* abandoned: never leave a partial table */
   PetscCall(PetscFree(*stream));
   PetscFunctionReturn(0);
 }

@@ -55,5 +55,5 @@ expect_fail "is the input table.h5 (-bte_input)" "$BTE" dynamics -bte_input tabl
 expect_fail "(-bte_summary) is the output small.h5" "$BTE" dynamics -bte_input table.h5 $Q -bte_output small.h5 -bte_summary small.h5
 expect_fail "is the input small.h5 (-bte_reference)" "$BTE" dynamics -bte_input table.h5 $Q -bte_reference small.h5 -bte_summary small.h5
 expect_fail "is the input small.h5 (-bte_reference)" "$BTE" dynamics -bte_input table.h5 $Q -bte_reference small.h5 -bte_output small.h5
-expect_fail "Cannot write the run summary" "$BTE" dynamics -bte_input table.h5 $Q -bte_summary no/such/dir/s.json
+expect_fail "Cannot write the output file no/such/dir/s.json (-bte_summary): its directory no/such/dir does not exist" "$BTE" dynamics -bte_input table.h5 $Q -bte_summary no/such/dir/s.json
 "$PYTHON" -c "import h5py; h5py.File('small.h5', 'r')['dynamics/time']" && echo "inputs untouched"

@@ -10,7 +10,7 @@ expect_fail "needs the file to restart from" "$BTE" dynamics $P -bte_init restar
 echo "not hdf5" > junk.h5
 expect_fail "not an HDF5 file" "$BTE" dynamics $P -bte_init restart -bte_restart junk.h5
 expect_fail "needs three components" "$BTE" dynamics $P -bte_efield 100,0
-expect_fail "Cannot create the dynamics output file" "$BTE" dynamics $P -bte_output no/such/dir/out.h5
+expect_fail "Cannot write the output file no/such/dir/out.h5 (-bte_output): its directory no/such/dir does not exist" "$BTE" dynamics $P -bte_output no/such/dir/out.h5
 expect_fail "peak occupation" "$BTE" dynamics $P -bte_init_occupation 1.5
 expect_fail "needs a peak occupation of" "$BTE" dynamics $P -bte_carrier_density 1e30
 expect_fail "not after the initial time" "$BTE" dynamics $P -bte_final_time -5

@@ -7,7 +7,8 @@ set -e
 [ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }
 NP=${TEST_NP:-2}
 OPTS="$TESTDIR/../options"
-P="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_view 0 -bte_init fermi -bte_carrier_density 1e17 -options_file $OPTS/adaptive.opts"
+R="-bte_view 0 -bte_init fermi -bte_carrier_density 1e17 -options_file $OPTS/adaptive.opts"
+P="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 $R"
 $MPIEXEC -n "$NP" "$BTE" dynamics $P -bte_efield 2000,0,0 -bte_drift_form plain -bte_final_time 1500 -bte_output_interval 500 -bte_output plus.h5 > plus.log
 "$BTE" dynamics $P -bte_efield -2000,0,0 -bte_drift_form plain -bte_final_time 1500 -bte_output_interval 500 -bte_output minus.h5 > minus.log
 "$BTE" dynamics $P -bte_efield 2000,0,0 -bte_drift_form log -bte_final_time 1500 -bte_output_interval 500 -bte_output log.h5 > log.log
@@ -19,7 +20,7 @@ grep -q "WARNING: the carrier number changed" log.log || { echo "FAIL: no carrie
 "$PYTHON" -c "
 import h5py
 with h5py.File('table.h5', 'r+') as f: f['states'].attrs['carrier'] = 'holes'"
-"$BTE" dynamics -bte_input table.h5 $P -bte_efield 2000,0,0 -bte_drift_form plain -bte_final_time 1500 -bte_output_interval 500 -bte_output holes.h5 > holes.log
+"$BTE" dynamics -bte_input table.h5 $R -bte_efield 2000,0,0 -bte_drift_form plain -bte_final_time 1500 -bte_output_interval 500 -bte_output holes.h5 > holes.log
 # low field: steady state v_d = -mu E
 "$BTE" dynamics $P -bte_efield 100,0,0 -bte_drift_form plain -bte_final_time 6000 -bte_output_interval 2000 -bte_output low.h5 > low.log
 "$BTE" transport -bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_view 0 -bte_carrier_densities 1e17 -bte_output tr.h5 > tr.log

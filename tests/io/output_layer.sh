@@ -1,7 +1,8 @@
 # The output layer through the API (tests/io/output_layer.c), on 1 and 2 ranks: a transport or
 # high-field write that cannot create its file fails with one error that names the output and
 # leaves the existing FILE as it was, and a FILE.tmp that bte did not make (here a directory in
-# the way) is not removed; a write that succeeds replaces FILE with a complete file (root
+# the way) is not removed; a write into a directory that does not exist is refused before it starts
+# (BTECheckOutputFile), naming the output; a write that succeeds replaces FILE with a complete file (root
 # attribute complete = 1, provenance, /grid, /diagnostics) and leaves no FILE.tmp.
 . "$TESTDIR/common.sh"
 set -e
@@ -12,7 +13,7 @@ for np in 1 ${TEST_NP:-2}; do
   mkdir tr.h5.tmp hf.h5.tmp
   expect_fail "Cannot create the transport output file tr.h5 " run_np $np $T -write transport -file tr.h5
   expect_fail "Cannot create the high-field output file hf.h5 " run_np $np $T -write highfield -file hf.h5
-  expect_fail "Cannot create the transport output file no_such_dir/tr.h5 " run_np $np $T -write transport -file no_such_dir/tr.h5
+  expect_fail "Cannot write the output file no_such_dir/tr.h5 (-bte_output): its directory no_such_dir does not exist" run_np $np $T -write transport -file no_such_dir/tr.h5
   cmp tr.h5 tr.orig && cmp hf.h5 hf.orig
   [ -d tr.h5.tmp ] && [ -d hf.h5.tmp ] || { echo "FAIL: a FILE.tmp that bte did not make was removed"; exit 1; }
   run_np $np $T -write transport -file old_tr.h5 | grep -q "wrote old_tr.h5"
