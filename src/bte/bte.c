@@ -159,8 +159,14 @@ PetscErrorCode BTEDestroy(BTE *bte)
 @*/
 PetscErrorCode BTESetInputFile(BTE bte, const char file[])
 {
+  PetscBool same;
+
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  /* the table is read once, at setup: another one later would be ignored */
+  PetscCall(PetscStrcmp(bte->input, file ? file : "", &same));
+  if (same && bte->setupcalled) PetscFunctionReturn(0);
+  PetscCheck(!bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetInputFile() before BTESetUp(): the BTE is set up on %s%s; use a new BTE", bte->input[0] ? "table " : "model ", bte->input[0] ? bte->input : bte->model);
   PetscCall(PetscStrncpy(bte->input, file ? file : "", sizeof(bte->input)));
   bte->caveat[0] = bte->fieldcaveat[0] = 0;
   PetscFunctionReturn(0);
@@ -196,6 +202,8 @@ PetscErrorCode BTESetModel(BTE bte, const char model[])
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
   PetscCall(PetscStrcmp(bte->model, model ? model : "", &same));
   if (same) PetscFunctionReturn(0);
+  /* the model's table is generated once, at setup: another model later would be ignored */
+  PetscCheck(!bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetModel() before BTESetUp(): the BTE is set up on %s%s; use a new BTE", bte->input[0] ? "table " : "model ", bte->input[0] ? bte->input : bte->model);
   PetscCall(BTEModelReset(bte));
   PetscCall(PetscStrncpy(bte->model, model ? model : "", sizeof(bte->model)));
   bte->caveat[0] = bte->fieldcaveat[0] = 0;
@@ -220,6 +228,8 @@ PetscErrorCode BTESetModel(BTE bte, const char model[])
 PetscErrorCode BTEGetModel(BTE bte, const char *model[])
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscAssertPointer(model, 2);
   *model = bte->model;
   PetscFunctionReturn(0);
 }
@@ -246,6 +256,9 @@ PetscErrorCode BTEGetModel(BTE bte, const char *model[])
 PetscErrorCode BTESetGrid(BTE bte, PetscInt n)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  /* the grid is built once, at setup: another one later would be ignored */
+  PetscCheck(!bte->setupcalled || n == bte->ngrid, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetGrid() before BTESetUp(): the BTE is set up; use a new BTE for another grid");
   PetscCheck(n >= 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "k grid must have at least 2 points per direction, got %" PetscInt_FMT, n);
   bte->ngrid    = n;
   bte->grid_set = PETSC_TRUE;
@@ -274,6 +287,7 @@ PetscErrorCode BTESetGrid(BTE bte, PetscInt n)
 PetscErrorCode BTESetTemperature(BTE bte, PetscReal T)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
   PetscCheck(T > 0 && !PetscIsInfOrNanReal(T), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive (K), got %g", (double)T);
   PetscCall(BTECheckRange(PetscObjectComm((PetscObject)bte), "temperature (-bte_temperature)", T, BTE_TEMPERATURE_MIN, BTE_TEMPERATURE_MAX, "K", NULL));
   bte->temperature     = T;
@@ -299,6 +313,8 @@ PetscErrorCode BTESetTemperature(BTE bte, PetscReal T)
 PetscErrorCode BTEGetTemperature(BTE bte, PetscReal *T)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscAssertPointer(T, 2);
   *T = bte->temperature;
   PetscFunctionReturn(0);
 }
@@ -325,6 +341,7 @@ PetscErrorCode BTEGetTemperature(BTE bte, PetscReal *T)
 PetscErrorCode BTESetSmearing(BTE bte, PetscReal eta)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
   PetscCheck(eta > 0 && !PetscIsInfOrNanReal(eta), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Smearing must be positive (eV), got %g", (double)eta);
   PetscCall(BTECheckRange(PetscObjectComm((PetscObject)bte), "smearing (-bte_smearing)", eta, BTE_SMEARING_MIN, BTE_SMEARING_MAX, "eV", NULL));
   bte->smearing     = eta;
@@ -350,6 +367,8 @@ PetscErrorCode BTESetSmearing(BTE bte, PetscReal eta)
 PetscErrorCode BTEGetSmearing(BTE bte, PetscReal *eta)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscAssertPointer(eta, 2);
   *eta = bte->smearing;
   PetscFunctionReturn(0);
 }
@@ -449,6 +468,7 @@ PetscErrorCode BTEGetMemoryLimit(BTE bte, PetscLogDouble *bytes)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscAssertPointer(bytes, 2);
   *bytes = bte->mem_limit;
   PetscFunctionReturn(0);
 }
@@ -492,8 +512,11 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscCall(PetscOptionsFList("-bte_model", "Built-in model material", "BTESetModel", BTEModelList, bte->model, buf, sizeof(buf), &flg));
   if (flg) PetscCall(BTESetModel(bte, buf));
   PetscCheck(!bte->input[0] || !bte->model[0], PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "Give either a table (-bte_input %s) or a built-in model (-bte_model %s), not both", bte->input, bte->model);
-  PetscCall(PetscOptionsInt("-bte_grid", "k points per reciprocal direction (models)", "BTESetGrid", bte->ngrid, &bte->ngrid, &flg));
-  if (flg) PetscCall(BTESetGrid(bte, bte->ngrid));
+  {
+    PetscInt n = bte->ngrid; /* through BTESetGrid(), which refuses a new grid after setup */
+    PetscCall(PetscOptionsInt("-bte_grid", "k points per reciprocal direction (models)", "BTESetGrid", n, &n, &flg));
+    if (flg) PetscCall(BTESetGrid(bte, n));
+  }
   PetscCall(PetscOptionsReal("-bte_window", "Energy window above the band edge (models; default 0.3, gaas 0.7), eV", "BTESetUp", bte->window, &bte->window, &flg));
   if (flg) bte->window_set = PETSC_TRUE;
   PetscCheck(bte->window > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_window must be positive (eV), got %g", (double)bte->window);
@@ -609,6 +632,7 @@ PetscErrorCode BTEGetChannelsLoaded(BTE bte, PetscBool *loaded)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscAssertPointer(loaded, 2);
   PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
   *loaded = bte->chcounted ? PETSC_FALSE : PETSC_TRUE;
   PetscFunctionReturn(0);

@@ -49,6 +49,8 @@ PetscErrorCode BTERunMemoryEstimate(BTE bte, PetscCount nheld, PetscInt nlocal, 
 PetscErrorCode BTEGetMemoryEstimate(BTE bte, PetscLogDouble *total, PetscLogDouble *local)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
   if (total) { /* one rank: every channel once, every state owned */
     PetscInt n = bte->nstates;
     PetscCall(BTERunMemoryEstimate(bte, (PetscCount)bte->ch.nglobal, n, PETSC_FALSE, NULL, total));

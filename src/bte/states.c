@@ -95,7 +95,9 @@ PetscErrorCode BTEParamsAdd(BTE bte, const char name[], PetscReal value, const c
 PetscErrorCode BTEGetStateLayout(BTE bte, PetscLayout *map)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
   PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
+  PetscAssertPointer(map, 2);
   *map = bte->states;
   PetscFunctionReturn(0);
 }
@@ -119,6 +121,8 @@ PetscErrorCode BTEGetStateLayout(BTE bte, PetscLayout *map)
 PetscErrorCode BTEGetNumStates(BTE bte, PetscInt *nlocal, PetscInt *nglobal)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
   if (nlocal) *nlocal = bte->nlocal;
   if (nglobal) *nglobal = bte->nstates;
   PetscFunctionReturn(0);
@@ -146,6 +150,8 @@ PetscErrorCode BTEGetNumStates(BTE bte, PetscInt *nlocal, PetscInt *nglobal)
 PetscErrorCode BTEGetNumChannels(BTE bte, PetscCount *nlocal, PetscInt64 *nglobal)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
   if (nlocal) *nlocal = bte->ch.n;
   if (nglobal) *nglobal = bte->ch.nglobal;
   PetscFunctionReturn(0);
@@ -175,6 +181,8 @@ PetscErrorCode BTEGetNumChannels(BTE bte, PetscCount *nlocal, PetscInt64 *ngloba
 PetscErrorCode BTEGetLocalStates(BTE bte, const PetscReal *energy[], const PetscReal *velocity[], const PetscInt *kindex[], const PetscInt *band[])
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
   if (energy) *energy = bte->energy;
   if (velocity) *velocity = bte->velocity;
   if (kindex) *kindex = bte->kindex;
@@ -204,6 +212,8 @@ PetscErrorCode BTEGetLocalStates(BTE bte, const PetscReal *energy[], const Petsc
 PetscErrorCode BTEGetGrid(BTE bte, PetscInt *dim, PetscInt nk[3], PetscReal lattice[9], PetscReal reciprocal[9], PetscReal *volume)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
   if (dim) *dim = bte->grid.dim;
   if (nk) for (PetscInt a = 0; a < 3; a++) nk[a] = bte->grid.nk[a];
   if (lattice) PetscCall(PetscArraycpy(lattice, bte->grid.lattice, 9));
@@ -230,6 +240,9 @@ PetscErrorCode BTEGetGrid(BTE bte, PetscInt *dim, PetscInt nk[3], PetscReal latt
 PetscErrorCode BTEGetSpinDegeneracy(BTE bte, PetscInt *s)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
+  PetscAssertPointer(s, 2);
   *s = bte->spin;
   PetscFunctionReturn(0);
 }
@@ -253,6 +266,8 @@ PetscErrorCode BTEGetSpinDegeneracy(BTE bte, PetscInt *s)
 PetscErrorCode BTECreateStateVec(BTE bte, Vec *v)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscAssertPointer(v, 2);
   PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
   /* every run needs the channels: refuse a BTE that only counted them rather than run without scattering */
   PetscCheck(!bte->chcounted, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "The BTE was set up with its %" PetscInt64_FMT " channels counted but not loaded (BTESetLoadChannels(), BTEGenerateTable()); set up a BTE that loads them (the default) for a run", bte->ch.nglobal);
@@ -285,9 +300,17 @@ PetscErrorCode BTEFermiDirac(BTE bte, PetscReal T, PetscReal mu, Vec f)
 {
   PetscScalar *a;
   PetscReal    kT = BTE_KB * T;
+  PetscInt     n;
 
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
+  PetscValidHeaderSpecific(f, VEC_CLASSID, 4);
   PetscCheck(T > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive, got %g", (double)T);
+  PetscCheck(!PetscIsInfOrNanReal(mu), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "The chemical potential is not a number");
+  /* the loop below writes nlocal entries */
+  PetscCall(VecGetLocalSize(f, &n));
+  PetscCheck(n == bte->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The vector has %" PetscInt_FMT " entries on this rank, the BTE %" PetscInt_FMT " states: make it with BTECreateStateVec()", n, bte->nlocal);
   PetscCall(VecGetArrayWrite(f, &a));
   for (PetscInt i = 0; i < bte->nlocal; i++) a[i] = 1.0 / (PetscExpReal((bte->energy[i] - mu) / kT) + 1.0);
   PetscCall(VecRestoreArrayWrite(f, &a));

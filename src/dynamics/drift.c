@@ -192,6 +192,7 @@ PetscErrorCode BTEDriftSetForm(BTEDrift d, BTEDriftForm form)
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
+  PetscCheck(form >= BTE_DRIFT_LOG && form <= BTE_DRIFT_MUSCL, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_OUTOFRANGE, "Unknown drift form %d: log, plain, upwind or muscl", (int)form);
   if (form != d->form) {
     d->setupcalled = PETSC_FALSE; /* the diagonal of the stencil matrix depends on the form */
     d->jstate      = PETSC_FALSE;

@@ -181,6 +181,7 @@ PetscErrorCode BTEDynamicsSetField(BTEDynamics dyn, const PetscReal E[3])
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   PetscCheck(!dyn->setupcalled, PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_WRONGSTATE, "Set the field before BTEDynamicsSetUp()");
+  PetscAssertPointer(E, 2);
   for (PetscInt a = 0; a < 3; a++) {
     static const char *what[3] = {"field component Ex (-bte_efield)", "field component Ey (-bte_efield)", "field component Ez (-bte_efield)"};
     PetscCall(BTECheckRange(PetscObjectComm((PetscObject)dyn), what[a], E[a], -BTE_EFIELD_MAX, BTE_EFIELD_MAX, "V/cm", NULL));
@@ -236,6 +237,7 @@ PetscErrorCode BTEDynamicsSetInitialState(BTEDynamics dyn, BTEInitType type, Pet
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  PetscCheck(type >= BTE_INIT_FERMI && type <= BTE_INIT_RESTART, PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_OUTOFRANGE, "Unknown initial state %d: fermi, gaussian, lorentz or restart", (int)type);
   PetscCall(BTECheckRange(PetscObjectComm((PetscObject)dyn), "initial-state energy e0 (-bte_init_e0)", e0, -BTE_ENERGY_ABS_MAX, BTE_ENERGY_ABS_MAX, "eV", NULL));
   PetscCall(BTECheckRange(PetscObjectComm((PetscObject)dyn), "initial-state width (-bte_init_smear)", smear, 0, 10, "eV", NULL));
   dyn->init  = type;
@@ -1261,6 +1263,8 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
 PetscErrorCode BTEDynamicsGetTS(BTEDynamics dyn, TS *ts)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  PetscAssertPointer(ts, 2);
   PetscCall(BTEDynamicsCreateTS(dyn));
   *ts = dyn->ts;
   PetscFunctionReturn(0);
@@ -1293,12 +1297,15 @@ static PetscErrorCode BTEDynamicsCarriers(BTE bte, BTEInitType type, PetscReal e
 @*/
 PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics dyn, Vec f, PetscReal *t0)
 {
-  BTE       bte  = dyn->bte;
-  MPI_Comm  comm = PetscObjectComm((PetscObject)dyn);
-  PetscReal edge, e0, smear, A = dyn->peak, target = 0, n1;
+  BTE       bte;
+  MPI_Comm  comm;
+  PetscReal edge, e0, smear, A, target = 0, n1;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  bte  = dyn->bte;
+  comm = PetscObjectComm((PetscObject)dyn);
+  A    = dyn->peak;
   PetscCall(BTESetUp(bte));
   dyn->t0    = 0;
   dyn->step0 = 0;
@@ -1362,7 +1369,7 @@ PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics dyn, Vec f, PetscReal 
 @*/
 PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
 {
-  MPI_Comm       comm = PetscObjectComm((PetscObject)dyn);
+  MPI_Comm       comm;
   PetscReal      t0, tmax, t, dt;
   PetscBool      append = PETSC_FALSE;
   PetscInt       steps, rejects, nfails;
@@ -1370,6 +1377,7 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
+  comm = PetscObjectComm((PetscObject)dyn);
   PetscCall(BTEDynamicsSetUp(dyn));
   PetscCall(BTEDynamicsComputeInitialState(dyn, dyn->f, &t0));
   PetscCall(BTEDynamicsCheckState(dyn, dyn->f, t0, dyn->step0, dyn->init == BTE_INIT_RESTART ? "initial state (the restart snapshot)" : "initial state"));

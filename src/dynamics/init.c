@@ -52,6 +52,7 @@ PetscErrorCode BTEGetBandEdge(BTE bte, PetscReal *edge)
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscAssertPointer(edge, 2);
   PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
   for (PetscInt i = 0; i < bte->nlocal; i++) e = PetscMin(e, bte->energy[i]);
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &e, 1, MPIU_REAL, MPIU_MIN, PetscObjectComm((PetscObject)bte)));
@@ -82,9 +83,15 @@ PetscErrorCode BTEComputeMoments(BTE bte, Vec f, PetscReal *ncell, PetscReal *de
 {
   const PetscScalar *a;
   PetscReal          s[5] = {0, 0, 0, 0, 0}, nk, percell;
+  PetscInt           n;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
+  PetscValidHeaderSpecific(f, VEC_CLASSID, 2);
+  /* the loop below reads nlocal entries */
+  PetscCall(VecGetLocalSize(f, &n));
+  PetscCheck(n == bte->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The vector has %" PetscInt_FMT " entries on this rank, the BTE %" PetscInt_FMT " states: make it with BTECreateStateVec()", n, bte->nlocal);
   PetscCall(VecGetArrayRead(f, &a));
   for (PetscInt i = 0; i < bte->nlocal; i++) {
     PetscReal fi = PetscRealPart(a[i]);
@@ -128,13 +135,21 @@ PetscErrorCode BTEComputeDistribution(BTE bte, BTEInitType type, PetscReal e0, P
 {
   PetscScalar *a;
   MPI_Comm     comm;
+  PetscInt     n;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  PetscCheck(bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetUp() first");
+  PetscValidHeaderSpecific(f, VEC_CLASSID, 6);
   comm = PetscObjectComm((PetscObject)bte);
+  PetscCheck(type >= BTE_INIT_FERMI && type <= BTE_INIT_RESTART, comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown initial distribution %d: fermi, gaussian or lorentz", (int)type);
+  PetscCheck(!PetscIsInfOrNanReal(e0), comm, PETSC_ERR_ARG_OUTOFRANGE, "The initial distribution's centre is not a number");
   PetscCheck(smear > 0 && !PetscIsInfOrNanReal(smear), comm, PETSC_ERR_ARG_OUTOFRANGE, "The initial distribution's width (-bte_init_smear) must be positive (eV), got %g", (double)smear);
   PetscCheck(type == BTE_INIT_FERMI || (A > 0 && A <= 1), comm, PETSC_ERR_ARG_OUTOFRANGE, "The peak occupation must lie in (0, 1], got %g", (double)A);
   PetscCheck(type != BTE_INIT_RESTART, comm, PETSC_ERR_ARG_WRONG, "A restart state comes from a file: use BTEDynamicsComputeInitialState()");
+  /* the loop below writes nlocal entries */
+  PetscCall(VecGetLocalSize(f, &n));
+  PetscCheck(n == bte->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The vector has %" PetscInt_FMT " entries on this rank, the BTE %" PetscInt_FMT " states: make it with BTECreateStateVec()", n, bte->nlocal);
   PetscCall(VecGetArrayWrite(f, &a));
   for (PetscInt i = 0; i < bte->nlocal; i++) {
     PetscReal x = (bte->energy[i] - e0) / smear;

@@ -119,6 +119,8 @@ PetscErrorCode BTECarrierDensity(BTE bte, PetscReal T, PetscReal mu, PetscReal *
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
   PetscCheck(T > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive (K), got %g", (double)T);
+  PetscCheck(!PetscIsInfOrNanReal(mu), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "The chemical potential is not a number");
+  PetscAssertPointer(n, 4);
   PetscCall(BTESumFermi(bte, T, mu, &sum));
   PetscCall(BTETransportUnits(bte, NULL, &unit, NULL));
   *n = sum * unit;

@@ -226,6 +226,8 @@ PetscErrorCode BTEHighFieldSetFields(BTEHighField hf, PetscInt n, const PetscRea
 {
   PetscFunctionBegin;
   PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  PetscCheck(n >= 0, PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "Number of field strengths must be >= 0, got %" PetscInt_FMT, n);
+  if (n) PetscAssertPointer(E, 3);
   for (PetscInt k = 0; k < n; k++) PetscCheck(E[k] >= 0 && !PetscIsInfOrNanReal(E[k]), PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "Field strengths must be >= 0 (V/cm; the direction is -bte_efield_direction), got %g", (double)E[k]);
   for (PetscInt k = 0; k < n; k++) PetscCall(BTECheckRange(PetscObjectComm((PetscObject)hf), "field strength (-bte_efield_list)", E[k], 0, BTE_EFIELD_MAX, "V/cm", NULL));
   PetscCall(PetscFree(hf->E));
@@ -255,10 +257,12 @@ PetscErrorCode BTEHighFieldSetFields(BTEHighField hf, PetscInt n, const PetscRea
 @*/
 PetscErrorCode BTEHighFieldSetDirection(BTEHighField hf, const PetscReal d[3])
 {
-  PetscReal n = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  PetscReal n;
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  PetscAssertPointer(d, 2);
+  n = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   PetscCheck(n > 0 && !PetscIsInfOrNanReal(n), PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "The field direction must be a nonzero vector");
   for (PetscInt a = 0; a < 3; a++) hf->dir[a] = d[a] / n;
   PetscFunctionReturn(0);
@@ -312,6 +316,8 @@ PetscErrorCode BTEHighFieldSetCarrierDensity(BTEHighField hf, PetscReal n)
 PetscErrorCode BTEHighFieldGetSNES(BTEHighField hf, SNES *snes)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  PetscAssertPointer(snes, 2);
   *snes = hf->snes;
   PetscFunctionReturn(0);
 }
@@ -869,7 +875,7 @@ PetscErrorCode BTEHighFieldSetUp(BTEHighField hf)
 @*/
 PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
 {
-  BTE        bte = hf->bte;
+  BTE        bte;
   MPI_Comm   comm;
   PetscInt   dim, nl, N, nb;
   PetscReal  kT, atol, gnorm;
@@ -878,6 +884,7 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  bte  = hf->bte;
   comm = PetscObjectComm((PetscObject)hf);
   PetscCheck(hf->nE > 0, comm, PETSC_ERR_USER_INPUT, "bte highfield needs field strengths: -bte_efield_list 500,1000,2000 (V/cm)");
   PetscCall(BTESetUp(bte));
@@ -1108,6 +1115,8 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
 PetscErrorCode BTEHighFieldGetNumResults(BTEHighField hf, PetscInt *n)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  PetscAssertPointer(n, 2);
   *n = hf->nres;
   PetscFunctionReturn(0);
 }

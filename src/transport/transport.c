@@ -260,6 +260,7 @@ PetscErrorCode BTETransportSetTemperatures(BTETransport tr, PetscInt n, const Pe
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
   PetscCheck(n >= 0, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Number of temperatures must be >= 0");
+  if (n) PetscAssertPointer(T, 3);
   for (PetscInt k = 0; k < n; k++) PetscCheck(T[k] > 0 && !PetscIsInfOrNanReal(T[k]), PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Temperatures must be positive (K), got %g", (double)T[k]);
   for (PetscInt k = 0; k < n; k++) PetscCall(BTECheckRange(PetscObjectComm((PetscObject)tr), "temperature (-bte_temperatures)", T[k], BTE_TEMPERATURE_MIN, BTE_TEMPERATURE_MAX, "K", NULL));
   PetscCall(PetscFree(tr->T));
@@ -276,6 +277,7 @@ static PetscErrorCode BTETransportSetConc(BTETransport tr, PetscInt n, const Pet
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
   PetscCheck(n >= 0, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Number of values must be >= 0");
+  if (n) PetscAssertPointer(c, 3);
   for (PetscInt k = 0; k < n; k++) {
     PetscCheck(!PetscIsInfOrNanReal(c[k]), PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Not a number in the %s list", mu ? "chemical potential" : "carrier density");
     PetscCheck(mu || c[k] > 0, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Carrier densities must be positive (cm^-3, cm^-2 in 2D), got %g", (double)c[k]);
@@ -397,6 +399,8 @@ PetscErrorCode BTETransportSetITATolerance(BTETransport tr, PetscReal tol, Petsc
 PetscErrorCode BTETransportGetKSP(BTETransport tr, KSP *ksp)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  PetscAssertPointer(ksp, 2);
   *ksp = tr->ksp;
   PetscFunctionReturn(0);
 }
@@ -776,7 +780,7 @@ PetscErrorCode BTETransportSetUp(BTETransport tr)
 @*/
 PetscErrorCode BTETransportSolve(BTETransport tr)
 {
-  BTE          bte = tr->bte;
+  BTE          bte;
   MPI_Comm     comm;
   PetscInt     dim, nT, nc;
   PetscReal    T0, *Ts, *cs, defc, sunit, dunit, munit;
@@ -787,6 +791,7 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
 
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  bte  = tr->bte;
   comm = PetscObjectComm((PetscObject)tr);
   PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
   PetscCall(BTESetUp(bte));
@@ -919,6 +924,8 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
 PetscErrorCode BTETransportGetNumResults(BTETransport tr, PetscInt *n)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  PetscAssertPointer(n, 2);
   *n = tr->nres;
   PetscFunctionReturn(0);
 }
@@ -966,7 +973,10 @@ PetscErrorCode BTETransportGetResult(BTETransport tr, PetscInt i, BTETransportRe
 PetscErrorCode BTETransportGetSolution(BTETransport tr, PetscInt b, Vec *F)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  PetscAssertPointer(F, 3);
   PetscCheck(b >= 0 && b < 3, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Field direction must be 0, 1 or 2");
+  PetscCheck(tr->F[b], PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_WRONGSTATE, "Call BTETransportSolve() first");
   *F = tr->F[b];
   PetscFunctionReturn(0);
 }
