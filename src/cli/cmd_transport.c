@@ -38,7 +38,7 @@ PetscErrorCode BTECommandTransport(MPI_Comm comm)
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "bte transport: low-field mobility (KSP, RTA, ITA)", "BTE");
   PetscCall(PetscOptionsString("-bte_output", "HDF5 file for /transport (docs/transport.md)", "BTETransportWriteHDF5", out, out, sizeof(out), &flg));
-  PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary and the results", "BTETransportView", view, &view, NULL));
+  PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary (the results are always printed)", "BTEView", view, &view, NULL));
   PetscCall(PetscOptionsBool("-bte_allow_unconverged", "Write the results and exit 0 although a solve did not converge (else: exit 1, nothing written)", "BTETransportSolve", allow, &allow, NULL));
   PetscOptionsEnd();
   PetscCall(BTECommandHelpRequested(&help));
