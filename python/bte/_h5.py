@@ -55,6 +55,40 @@ def attr(obj, name, default=None, required=False):
     return v.item() if hasattr(v, "item") else v
 
 
+def number(obj, name, default=None, required=False, integer=False, choices=None, positive=False):
+    """Numeric attribute name of obj as a Python int or float, or BTEFileError naming the file, the
+    attribute and the value when it is text, an array, not finite, not an integer (integer=True), not
+    one of choices or not > 0 (positive=True). default (None) when absent and not required."""
+    v = attr(obj, name, required=required)
+    if v is None:
+        return default
+    where = "%s: attribute '%s' of %s" % (obj.file.filename, name, obj.name)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise BTEFileError("%s is %r, expected a number" % (where, v))
+    if not np.isfinite(v):
+        raise BTEFileError("%s is %r: not a finite number" % (where, v))
+    if integer:
+        if v != int(v):
+            raise BTEFileError("%s is %r, expected an integer" % (where, v))
+        v = int(v)
+    if choices is not None and v not in choices:
+        raise BTEFileError("%s is %r, expected %s" % (where, v, " or ".join(map(str, choices))))
+    if positive and not v > 0:
+        raise BTEFileError("%s is %r, expected > 0" % (where, v))
+    return v
+
+
+def complete_flag(f):
+    """The root attribute complete: 1 (True) once bte closed the file, 0 (False) while a writer
+    holds it or after one stopped; None when absent. Any other value is refused."""
+    if "complete" not in f.attrs:
+        return None
+    c = attr(f, "complete")
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or c not in (0, 1):
+        raise BTEFileError("%s: root attribute complete = %r, expected 1 (written to the end) or 0" % (f.filename, c))
+    return c == 1
+
+
 def check_units(obj, uname, expect, what):
     """If obj has the string attribute uname, it must say expect (a list: one of them)."""
     if uname not in obj.attrs:
@@ -66,10 +100,12 @@ def check_units(obj, uname, expect, what):
     return got
 
 
-def dataset(g, name, units=None, dtype=float, ndim=None, rows=None, required=True):
+def dataset(g, name, units=None, dtype=float, ndim=None, rows=None, required=True, shape=None):
     """Dataset g/name as a numpy array of dtype; its `units` attribute, where present, must be units;
     ndim: the number of dimensions it must have; rows: keep only the first rows (a time series whose
-    run was killed may have one row more than `time`)."""
+    run was killed may have one row more than `time`); shape: the shape it must have after that
+    (None in it: any length). Floats must be finite: bte never writes NaN or Inf (a run with a
+    non-finite result stops without writing), so one in a file is damage, not data."""
     path = "%s/%s" % (g.name.rstrip("/"), name)
     if name not in g:
         if not required:
@@ -94,5 +130,14 @@ def dataset(g, name, units=None, dtype=float, ndim=None, rows=None, required=Tru
     else:
         a = d[()]
     if dtype is str:
+        if d.dtype.kind not in "SOU":
+            raise BTEFileError("%s: %s holds %s values, expected strings" % (g.file.filename, path, d.dtype))
         return [text(x) for x in np.ravel(a)]
-    return np.asarray(a, dtype=np.float64 if dtype is float else np.int64)
+    a = np.asarray(a, dtype=np.float64 if dtype is float else np.int64)
+    if shape is not None and (a.ndim != len(shape) or any(n is not None and n != m for n, m in zip(shape, a.shape))):
+        want = "[%s]" % "][".join("n" if n is None else str(n) for n in shape)
+        raise BTEFileError("%s: %s has shape %s, expected %s" % (g.file.filename, path, list(a.shape), want))
+    if dtype is float and not np.all(np.isfinite(a)):
+        bad = np.argwhere(~np.isfinite(a))[0]
+        raise BTEFileError("%s: %s holds a non-finite value (%r at %s)" % (g.file.filename, path, a[tuple(bad)], list(bad)))
+    return a

@@ -1,6 +1,7 @@
 """The command-line plot scripts (bte-plot-dynamics, bte-plot-transport; also scripts/plot_*.py
 of the repository): argument parsing around the functions of bte.plot."""
 import argparse
+import math
 import os
 import sys
 
@@ -42,7 +43,11 @@ def plot_dynamics_main(argv=None):
     try:
         times = [float(x) for x in args.times.split(",")] if args.times else None
     except ValueError:
-        return _fail(ap.prog, "--times %r: give comma-separated numbers (fs)" % args.times)
+        times = [float("nan")]
+    if times is not None and not all(math.isfinite(x) for x in times):
+        return _fail(ap.prog, "--times %r: give comma-separated finite numbers (fs)" % args.times)
+    if not math.isfinite(args.smooth):
+        return _fail(ap.prog, "--smooth %r: give a finite number of bins (0: none)" % args.smooth)
     try:
         dyn = Dynamics(args.file)
         if dyn.nsnapshots == 0:
@@ -58,7 +63,7 @@ def plot_dynamics_main(argv=None):
             p3 = os.path.join(outdir, stem + "_kspace.png")
             plot.kspace(dyn, -1, args.kspace, path=p3)
             paths.append(p3)
-    except (BTEFileError, ValueError) as e:
+    except (BTEFileError, ValueError, OSError) as e:
         return _fail(ap.prog, e)
     for p in paths:
         print(p)
@@ -89,6 +94,6 @@ def plot_transport_main(argv=None):
             else:
                 plot.velocity_field(HighField(a.file), path=out)
             print("wrote %s" % out)
-    except (BTEFileError, ValueError) as e:
+    except (BTEFileError, ValueError, OSError) as e:
         return _fail(p.prog, e)
     return 0

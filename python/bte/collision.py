@@ -10,22 +10,42 @@ Per channel c between states i < j with phonon energy hw_c and |g_c|^2,
 
 with G(x) = exp(-(x/eta)^2) / (eta sqrt(pi)), N_c the Bose occupation at the lattice temperature and
 Nq the points of the full grid. Rates are in 1/fs (energies eV, hbar in eV fs)."""
+import os
+
 import numpy as np
 
 HBAR_EVFS = 0.6582119569  # hbar, eV fs
 KB_EV = 8.617333262e-5     # Boltzmann constant, eV/K
 
 
+def _number(x, what, unit):
+    """x as a finite float, or ValueError naming what it is."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ValueError("%s %r %s: give a number" % (what, x, unit)) from None
+    if not np.isfinite(v):
+        raise ValueError("%s %r %s: not a finite number" % (what, x, unit))
+    return v
+
+
 class Collision:
     """The collision operator of a Table at temperature T (K) and smearing eta (eV; default the
-    table's). Attributes: P, Q (per channel, 1/fs), i, j (channel ends), nstates."""
+    table's). table: a Table or a table's file name. Attributes: P, Q (per channel, 1/fs), i, j
+    (channel ends), nstates."""
 
     def __init__(self, table, temperature, smearing=None):
+        from .table import Table
+        if isinstance(table, (str, os.PathLike)):
+            table = Table(table)
+        if not isinstance(table, Table):
+            raise TypeError("Collision needs a bte.Table (or a table's file name), not %s" % type(table).__name__)
+        temperature = _number(temperature, "temperature", "K")
         if not temperature > 0:
             raise ValueError("temperature %r K: must be > 0" % (temperature,))
-        eta = table.smearing if smearing is None else float(smearing)
+        eta = table.smearing if smearing is None else _number(smearing, "smearing", "eV")
         if not eta > 0:
-            raise ValueError("smearing %r eV: must be > 0" % (smearing,))
+            raise ValueError("smearing %r eV: must be > 0" % (eta,))
         ch = table.channels
         e = table.energy
         self.table, self.temperature, self.smearing = table, float(temperature), eta
@@ -71,6 +91,7 @@ class Collision:
 
     def fermi_dirac(self, mu):
         """Fermi-Dirac occupations at the operator's temperature and chemical potential mu (eV)."""
+        mu = _number(mu, "chemical potential", "eV")
         x = (self.table.energy - mu) / (KB_EV * self.temperature)
         return 0.5 * (1 - np.tanh(0.5 * x))  # 1/(e^x + 1) without overflow
 

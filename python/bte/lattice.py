@@ -26,12 +26,21 @@ class Lattice:
     """
 
     def __init__(self, nk, lattice=None, reciprocal=None, dim=3, volume=None, source=""):
-        self.nk = np.asarray(nk, dtype=np.int64).reshape(3)
+        name = source or "lattice"
+        nk = np.asarray(nk)
+        if nk.shape not in ((3,), (1, 3), (3, 1)) or nk.dtype.kind not in "iu":
+            raise ValueError("%s: grid sizes nk = %s: give 3 integers" % (name, nk.tolist()))
+        self.nk = nk.astype(np.int64).reshape(3)
         if np.any(self.nk < 1):
-            raise ValueError("%s: grid sizes nk = %s must be >= 1" % (source or "lattice", self.nk.tolist()))
+            raise ValueError("%s: grid sizes nk = %s must be >= 1" % (name, self.nk.tolist()))
+        if dim not in (2, 3):
+            raise ValueError("%s: dim = %r, expected 2 or 3" % (name, dim))
         self.dim = int(dim)
         self.source = source
-        self.lattice = None if lattice is None else np.asarray(lattice, dtype=float).reshape(3, 3)
+        self.lattice = None if lattice is None else np.asarray(lattice, dtype=float)
+        if self.lattice is not None and (self.lattice.shape != (3, 3) or not np.all(np.isfinite(self.lattice))
+                                         or np.linalg.det(self.lattice) == 0):
+            raise ValueError("%s: lattice must be 3 x 3, finite and not singular" % name)
         if reciprocal is None and self.lattice is not None:
             reciprocal = TWO_PI * np.linalg.inv(self.lattice).T
         self.reciprocal = None if reciprocal is None else np.asarray(reciprocal, dtype=float).reshape(3, 3)
@@ -78,7 +87,7 @@ class Lattice:
     # ---- index maps ----
     def ijk(self, kindex):
         """Flat k index -> grid coordinates (..., 3) int; ValueError outside [0, nkpoints)."""
-        k = np.asarray(kindex, dtype=np.int64)
+        k = _integers(kindex, "k index")
         if np.any(k < 0) or np.any(k >= self.nkpoints):
             raise ValueError("k index outside [0, %d) of the %s grid" % (self.nkpoints, "x".join(map(str, self.nk))))
         n1, n2 = self.nk[1], self.nk[2]
@@ -86,7 +95,7 @@ class Lattice:
 
     def kindex(self, ijk):
         """Grid coordinates (..., 3) -> flat k index; coordinates are taken modulo nk (periodic)."""
-        c = np.mod(np.asarray(ijk, dtype=np.int64), self.nk)
+        c = np.mod(_integers(ijk, "grid coordinates", last=3), self.nk)
         return (c[..., 0] * self.nk[1] + c[..., 1]) * self.nk[2] + c[..., 2]
 
     # ---- coordinates ----
@@ -106,12 +115,12 @@ class Lattice:
     def cartesian(self, crystal):
         """Crystal coordinates (..., 3) -> Cartesian k (..., 3), 1/Angstrom."""
         self._need_vectors()
-        return np.asarray(crystal, dtype=float) @ self.reciprocal
+        return _points(crystal, "crystal coordinates") @ self.reciprocal
 
     def to_crystal(self, kcart):
         """Cartesian k (..., 3), 1/Angstrom -> crystal coordinates (inverse of cartesian())."""
         self._need_vectors()
-        return np.asarray(kcart, dtype=float) @ self.lattice.T / TWO_PI
+        return _points(kcart, "Cartesian k") @ self.lattice.T / TWO_PI
 
     def kpoints(self, kindex, cartesian=False, centered=False):
         """k points of flat indices: crystal coordinates, or Cartesian (1/Angstrom) with cartesian=True."""
@@ -120,4 +129,30 @@ class Lattice:
 
     def nearest_kindex(self, crystal):
         """Crystal coordinates (..., 3) -> flat index of the nearest grid point (periodic)."""
-        return self.kindex(np.rint(np.asarray(crystal, dtype=float) * self.nk).astype(np.int64))
+        return self.kindex(np.rint(_points(crystal, "crystal coordinates") * self.nk).astype(np.int64))
+
+
+def _integers(x, what, last=None):
+    """x as an int64 array, or ValueError when it holds a non-integer (1.5 is not k index 1) or its
+    last axis is not `last` long."""
+    a = np.asarray(x)
+    if a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
+        a = a.astype(np.int64)
+    if a.dtype.kind not in "iu":
+        raise ValueError("%s %r: give integers" % (what, x))
+    if last is not None and (a.ndim == 0 or a.shape[-1] != last):
+        raise ValueError("%s of shape %s: give (..., %d)" % (what, a.shape, last))
+    return a.astype(np.int64)
+
+
+def _points(x, what):
+    """x as a float array of shape (..., 3) with finite entries, or ValueError."""
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("%s %r: give numbers" % (what, x)) from None
+    if a.ndim == 0 or a.shape[-1] != 3:
+        raise ValueError("%s of shape %s: give (..., 3)" % (what, a.shape))
+    if not np.all(np.isfinite(a)):
+        raise ValueError("%s hold a non-finite value" % what)
+    return a

@@ -1,34 +1,44 @@
 """The output files of bte dynamics, bte transport and bte highfield (docs/format.md "Dynamics
 output", docs/transport.md "Output files"), each with its k grid (/grid) and diagnostics."""
+import numbers
 import re
 
 import numpy as np
 
-from ._h5 import BTEFileError, attr, check_units, dataset, group, open_file
+from ._h5 import BTEFileError, attr, check_units, complete_flag, dataset, group, number, open_file
 from .lattice import Lattice
 
 E_CHARGE = 1.602176634e-19  # C
 
 
-def _lattice(f, nk=None, dim=3):
-    """The file's /grid, or (files written before outputs carried it) the sizes alone."""
+def _lattice(f, nk=None, dim=3, what="nk"):
+    """The file's /grid, or (files written before outputs carried it) the sizes alone; nk (the
+    output's own record of the grid's sizes, where it has one) and dim must agree with /grid."""
     if "grid" in f:
-        return Lattice.from_group(f["grid"])
+        L = Lattice.from_group(f["grid"])
+        if nk is not None and list(np.ravel(nk)) != L.nk.tolist():
+            raise BTEFileError("%s: %s %s differs from /grid/nk %s" % (f.filename, what, list(np.ravel(nk)), L.nk.tolist()))
+        if dim != L.dim:
+            raise BTEFileError("%s: the output's dimension %s differs from /grid dim %s" % (f.filename, dim, L.dim))
+        return L
     if nk is None:
         return None
-    return Lattice(nk, dim=dim, source=f.filename)
+    try:
+        return Lattice(nk, dim=dim, source=f.filename)
+    except ValueError as e:
+        raise BTEFileError(str(e)) from None
 
 
 def _complete(f, whole):
     """The root attribute complete: True once bte closed the file, False while a run writes it or
     after it was stopped; None for files written before outputs carried it. A file written whole
     (transport, highfield) that is not complete is refused: it was not written to the end."""
-    c = attr(f, "complete")
+    c = complete_flag(f)
     if c is None:
         return None
-    if whole and c != 1:
-        raise BTEFileError("%s: complete = %s: the file was not written to the end" % (f.filename, c))
-    return c == 1
+    if whole and not c:
+        raise BTEFileError("%s: complete = 0: the file was not written to the end" % f.filename)
+    return c
 
 
 def _provenance(f):
@@ -71,7 +81,7 @@ class Dynamics:
                 raise BTEFileError("%s: /dynamics format = %r, expected 'bte-dynamics'" % (self.path, fmt))
             if attr(g, "version") != 1:
                 raise BTEFileError("%s: /dynamics version %s is not supported (this reader knows 1)" % (self.path, attr(g, "version")))
-            self.dim = attr(g, "dim", 3)
+            self.dim = _dim(f, g, "dim")
             two = self.dim == 2
             self.time = dataset(g, "time", units="fs", ndim=1)
             nt = len(self.time)
@@ -81,10 +91,10 @@ class Dynamics:
             self.carrier_density = dataset(g, "carrier_density", units="cm^-2" if two else "cm^-3", rows=nt)
             self.mean_energy = dataset(g, "mean_energy", units="eV", rows=nt)
             self.drift_velocity = dataset(g, "drift_velocity", units="cm/s", rows=nt)
-            self.velocity = dataset(g, "velocity", units="cm/s", rows=nt, ndim=2)
+            self.velocity = dataset(g, "velocity", units="cm/s", rows=nt, ndim=2, shape=(nt, 3))
             self.population = dataset(g, "population", units="1/(eV cell)", rows=nt, ndim=2)
             self.energy_grid = dataset(g, "energy_grid", units="eV", ndim=1)
-            self.bin_width = attr(g["energy_grid"], "bin_width")
+            self.bin_width = number(g["energy_grid"], "bin_width", positive=True)
             self.state_energy = dataset(g, "state_energy", units="eV", ndim=1)
             self.state_kindex = dataset(g, "state_kindex", dtype=int, ndim=1)
             self.state_band = dataset(g, "state_band", dtype=int, ndim=1)
@@ -95,26 +105,26 @@ class Dynamics:
             self.carrier_type = attr(g, "carriers", "")
             self.init = attr(g, "init", "")
             self.drift_form = attr(g, "drift_form", "")
-            self.temperature = attr(g, "temperature", required=True)
-            self.efield = np.asarray(attr(g, "efield", np.zeros(3)), dtype=float).reshape(3)
-            self.band_edge = attr(g, "band_edge", required=True)
-            self.cell_volume = attr(g, "cell_volume")
-            self.spin_degeneracy = attr(g, "spin_degeneracy", required=True)
-            self.output_interval = attr(g, "output_interval")
+            self.temperature = number(g, "temperature", required=True)
+            self.efield = _vector3(g, "efield")
+            self.band_edge = number(g, "band_edge", required=True)
+            self.cell_volume = number(g, "cell_volume", positive=True)
+            self.spin_degeneracy = number(g, "spin_degeneracy", required=True, integer=True, choices=(1, 2))
+            self.output_interval = number(g, "output_interval")
             nk = attr(g, "nk")
-            self.lattice = _lattice(f, nk, self.dim)
+            self.lattice = _lattice(f, nk, self.dim, what="/dynamics nk")
             if self.lattice is None:
                 raise BTEFileError("%s: /dynamics has neither /grid nor an nk attribute" % self.path)
-            if nk is not None and list(np.ravel(nk)) != self.lattice.nk.tolist():
-                raise BTEFileError("%s: /dynamics nk %s differs from /grid/nk %s" % (self.path, list(np.ravel(nk)), self.lattice.nk.tolist()))
             if len(self.state_kindex) and (self.state_kindex.min() < 0 or self.state_kindex.max() >= self.lattice.nkpoints):
                 raise BTEFileError("%s: /dynamics/state_kindex outside the %s grid" % (self.path, "x".join(map(str, self.lattice.nk))))
             N = len(self.state_energy)
             if len(self.state_kindex) != N or len(self.state_band) != N:
                 raise BTEFileError("%s: state_energy, state_kindex and state_band differ in length" % self.path)
             occ = g["occupations"] if "occupations" in g else None
-            if occ is None or occ.ndim != 2 or occ.shape[1] != N or occ.shape[0] < nt:
+            if occ is None or not hasattr(occ, "ndim") or occ.ndim != 2 or occ.shape[1] != N or occ.shape[0] < nt:
                 raise BTEFileError("%s: /dynamics/occupations is missing or not [%d][%d]" % (self.path, nt, N))
+            if occ.dtype.kind not in "fiu":
+                raise BTEFileError("%s: /dynamics/occupations holds %s values, expected numbers" % (self.path, occ.dtype))
             if self.population.shape[1] != len(self.energy_grid):
                 raise BTEFileError("%s: /dynamics/population has %d bins, energy_grid %d" % (self.path, self.population.shape[1], len(self.energy_grid)))
             self.diagnostics = _diagnostics(f)
@@ -140,20 +150,29 @@ class Dynamics:
         """Occupations f of every state at snapshot i (negative counts from the end), or (nt, N) for
         i=None; read from the file on each call."""
         nt = self.nsnapshots
-        with open_file(self.path) as f:
-            d = f["dynamics/occupations"]
-            if i is None:
-                return np.asarray(d[:nt], dtype=float)
+        if i is not None:
+            if isinstance(i, bool) or not isinstance(i, numbers.Integral):
+                raise TypeError("snapshot %r: give an integer index (snapshot(t) finds the one nearest a time)" % (i,))
+            i = int(i)
             if not -nt <= i < nt:
                 raise IndexError("%s: snapshot %d outside the %d snapshots" % (self.path, i, nt))
-            return np.asarray(d[i % nt], dtype=float)
+        with open_file(self.path) as f:
+            d = f["dynamics/occupations"]
+            a = np.asarray(d[:nt] if i is None else d[i % nt], dtype=float)
+        if not np.all(np.isfinite(a)):
+            raise BTEFileError("%s: /dynamics/occupations holds a non-finite value%s" % (self.path, "" if i is None else " in snapshot %d" % i))
+        return a
 
     def snapshot(self, t):
         """Index of the snapshot nearest time t (fs)."""
+        t = _finite(t, "time")
+        if self.nsnapshots == 0:
+            raise ValueError("%s holds no snapshot" % self.path)
         return int(np.argmin(np.abs(self.time - t)))
 
     def count_carriers(self, f):
         """Carriers per unit cell of occupations f: s/Nk sum_i f_i (what /dynamics/carriers holds)."""
+        f = _occupations(f, self.nstates)
         return self.spin_degeneracy * float(np.sum(f)) / self.lattice.nkpoints
 
     @property
@@ -188,7 +207,7 @@ class Transport:
             g = group(f, "transport", "a bte transport output")
             self.complete = _complete(f, whole=True)
             self.provenance = _provenance(f)
-            self.dim = attr(g, "dimension", 3)
+            self.dim = _dim(f, g, "dimension")
             two = self.dim == 2
             self.temperature = dataset(g, "temperature", units="K", ndim=1)
             n = len(self.temperature)
@@ -198,6 +217,8 @@ class Transport:
             self.mobility = dataset(g, "mobility", units="cm^2/(V s)", rows=n, ndim=3)
             self.iterations = dataset(g, "iterations", dtype=int, rows=n)
             self.residual = dataset(g, "residual", units="1", rows=n)
+            if np.any(self.temperature <= 0) or np.any(self.carrier_density <= 0):
+                raise BTEFileError("%s: /transport temperature or carrier_density is not > 0" % self.path)
             self.operator_applies = dataset(g, "operator_applies", dtype=int, rows=n)
             self.converged = dataset(g, "converged", dtype=int, rows=n).astype(bool)
             if self.mobility.shape[1:] != (3, 3) or self.conductivity.shape[1:] != (3, 3):
@@ -205,12 +226,12 @@ class Transport:
             self.method = attr(g, "method", "")
             self.ksp_type = attr(g, "ksp_type", "")
             self.model = attr(g, "model", "")
-            self.spin_degeneracy = attr(g, "spin_degeneracy")
-            self.num_states = attr(g, "num_states")
+            self.spin_degeneracy = number(g, "spin_degeneracy", integer=True, choices=(1, 2))
+            self.num_states = number(g, "num_states", integer=True)
             self.k_grid = _parse_grid(attr(g, "k_grid", ""))
-            self.smearing = attr(g, "smearing_eV")
-            self.ita_tol = attr(g, "ita_tol")
-            self.lattice = _lattice(f, self.k_grid, self.dim)
+            self.smearing = number(g, "smearing_eV", positive=True)
+            self.ita_tol = number(g, "ita_tol")
+            self.lattice = _lattice(f, self.k_grid, self.dim, what="/transport k_grid")
             self.diagnostics = _diagnostics(f)
         self.units = {"temperature": "K", "chemical_potential": "eV", "carrier_density": "cm^-2" if two else "cm^-3",
                       "conductivity": "S" if two else "S/m", "mobility": "cm^2/(V s)", "smearing": "eV",
@@ -222,7 +243,11 @@ class Transport:
     def component(self, which="trace", tensor=None):
         """One component of the mobility (or of tensor, (n, 3, 3)) per configuration: "xx", "xy", ...,
         or "trace" (trace/3; in 2D (xx + yy)/2)."""
-        t = self.mobility if tensor is None else tensor
+        t = self.mobility if tensor is None else np.asarray(tensor)
+        if t.ndim != 3 or t.shape[1:] != (3, 3):
+            raise ValueError("tensor of shape %s: give (n, 3, 3)" % (t.shape,))
+        if not isinstance(which, str):
+            raise ValueError("component %r: give trace or two of x, y, z (e.g. xx)" % (which,))
         if which == "trace":
             return (t[:, 0, 0] + t[:, 1, 1]) / 2.0 if self.dim == 2 else (t[:, 0, 0] + t[:, 1, 1] + t[:, 2, 2]) / 3.0
         if len(which) != 2 or which[0] not in "xyz" or which[1] not in "xyz":
@@ -260,18 +285,22 @@ class HighField:
             g = group(f, "highfield", "a bte highfield output")
             self.complete = _complete(f, whole=True)
             self.provenance = _provenance(f)
-            self.dim = attr(g, "dimension", 3)
+            self.dim = _dim(f, g, "dimension")
             two = self.dim == 2
             self.field = dataset(g, "field", units="V/cm", ndim=1)
             n = len(self.field)
-            self.field_direction = dataset(g, "field_direction", units="1", ndim=1)
+            self.field_direction = dataset(g, "field_direction", units="1", ndim=1, shape=(3,))
             self.drift_velocity = dataset(g, "drift_velocity", units="cm/s", rows=n)
-            self.velocity = dataset(g, "velocity", units="cm/s", rows=n, ndim=2)
+            self.velocity = dataset(g, "velocity", units="cm/s", rows=n, ndim=2, shape=(n, 3))
             self.mean_energy = dataset(g, "mean_energy", units="eV", rows=n)
             self.valley_occupation = dataset(g, "valley_occupation", units="1", rows=n, ndim=2)
             self.band_occupation = dataset(g, "band_occupation", units="1", rows=n, ndim=2)
             self.valley_energy = dataset(g, "valley_energy", units="eV", ndim=1)
             self.valley_label = dataset(g, "valley_label", dtype=str, required=False) or []
+            nv = len(self.valley_energy)
+            if self.valley_occupation.shape[1] != nv or (self.valley_label and len(self.valley_label) != nv):
+                raise BTEFileError("%s: /highfield valley_occupation has %d valleys, valley_energy %d, valley_label %d" % (
+                    self.path, self.valley_occupation.shape[1], nv, len(self.valley_label)))
             self.residual = dataset(g, "residual", units="1", rows=n)
             self.number_error = dataset(g, "number_error", units="1", rows=n)
             self.edge_occupation = dataset(g, "edge_occupation", units="1", rows=n, required=False)
@@ -283,11 +312,11 @@ class HighField:
             check_units(g, "carrier_density_units", "cm^-2" if two else "cm^-3", "/highfield carrier_density")
             self.method = attr(g, "method", "")
             self.model = attr(g, "model", "")
-            self.temperature = attr(g, "temperature_K")
-            self.carrier_density = attr(g, "carrier_density")
-            self.chemical_potential = attr(g, "chemical_potential_eV")
+            self.temperature = number(g, "temperature_K", positive=True)
+            self.carrier_density = number(g, "carrier_density", positive=True)
+            self.chemical_potential = number(g, "chemical_potential_eV")
             self.k_grid = _parse_grid(attr(g, "k_grid", ""))
-            self.lattice = _lattice(f, self.k_grid, self.dim)
+            self.lattice = _lattice(f, self.k_grid, self.dim, what="/highfield k_grid")
             self.diagnostics = _diagnostics(f)
         self.units = {"field": "V/cm", "field_direction": "1", "drift_velocity": "cm/s", "velocity": "cm/s",
                       "mean_energy": "eV", "valley_occupation": "1", "band_occupation": "1", "valley_energy": "eV",
@@ -298,22 +327,68 @@ class HighField:
         return len(self.field)
 
     def valley_kpoints(self, cartesian=False):
-        """k point of one minimum of each valley kind (nv, 3), from valley_label: "Gamma" is 0, "k=(a,b,c)
-        xN" gives crystal coordinates (a, b, c); Cartesian (1/Angstrom) with cartesian=True."""
+        """k point of one minimum of each valley kind (nv, 3), from valley_label: "Gamma" is 0, a label
+        with "k=(a,b,c)" ("k=(a,b,c) xN", "L k=(a,b,c) xN") gives crystal coordinates (a, b, c);
+        Cartesian (1/Angstrom) with cartesian=True."""
         out = []
         for lbl in self.valley_label:
             if lbl.startswith("Gamma"):
                 out.append([0.0, 0.0, 0.0])
                 continue
-            m = re.match(r"\s*k=\(([^)]*)\)", lbl)
-            if not m:
+            m = re.search(r"k=\(([^)]*)\)", lbl)  # "k=(a,b,c) x4", "L k=(a,b,c) x4", "... band 1"
+            try:
+                c = [float(x) for x in m.group(1).split(",")] if m else []
+            except ValueError:
+                c = []
+            if len(c) != 3 or not np.all(np.isfinite(c)):
                 raise BTEFileError("%s: valley label %r is neither Gamma nor k=(a,b,c)" % (self.path, lbl))
-            out.append([float(x) for x in m.group(1).split(",")])
+            out.append(c)
         c = np.array(out, dtype=float).reshape(-1, 3)
         return self.lattice.cartesian(c) if cartesian else c
 
     def __repr__(self):
         return "HighField(%r: %d fields, %g..%g V/cm, %s)" % (self.path, len(self), self.field[0] if len(self) else 0, self.field[-1] if len(self) else 0, self.lattice)
+
+
+def _dim(f, g, name):
+    """The output's dimension (attribute name of g; /grid's dim, else 3, when absent): 2 or 3."""
+    d = number(g, name, integer=True, choices=(2, 3))
+    if d is None and "grid" in f:
+        d = number(f["grid"], "dim", integer=True, choices=(2, 3))
+    return 3 if d is None else d
+
+
+def _finite(x, what):
+    """x as a finite float, or ValueError naming what it is."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ValueError("%s %r: give a number" % (what, x)) from None
+    if not np.isfinite(v):
+        raise ValueError("%s %r: not a finite number" % (what, x))
+    return v
+
+
+def _occupations(f, n):
+    """Occupations f as a float array of the n states, or ValueError."""
+    a = np.asarray(f, dtype=float)
+    if a.shape != (n,):
+        raise ValueError("occupations of shape %s: there are %d states" % (a.shape, n))
+    return a
+
+
+def _vector3(g, name):
+    """Attribute name of g as 3 finite floats (0 when absent), or BTEFileError."""
+    v = attr(g, name)
+    if v is None:
+        return np.zeros(3)
+    try:
+        a = np.asarray(v, dtype=float).ravel()
+    except (TypeError, ValueError):
+        a = None
+    if a is None or a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise BTEFileError("%s: attribute '%s' of %s is %r, expected 3 finite numbers" % (g.file.filename, name, g.name, v))
+    return a
 
 
 def _parse_grid(s):

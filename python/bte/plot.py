@@ -16,23 +16,34 @@ def _figure(figsize):
 
 def _save(fig, path, dpi=120):
     if path:
-        d = os.path.dirname(os.path.abspath(path))
-        os.makedirs(d, exist_ok=True)
-        fig.savefig(path, dpi=dpi)
+        try:
+            d = os.path.dirname(os.path.abspath(path))
+            os.makedirs(d, exist_ok=True)
+            fig.savefig(path, dpi=dpi)
+        except OSError as e:
+            raise type(e)("%s: cannot write the plot (%s)" % (path, e.strerror or e)) from None
     return fig
 
 
 def _load(obj, cls):
     if isinstance(obj, (str, os.PathLike)):
         return cls(obj)
+    if not isinstance(obj, cls):
+        raise TypeError("this plot needs a bte.%s (or a file name), not %s" % (cls.__name__, type(obj).__name__))
     return obj
 
 
 def smooth(y, width):
     """Gaussian smoothing over width bins (standard deviation); 0 leaves y as it is."""
+    try:
+        width = float(width)
+    except (TypeError, ValueError):
+        raise ValueError("smoothing %r: give a number of bins" % (width,)) from None
+    if not np.isfinite(width):
+        raise ValueError("smoothing %r bins: not a finite number" % (width,))
     if width <= 0:
         return np.asarray(y)
-    half = int(4 * width) + 1
+    half = min(int(4 * width) + 1, max(len(y) - 1, 0) // 2)  # kernel no longer than y: "same" keeps len(y)
     x = np.arange(-half, half + 1)
     k = np.exp(-0.5 * (x / width) ** 2)
     k /= k.sum()
@@ -64,7 +75,12 @@ def energy_distribution(dyn, times=None, smooth_bins=1.5, path=None):
     if nt == 0:
         raise ValueError("%s holds no snapshot" % dyn.path)
     e = dyn.energy_grid - dyn.band_edge
-    want = default_times(t) if times is None else list(times)
+    try:
+        want = default_times(t) if times is None else [float(w) for w in times]
+    except (TypeError, ValueError):
+        raise ValueError("times %r: give numbers (fs)" % (times,)) from None
+    if not np.all(np.isfinite(want)):
+        raise ValueError("times %r: not all finite" % (times,))
     rows = sorted(set(int(np.argmin(np.abs(t - w))) for w in want))
     fig = _figure((12, 4.6))
     ax1, ax2 = fig.subplots(1, 2)
@@ -76,7 +92,8 @@ def energy_distribution(dyn, times=None, smooth_bins=1.5, path=None):
     ax1.set_ylabel("population (carriers / (eV cell))")
     ax1.set_title("energy distribution")
     ax1.legend(fontsize=8)
-    ax1.set_xlim(e[0], e[-1])
+    if len(e) > 1:
+        ax1.set_xlim(e[0], e[-1])
     ps = np.array([smooth(p, smooth_bins) for p in pop])
     pos = ps[ps > 0]
     vmax = pos.max() if pos.size else 1.0
