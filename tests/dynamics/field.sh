@@ -1,5 +1,6 @@
 # Dynamics in a static field (parabolic valley): +E_x drives electrons toward -x (v_d < 0) and -E_x
-# mirrors it; the plain form keeps the carrier number; the log form warns when it does not and
+# mirrors it; the plain form keeps the carrier number; the log form warns when it does not (at the
+# first change, and at the run's end with the final ratio, against the output's carriers) and
 # -bte_normalize restores it; the low-field steady-state drift velocity gives the mobility of
 # `bte transport` on the same table (independent code path: linear response, docs/theory.md eq. 5-6).
 . "$TESTDIR/common.sh"
@@ -14,7 +15,7 @@ $MPIEXEC -n "$NP" "$BTE" dynamics $P -bte_efield 2000,0,0 -bte_drift_form plain 
 "$BTE" dynamics $P -bte_efield 2000,0,0 -bte_drift_form log -bte_final_time 1500 -bte_output_interval 500 -bte_output log.h5 > log.log
 "$BTE" dynamics $P -bte_efield 2000,0,0 -bte_drift_form log -bte_normalize -bte_final_time 1500 -bte_output_interval 500 -bte_output lognorm.h5 > lognorm.log
 grep -q "WARNING: the carrier number changed" log.log || { echo "FAIL: no carrier-number warning for the log form"; cat log.log; exit 1; }
-! grep -q "WARNING: the carrier number" plus.log lognorm.log || { echo "FAIL: unexpected carrier-number warning"; exit 1; }
+! grep -q "WARNING: .*the carrier number" plus.log lognorm.log || { echo "FAIL: unexpected carrier-number warning"; exit 1; }
 # holes: the same table read back as holes; +E_x drives them toward +x
 "$BTE" generate -bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_output table.h5 -bte_view 0 > /dev/null
 "$PYTHON" -c "
@@ -48,6 +49,11 @@ check(np.all(vl[1:] < 0) and abs(vl[-1] / vp[-1] - 1) < 0.2, "log form: v_d %.3e
 nl = g["log"]["carriers"][:]; nn = g["lognorm"]["carriers"][:]
 print("     log form carrier change %.2e; with -bte_normalize %.1e" % (np.abs(nl / nl[0] - 1).max(), np.abs(nn / nn[0] - 1).max()))
 check(np.abs(nn / nn[0] - 1).max() < 1e-10, "-bte_normalize keeps the carrier number")
+# the run's end says where the carrier number ended up, not only where it first moved
+import re
+m = re.search(r"dynamics: WARNING: at t = [0-9.]+ fs the carrier number is ([0-9.e+-]+) times what the run started with \(the largest relative change during the run ([0-9.e+-]+)\)", open("log.log").read())
+check(m is not None and abs(float(m.group(1)) / (nl[-1] / nl[0]) - 1) < 1e-5 and abs(float(m.group(2)) / np.abs(nl[1:] / nl[0] - 1).max() - 1) < 1e-2,
+      "log form: the end-of-run line gives the final ratio %s and the largest change %s (the file: %.6g, %.3g)" % (m and m.group(1), m and m.group(2), nl[-1] / nl[0], np.abs(nl[1:] / nl[0] - 1).max()))
 # mobility
 vd = g["low"]["drift_velocity"][:]; E = g["low"].attrs["efield"][0]
 check(abs(vd[-1] / vd[-2] - 1) < 1e-3, "low field: steady state reached (v_d %.4e -> %.4e cm/s)" % (vd[-2], vd[-1]))

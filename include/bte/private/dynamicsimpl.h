@@ -188,6 +188,7 @@ struct _p_BTEDynamics {
   PetscBool    normalize;  /* rescale f to the initial carrier number after every step */
   PetscReal    sum0;       /* sum_i f_i of the initial state */
   PetscBool    warned;     /* carrier-number warning printed */
+  PetscReal    nrel, nrelmax; /* once warned: the carrier number's relative change at the latest snapshot, and its largest |value| (said again at the run's end) */
   PetscBool    warnedf;    /* occupations-outside-[0,1] warning printed */
   PetscReal    statetol;   /* occupations must stay finite and in [-statetol, 1 + statetol] (< 0: finite only) */
   BTEStateCheckType scheck;    /* where the guard looks, as set (auto, stage, step, none) */
