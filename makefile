@@ -136,7 +136,7 @@ check-sanitize:
 	    TESTS="$(if $(filter all,$(SANITIZE_TESTS)),,$(SANITIZE_TESTS))" all check; \
 	else rm -f $(abspath $(SAN_BUILD))-probe; echo "skip: check-sanitize: $(PCC) cannot build with $(SAN_FLAGS)"; fi
 
-# The main job: for now, generate a GaAs table and print its summary.
+# The demo: hot electrons cooling in GaAs (scripts/run.sh; README, docs/dynamics.md).
 run: all
 	@scripts/run.sh $(abspath $(BTE))
 
@@ -185,4 +185,4 @@ deps:
 	@scripts/deps.sh
 
 help:
-	@echo "targets: all check run bench deps install PREFIX=... clean info"
+	@echo "targets: all check check-sanitize run bench deps install PREFIX=... clean info"
