@@ -642,6 +642,8 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
     PetscCall(PetscOptionsReal("-bte_pump_smear", "Pump energy width w, eV (profile exp(-((e - e0)/w)^2))", "BTEDynamicsSetPump", pw, &pw, &p3));
     PetscCall(PetscOptionsReal("-bte_pump_time", "Centre of the pump's Gaussian time profile, fs", "BTEDynamicsSetPump", pt, &pt, &p4));
     PetscCall(PetscOptionsReal("-bte_pump_fwhm", "Full width at half maximum of the pump's time profile, fs", "BTEDynamicsSetPump", pf, &pf, &p5));
+    /* a pump's shape without its density would be no pump at all, silently */
+    PetscCheck(!(p2 || p3 || p4 || p5) || pd > 0, comm, PETSC_ERR_USER_INPUT, "-bte_pump_e0_edge, -bte_pump_smear, -bte_pump_time and -bte_pump_fwhm shape a pump: give the carriers it injects with -bte_pump_density (cm^-3, cm^-2 in 2D); without it there is no pump");
     if (p1 || p2 || p3 || p4 || p5) PetscCall(BTEDynamicsSetPump(dyn, pd, pe, pw, pt, pf));
     PetscCall(PetscOptionsReal("-bte_steady_threshold", "Stop when |dv_d/dt| < this (cm/s^2) over two consecutive output intervals (Perturbo's boltz_acc_thr; 0: off)", "BTEDynamicsSetSteadyStateThreshold", thr, &thr, &f1));
     if (f1) PetscCall(BTEDynamicsSetSteadyStateThreshold(dyn, thr));

@@ -69,6 +69,7 @@ expect_fail "bte highfield does not use -bte_efield" timeout 60 "$BTE" highfield
 expect_fail "bte_restart old.h5 needs -bte_init restart" $D -bte_restart old.h5
 expect_fail "bte_efield needs three components Ex,Ey,Ez (V/cm), got none" $D -bte_efield
 expect_fail "Give either a table (-bte_input old.h5) or a built-in model (-bte_model parabolic), not both" $D -bte_input old.h5
+expect_fail "shape a pump: give the carriers it injects with -bte_pump_density" $D -bte_pump_e0_edge 0.3 -bte_pump_time 50
 # bench: repetitions and copy size in range (2e9 repetitions failed naming a function only, a copy
 # size of 0 printed 'inf', -1 a PETSc message about a Vec type)
 expect_fail "bte_bench_reps must be in \[1, 1000000\], got 2000000000" timeout 60 "$BTE" bench -bte_model parabolic -bte_grid 8 -bte_bench_reps 2000000000
