@@ -188,8 +188,8 @@ static PetscErrorCode TimeRK4(BTECollision c, Vec f0, PetscInt reps, PetscLogDou
 PetscErrorCode BTECommandBench(MPI_Comm comm)
 {
   BTE            bte;
-  char          *types[BTE_BENCH_MAXTYPES], json[PETSC_MAX_PATH_LEN] = "";
-  PetscInt       ntypes = BTE_BENCH_MAXTYPES, reps = 10, copyn = 1 << 25;
+  char          *types[BTE_BENCH_MAXTYPES + 1], json[PETSC_MAX_PATH_LEN] = ""; /* one more than taken: a ninth is an error, not dropped */
+  PetscInt       ntypes = BTE_BENCH_MAXTYPES + 1, reps = 10, copyn = 1 << 25;
   PetscBool      flg, hasjson, dork4 = PETSC_TRUE, dojac = PETSC_TRUE, help, pipe = PETSC_FALSE;
   BenchResult    res[BTE_BENCH_MAXTYPES];
   PetscLogDouble bw = 0;
@@ -206,6 +206,7 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscOptionsBegin(comm, NULL, "bte bench: time the collision operator implementations", "BTE");
   PetscCall(PetscOptionsStringArray("-bte_bench_types", "Implementations to time (comma-separated; default: every registered type; <type>-mixed = that type with single-precision weights, for the types that have them)", "BTECollisionSetType", types, &ntypes, &flg));
+  PetscCheck(!flg || ntypes <= BTE_BENCH_MAXTYPES, comm, PETSC_ERR_USER_INPUT, "-bte_bench_types takes at most %d types, got more", BTE_BENCH_MAXTYPES);
   if (!flg) { /* every registered type, and its -mixed form where it has one */
     const char **reg;
     PetscInt     nreg;

@@ -74,6 +74,7 @@ expect_fail "shape a pump: give the carriers it injects with -bte_pump_density" 
 # size of 0 printed 'inf', -1 a PETSc message about a Vec type)
 expect_fail "bte_bench_reps must be in \[1, 1000000\], got 2000000000" timeout 60 "$BTE" bench -bte_model parabolic -bte_grid 8 -bte_bench_reps 2000000000
 expect_fail "bte_bench_copy_size must be >= 1 (doubles per rank), got 0" timeout 60 "$BTE" bench -bte_model parabolic -bte_grid 8 -bte_bench_copy_size 0
+expect_fail "bte_bench_types takes at most 8 types" timeout 60 "$BTE" bench -bte_model parabolic -bte_grid 8 -bte_bench_types pair,pair,pair,pair,pair,pair,pair,pair,tgt
 expect_fail "bte_bench_copy_size must be >= 1 (doubles per rank), got -1" timeout 60 "$BTE" bench -bte_model parabolic -bte_grid 8 -bte_bench_copy_size -1
 # values inside the bounds still run
 "$BTE" dynamics $P -bte_efield 1000,0,0 -bte_init_e0_edge 0.05 >/dev/null
