@@ -259,7 +259,6 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   }
   PetscCall(BTECommandCheckOptions(comm, "bench"));
   if (hasjson && json[0]) PetscCall(BTECheckOutputFile(bte, json, "-bte_bench_json"));
-  if (hasjson && json[0]) PetscCall(BTECheckWritable(comm, json)); /* before the timings, not after */
   PetscCall(BTESetUp(bte));
   PetscCall(BTEGetNumChannels(bte, NULL, &nch));
   PetscCall(BTEGetNumStates(bte, NULL, &nstates));

@@ -21,7 +21,6 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
   if (out[0] && !help) PetscCall(BTECheckOutputFile(bte, out, "-bte_output")); /* before anything is opened for writing */
-  if (out[0] && !help) PetscCall(BTECheckWritable(comm, out));
   PetscCall(BTEHighFieldCreate(bte, &hf));
   PetscCall(BTEHighFieldSetFromOptions(hf));
   PetscCall(BTECommandOptionsVec(comm));

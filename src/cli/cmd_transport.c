@@ -3,30 +3,6 @@
 #include "commands.h"
 #include <bte/transport.h>
 
-/* Fail before a long solve, not after it, when the output file cannot be written. */
-PetscErrorCode BTECheckWritable(MPI_Comm comm, const char file[])
-{
-  PetscMPIInt rank;
-  int         ok = 1;
-
-  PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) {
-    char  tmp[PETSC_MAX_PATH_LEN + 8];
-    FILE *fp;
-    PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.tmp", file));
-    fp = fopen(tmp, "w");
-    ok = fp ? 1 : 0;
-    if (fp) {
-      fclose(fp);
-      remove(tmp);
-    }
-  }
-  PetscCallMPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
-  PetscCheck(ok, comm, PETSC_ERR_FILE_OPEN, "Cannot write the output file %s: check that its directory exists and is writable", file);
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode BTECommandTransport(MPI_Comm comm)
 {
   BTE          bte;
@@ -45,7 +21,6 @@ PetscErrorCode BTECommandTransport(MPI_Comm comm)
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
   if (out[0] && !help) PetscCall(BTECheckOutputFile(bte, out, "-bte_output")); /* before anything is opened for writing */
-  if (out[0] && !help) PetscCall(BTECheckWritable(comm, out));
   PetscCall(BTETransportCreate(bte, &tr));
   PetscCall(BTETransportSetFromOptions(tr));
   PetscCall(BTECommandOptionsVec(comm));

@@ -20,4 +20,3 @@ PetscErrorCode BTECommandOptionsVec(MPI_Comm);
 PetscErrorCode BTECommandCheckOptions(MPI_Comm, const char[]);
 PetscErrorCode BTECommandCheckFiniteOptions(MPI_Comm); /* a -bte_ option given NaN or Inf */
 PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm, const char[], PetscBool *);
-PetscErrorCode BTECheckWritable(MPI_Comm, const char[]); /* cmd_transport.c: an output file that cannot be written, refused before the run */
