@@ -194,13 +194,14 @@ PETSC_EXTERN PetscErrorCode BTECollisionTSRHSJacobian(TS, PetscReal, Vec, Mat, M
    +eE for holes (F in eV/Angstrom = 1e-8 E[V/cm]). grad_k by Wannier90-style
    finite-difference b-vectors on the full k grid (docs/theory.md section 5); the
    neighbour (n,k+b) of (n,k) contributes only if it is in the energy window.
-   Forms (-bte_drift_form): log (Perturbo's: differentiates ln((1-f)/f) clipped
-   to +-35, keeps f in (0,1)) and plain (differentiates f in flux form: carriers
-   are conserved exactly, also at the window's edge), upwind (flux form with the
-   upwind state's f: conserves carriers exactly and keeps f >= 0, and f <= 1
-   wherever a state has all its neighbours; first order), muscl (upwind flux with
-   a limited linear reconstruction, -bte_drift_limiter: the same conservation and
-   bounds, second order where f is smooth; on CUDA Vecs too).                   */
+   Forms (-bte_drift_form): muscl (the default: upwind flux with a limited linear
+   reconstruction, -bte_drift_limiter: conserves carriers exactly, keeps f >= 0,
+   and f <= 1 wherever a state has all its neighbours; second order where f is
+   smooth; on CUDA Vecs too), log (Perturbo's: differentiates ln((1-f)/f) clipped
+   to +-35, keeps f in (0,1) but does not conserve carriers; for comparisons with
+   Perturbo), plain (differentiates f in flux form: carriers are conserved
+   exactly, also at the window's edge, but f can leave [0, 1]) and upwind (flux
+   form with the upwind state's f: muscl's conservation and bounds, first order). */
 typedef struct _p_BTEDrift *BTEDrift;
 typedef enum {
   BTE_DRIFT_LOG,

@@ -56,7 +56,7 @@ PetscErrorCode BTEDriftCreate(BTE bte, BTEDrift *drift)
   PetscCall(PetscHeaderCreate(d, BTEDRIFT_CLASSID, "BTEDrift", "Drift term of a static field", "BTE", PetscObjectComm((PetscObject)bte), BTEDriftDestroy, BTEDriftView));
   PetscCall(PetscObjectReference((PetscObject)bte));
   d->bte  = bte;
-  d->form = BTE_DRIFT_LOG;
+  d->form = BTE_DRIFT_MUSCL;
   *drift  = d;
   PetscFunctionReturn(0);
 }
@@ -171,10 +171,10 @@ PetscErrorCode BTEDriftGetField(BTEDrift d, PetscReal E[3])
 
    Input Parameters:
 +  d    - the drift term
--  form - BTE_DRIFT_LOG (Perturbo's, keeps f in (0,1)), BTE_DRIFT_PLAIN (flux form, conserves
-          carriers), BTE_DRIFT_UPWIND (conservative first-order upwind, keeps f >= 0) or
-          BTE_DRIFT_MUSCL (conservative upwind with a limited linear reconstruction: second order
-          where f is smooth, keeps f >= 0; host Vecs only)
+-  form - BTE_DRIFT_MUSCL (the default: conservative upwind with a limited linear
+          reconstruction, second order where f is smooth, keeps f >= 0), BTE_DRIFT_LOG
+          (Perturbo's, keeps f in (0,1), does not conserve carriers), BTE_DRIFT_PLAIN (flux form,
+          conserves carriers) or BTE_DRIFT_UPWIND (conservative first-order upwind, keeps f >= 0)
 
    Options Database Key:
 .  -bte_drift_form <log,plain,upwind,muscl> - the form
@@ -307,7 +307,7 @@ PetscErrorCode BTEDriftSetFromOptions(BTEDrift d)
   }
   {
     BTEDriftForm form = d->form;
-    PetscCall(PetscOptionsEnum("-bte_drift_form", "Discretisation of the drift term", "BTEDriftSetForm", BTEDriftForms, (PetscEnum)form, (PetscEnum *)&form, NULL));
+    PetscCall(PetscOptionsEnum("-bte_drift_form", "Discretisation of the drift term: muscl (conserves carriers, 0 <= f <= 1), log (Perturbo's), plain or upwind", "BTEDriftSetForm", BTEDriftForms, (PetscEnum)form, (PetscEnum *)&form, NULL));
     PetscCall(BTEDriftSetForm(d, form));
   }
   {

@@ -41,7 +41,7 @@ PetscErrorCode BTEDynamicsCreate(BTE bte, BTEDynamics *dyn)
   PetscCall(PetscObjectReference((PetscObject)bte));
   d->bte        = bte;
   d->scattering = PETSC_TRUE;
-  d->driftform  = BTE_DRIFT_LOG;
+  d->driftform  = BTE_DRIFT_MUSCL;
   d->init       = BTE_INIT_GAUSSIAN;
   d->e0edge     = 0.1;
   d->smear      = 0; /* auto: kB T (fermi), 0.02 eV (gaussian, lorentz) */
@@ -583,7 +583,7 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
     PetscCheck(n == 3, comm, PETSC_ERR_USER_INPUT, "-bte_efield needs three components Ex,Ey,Ez (V/cm), got %" PetscInt_FMT, n);
     PetscCall(BTEDynamicsSetField(dyn, E));
   }
-  PetscCall(PetscOptionsEnum("-bte_drift_form", "Drift discretisation", "BTEDriftSetForm", BTEDriftForms, (PetscEnum)dyn->driftform, (PetscEnum *)&dyn->driftform, NULL));
+  PetscCall(PetscOptionsEnum("-bte_drift_form", "Drift discretisation: muscl (conserves carriers, 0 <= f <= 1), log (Perturbo's), plain or upwind", "BTEDriftSetForm", BTEDriftForms, (PetscEnum)dyn->driftform, (PetscEnum *)&dyn->driftform, NULL));
   PetscCall(PetscOptionsBool("-bte_normalize", "Rescale the occupations to the initial carrier number after every step (Perturbo's boltz_norm_dist; for the log drift form)", "BTEDynamicsSetFromOptions", dyn->normalize, &dyn->normalize, NULL));
   PetscCall(PetscOptionsBool("-bte_scattering", "Include the collision integral (0: drift only, for tests)", "BTEDynamicsSetCollision", dyn->scattering, &dyn->scattering, NULL));
   dt = dyn->dt;

@@ -1,5 +1,6 @@
 # Dynamics in a static field (parabolic valley): +E_x drives electrons toward -x (v_d < 0) and -E_x
-# mirrors it; the plain form keeps the carrier number; the log form warns when it does not (at the
+# mirrors it; the plain form and the default muscl form keep the carrier number (muscl also
+# 0 <= f <= 1, and the output names it); the log form warns when it does not (at the
 # first change, and at the run's end with the final ratio, against the output's carriers) and
 # -bte_normalize restores it; the low-field steady-state drift velocity gives the mobility of
 # `bte transport` on the same table (independent code path: linear response, docs/theory.md eq. 5-6).
@@ -14,8 +15,10 @@ $MPIEXEC -n "$NP" "$BTE" dynamics $P -bte_efield 2000,0,0 -bte_drift_form plain 
 "$BTE" dynamics $P -bte_efield -2000,0,0 -bte_drift_form plain -bte_final_time 1500 -bte_output_interval 500 -bte_output minus.h5 > minus.log
 "$BTE" dynamics $P -bte_efield 2000,0,0 -bte_drift_form log -bte_final_time 1500 -bte_output_interval 500 -bte_output log.h5 > log.log
 "$BTE" dynamics $P -bte_efield 2000,0,0 -bte_drift_form log -bte_normalize -bte_final_time 1500 -bte_output_interval 500 -bte_output lognorm.h5 > lognorm.log
+# no form named: the default, muscl, keeps the carriers and 0 <= f <= 1 and says which form ran
+"$BTE" dynamics $P -bte_efield 2000,0,0 -bte_final_time 1500 -bte_output_interval 500 -bte_output default.h5 > default.log
 grep -q "WARNING: the carrier number changed" log.log || { echo "FAIL: no carrier-number warning for the log form"; cat log.log; exit 1; }
-! grep -q "WARNING: .*the carrier number" plus.log lognorm.log || { echo "FAIL: unexpected carrier-number warning"; exit 1; }
+! grep -q "WARNING: .*the carrier number" plus.log lognorm.log default.log || { echo "FAIL: unexpected carrier-number warning"; exit 1; }
 # holes: the same table read back as holes; +E_x drives them toward +x
 "$BTE" generate -bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_output table.h5 -bte_view 0 > /dev/null
 "$PYTHON" -c "
@@ -32,7 +35,7 @@ def check(cond, msg):
     global ok
     print(("ok   " if cond else "FAIL ") + msg)
     ok &= bool(cond)
-g = {k: h5py.File(k + ".h5", "r")["dynamics"] for k in ("plus", "minus", "log", "lognorm", "low", "holes")}
+g = {k: h5py.File(k + ".h5", "r")["dynamics"] for k in ("plus", "minus", "log", "lognorm", "low", "holes", "default")}
 vp, vm = g["plus"]["drift_velocity"][:], g["minus"]["drift_velocity"][:]
 check(vp[0] == 0 or abs(vp[0]) < 1e-3, "no drift at t = 0 (%.2e cm/s)" % vp[0])
 check(np.all(vp[1:] < 0), "+E_x = 2 kV/cm: electrons drift toward -x, v_d = %s cm/s" % np.array2string(vp, precision=3))
@@ -49,6 +52,10 @@ check(np.all(vl[1:] < 0) and abs(vl[-1] / vp[-1] - 1) < 0.2, "log form: v_d %.3e
 nl = g["log"]["carriers"][:]; nn = g["lognorm"]["carriers"][:]
 print("     log form carrier change %.2e; with -bte_normalize %.1e" % (np.abs(nl / nl[0] - 1).max(), np.abs(nn / nn[0] - 1).max()))
 check(np.abs(nn / nn[0] - 1).max() < 1e-10, "-bte_normalize keeps the carrier number")
+form = g["default"].attrs["drift_form"]; form = form.decode() if isinstance(form, bytes) else form
+nd = g["default"]["carriers"][:]; fd = g["default"]["occupations"][:]
+check(form == "muscl" and np.abs(nd / nd[0] - 1).max() < 1e-10 and fd.min() >= 0 and fd.max() <= 1,
+      "default drift form %s: carriers kept to %.1e, f in [%.2e, %.4f]" % (form, np.abs(nd / nd[0] - 1).max(), fd.min(), fd.max()))
 # the run's end says where the carrier number ended up, not only where it first moved
 import re
 m = re.search(r"dynamics: WARNING: at t = [0-9.]+ fs the carrier number is ([0-9.e+-]+) times what the run started with \(the largest relative change during the run ([0-9.e+-]+)\)", open("log.log").read())
