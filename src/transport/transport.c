@@ -419,6 +419,20 @@ static PetscErrorCode BTETransportKSPIsSymmetric(KSP ksp, PetscBool *sym)
   PetscFunctionReturn(0);
 }
 
+/* Krylov methods that take the right preconditioning of BTETransportSetFromOptions() */
+static PetscErrorCode BTETransportKSPTypeIsRight(const char type[], PetscBool *right)
+{
+  static const char *righttypes[] = {KSPGMRES, KSPFGMRES, KSPBCGS, KSPLGMRES, KSPDGMRES, KSPPGMRES};
+  PetscFunctionBegin;
+  *right = PETSC_FALSE;
+  for (size_t k = 0; k < sizeof(righttypes) / sizeof(righttypes[0]); k++) {
+    PetscBool same;
+    PetscCall(PetscStrcmp(type, righttypes[k], &same));
+    if (same) *right = PETSC_TRUE;
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@
    BTETransportSetFromOptions - Reads the transport solver's options, its KSP's included (prefix bte_transport_)
 
@@ -513,29 +527,39 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
   }
   PetscOptionsEnd();
 
-  PetscCall(KSPSetFromOptions(tr->ksp));
-  PetscCall(BTETransportSetUpPC(tr));
   {
     /* Right preconditioning with the true residual norm where the method allows it, so
-       the KSP tolerance is on ||v - A F|| / ||v||; CG-like methods precondition on the left. */
-    PetscBool   side, norm, issym;
+       the KSP tolerance is on ||v - A F|| / ||v||; CG-like methods precondition on the left.
+       Neither is done when -bte_transport_ksp_pc_side or _ksp_norm_type is given. The right side
+       is set before KSPSetFromOptions, for the Krylov method the options will choose, so that
+       -help lists the side and norm that are used; then again after it, as the method is final. */
+    PetscBool   side, norm, issym, right;
     const char *prefix;
-    char        opt[256];
+    KSPType     kt;
+    char        opt[256], type[256];
     PetscCall(KSPGetOptionsPrefix(tr->ksp, &prefix));
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%sksp_pc_side", prefix ? prefix : ""));
     PetscCall(PetscOptionsHasName(((PetscObject)tr)->options, NULL, opt, &side));
     PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%sksp_norm_type", prefix ? prefix : ""));
     PetscCall(PetscOptionsHasName(((PetscObject)tr)->options, NULL, opt, &norm));
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%sksp_type", prefix ? prefix : ""));
+    PetscCall(PetscOptionsGetString(((PetscObject)tr)->options, NULL, opt, type, sizeof(type), &right));
+    if (!right) {
+      PetscCall(KSPGetType(tr->ksp, &kt));
+      PetscCall(PetscStrncpy(type, kt ? kt : "", sizeof(type)));
+    }
+    PetscCall(BTETransportKSPTypeIsRight(type, &right));
+    if (!side && !norm && right) {
+      PetscCall(KSPSetPCSide(tr->ksp, PC_RIGHT));
+      PetscCall(KSPSetNormType(tr->ksp, KSP_NORM_UNPRECONDITIONED));
+    }
+    PetscCall(KSPSetFromOptions(tr->ksp));
+    PetscCall(BTETransportSetUpPC(tr));
+    PetscCall(KSPGetType(tr->ksp, &kt));
+    PetscCall(BTETransportKSPTypeIsRight(kt, &right));
     PetscCall(BTETransportKSPIsSymmetric(tr->ksp, &issym));
     if (!side && !norm) {
-      PetscBool gm, fgm, bcgs, lgm, dgm, pgm;
-      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPGMRES, &gm));
-      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPFGMRES, &fgm));
-      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPBCGS, &bcgs));
-      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPLGMRES, &lgm));
-      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPDGMRES, &dgm));
-      PetscCall(PetscObjectTypeCompare((PetscObject)tr->ksp, KSPPGMRES, &pgm));
-      if (gm || fgm || bcgs || lgm || dgm || pgm) {
+      if (right) {
         PetscCall(KSPSetPCSide(tr->ksp, PC_RIGHT));
         PetscCall(KSPSetNormType(tr->ksp, KSP_NORM_UNPRECONDITIONED));
       } else if (issym) {

@@ -19,6 +19,14 @@ need dynamics -bte_init -bte_time_step -ts_type -vec_type -bte_collision_type "-
 need transport -bte_transport_method -bte_temperatures "-bte_collision_refresh.*FALSE" -bte_transport_ksp_type -vec_type -bte_collision_type "-bte_pair_tile.*256" $bte $models
 need highfield -bte_efield_list -bte_highfield_method -bte_highfield_snes_type -vec_type "-bte_pair_tile.*256" -bte_drift_form $bte $models
 need bench -bte_bench_types -bte_bench_reps -bte_bench_pipelined -vec_type "-bte_pair_tile.*256" "-bte_pair_reduce_lanes.*8" $bte $models
+# bte highfield refuses the drift's -bte_efield (its fields: -bte_efield_list): its -help leaves it
+# out of the drift's options, which bte dynamics lists with it
+out=$("$BTE" highfield -help 2>&1)
+! grep -Eq -- "-bte_efield[ :]" <<<"$out" || { echo "bte highfield -help lists -bte_efield, which it refuses"; exit 1; }
+need highfield -bte_drift_limiter -bte_drift_mat_type
+need dynamics "-bte_efield[ :].*BTEDriftSetField"
+# the transport KSP's side and norm as used: right, the true residual (set before its SetFromOptions)
+need transport "-bte_transport_ksp_pc_side:? <now RIGHT" "-bte_transport_ksp_norm_type:? <now UNPRECONDITIONED"
 # the driver's own option
 need info -bte_traceback
 # a chosen model: its options only
