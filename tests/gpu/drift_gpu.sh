@@ -31,7 +31,7 @@ for form in log plain upwind muscl; do
   [ "$dr_g2c" = 0 ] && [ "$dr_c2g" = 0 ] || fail "$form: BTEDriftApply copied between host and device ($dr_c2g h->d, $dr_g2c d->h)"
 done
 # the same parse sees the copies of a drift on the host (the check above is not vacuous)
-run_np 1 "$BTE" dynamics $P -bte_drift_mat_type aij > dyn_host.log 2>&1 || { cat dyn_host.log; fail "bte dynamics with -bte_drift_mat_type aij (exit $?)"; }
+run_np 1 "$BTE" dynamics $P -bte_drift_form log -bte_drift_mat_type aij > dyn_host.log 2>&1 || { cat dyn_host.log; fail "bte dynamics with -bte_drift_mat_type aij (exit $?)"; }
 read -r ts_c2g ts_g2c <<<"$(copies dyn_host.log TSStep)"
 echo "log form, host stencil (-bte_drift_mat_type aij): copies in TSStep: $ts_c2g host->device, $ts_g2c device->host"
 [ "$ts_g2c" != missing ] && [ "${ts_g2c%%.*}" -gt 0 ] || fail "no device->host copies counted with the drift on the host: the -log_view parse is broken"
