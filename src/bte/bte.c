@@ -387,6 +387,10 @@ PetscErrorCode BTEGetSmearing(BTE bte, PetscReal *eta)
    Options Database Key:
 .  -bte_delta <perturbo,balanced> - the discretisation
 
+   Notes:
+   A table file records the delta it was made with (`BTEWriteTable()`, attribute `delta` of
+   /channels); a run from the file uses it unless one is set here or by the option.
+
    Level: intermediate
 
 .seealso: `BTEGetDelta()`, `BTEGetDiagnostics()`
@@ -396,7 +400,8 @@ PetscErrorCode BTESetDelta(BTE bte, BTEDelta delta)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
   PetscCheck(delta == BTE_DELTA_PERTURBO || delta == BTE_DELTA_BALANCED, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Unknown delta discretisation %d; -bte_delta takes perturbo or balanced", (int)delta);
-  bte->delta = delta;
+  bte->delta     = delta;
+  bte->delta_set = PETSC_TRUE; /* wins over a table file's */
   PetscFunctionReturn(0);
 }
 

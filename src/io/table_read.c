@@ -28,7 +28,8 @@ typedef struct {
   BTEGrid     grid;
   long long   nbands, nmodes, spin, carrier, N, M;
   double      emin, emax, smearing, g2_cutoff, phonon_min, tol_eta, temperature;
-  int         has_g2_cutoff, has_phonon_min, has_tol_eta, has_temperature;
+  int         has_g2_cutoff, has_phonon_min, has_tol_eta, has_temperature, has_delta;
+  int         delta; /* BTEDelta, when has_delta */
   BTEParams   params;
   char        source[256];
   char        caveat[512], fieldcaveat[512]; /* a model's warnings (optional root attributes) */
@@ -197,6 +198,14 @@ static int ReadChannelsHeader(hid_t f, Header *h, BTEH5Status *st)
   if ((h->has_tol_eta = BTEH5AttrExists(f, "/channels", "energy_tolerance"))) {
     if (BTEH5ReadAttrReal(f, "/channels", "energy_tolerance", &h->tol_eta, st) || BTEH5CheckUnits(f, "/channels", "energy_tolerance_units", "eta", NULL, st)) return -1;
     if (PetscIsInfOrNanReal((PetscReal)h->tol_eta) || !(h->tol_eta > 0)) return BTEH5Fail(st, "/channels attribute energy_tolerance = %g; expected > 0 (in units of the smearing eta)", h->tol_eta);
+  }
+  if ((h->has_delta = BTEH5AttrExists(f, "/channels", "delta"))) { /* tables before it: Perturbo's */
+    char name[32];
+    if (BTEH5ReadAttrString(f, "/channels", "delta", name, sizeof(name), st)) return -1;
+    h->delta = -1;
+    for (int d = BTE_DELTA_PERTURBO; d <= BTE_DELTA_BALANCED; d++)
+      if (!strcmp(name, BTEDeltas[d])) h->delta = d;
+    if (h->delta < 0) return BTEH5Fail(st, "/channels attribute delta = '%s'; expected perturbo or balanced", name);
   }
   return 0;
 }
@@ -718,10 +727,12 @@ PetscErrorCode BTETableRead(BTE bte, const char file[])
   PetscCall(PetscStrncpy(bte->caveat, h->caveat, sizeof(bte->caveat)));
   PetscCall(PetscStrncpy(bte->fieldcaveat, h->fieldcaveat, sizeof(bte->fieldcaveat)));
   bte->fieldcaveat_min = (PetscReal)h->fieldcaveat_min;
-  /* Smearing and temperature are also run settings: a value set through the API or the options
-     (BTESetSmearing, BTESetTemperature, BTESetFromOptions) wins over the file's. */
+  /* Smearing, temperature and the delta are also run settings: a value set through the API or the
+     options (BTESetSmearing, BTESetTemperature, BTESetDelta, BTESetFromOptions) wins over the file's. */
   if (!bte->smearing_set) bte->smearing = (PetscReal)h->smearing;
   else if (bte->smearing != (PetscReal)h->smearing) PetscCall(PetscInfo(bte, "%s: using the smearing set, %g eV, instead of the table's %g eV\n", file, (double)bte->smearing, h->smearing));
+  if (h->has_delta && !bte->delta_set) bte->delta = (BTEDelta)h->delta;
+  else if (h->has_delta && (int)bte->delta != h->delta) PetscCall(PetscInfo(bte, "%s: using the delta set, %s, instead of the table's %s\n", file, BTEDeltas[bte->delta], BTEDeltas[h->delta]));
   if (h->has_temperature && !bte->temperature_set) bte->temperature = (PetscReal)h->temperature;
   else if (h->has_temperature && bte->temperature != (PetscReal)h->temperature) PetscCall(PetscInfo(bte, "%s: using the temperature set, %g K, instead of the table's %g K\n", file, (double)bte->temperature, h->temperature));
 

@@ -72,6 +72,7 @@ static int WriteChannelsHeader(hid_t f, BTE bte, PetscInt64 M, BTEH5Status *st)
   if (BTEH5WriteAttrReal(g, "g2_cutoff", bte->g2_cutoff, "eV^2", st)) goto done;
   if (BTEH5WriteAttrReal(g, "phonon_min", bte->phonon_min, "eV", st)) goto done;
   if (BTEH5WriteAttrReal(g, "energy_tolerance", bte->tol_eta, "eta", st)) goto done;
+  if (BTEH5WriteAttrString(g, "delta", BTEDeltas[bte->delta], st)) goto done; /* a run from the file takes it */
   if (BTEH5CreateDataset(g, "i", it, 1, d1, BTE_H5_CHANNEL_CHUNK, NULL, st)) goto done;
   if (BTEH5CreateDataset(g, "j", it, 1, d1, BTE_H5_CHANNEL_CHUNK, NULL, st)) goto done;
   if (BTEH5CreateDataset(g, "mode", H5T_STD_I32LE, 1, d1, BTE_H5_CHANNEL_CHUNK, NULL, st)) goto done;

@@ -86,6 +86,7 @@ variant('dim4.h5', setattr_('grid', 'dim', np.int32(4)))
 variant('window.h5', setattr_('states', 'window_min', 5.0))
 variant('carrier.h5', setattr_('states', 'carrier', 'positrons'))
 variant('smearing.h5', setattr_('channels', 'smearing', -0.01))
+variant('delta.h5', setattr_('channels', 'delta', 'gaussian'))
 variant('reciprocal.h5', break_reciprocal)
 variant('swapped.h5', swap_ij)
 with open('text.h5', 'w') as t: t.write('this is not an HDF5 file\n' * 100)
@@ -151,6 +152,7 @@ check dim             "dim = 4"                              dim4.h5
 check window          "window_min = 5"                       window.h5
 check carrier         "carrier = 'positrons'"                carrier.h5
 check smearing        "smearing = -0.01"                     smearing.h5
+check delta           "delta = 'gaussian'; expected perturbo or balanced" delta.h5
 check reciprocal      "/grid/reciprocal does not match"      reciprocal.h5
 check too_large       "too large for memory"                 good.h5 -bte_memory_limit 1e-6
 checknp incomplete    "attribute 'complete' is missing"      incomplete.h5

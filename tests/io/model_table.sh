@@ -24,4 +24,16 @@ grep -q "source: bte generate" table1.txt || { echo "FAIL: no provenance"; cat t
 # an explicit option wins over the table's setting
 "$BTE" info -bte_input par.h5 -bte_temperature 300 >t300.txt
 grep -q "temperature: 300" t300.txt || { echo "FAIL: -bte_temperature ignored"; cat t300.txt; exit 1; }
-echo "model table: summaries identical on 1 and $NP ranks"
+# the delta the table was made with (-bte_delta) is a run setting it carries: a run from the file
+# takes it (Fermi-Dirac an exact steady state with balanced: defect ~1e-16) unless one is given
+"$BTE" generate -bte_model parabolic -bte_grid 12 -bte_parabolic_a 20 -bte_delta balanced -bte_output bal.h5 -bte_view 0
+"$BTE" info -bte_input bal.h5 >bal.txt
+grep -q "(delta: balanced)" bal.txt && grep -Eq "equilibrium defect: [0-9.]+e-1[5-7] " bal.txt || { echo "FAIL: a table made with -bte_delta balanced is not run with it"; cat bal.txt; exit 1; }
+"$BTE" info -bte_input bal.h5 -bte_delta perturbo >balp.txt
+grep -q "(delta: perturbo)" balp.txt || { echo "FAIL: -bte_delta perturbo did not win over the table's"; cat balp.txt; exit 1; }
+grep -q "(delta: perturbo)" table1.txt || { echo "FAIL: a table made with the default delta is not run with Perturbo's"; exit 1; }
+if [ -n "$PYTHON" ] && "$PYTHON" -c 'import h5py' 2>/dev/null; then # a table from before the attribute: Perturbo's
+  cp bal.h5 old.h5 && "$PYTHON" -c "import h5py; del h5py.File('old.h5', 'r+')['channels'].attrs['delta']"
+  "$BTE" info -bte_input old.h5 | grep -q "(delta: perturbo)" || { echo "FAIL: a table without the delta attribute"; exit 1; }
+fi
+echo "model table: summaries identical on 1 and $NP ranks; the table's delta carried to a run"

@@ -88,7 +88,7 @@ struct _p_BTE {
                               checks at setup count the whole run, not the table alone */
   /* Set through the API or the options: a table's (or a model's default) value replaces these only
      while they are not set */
-  PetscBool temperature_set, smearing_set, window_set;
+  PetscBool temperature_set, smearing_set, window_set, delta_set;
   PetscBool grid_set;      /* BTESetGrid or -bte_grid: a model's grid chosen, not the default */
   /* I/O and generation settings (BTESetFromOptions) */
   PetscInt  iochunk;       /* -bte_io_chunk: channel rows per rank per I/O step */
