@@ -100,12 +100,13 @@ def check_units(obj, uname, expect, what):
     return got
 
 
-def dataset(g, name, units=None, dtype=float, ndim=None, rows=None, required=True, shape=None):
+def dataset(g, name, units=None, dtype=float, ndim=None, rows=None, required=True, shape=None, finite=True):
     """Dataset g/name as a numpy array of dtype; its `units` attribute, where present, must be units;
     ndim: the number of dimensions it must have; rows: keep only the first rows (a time series whose
     run was killed may have one row more than `time`); shape: the shape it must have after that
     (None in it: any length). Floats must be finite: bte never writes NaN or Inf (a run with a
-    non-finite result stops without writing), so one in a file is damage, not data."""
+    non-finite result stops without writing), so one in a file is damage, not data (finite=False:
+    the caller checks them, e.g. against a range that also refuses NaN and Inf)."""
     path = "%s/%s" % (g.name.rstrip("/"), name)
     if name not in g:
         if not required:
@@ -137,7 +138,7 @@ def dataset(g, name, units=None, dtype=float, ndim=None, rows=None, required=Tru
     if shape is not None and (a.ndim != len(shape) or any(n is not None and n != m for n, m in zip(shape, a.shape))):
         want = "[%s]" % "][".join("n" if n is None else str(n) for n in shape)
         raise BTEFileError("%s: %s has shape %s, expected %s" % (g.file.filename, path, list(a.shape), want))
-    if dtype is float and not np.all(np.isfinite(a)):
+    if finite and dtype is float and not np.all(np.isfinite(a)):
         bad = np.argwhere(~np.isfinite(a))[0]
         raise BTEFileError("%s: %s holds a non-finite value (%r at %s)" % (g.file.filename, path, a[tuple(bad)], list(bad)))
     return a

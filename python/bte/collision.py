@@ -9,7 +9,14 @@ Per channel c between states i < j with phonon energy hw_c and |g_c|^2,
     x_c = -[P_c f_i (1 - f_j) - Q_c f_j (1 - f_i)],   I_i += x_c,  I_j -= x_c
 
 with G(x) = exp(-(x/eta)^2) / (eta sqrt(pi)), N_c the Bose occupation at the lattice temperature and
-Nq the points of the full grid. Rates are in 1/fs (energies eV, hbar in eV fs)."""
+Nq the points of the full grid (Perturbo's delta). With the balanced delta (-bte_delta balanced, a
+table's attribute delta; docs/collision.md) the weight a_c + b_c is split by the Boltzmann factor of
+the states' energy difference:
+
+    P_c = (a_c + b_c) e^u / (2 sinh v),   Q_c = (a_c + b_c) e^-u / (2 sinh v),
+    u = (e_i - e_j) / 2kT,   v = hw_c / 2kT.
+
+Rates are in 1/fs (energies eV, hbar in eV fs)."""
 import os
 
 import numpy as np
@@ -31,10 +38,11 @@ def _number(x, what, unit):
 
 class Collision:
     """The collision operator of a Table at temperature T (K) and smearing eta (eV; default the
-    table's). table: a Table or a table's file name. Attributes: P, Q (per channel, 1/fs), i, j
-    (channel ends), nstates."""
+    table's), with the delta "perturbo" or "balanced" (default the table's, Table.delta). table: a
+    Table or a table's file name. Attributes: P, Q (per channel, 1/fs), i, j (channel ends),
+    nstates, delta."""
 
-    def __init__(self, table, temperature, smearing=None):
+    def __init__(self, table, temperature, smearing=None, delta=None):
         from .table import Table
         if isinstance(table, (str, os.PathLike)):
             table = Table(table)
@@ -46,6 +54,10 @@ class Collision:
         eta = table.smearing if smearing is None else _number(smearing, "smearing", "eV")
         if not eta > 0:
             raise ValueError("smearing %r eV: must be > 0" % (eta,))
+        delta = table.delta if delta is None else delta
+        if delta not in ("perturbo", "balanced"):
+            raise ValueError("delta %r: perturbo or balanced" % (delta,))
+        self.delta = delta
         ch = table.channels
         e = table.energy
         self.table, self.temperature, self.smearing = table, float(temperature), eta
@@ -56,9 +68,14 @@ class Collision:
         de = e[ch.i] - e[ch.j]
         a = pref * np.exp(-((de + hw) / eta) ** 2)
         b = pref * np.exp(-((de - hw) / eta) ** 2)
-        N = 1.0 / np.expm1(hw / (KB_EV * self.temperature))
-        self.P = a * N + b * (N + 1)
-        self.Q = a * (N + 1) + b * N
+        kT = KB_EV * self.temperature
+        if delta == "balanced":
+            u, w = de / (2 * kT), (a + b) / (2 * np.sinh(hw / (2 * kT)))
+            self.P, self.Q = w * np.exp(u), w * np.exp(-u)
+        else:
+            N = 1.0 / np.expm1(hw / kT)
+            self.P = a * N + b * (N + 1)
+            self.Q = a * (N + 1) + b * N
 
     def _check(self, f):
         f = np.asarray(f, dtype=float)

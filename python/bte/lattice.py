@@ -64,7 +64,22 @@ class Lattice:
         if dim not in (2, 3):
             raise BTEFileError("%s: /grid dim = %s, expected 2 or 3" % (fn, dim))
         check_units(g, "volume_units", "Angstrom^2" if dim == 2 else "Angstrom^3", "/grid volume")
+        for a in range(3):
+            if nk[a] < 1:
+                raise BTEFileError("%s: grid dimension /grid/nk[%d] = %d is less than 1; every direction needs at least one k point" % (fn, a, nk[a]))
+            if nk[a] > 2 ** 31 - 1:
+                raise BTEFileError("%s: grid dimension /grid/nk[%d] = %d is too large" % (fn, a, nk[a]))
+        if dim == 2 and nk[2] != 1:
+            raise BTEFileError("%s: a 2D grid (dim = 2) needs /grid/nk[2] = 1, got %d" % (fn, nk[2]))
+        npts = float(nk[0]) * float(nk[1]) * float(nk[2])
+        if npts > 2.0 ** 53:
+            raise BTEFileError("%s: grid /grid/nk = %d x %d x %d has %.4g k points, more than 2^53 (about 9.0e15) that bte can count exactly; the file is corrupt or the grid too large" % (fn, nk[0], nk[1], nk[2], npts))
         vol = attr(g, "volume")
+        if vol is not None:
+            if isinstance(vol, (bool, np.bool_)) or not isinstance(vol, (int, float, np.integer, np.floating)):
+                raise BTEFileError("%s: /grid attribute volume = %r; expected a number" % (fn, vol))
+            if not (np.isfinite(vol) and vol > 0):
+                raise BTEFileError("%s: /grid attribute volume = %g; expected a positive cell %s" % (fn, vol, "area (Angstrom^2)" if dim == 2 else "volume (Angstrom^3)"))
         if not np.all(np.isfinite(A)) or abs(np.linalg.det(A)) == 0:
             raise BTEFileError("%s: /grid/lattice is singular or not finite" % fn)
         if not np.allclose(B @ A.T, TWO_PI * np.eye(3), rtol=0, atol=1e-6 * TWO_PI):

@@ -5,31 +5,62 @@ from ._h5 import BTEFileError, attr, check_units, complete_flag, dataset, group,
 from .lattice import Lattice
 
 
+# The bounds bte's C reader enforces (include/bte/private/validate.h, docs/format.md "Validation")
+TEMPERATURE_MIN, TEMPERATURE_MAX = 1e-2, 1e5  # K, root attribute temperature
+SMEARING_MIN, SMEARING_MAX = 1e-6, 1.0        # eV, /channels attribute smearing
+PHONON_FLOOR, PHONON_MAX = 1e-6, 10.0         # eV, /channels/phonon_energy (0 makes the Bose factor infinite)
+G2_MAX = 1e6                                  # eV^2, /channels/g2 in [0, G2_MAX]
+DELTAS = ("perturbo", "balanced")             # /channels attribute delta (absent: perturbo)
+
+
+def _first_bad(ok):
+    """Index of the first False in the boolean array ok, or None when all are True."""
+    bad = np.flatnonzero(~ok)
+    return int(bad[0]) if bad.size else None
+
+
 class Channels:
     """The scattering channels of a table (read when first asked for: they can be large).
 
-    Attributes: i, j (int, states joined, i < j), mode (int), phonon_energy (eV), g2 (eV^2, |g|^2,
-    unit-cell normalised); smearing (eV), and units (dict). nstates, nmodes (where given): the
-    table's, which i, j and mode must index (docs/format.md)."""
+    Attributes: i, j (int, states joined, i < j: a channel stored with i > j is swapped on reading,
+    as bte does; nswapped counts them), mode (int), phonon_energy (eV), g2 (eV^2, |g|^2, unit-cell
+    normalised); units (dict). nstates, nmodes (where given): the table's, which i, j and mode must index. Every row is
+    checked as bte's reader checks it (docs/format.md "Validation"): i, j in [0, nstates), i != j,
+    mode in [0, nmodes), phonon_energy in [1e-6, 10] eV, g2 in [0, 1e6] eV^2 (both finite)."""
 
     def __init__(self, g, nstates=None, nmodes=None):
-        self.i = dataset(g, "i", dtype=int, ndim=1)
-        self.j = dataset(g, "j", dtype=int, ndim=1)
+        fn = g.file.filename
+        i = dataset(g, "i", dtype=int, ndim=1)
+        j = dataset(g, "j", dtype=int, ndim=1)
         self.mode = dataset(g, "mode", dtype=int, ndim=1)
-        self.phonon_energy = dataset(g, "phonon_energy", units="eV", ndim=1)
-        self.g2 = dataset(g, "g2", units="eV^2", ndim=1)
-        n = len(self.i)
-        for name in ("j", "mode", "phonon_energy", "g2"):
-            if len(getattr(self, name)) != n:
-                raise BTEFileError("%s: /channels/%s has %d rows, /channels/i %d" % (g.file.filename, name, len(getattr(self, name)), n))
-        for name, top in (("i", nstates), ("j", nstates), ("mode", nmodes)):
-            a = getattr(self, name)
-            if top is not None and n and (a.min() < 0 or a.max() >= top):
-                raise BTEFileError("%s: /channels/%s outside [0, %d)" % (g.file.filename, name, top))
-        if n and np.any(self.i == self.j):
-            raise BTEFileError("%s: /channels has a channel with i == j" % g.file.filename)
-        if n and (self.phonon_energy.min() <= 0 or self.g2.min() < 0):
-            raise BTEFileError("%s: /channels/phonon_energy not > 0 or /channels/g2 negative" % g.file.filename)
+        self.phonon_energy = dataset(g, "phonon_energy", units="eV", ndim=1, finite=False)  # range-checked below
+        self.g2 = dataset(g, "g2", units="eV^2", ndim=1, finite=False)
+        n = len(i)
+        for name, a in (("j", j), ("mode", self.mode), ("phonon_energy", self.phonon_energy), ("g2", self.g2)):
+            if len(a) != n:
+                raise BTEFileError("%s: /channels/%s has %d rows, /channels/i %d" % (fn, name, len(a), n))
+        if nstates is not None:
+            for name, a in (("i", i), ("j", j)):
+                r = _first_bad((a >= 0) & (a < nstates))
+                if r is not None:
+                    raise BTEFileError("%s: /channels/%s[%d] = %d is not a state index: it must be in [0, N = %d) (N = length of /states/energy); the table is corrupt" % (fn, name, r, a[r], nstates))
+        r = _first_bad(i != j)
+        if r is not None:
+            raise BTEFileError("%s: channel %d joins state %d to itself (/channels/i == /channels/j); every channel must join two different states" % (fn, r, i[r]))
+        # the pair is unordered: a channel stored with i > j is the same channel (docs/format.md)
+        self.i, self.j = np.minimum(i, j), np.maximum(i, j)
+        self.nswapped = int(np.count_nonzero(i > j))
+        if nmodes is not None:
+            r = _first_bad((self.mode >= 0) & (self.mode < nmodes))
+            if r is not None:
+                raise BTEFileError("%s: /channels/mode[%d] = %d is not a phonon mode: it must be in [0, nmodes = %d) (/phonons attribute nmodes)" % (fn, r, self.mode[r], nmodes))
+        hw = self.phonon_energy
+        r = _first_bad((hw >= PHONON_FLOOR) & (hw <= PHONON_MAX))  # False for NaN
+        if r is not None:
+            raise BTEFileError("%s: /channels/phonon_energy[%d] = %g eV is outside [%g, %g] eV: a channel needs a finite phonon energy above the floor (at 0 the Bose factor is infinite); drop such channels from the table (bte reads every row as given)" % (fn, r, hw[r], PHONON_FLOOR, PHONON_MAX))
+        r = _first_bad((self.g2 >= 0) & (self.g2 <= G2_MAX))
+        if r is not None:
+            raise BTEFileError("%s: /channels/g2[%d] = %g eV^2 is outside [0, %g] eV^2: |g|^2 must be finite, >= 0 and bounded (check its units: eV^2)" % (fn, r, self.g2[r], G2_MAX))
         self.units = {"i": "", "j": "", "mode": "", "phonon_energy": "eV", "g2": "eV^2", "smearing": "eV"}
 
     def __len__(self):
@@ -48,6 +79,8 @@ class Table:
         velocity    (N, 3) float, Angstrom/fs (Cartesian)
         nbands, spin_degeneracy (int); carrier ("electrons" or "holes"); window (eV, eV)
         nmodes (int); smearing (eV); num_channels (int)
+        delta       "perturbo" or "balanced": the discretised delta the table was made with
+                    (/channels attribute delta; "perturbo" when absent)
         model       dict: the /model group's parameters {name: (value, unit)} and model_name
         channels    Channels, read on first access
     """
@@ -74,8 +107,14 @@ class Table:
             self.caveat = attr(f, "caveat", "")  # the model's warnings ("" when none)
             self.field_caveat = attr(f, "field_caveat", "")
             self.field_caveat_min = number(f, "field_caveat_min")  # V/cm, None when no field caveat
+            if "field_caveat" in f.attrs and self.field_caveat_min is None:
+                raise BTEFileError("%s: root attribute field_caveat without field_caveat_min (V/cm)" % self.path)
+            if self.field_caveat_min is not None and self.field_caveat_min < 0:
+                raise BTEFileError("%s: root attribute field_caveat_min = %g; expected a field >= 0 (V/cm)" % (self.path, self.field_caveat_min))
             check_units(f, "temperature_units", "K", "the root group's temperature")
             self.temperature = number(f, "temperature", positive=True)
+            if self.temperature is not None and not TEMPERATURE_MIN <= self.temperature <= TEMPERATURE_MAX:
+                raise BTEFileError("%s: root attribute temperature = %g K is outside [%g, %g] K" % (self.path, self.temperature, TEMPERATURE_MIN, TEMPERATURE_MAX))
             self.lattice = Lattice.from_group(group(f, "grid", "a bte scattering table"))
             s = group(f, "states", "a bte scattering table")
             self.kindex = dataset(s, "kindex", dtype=int, ndim=1)
@@ -85,11 +124,16 @@ class Table:
             n = len(self.kindex)
             if len(self.band) != n or len(self.energy) != n or self.velocity.shape != (n, 3):
                 raise BTEFileError("%s: /states datasets disagree in length (kindex %d, band %d, energy %d, velocity %s)" % (self.path, n, len(self.band), len(self.energy), self.velocity.shape))
-            if n and (self.kindex.min() < 0 or self.kindex.max() >= self.lattice.nkpoints):
-                raise BTEFileError("%s: /states/kindex outside the %s grid" % (self.path, "x".join(map(str, self.lattice.nk))))
+            if n < 1:
+                raise BTEFileError("%s: the table has no states (/states datasets are empty); widen the energy window when making it" % self.path)
+            nk = self.lattice.nk
+            r = _first_bad((self.kindex >= 0) & (self.kindex < self.lattice.nkpoints))
+            if r is not None:
+                raise BTEFileError("%s: /states/kindex[%d] = %d is outside the k grid [0, %d) of nk = %d x %d x %d (ik = (i0*nk1 + i1)*nk2 + i2); the table is corrupt" % (self.path, r, self.kindex[r], self.lattice.nkpoints, nk[0], nk[1], nk[2]))
             self.nbands = number(s, "nbands", required=True, integer=True, positive=True)
-            if n and (self.band.min() < 0 or self.band.max() >= self.nbands):
-                raise BTEFileError("%s: /states/band outside [0, %d)" % (self.path, self.nbands))
+            r = _first_bad((self.band >= 0) & (self.band < self.nbands))
+            if r is not None:
+                raise BTEFileError("%s: /states/band[%d] = %d is outside [0, nbands = %d); the table is corrupt" % (self.path, r, self.band[r], self.nbands))
             self.spin_degeneracy = number(s, "spin_degeneracy", required=True, integer=True, choices=(1, 2))
             self.carrier = attr(s, "carrier", required=True)
             if self.carrier not in ("electrons", "holes"):
@@ -97,10 +141,17 @@ class Table:
             for u in ("window_min_units", "window_max_units"):
                 check_units(s, u, "eV", "/states")
             self.window = (number(s, "window_min", required=True), number(s, "window_max", required=True))
+            if not self.window[0] < self.window[1]:
+                raise BTEFileError("%s: /states attributes window_min = %g, window_max = %g: expected window_min < window_max (eV)" % (self.path, self.window[0], self.window[1]))
             self.nmodes = number(group(f, "phonons", "a bte scattering table"), "nmodes", required=True, integer=True, positive=True)
             c = group(f, "channels", "a bte scattering table")
             check_units(c, "smearing_units", "eV", "/channels smearing")
             self.smearing = number(c, "smearing", required=True, positive=True)
+            if not SMEARING_MIN <= self.smearing <= SMEARING_MAX:
+                raise BTEFileError("%s: /channels attribute smearing = %g eV is outside [%g, %g] eV" % (self.path, self.smearing, SMEARING_MIN, SMEARING_MAX))
+            self.delta = attr(c, "delta", "perturbo")  # tables written before it: Perturbo's
+            if not isinstance(self.delta, str) or self.delta not in DELTAS:
+                raise BTEFileError("%s: /channels attribute delta = %s; expected perturbo or balanced" % (self.path, "'%s'" % self.delta if isinstance(self.delta, str) else repr(self.delta)))
             lens = {}
             for name in ("i", "j", "mode", "phonon_energy", "g2"):
                 d = c.get(name)

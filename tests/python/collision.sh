@@ -7,6 +7,8 @@
 #    output (same step) reproduces its later snapshots;
 #  - column sums of J vanish and sum I = 0 (particle conservation), J = dI/df by central
 #    differences, Gamma = -diag J;
+#  - the balanced delta (a table made with -bte_delta balanced carries it): I[f_FD] = 0 to rounding
+#    at any mu (Perturbo's delta on the same channels: not), and RK4 reproduces bte's run;
 #  - with petsc4py: bte.petsc.collision_jacobian's MatMult equals the scipy matrix, on 1 and 2
 #    ranks; without it, importing bte.petsc fails with a message that names petsc4py.
 set -e
@@ -20,6 +22,11 @@ model="-bte_model parabolic -bte_parabolic_a 20 -bte_grid 10 -bte_view 0"
 "$BTE" dynamics -bte_input table.h5 -bte_view 0 -bte_init gaussian -bte_init_e0_edge 0.12 -bte_temperature 250 \
   -options_file "$TESTDIR/../options/rk4-fixed.opts" -ts_dt 0.5 -bte_final_time 20 -bte_output_interval 10 \
   -bte_dynamics_monitor 0 -bte_output dyn.h5 > /dev/null
+# the balanced delta, carried by the table (its attribute delta)
+"$BTE" generate $model -bte_delta balanced -bte_output bal.h5 > /dev/null
+"$BTE" dynamics -bte_input bal.h5 -bte_view 0 -bte_init gaussian -bte_init_e0_edge 0.12 -bte_temperature 250 \
+  -options_file "$TESTDIR/../options/rk4-fixed.opts" -ts_dt 0.5 -bte_final_time 20 -bte_output_interval 10 \
+  -bte_dynamics_monitor 0 -bte_output dynbal.h5 > /dev/null
 "$PYTHON" - <<'PY'
 import numpy as np
 import bte
@@ -74,6 +81,28 @@ for i in range(1, dyn.nsnapshots):
     worst = max(worst, np.abs(f - g).max() / np.abs(g).max())
 print("dynamics: numpy RK4 vs bte at %s fs: max relative difference %.1e" % (dyn.time[1:].tolist(), worst))
 assert worst < 1e-12 and np.abs(dyn.occupations(-1) - dyn.occupations(0)).max() > 1e-3 * np.abs(dyn.occupations(0)).max()
+# balanced delta: the table's attribute selects it; Fermi-Dirac is an exact steady state (any mu),
+# where Perturbo's delta on the same channels leaves a defect; RK4 reproduces bte's run on that table
+tb = bte.Table("bal.h5")
+assert tb.delta == "balanced" and t.delta == "perturbo", (tb.delta, t.delta)
+cb, cp = bte.Collision(tb, 250), bte.Collision(tb, 250, delta="perturbo")
+assert cb.delta == "balanced" and cp.delta == "perturbo"
+for mu in (-0.05, 0.02):
+    f0 = cb.fermi_dirac(mu)
+    gross = (cb.P * f0[cb.i] * (1 - f0[cb.j])).sum()
+    db, dp = np.abs(cb.apply(f0)).sum() / gross, np.abs(cp.apply(f0)).sum() / gross
+    print("balanced delta, mu = %g eV: |I[f_FD]| / gross flux %.1e (Perturbo's delta %.1e)" % (mu, db, dp))
+    assert db < 1e-13 and dp > 1e-4
+dyn = bte.Dynamics("dynbal.h5")
+f, tt, worst = dyn.occupations(0), 0.0, 0.0
+for i in range(1, dyn.nsnapshots):
+    while tt < dyn.time[i] - 1e-9:
+        k1 = cb.apply(f); k2 = cb.apply(f + 0.5 * dt * k1); k3 = cb.apply(f + 0.5 * dt * k2); k4 = cb.apply(f + dt * k3)
+        f = f + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        tt += dt
+    worst = max(worst, np.abs(f - dyn.occupations(i)).max() / np.abs(dyn.occupations(i)).max())
+print("balanced delta: numpy RK4 vs bte at %s fs: max relative difference %.1e" % (dyn.time[1:].tolist(), worst))
+assert worst < 1e-12
 PY
 cat > petsc_check.py <<'PY'
 import sys
