@@ -20,3 +20,5 @@ PetscErrorCode BTECommandOptionsVec(MPI_Comm);
 PetscErrorCode BTECommandCheckOptions(MPI_Comm, const char[]);
 PetscErrorCode BTECommandCheckFiniteOptions(MPI_Comm); /* a -bte_ option given NaN or Inf */
 PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm, const char[], PetscBool *);
+/* cores.c: a note when CPU binding leaves a rank far fewer cores than its share of the node */
+PetscErrorCode BTECommandCheckCores(MPI_Comm);

@@ -117,6 +117,7 @@ int main(int argc, char **argv)
     if (nranks > 1) PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &errcomm));
     if (!traceback) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
     ierr = BTECommandCheckFiniteOptions(PETSC_COMM_WORLD);
+    if (!ierr && !help) ierr = BTECommandCheckCores(PETSC_COMM_WORLD);
     if (!ierr) ierr = cmd->run(PETSC_COMM_WORLD);
     /* -help lists the options and runs nothing; else every option given must have been used */
     if (!ierr && !help) ierr = BTECommandCheckUnusedOptions(PETSC_COMM_WORLD, cmd->name, &unused);
