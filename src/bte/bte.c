@@ -512,6 +512,18 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
   PetscObjectOptionsBegin((PetscObject)bte);
+#if defined(BTE_HAVE_CUDA)
+  /* the type BTECreateStateVec's VecSetFromOptions will give the state Vecs: with CUDA Vecs the
+     memory checks made before the collision setup leave out a layout built on the host (the pair
+     layout is built on the device where it fits; the setup checks it wherever it is not) */
+  {
+    char  vt[64];
+    char *cuda = NULL;
+    PetscCall(PetscOptionsGetString(((PetscObject)bte)->options, NULL, "-vec_type", vt, sizeof(vt), &flg));
+    if (flg) PetscCall(PetscStrstr(vt, "cuda", &cuda));
+    bte->devlayout = cuda ? PETSC_TRUE : PETSC_FALSE;
+  }
+#endif
   PetscCall(PetscOptionsString("-bte_input", "Scattering table (HDF5, docs/format.md)", "BTESetInputFile", bte->input, buf, sizeof(buf), &flg));
   if (flg) PetscCall(BTESetInputFile(bte, buf));
   PetscCall(PetscOptionsFList("-bte_model", "Built-in model material", "BTESetModel", BTEModelList, bte->model, buf, sizeof(buf), &flg));

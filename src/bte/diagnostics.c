@@ -311,7 +311,7 @@ PetscErrorCode BTEDiagnosticsCompute(BTE bte, BTECollision runcoll, BTEDiagnosti
     bte->diagwhy[0] = 0;
     if (!BTEDiagnosticsCanReuse(bte, runcoll)) {
       /* a temporary operator must fit where the run's would, beside the run's if it has one */
-      PetscCall(BTERunMemoryEstimate(bte, bte->ch.n, bte->nlocal, PETSC_FALSE, NULL, &run));
+      PetscCall(BTERunMemoryEstimate(bte, bte->ch.n, bte->nlocal, PETSC_FALSE, PETSC_TRUE, NULL, &run));
       if (runcoll && runcoll->setupcalled) run += runcoll->bytes;
       PetscCall(BTEModelCheckMemory(bte, run, 1.0, "The diagnostics' collision operator", "", &fits));
     }

@@ -90,7 +90,7 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
   PetscCall(MPIU_Allreduce(&mloc, &mmax, 1, MPIU_PETSCLOGDOUBLE, MPI_MAX, PetscObjectComm((PetscObject)bte)));
   PetscCall(MPIU_Allreduce(&mloc, &msum, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, PetscObjectComm((PetscObject)bte)));
   /* 1 rank: every channel once; P ranks (this layout): a channel whose ends live on two ranks is held by both */
-  PetscCall(BTEViewBytes(viewer, "memory for a run on 1 rank (table + collision operator)", mtot));
+  PetscCall(BTEViewBytes(viewer, bte->devlayout ? "memory for a run on 1 rank (table + host part of the collision operator, its layout built on the GPU)" : "memory for a run on 1 rank (table + collision operator)", mtot));
   {
     char b1[32], b2[32];
     PetscCall(PetscViewerASCIIPrintf(viewer, "memory for a run on %d rank(s): largest rank %s, %s in all\n", size, BTEBytes(mmax, b1, sizeof(b1)), BTEBytes(msum, b2, sizeof(b2))));

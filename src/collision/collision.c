@@ -654,8 +654,10 @@ PetscErrorCode BTECollisionSetUp(BTECollision coll)
   /* the whole run must fit before its layout is allocated */
   {
     char what[96];
-    PetscCall(PetscSNPrintf(what, sizeof(what), "the %s collision operator", ((PetscObject)coll)->type_name));
-    PetscCall(BTECheckRunMemory(bte, coll->assembled, what));
+    PetscBool dev = PETSC_FALSE;
+    if (coll->ops->layoutondevice) PetscCall((*coll->ops->layoutondevice)(coll, &dev));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "the %s collision operator%s", ((PetscObject)coll)->type_name, dev ? " (its layout built on the device)" : ""));
+    PetscCall(BTECheckRunMemory(bte, coll->assembled, (PetscBool)!dev, what));
   }
   /* ghosts, local numbering, scatter; local ends of the held channels */
   PetscCall(PetscLogEventBegin(BTECOLL_SetUpEnds, coll, 0, 0, 0));

@@ -369,7 +369,7 @@ static PetscErrorCode CheckMemory(BTE bte, const char file[], PetscInt64 nch, Pe
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (bte->runmem && !fits) { /* a run follows: count it all (table, collision operator, work vectors) */
     PetscLogDouble run;
-    PetscCall(BTERunMemoryEstimate(bte, (PetscCount)nch, (PetscInt)nst, PETSC_FALSE, NULL, &run));
+    PetscCall(BTERunMemoryEstimate(bte, (PetscCount)nch, (PetscInt)nst, PETSC_FALSE, (PetscBool)!bte->devlayout, NULL, &run));
     need = total = run + extra;
     forrun       = " for a run (table, collision operator and work vectors)";
   }

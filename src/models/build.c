@@ -1014,7 +1014,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
       /* margin 1.25 (the sampling error of 256 states is a few %): the exact check follows the counting pass */
       if (bte->runmem) { /* a run follows: its collision operator and work vectors too */
         PetscLogDouble run;
-        PetscCall(BTERunMemoryEstimate(bte, (PetscCount)est, bte->nlocal, PETSC_FALSE, NULL, &run));
+        PetscCall(BTERunMemoryEstimate(bte, (PetscCount)est, bte->nlocal, PETSC_FALSE, (PetscBool)!bte->devlayout, NULL, &run));
         PetscCall(PetscSNPrintf(what, sizeof(what), "A run on the scattering table (about %.3g channels on this rank, estimated from %" PetscInt_FMT " sampled states; table, collision operator and work vectors)", (double)est, nsample));
         PetscCall(BTEModelCheckMemory(bte, run, 1.25, what, BTE_GEN_ADVICE ", or give -bte_memory_check 0 to try anyway", NULL));
       } else PetscCall(BTEModelCheckMemory(bte, est * BTE_BYTES_PER_CHANNEL, 1.25, what, BTE_GEN_ADVICE, NULL));
@@ -1073,7 +1073,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
     } else if (load == PETSC_BOOL3_TRUE) {
       if (bte->runmem) { /* a run follows: the larger of building the table and running on it */
         PetscLogDouble run;
-        PetscCall(BTERunMemoryEstimate(bte, total, bte->nlocal, PETSC_FALSE, NULL, &run));
+        PetscCall(BTERunMemoryEstimate(bte, total, bte->nlocal, PETSC_FALSE, (PetscBool)!bte->devlayout, NULL, &run));
         if (run > need) PetscCall(PetscSNPrintf(what, sizeof(what), "A run on the scattering table (%" PetscInt64_FMT " channels on this rank; table, collision operator and work vectors)", (PetscInt64)total));
         need = PetscMax(need, run);
       }

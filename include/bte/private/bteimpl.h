@@ -89,6 +89,10 @@ struct _p_BTE {
   /* Set through the API or the options: a table's (or a model's default) value replaces these only
      while they are not set */
   PetscBool temperature_set, smearing_set, window_set, delta_set;
+  PetscBool devlayout; /* the state Vecs will be CUDA Vecs (-vec_type, read by BTESetFromOptions): the
+                          checks before the collision setup leave the layout's host build out (a
+                          pair layout is built on the device where it fits); the setup's own check
+                          counts it wherever it is built on the host */
   PetscBool grid_set;      /* BTESetGrid or -bte_grid: a model's grid chosen, not the default */
   /* I/O and generation settings (BTESetFromOptions) */
   PetscInt  iochunk;       /* -bte_io_chunk: channel rows per rank per I/O step */

@@ -78,6 +78,10 @@ struct _BTECollisionOps {
      coll->energy/kindex/band (local+ghost) and the constants; set coll->bytes and
      coll->nentries. coll->ci/cj are freed by the generic layer after setup. */
   PetscErrorCode (*setup)(BTECollision);
+  /* optional: whether setup builds the layout on the device (*dev), so that the run's memory check
+     before it leaves the host build out; setup then checks again if it falls back to the host.
+     Absent: built on the host */
+  PetscErrorCode (*layoutondevice)(BTECollision, PetscBool *dev);
   /* I = I[f]: fl is a local vector (owned + ghosts), I a global state Vec (owned part) */
   PetscErrorCode (*apply)(BTECollision, Vec fl, Vec Iout);
   /* optional: I[f] (mode 0) or J(f) x (mode 1) from the global Vecs f, x, the implementation

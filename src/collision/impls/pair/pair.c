@@ -20,6 +20,7 @@
    owners by the reverse of the ghost scatter. */
 #include <bte/private/collisionimpl.h>
 #include <bte/private/pairlayout.h>
+#include <bte/private/validate.h> /* BTECheckRunMemory */
 #include <bte/private/pairshare.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1295,6 +1296,13 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     else PetscCall(PetscInfo(coll, "pair layout: not enough device memory to build it there, building on the host\n"));
   }
 #endif
+  if (dev) {
+    /* the run's memory check before the setup left the host build out (layoutondevice): where a
+       rank builds on the host after all, check again, counting it, before it allocates */
+    int host = pa->ondevice ? 0 : 1, anyhost = 0;
+    PetscCallMPI(MPI_Allreduce(&host, &anyhost, 1, MPI_INT, MPI_LOR, PetscObjectComm((PetscObject)coll)));
+    if (anyhost) PetscCall(BTECheckRunMemory(coll->bte, coll->assembled, host ? PETSC_TRUE : PETSC_FALSE, "the pair collision operator (built on the host: the device lacks the memory)"));
+  }
   if (!pa->ondevice) {
     uint8_t *keep = NULL; /* pairs: the held channels this rank computes */
     PetscCall(BTECollisionComputeLocalEnds(coll, &ci, &cj));
@@ -1775,6 +1783,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   coll->data                   = pa;
   coll->ops->setfromoptions    = BTECollisionSetFromOptions_Pair;
   coll->ops->setup             = BTECollisionSetUp_Pair;
+  coll->ops->layoutondevice    = PairBuildOnDevice;
   coll->ownends                = PETSC_TRUE; /* local ends computed by the host build only */
   coll->ops->apply             = BTECollisionApply_Pair;
   coll->ops->applyglobal       = BTECollisionApplyGlobal_Pair;
