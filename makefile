@@ -59,7 +59,7 @@ TEST_BIN := $(foreach t,$(TEST_C),$(BUILD)/tests/$(notdir $(basename $(t))))
 EX_BIN   := $(foreach t,$(EX_C),$(BUILD)/examples/$(notdir $(basename $(t))))
 
 BTE_CFLAGS  := -Iinclude $(PETSC_CC_INCLUDES) $(PCC_FLAGS) $(CCPPFLAGS) -fopenmp -O3 -std=gnu11 -Wall -Wno-unknown-pragmas $(if $(BTE_HAVE_CUDA),-DBTE_HAVE_CUDA)
-BTE_CUFLAGS := -Iinclude $(PETSC_CC_INCLUDES) $(CUDAC_FLAGS) $(CUDA_INCLUDE) -O3 -Xcompiler -fPIC -DBTE_HAVE_CUDA
+BTE_CUFLAGS := -Iinclude $(PETSC_CC_INCLUDES) $(CUDAC_FLAGS) $(CUDA_INCLUDE) -O3 -Xcompiler -fPIC -Xcompiler -fopenmp -DBTE_HAVE_CUDA
 BTE_LIBS    := -Wl,-rpath,$(abspath $(LIBDIR)) -L$(LIBDIR) -lbte $(PETSC_WITH_EXTERNAL_LIB) -lhdf5 -fopenmp -lm
 ifeq ($(SANITIZE),1)
 # -O1 keeps the reports' stacks readable and the runs fast enough; the link lines get the same flags.

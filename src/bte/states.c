@@ -41,6 +41,9 @@ PetscErrorCode BTEFreeChannels(BTE bte)
 {
   PetscFunctionBegin;
   PetscCall(PetscFree5(bte->ch.i, bte->ch.j, bte->ch.mode, bte->ch.hw, bte->ch.g2));
+  /* the device copy of these arrays (pair_build_cuda.cu's, found by the host arrays' addresses, which
+     a new table may reuse) goes with them */
+  PetscCall(PetscObjectCompose((PetscObject)bte, "BTEPairCUDAChannels", NULL));
   bte->ch.n       = 0;
   bte->ch.nglobal = 0;
   bte->chcounted  = PETSC_FALSE;

@@ -12,6 +12,10 @@
 #   and channel sets, hw to 1e-10 eV, |g|^2 summed over degenerate modes to 1e-10): the device
 #   eigensolver's eigenvectors differ from LAPACK's by a phase per mode, or by a rotation inside a
 #   degenerate set.
+# - the channels generated on the device (a table built in memory, -bte_perturbo_gpu_channels, the
+#   default there): the builder's path's table bit for bit (every dataset, |g|^2 included), on 1 and
+#   2 ranks; a run on CUDA Vecs builds its pair layout from the device copy they leave and gets the
+#   builder's path's mobility.
 # Skips (exit 77) without a CUDA build of bte, a GPU or Python with h5py.
 source "$TESTDIR/common.sh"
 set -e
@@ -38,6 +42,18 @@ print(("FAIL " if bad else "ok   ") + "%s vs %s%s" % (sys.argv[1], sys.argv[2], 
 sys.exit(1 if bad else 0)
 PY
 }
+same() { # two tables: every dataset of states/ and channels/ bit for bit
+  "$PYTHON" - "$1" "$2" <<'PY'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+bad = [g + "/" + n for g in ("states", "channels") for n in a[g] if n not in b[g] or not np.array_equal(a[g][n][()], b[g][n][()])]
+print(("FAIL " if bad else "ok   ") + "%s vs %s bit for bit (%d channels)%s" % (sys.argv[1], sys.argv[2], a["channels/i"].shape[0], (": " + ", ".join(bad)) if bad else ""))
+sys.exit(1 if bad else 0)
+PY
+}
+ondevice() { # log: the channels were generated on the device
+  grep -q "GPU channels: [0-9]* channels from" $1 || { echo "FAIL: $1: the channels were not generated on the device"; grep -i "channels" $1 | head; exit 1; }
+}
 one() { # name epr options
   local n=$1 f=$2; shift 2
   echo "--- $n: $f $*"
@@ -48,13 +64,16 @@ one() { # name epr options
   "$BTE" generate $common -bte_perturbo_epr $f "$@" -bte_perturbo_device device -bte_output ${n}_gpu.h5 > ${n}_gpu.log
   grep -q "modes) on the GPU" ${n}_gpu.log || { echo "FAIL: the phonons were not computed on the GPU"; cat ${n}_gpu.log; exit 1; }
   "$PYTHON" "$T/compare_tables.py" ${n}_host.h5 ${n}_gpu.h5
+  "$BTE" generate $common -bte_perturbo_epr $f "$@" -bte_perturbo_device device -bte_generate_stream 0 -bte_output ${n}_mem.h5 -info > ${n}_mem.log 2>&1
+  ondevice ${n}_mem.log
+  same ${n}_gpu.h5 ${n}_mem.h5
 }
 one cubic cubic.h5 -bte_perturbo_kdim 16,16,16 -bte_window 0.5 -bte_phonon_min 0.002
 one twoband twoband.h5 -bte_perturbo_kdim 12,12,12 -bte_window 1.5
 one polar polar.h5 -bte_perturbo_kdim 12,12,12 -bte_window 0.5
 one polar2w polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6
 # small batches, in memory, 2 ranks, 2 threads: the same table as the device's default run
-"$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_generate_pair_batch 37 -bte_generate_stream 0 -bte_output p37.h5 > /dev/null
+"$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_perturbo_gpu_channels 0 -bte_generate_pair_batch 37 -bte_generate_stream 0 -bte_output p37.h5 > /dev/null
 close polar2w_dev.h5 p37.h5
 # batches that span several states (one copy, two kernels and one wait for all of them), streamed
 # in file batches that cut states: the host's table
@@ -63,6 +82,23 @@ grep -E "batches of up to 4096 pairs from up to [0-9]+ consecutive states" span.
 close polar2w_host.h5 span.h5
 run_np 2 "$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_output p2.h5 > /dev/null
 close polar2w_host.h5 p2.h5
+# 2 ranks, the channels generated on the device: each rank's, the streamed table bit for bit
+run_np 2 "$BTE" generate $common -bte_perturbo_epr polar2w.h5 -bte_perturbo_kdim 10,10,10 -bte_window 0.6 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_generate_stream 0 -bte_output p2m.h5 -info > p2m.log 2>&1
+ondevice p2m.log
+same p2.h5 p2m.h5
+# a mobility on CUDA Vecs, the table built in memory: the pair layout built from the device copy of
+# the channels, the same mobility as the builder's path to rounding (device exp in the rates)
+mob() { local o=$1; shift; "$BTE" transport $common -bte_perturbo_epr polar.h5 -bte_perturbo_kdim 12,12,12 -bte_window 0.5 -bte_temperature 300 -vec_type cuda -bte_collision_type pair -bte_output $o "$@" -info 2>&1; }
+mob mob_dev.h5 > mob_dev.log; mob mob_host.h5 -bte_perturbo_gpu_channels 0 > mob_host.log
+ondevice mob_dev.log
+grep -q "channel arrays already on the device" mob_dev.log || { echo "FAIL: the pair build did not find the channels on the device"; grep "pair device build" mob_dev.log; exit 1; }
+"$PYTHON" - mob_dev.h5 mob_host.h5 <<'PY'
+import sys, h5py, numpy as np
+a, b = (h5py.File(f, "r")["transport/mobility"][()] for f in sys.argv[1:3])
+d = np.max(np.abs(a - b)) / np.max(np.abs(b))
+print(("ok  " if d <= 1e-10 else "FAIL") + " mobility (cm^2/(V s)) xx %.6g against %.6g, largest difference %.2e of the largest entry" % (a.flat[0], b.flat[0], d))
+sys.exit(0 if d <= 1e-10 else 1)
+PY
 OMP_NUM_THREADS=2 "$BTE" generate $common -bte_perturbo_epr twoband.h5 -bte_perturbo_kdim 12,12,12 -bte_window 1.5 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_output t2.h5 > /dev/null
 close twoband_host.h5 t2.h5
 echo "ok"

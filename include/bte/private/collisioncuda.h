@@ -104,6 +104,11 @@ typedef struct _n_BTEPairCUDARates   *BTEPairCUDARates; /* below */
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *, const BTEPairCUDABuildInfo *, PetscCount nch, PetscBool mixed, PetscBool keep, PetscBool *fits, BTEPairCUDABuilder *);
 /* owner (may be NULL): an object on which a device copy of the arrays is kept (composed) when the
    device has room for it, and found again by the next build with the same arrays */
+/* The device copy of a BTE's channel arrays made elsewhere (the GPU import's channels: device arrays
+   of n channels, cudaMalloc'ed, equal to the host arrays hi[] (ends i) and hg2[] ... of owner's
+   table), handed over as if an earlier build had kept them: the next device build of the pair layout
+   on owner's table then moves nothing to the device. *kept false (nothing taken) without an owner. */
+PETSC_INTERN PetscErrorCode BTEPairCUDAAdoptChannels(PetscObject owner, PetscCount n, const PetscInt hi[], const PetscReal hg2[], PetscInt *di, PetscInt *dj, double *dhw, double *dg2, PetscBool *kept);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[]);
 /* all n held channels to the device (kept on owner), the ones this rank computes selected there and
    keyed (as many as the builder has left to receive); *done false, nothing pushed, where they do

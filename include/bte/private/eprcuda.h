@@ -69,4 +69,28 @@ PETSC_INTERN PetscErrorCode BTEEprCUDAGetTimes(BTEEprCUDA, double t[3]);
    Out: g2[moff[c] + t] (eV^2) for those modes. One copy to the device, one back and one wait per
    call. Returns 0 on success (no PETSc calls: it runs inside OpenMP regions). */
 PETSC_INTERN int BTEEprCUDACouplings(BTEEprCUDA, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const PetscInt moff[], const PetscInt mode[], double g2[]);
+
+/* The channels generated on the device (epr_channels_cuda.cu): the builder's search (modelimpl.h's
+   BTEModelSearch) and selection, the couplings of Vertex and Project, in one pass over the owned
+   states, for a table built in memory. */
+typedef struct {
+  PetscInt         n, rstart, rend, nbins, nk[3], nq[3], qs[3], bmin, nktot, nqtot;
+  const PetscInt  *kidx, *band, *ijk, *bin, *binstart, *binlist, *kslot;
+  const PetscReal *e, *hwq;               /* hwq: nqtot nm phonon energies, eV */
+  const int32_t   *hsort, *hvalid;        /* per q the non-NaN modes sorted by hw, and their count */
+  PetscReal        W, tol, hwmin, g2min;  /* the builder's search and selection */
+  PetscReal        g2max, hwbound;        /* its bounds (validate.h's BTE_G2_MAX, BTE_PHONON_MAX) */
+  PetscReal        mtol, mhwmin;          /* the model's energy test (perturbo.c's PassingModes) */
+} BTEEprCUDASearch;
+/* Lists every owned state's candidate pairs and their modes that pass the energy test on the device:
+   *upper (those modes: at least the channels), *npairs (the pairs with such a mode); *ok false,
+   nothing kept, where the device lacks the memory. */
+PETSC_INTERN PetscErrorCode BTEEprCUDAChannelsCount(BTEEprCUDA, const BTEEprCUDASearch *, PetscCount *upper, PetscCount *npairs, PetscBool *ok);
+/* Then the couplings and the selection, chunk by chunk of states, into the host arrays (room for
+   cap channels), in the builder's order: *n channels, *nlow of them with their lower end owned, *bad
+   where one has a value out of bounds. With keepon, the device copy of (i, j, hw, g2) is handed to
+   the pair layout's device build (BTEPairCUDAAdoptChannels) where it fits. */
+PETSC_INTERN PetscErrorCode BTEEprCUDAChannelsFill(BTEEprCUDA, PetscCount cap, PetscInt ci[], PetscInt cj[], PetscInt cmode[], PetscReal chw[], PetscReal cg2[], PetscObject keepon, PetscCount *n, PetscCount *nlow, PetscBool *bad);
+/* Frees what ChannelsCount kept (BTEEprCUDADestroy calls it) */
+PETSC_INTERN PetscErrorCode BTEEprCUDAChannelsFree(BTEEprCUDA);
 #endif

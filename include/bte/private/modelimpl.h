@@ -12,6 +12,21 @@ typedef struct _BTEModelPair {
   PetscReal en, em;
 } BTEModelPair;
 
+/* The builder's channel search and selection (docs/theory.md section 2), for a model that generates
+   the channels itself (channels_count, channels_fill): the replicated in-window states, ordered by
+   (k index, band); the owned ones [rstart, rend); the energy bins of width binw (state i in bin[i]; a
+   state's candidates are those of its bin and the two beside it, binlist[binstart[b] ..
+   binstart[b+1]) in ascending index); the rules: |e_i - e_j| <= W, j != i, j < i owned only from
+   j, q != 0; a mode makes a channel when hw >= hwmin, |de - hw| < tol, g2 > 0 and g2 > g2min. */
+typedef struct {
+  PetscInt         n, rstart, rend, nk[3];
+  const PetscInt  *kidx, *band, *ijk, *bin;
+  const PetscReal *e;
+  PetscInt         nbins;
+  const PetscInt  *binstart, *binlist;
+  PetscReal        W, tol, hwmin, g2min;
+} BTEModelSearch;
+
 typedef struct {
   const char *name;
   PetscInt    dim;        /* 2 or 3 */
@@ -46,6 +61,16 @@ typedef struct {
   /* The couplings cost less to evaluate again than to keep (the GPU import: the counting pass's
      channels are then not kept unless -bte_generate_reuse 1 is given) */
   PetscBool reevaluate;
+  /* Optional (the GPU import): the channels of the owned states generated and selected by the model
+     in one pass where its couplings live, the same channels in the same order as the builder's
+     search would make with coupling_grid_batch. Used when the table is built in memory.
+     channels_count: *upper >= the number of channels (the modes that pass the energy test), or
+     *ok false where the model cannot (the builder then searches as usual). channels_fill: then
+     fills bte->ch (allocated by the builder for *upper channels) and sets *n, and *nlow, those whose
+     lower end is owned; *bad true where a channel has a value out of the stated bounds (the builder
+     refuses the model as its own selection does). */
+  PetscErrorCode (*channels_count)(void *ctx, BTE bte, const BTEModelSearch *search, PetscCount *upper, PetscBool *ok);
+  PetscErrorCode (*channels_fill)(void *ctx, BTE bte, PetscCount *n, PetscCount *nlow, PetscBool *bad);
   PetscInt nk[3];         /* k points per direction; 0: bte->ngrid (1 along a3 in 2D) */
   PetscReal window;       /* window width, eV; 0: bte->window */
   const char *source;     /* provenance written to the table; NULL: the bte generate command line */

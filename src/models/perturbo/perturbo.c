@@ -328,6 +328,63 @@ static int PerturboCouplingBatch(void *ctx, PetscInt np, const BTEModelPair *pr,
   return 0;
 }
 
+#if defined(BTE_HAVE_CUDA)
+/* The channels on the device (modelimpl.h's channels_count, channels_fill; epr_channels_cuda.cu) */
+static PetscErrorCode PerturboChannelsCount(void *ctx, BTE bte, const BTEModelSearch *m, PetscCount *upper, PetscBool *ok)
+{
+  Perturbo        *p = (Perturbo *)ctx;
+  BTEEprCUDASearch g;
+  PetscCount       npairs;
+
+  PetscFunctionBegin;
+  g.n        = m->n;
+  g.rstart   = m->rstart;
+  g.rend     = m->rend;
+  g.nbins    = m->nbins;
+  g.kidx     = m->kidx;
+  g.band     = m->band;
+  g.ijk      = m->ijk;
+  g.bin      = m->bin;
+  g.binstart = m->binstart;
+  g.binlist  = m->binlist;
+  g.e        = m->e;
+  g.W        = m->W;
+  g.tol      = m->tol;
+  g.hwmin    = m->hwmin;
+  g.g2min    = m->g2min;
+  g.g2max    = BTE_G2_MAX;
+  g.hwbound  = BTE_PHONON_MAX;
+  g.mtol     = p->tol;
+  g.mhwmin   = p->hwmin;
+  g.bmin     = p->bmin;
+  g.kslot    = p->kslot;
+  g.nktot    = p->nk[0] * p->nk[1] * p->nk[2];
+  g.nqtot    = p->nq[0] * p->nq[1] * p->nq[2];
+  g.hwq      = p->hwq;
+  g.hsort    = p->hsort;
+  g.hvalid   = p->hvalid;
+  for (int a = 0; a < 3; a++) {
+    PetscCheck(m->nk[a] == p->nk[a], PETSC_COMM_SELF, PETSC_ERR_PLIB, "the builder's k grid is not the model's");
+    g.nk[a] = p->nk[a];
+    g.nq[a] = p->nq[a];
+    g.qs[a] = p->qs[a];
+  }
+  PetscCall(BTEEprCUDAChannelsCount(p->gpu, &g, upper, &npairs, ok));
+  if (*ok) p->neval[0] += npairs;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PerturboChannelsFill(void *ctx, BTE bte, PetscCount *n, PetscCount *nlow, PetscBool *bad)
+{
+  Perturbo *p = (Perturbo *)ctx;
+
+  PetscFunctionBegin;
+  /* a run on CUDA Vecs builds its pair layout on the device from the copy kept there */
+  PetscCall(BTEEprCUDAChannelsFill(p->gpu, bte->ch.n, bte->ch.i, bte->ch.j, bte->ch.mode, bte->ch.hw, bte->ch.g2, bte->devlayout ? (PetscObject)bte : NULL, n, nlow, bad));
+  PetscFunctionReturn(0);
+}
+#endif
+
 /* The batch path's tables per q point: phonon energies in eV (as PerturboPairModes computes them)
    and the modes sorted by them, NaN left out */
 typedef struct {
@@ -427,7 +484,7 @@ typedef struct {
   PetscBool kset, qset, bset, emin_set, emax_set, monitor, lr, lrset;
   PetscReal emin, emax;
   PetscEnum carrier, device;
-  PetscBool gpuphonons;
+  PetscBool gpuphonons, gpuchannels;
 } PerturboOptions;
 
 static const char *const PerturboCarriers[] = {"electrons", "holes", "BTEPerturboCarrier", "", NULL};
@@ -477,6 +534,7 @@ static PetscErrorCode BTEModelSetFromOptions_Perturbo(BTE bte)
   if (flg) o->lrset = PETSC_TRUE;
   PetscCall(PetscOptionsEnum("-bte_perturbo_device", "Where the couplings of the pairs of states are evaluated: auto (the GPU when bte has CUDA and a GPU is present), host, device, host_batch (the device's batched path on the host)", "BTESetModel", PerturboDevices, o->device, &o->device, NULL));
   PetscCall(PetscOptionsBool("-bte_perturbo_gpu_phonons", "With the GPU: also the phonons (D(q) and its eigenproblems) on the device", "BTESetModel", o->gpuphonons, &o->gpuphonons, NULL));
+  PetscCall(PetscOptionsBool("-bte_perturbo_gpu_channels", "With the GPU and a table built in memory: the channels listed, selected and kept on the device in one pass (0: the builder's two passes on the host, the couplings on the device)", "BTESetModel", o->gpuchannels, &o->gpuchannels, NULL));
   PetscCall(PetscOptionsBool("-bte_perturbo_monitor", "Print the import's steps and timings", "BTESetModel", o->monitor, &o->monitor, NULL));
   PetscOptionsEnd();
   PetscFunctionReturn(0);
@@ -860,6 +918,12 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
       if (p.gpu) PetscCall(PetscMalloc4((size_t)p.nthr * 4 * PERTURBO_BATCH, &p.bidx, (size_t)p.nthr * PERTURBO_BATCH, &p.bqi, (size_t)p.nthr * 3 * PERTURBO_BATCH, &p.bq, (size_t)p.nthr * (PERTURBO_BATCH + 1), &p.bmoff));
 #endif
       spec.coupling_grid_batch = PerturboCouplingBatch;
+#if defined(BTE_HAVE_CUDA)
+      if (p.gpu && o->gpuchannels) {
+        spec.channels_count = PerturboChannelsCount;
+        spec.channels_fill  = PerturboChannelsFill;
+      }
+#endif
     }
     {
       PetscLogDouble t2;
@@ -945,6 +1009,7 @@ PetscErrorCode BTEModelCreate_Perturbo(BTE bte)
   o->nbd                       = 2;
   o->monitor                   = PETSC_TRUE;
   o->gpuphonons                = PETSC_TRUE;
+  o->gpuchannels               = PETSC_TRUE;
   o->lr                        = PETSC_TRUE;
   o->carrier                   = (PetscEnum)0;
   bte->modeldata               = o;

@@ -305,6 +305,38 @@ static PetscErrorCode BTEPairDevChannelsGet(PetscObject owner, PetscCount n, con
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BTEPairCUDAAdoptChannels(PetscObject owner, PetscCount n, const PetscInt hi[], const PetscReal hg2[], PetscInt *di, PetscInt *dj, double *dhw, double *dg2, PetscBool *kept)
+{
+  BTEPairDevChannels *cache;
+
+  PetscFunctionBegin;
+  *kept = PETSC_FALSE;
+  if (!owner) PetscFunctionReturn(0);
+  PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, NULL)); /* an earlier table's */
+  PetscCall(PetscNew(&cache));
+  cache->n   = n;
+  cache->hi  = hi;
+  cache->hg2 = hg2;
+  cache->i   = di;
+  cache->j   = dj;
+  cache->hw  = dhw;
+  cache->g2  = dg2;
+#if PETSC_VERSION_GE(3, 23, 0)
+  PetscCall(PetscObjectContainerCompose(owner, BTEPairDevChannelsName, cache, BTEPairDevChannelsDestroy));
+#else
+  {
+    PetscContainer c;
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+    PetscCall(PetscContainerSetPointer(c, cache));
+    PetscCall(PetscContainerSetUserDestroy(c, BTEPairDevChannelsDestroy));
+    PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, (PetscObject)c));
+    PetscCall(PetscContainerDestroy(&c));
+  }
+#endif
+  *kept = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 /* Page-locks a channel table's four arrays in place (read-only) for copies without staging; *ok false,
    and none left locked, where the system refuses one of them. */
 static PetscErrorCode BTEPairLockChannels(PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[], PetscBool *ok)

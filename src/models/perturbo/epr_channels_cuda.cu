@@ -1,0 +1,682 @@
+/* The Perturbo import's channels generated on the GPU (eprcuda.h: BTEEprCUDAChannelsCount, _Fill),
+   for a table built in memory.
+
+   The builder's path (build.c with coupling_grid_batch) lists every owned state's candidate pairs on
+   the host, twice (a counting pass, then a filling pass), hands them to the device in batches of
+   4,096 and places the channels that come back in host memory: at 5e8 channels that host work, not
+   the couplings, is what an import waits for. Here the device does all of it once:
+   1. Count (one thread per owned state): the state's candidates, as build.c's BTEPairsOfRange walks
+      them (its bin and the two beside it, merged in ascending index; j != i, |e_j - e_i| <= W, j < i
+      owned only from j, q != 0), those whose q is on the q grid and that have a mode passing the
+      energy test (perturbo.c's PassingModes: two bisections over the modes sorted by hw), and those
+      modes. The host gets the counts back, so it knows every state's offsets and can cut chunks.
+   2. Per chunk of consecutive states (stream order, no host wait inside a chunk):
+      candidates: one thread per (state, partner in its three bins), the same tests, keys (state,
+      partner) sorted by CUB into the builder's order; then per candidate its ends, q, k slots and
+      passing modes in ascending order (offsets by a scan);
+      group: the candidates sorted by (k slot, q) (CUB), one group per distinct key;
+      Vertex per group and Project per candidate: epr_cuda.cu's kernels, unchanged (their values do
+      not depend on how candidates are grouped);
+      select: build.c's BTEModeSelect per listed mode; CUB packs the selected in order and they are
+      written, as (lower index, upper index, mode, hw, g2), after the channels of earlier chunks.
+   3. Each chunk's channels go to the host through two pinned buffers while the device works on the
+      next chunks; the host's threads copy them into place.
+   The channels, their order and their values are those of the builder's path on the device, bit for
+   bit: the same candidates in the same order, the same kernels on the same inputs. */
+#include "epr_cuda_impl.cuh"
+#include <bte/private/collisionimpl.h> /* collisioncuda.h needs it first */
+#include <bte/private/collisioncuda.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#if defined(_OPENMP)
+  #include <omp.h>
+#endif
+
+
+/* The search's arrays on the device */
+typedef struct {
+  BTEEprCUDASearch s; /* its arrays point to device copies */
+  int              nm;
+} GenDev;
+
+struct EprGen {
+  GenDev      g;
+  PetscInt    nl;
+  int32_t    *ncand, *nlist;   /* device, per owned state: candidates with a passing mode, their modes */
+  int64_t    *hcoff, *hloff;   /* host: offsets (nl + 1) of the states' candidates and modes */
+  int64_t    *huoff, *duoff;   /* host, device: offsets (nl + 1) of the states' partners in their three bins */
+  PetscCount  upper, npairs;
+  int32_t     maxcand, maxlist; /* the largest state's */
+  int64_t     cmax, mmax;       /* a chunk's candidates and listed modes, at most */
+};
+
+template <typename T>
+static PetscErrorCode Up(const T *src, size_t n, T **dst)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMalloc((void **)dst, PetscMax(n, (size_t)1) * sizeof(T)));
+  if (n) PetscCallCUDA(cudaMemcpy(*dst, src, n * sizeof(T), cudaMemcpyHostToDevice));
+  PetscFunctionReturn(0);
+}
+
+/* q point (on the q grid) of the offset ijk[hi] - ijk[lo], or -1 (perturbo.c's QPoint) */
+__device__ static inline int QIndex(const BTEEprCUDASearch &s, PetscInt lo, PetscInt hi)
+{
+  int qi = 0;
+  for (int a = 0; a < 3; a++) {
+    PetscInt iq = (s.ijk[3 * hi + a] - s.ijk[3 * lo + a]) % s.nk[a];
+    if (iq < 0) iq += s.nk[a];
+    if (iq % s.qs[a]) return -1;
+    qi = qi * (int)s.nq[a] + (int)(iq / s.qs[a]);
+  }
+  return qi;
+}
+
+/* The run [*lo, *lo + *k) of q point qi's hw-sorted modes that pass the energy test for de */
+__device__ static inline void PassRun(const GenDev &g, int qi, double de, int *lo, int *k)
+{
+  const double  *h = g.s.hwq + (size_t)qi * g.nm;
+  const int32_t *o = g.s.hsort + (size_t)qi * g.nm;
+  int            a = 0, b = g.s.hvalid[qi];
+  while (a < b) {
+    int    c = a + (b - a) / 2;
+    double w = h[o[c]];
+    if (w >= g.s.mhwmin && de - w < g.s.mtol) b = c;
+    else a = c + 1;
+  }
+  *lo = a;
+  b   = g.s.hvalid[qi];
+  while (a < b) {
+    int c = a + (b - a) / 2;
+    if (de - h[o[c]] > -g.s.mtol) a = c + 1;
+    else b = c;
+  }
+  *k = a - *lo;
+}
+
+/* build.c's walk over state i's candidates, in ascending partner index: f(lo, hi, de) for each */
+template <class F>
+__device__ static inline void Walk(const BTEEprCUDASearch &s, PetscInt i, F &f)
+{
+  const PetscInt *L[3];
+  PetscInt        len[3], pos[3] = {0, 0, 0}, b = s.bin[i];
+  int             nl = 0;
+  const double    ei = s.e[i];
+
+  for (int t = 0; t < 3; t++) {
+    PetscInt bb = b - 1 + t;
+    if (bb < 0 || bb >= s.nbins) continue;
+    L[nl]   = s.binlist + s.binstart[bb];
+    len[nl] = s.binstart[bb + 1] - s.binstart[bb];
+    nl++;
+  }
+  for (;;) {
+    int      best = -1;
+    PetscInt j    = PETSC_MAX_INT;
+    for (int t = 0; t < nl; t++)
+      if (pos[t] < len[t] && L[t][pos[t]] < j) {
+        j    = L[t][pos[t]];
+        best = t;
+      }
+    if (best < 0) break;
+    pos[best]++;
+    if (j == i) continue;
+    const double de = fabs(s.e[j] - ei);
+    if (de > s.W) continue;
+    if (j < i && j >= s.rstart && j < s.rend) continue; /* kept by its lower (owned) end */
+    if (s.kidx[j] == s.kidx[i]) continue;               /* q = 0 */
+    f(j < i ? j : i, j < i ? i : j, de);
+  }
+}
+
+struct CountF {
+  const GenDev &g;
+  int32_t       nc, nm;
+  __device__ void operator()(PetscInt lo, PetscInt hi, double de)
+  {
+    int qi = QIndex(g.s, lo, hi), a, k;
+    if (qi < 0) return;
+    PassRun(g, qi, de, &a, &k);
+    if (k) nc++, nm += k;
+  }
+};
+
+__global__ static void CountKernel(GenDev g, PetscInt nl, int32_t *__restrict__ ncand, int32_t *__restrict__ nlist)
+{
+  for (PetscInt il = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; il < nl; il += (PetscInt)gridDim.x * blockDim.x) {
+    CountF f = {g, 0, 0};
+    Walk(g.s, g.s.rstart + il, f);
+    ncand[il] = f.nc;
+    nlist[il] = f.nm;
+  }
+}
+
+/* A chunk's buffers (device) */
+typedef struct {
+  int32_t  *cst, *cends, *idx, *cqi, *perm[2], *moff, *head, *gid, *grp, *gk_of, *ng;
+  double   *cde, *gq, *ph, *gw;
+  uint64_t *key[2], *ckey[2];
+  int32_t  *kc;
+  unsigned *cnt;
+  int32_t  *mode, *mc, *flag, *pos;
+  double   *g2;
+  void     *tmp;
+  size_t    tmpbytes;
+} Chunk;
+
+/* A chunk's candidates, found in parallel over every (state, partner in its three bins) of its
+   states (the three bins are consecutive in binlist), in no particular order: key (state in the
+   chunk) << 32 | partner, so that sorting the keys gives the builder's order */
+__global__ static void CandKernel(GenDev g, PetscInt a, PetscInt b, const int64_t *__restrict__ uoff, Chunk B)
+{
+  const BTEEprCUDASearch &s = g.s;
+  const int64_t           T = uoff[b] - uoff[a];
+  for (int64_t w = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; w < T; w += (int64_t)gridDim.x * blockDim.x) {
+    PetscInt lo = a, hi = b; /* the state: the last il with uoff[il] - uoff[a] <= w */
+    while (hi - lo > 1) {
+      PetscInt mid = lo + (hi - lo) / 2;
+      if (uoff[mid] - uoff[a] <= w) lo = mid;
+      else hi = mid;
+    }
+    const PetscInt il = lo, i = s.rstart + il, bi = s.bin[i];
+    const PetscInt j  = s.binlist[s.binstart[PetscMax(bi - 1, (PetscInt)0)] + (w - (uoff[il] - uoff[a]))];
+    bool           keep = j != i;
+    double         de   = 0;
+    if (keep) {
+      de   = fabs(s.e[j] - s.e[i]);
+      keep = !(de > s.W) && !(j < i && j >= s.rstart && j < s.rend) && s.kidx[j] != s.kidx[i];
+    }
+    if (keep) {
+      const int qi = QIndex(s, j < i ? j : i, j < i ? i : j);
+      int       r0, k = 0;
+      if (qi >= 0) PassRun(g, qi, de, &r0, &k);
+      keep = k > 0;
+    }
+    if (keep) {
+      unsigned p = atomicAdd(B.cnt, 1u);
+      B.ckey[0][p] = ((uint64_t)(uint32_t)(il - a) << 32) | (uint32_t)j;
+    }
+  }
+}
+
+/* Per candidate, in the builder's order: its ends, q, (k slot, q) key and number of passing modes */
+__global__ static void DetailKernel(GenDev g, PetscInt a, int64_t C, Chunk B)
+{
+  const BTEEprCUDASearch &s = g.s;
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < C; c += (int64_t)gridDim.x * blockDim.x) {
+    const uint64_t key = B.ckey[1][c];
+    const PetscInt i = s.rstart + a + (PetscInt)(key >> 32), j = (PetscInt)(key & 0xffffffffu), lo = j < i ? j : i, hi = j < i ? i : j;
+    const double   de = fabs(s.e[j] - s.e[i]);
+    const int      qi = QIndex(s, lo, hi);
+    int            r0, k;
+    PassRun(g, qi, de, &r0, &k);
+    const PetscInt fk = (s.ijk[3 * lo] * s.nk[1] + s.ijk[3 * lo + 1]) * s.nk[2] + s.ijk[3 * lo + 2];
+    const PetscInt fq = (s.ijk[3 * hi] * s.nk[1] + s.ijk[3 * hi + 1]) * s.nk[2] + s.ijk[3 * hi + 2];
+    const int32_t  sk = (int32_t)s.kslot[fk], skq = (int32_t)s.kslot[fq];
+    B.cst[c]           = (int32_t)i;
+    B.cends[2 * c]     = (int32_t)lo;
+    B.cends[2 * c + 1] = (int32_t)hi;
+    B.cde[c]           = de;
+    B.idx[4 * c]       = sk;
+    B.idx[4 * c + 1]   = skq;
+    B.idx[4 * c + 2]   = (int32_t)(s.band[lo] + s.bmin);
+    B.idx[4 * c + 3]   = (int32_t)(s.band[hi] + s.bmin);
+    B.cqi[c]           = qi;
+    B.key[0][c]        = ((uint64_t)(uint32_t)sk << 32) | (uint32_t)qi;
+    B.perm[0][c]       = (int32_t)c;
+    B.kc[c]            = k;
+  }
+}
+
+/* Per candidate, its passing modes in increasing order (the builder's contract) at moff[c] */
+__global__ static void ModesKernel(GenDev g, int64_t C, Chunk B)
+{
+  const BTEEprCUDASearch &s = g.s;
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < C; c += (int64_t)gridDim.x * blockDim.x) {
+    const int      qi = B.cqi[c];
+    const double   de = B.cde[c];
+    const int64_t  m  = B.moff[c];
+    const double  *h  = s.hwq + (size_t)qi * g.nm;
+    const int32_t *o  = s.hsort + (size_t)qi * g.nm;
+    int            a, k;
+    PassRun(g, qi, de, &a, &k);
+    if (k <= 32) {
+      int32_t l[32];
+      for (int r = 0; r < k; r++) {
+        int32_t nu = o[a + r];
+        int     x  = r;
+        for (; x > 0 && l[x - 1] > nu; x--) l[x] = l[x - 1];
+        l[x] = nu;
+      }
+      for (int r = 0; r < k; r++) B.mode[m + r] = l[r];
+    } else { /* the same set, read off in mode order */
+      int r = 0;
+      for (int nu = 0; nu < g.nm; nu++) {
+        double w = h[nu];
+        if (w >= s.mhwmin && de - w < s.mtol && de - w > -s.mtol) B.mode[m + r++] = nu;
+      }
+    }
+    for (int r = 0; r < k; r++) B.mc[m + r] = (int32_t)c;
+  }
+}
+
+__global__ static void HeadKernel(int64_t n, const uint64_t *__restrict__ key, int32_t *__restrict__ head)
+{
+  for (int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; p < n; p += (int64_t)gridDim.x * blockDim.x) head[p] = (p == 0 || key[p] != key[p - 1]) ? 1 : 0;
+}
+
+/* group of every candidate, and per group its (k slot, q) and crystal q (perturbo.c's QPoint) */
+__global__ static void GroupKernel(GenDev g, int64_t n, const uint64_t *__restrict__ key, const int32_t *__restrict__ perm, const int32_t *__restrict__ gid, int32_t *__restrict__ grp, int32_t *__restrict__ gk_of, double *__restrict__ gq, int32_t *__restrict__ ng)
+{
+  for (int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; p < n; p += (int64_t)gridDim.x * blockDim.x) {
+    const int32_t G = gid[p] - 1;
+    grp[perm[p]]    = G;
+    if (p == n - 1) *ng = gid[p];
+    if (p == 0 || key[p] != key[p - 1]) {
+      const int32_t sk = (int32_t)(key[p] >> 32), qi = (int32_t)(key[p] & 0xffffffffu);
+      const int32_t i2 = qi % (int32_t)g.s.nq[2], i1 = (qi / (int32_t)g.s.nq[2]) % (int32_t)g.s.nq[1], i0 = qi / (int32_t)(g.s.nq[1] * g.s.nq[2]);
+      gk_of[2 * G]     = sk;
+      gk_of[2 * G + 1] = qi;
+      gq[3 * G]        = (double)(i0 * g.s.qs[0]) / (double)g.s.nk[0];
+      gq[3 * G + 1]    = (double)(i1 * g.s.qs[1]) / (double)g.s.nk[1];
+      gq[3 * G + 2]    = (double)(i2 * g.s.qs[2]) / (double)g.s.nk[2];
+    }
+  }
+}
+
+/* build.c's BTEModeSelect per listed mode: flag 1 for a channel; a value out of bounds sets *bad */
+__global__ static void SelectKernel(GenDev g, int64_t M, const int32_t *__restrict__ mc, const int32_t *__restrict__ mode, const int32_t *__restrict__ cqi, const double *__restrict__ cde, const double *__restrict__ g2, int32_t *__restrict__ flag, int *bad)
+{
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < M; t += (int64_t)gridDim.x * blockDim.x) {
+    const int32_t c = mc[t];
+    const double  hw = g.s.hwq[(size_t)cqi[c] * g.nm + mode[t]], x = g2[t], de = cde[c];
+    int           r  = 1;
+    if (!(x > 0) || !(x > g.s.g2min) || !(hw >= g.s.hwmin) || !(fabs(de - hw) < g.s.tol)) r = 0;
+    else if (!(x <= g.s.g2max) || !(hw <= g.s.hwbound)) {
+      r    = 0;
+      *bad = 1;
+    }
+    flag[t] = r;
+  }
+}
+
+/* The selected, in order, after the channels so far (*base); the count of those whose lower end is
+   not their state (another rank's) into *notlow */
+__global__ static void WriteKernel(GenDev g, int64_t M, const int32_t *__restrict__ flag, const int32_t *__restrict__ pos, const int32_t *__restrict__ mc, const int32_t *__restrict__ cst, const int32_t *__restrict__ cends, const int32_t *__restrict__ cqi, const int32_t *__restrict__ mode, const double *__restrict__ g2, const long long *__restrict__ base, PetscInt *__restrict__ oi, PetscInt *__restrict__ oj, PetscInt *__restrict__ om, double *__restrict__ ohw, double *__restrict__ og2, unsigned long long *notlow)
+{
+  const long long b0 = *base;
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < M; t += (int64_t)gridDim.x * blockDim.x) {
+    if (!flag[t]) continue;
+    const int32_t   c = mc[t], nu = mode[t];
+    const long long o = b0 + pos[t];
+    oi[o]             = cends[2 * c];
+    oj[o]             = cends[2 * c + 1];
+    om[o]             = nu;
+    ohw[o]            = g.s.hwq[(size_t)cqi[c] * g.nm + nu];
+    og2[o]            = g2[t];
+    if (cends[2 * c] != cst[c]) atomicAdd(notlow, 1ull);
+  }
+}
+
+/* After a chunk: its channel count, and the base of the next */
+__global__ static void AdvanceKernel(int64_t M, const int32_t *__restrict__ flag, const int32_t *__restrict__ pos, long long *base, long long *count)
+{
+  const long long n = M ? (long long)pos[M - 1] + flag[M - 1] : 0;
+  *count            = n;
+  *base += n;
+}
+
+static inline unsigned Grid(int64_t n, int t)
+{
+  return (unsigned)PetscMax((int64_t)1, PetscMin((n + t - 1) / t, (int64_t)65536));
+}
+
+/* Bytes of a chunk's buffers per candidate (a group each at most) and per listed mode */
+static inline size_t ChunkBytesPerCand(const BTEEprCUDAData *d)
+{
+  return 22 * sizeof(int32_t) + 4 * sizeof(double) + 4 * sizeof(uint64_t) + 2 * sizeof(double) * ((size_t)PetscMax(d->npr, 1) + (size_t)d->nw * d->nw * d->nm);
+}
+#define CHUNK_BYTES_PER_MODE (4 * sizeof(int32_t) + sizeof(double))
+#define CHAN_BYTES (3 * sizeof(PetscInt) + 2 * sizeof(double))
+
+PetscErrorCode BTEEprCUDAChannelsFree(BTEEprCUDA E)
+{
+  struct EprGen *G = E ? E->gen : NULL;
+
+  PetscFunctionBegin;
+  if (!G) PetscFunctionReturn(0);
+  PetscCallCUDA(cudaFree((void *)G->g.s.kidx));
+  PetscCallCUDA(cudaFree((void *)G->g.s.band));
+  PetscCallCUDA(cudaFree((void *)G->g.s.ijk));
+  PetscCallCUDA(cudaFree((void *)G->g.s.bin));
+  PetscCallCUDA(cudaFree((void *)G->g.s.binstart));
+  PetscCallCUDA(cudaFree((void *)G->g.s.binlist));
+  PetscCallCUDA(cudaFree((void *)G->g.s.kslot));
+  PetscCallCUDA(cudaFree((void *)G->g.s.e));
+  PetscCallCUDA(cudaFree((void *)G->g.s.hwq));
+  PetscCallCUDA(cudaFree((void *)G->g.s.hsort));
+  PetscCallCUDA(cudaFree((void *)G->g.s.hvalid));
+  PetscCallCUDA(cudaFree(G->ncand));
+  PetscCallCUDA(cudaFree(G->nlist));
+  PetscCallCUDA(cudaFree(G->duoff));
+  PetscCall(PetscFree3(G->hcoff, G->hloff, G->huoff));
+  PetscCall(PetscFree(G));
+  E->gen = NULL;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprCUDAChannelsCount(BTEEprCUDA E, const BTEEprCUDASearch *in, PetscCount *upper, PetscCount *npairs, PetscBool *ok)
+{
+  struct EprGen *G;
+  const PetscInt nl = in->rend - in->rstart, n = in->n, nm = E->d.nm, nq = in->nqtot;
+  int32_t       *hc, *hm;
+  size_t         freeb, totalb, need;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscTime(&t0));
+  *ok     = PETSC_FALSE;
+  *upper  = 0;
+  *npairs = 0;
+  PetscCall(BTEEprCUDAChannelsFree(E));
+  need = (size_t)n * (3 * sizeof(PetscInt) + 3 * sizeof(PetscInt) + sizeof(double)) + (size_t)in->nktot * sizeof(PetscInt) + (size_t)nq * nm * (sizeof(double) + sizeof(int32_t)) + (size_t)nl * (2 * sizeof(int32_t) + 2 * sizeof(int64_t));
+  PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+  if (need > freeb / 2) PetscFunctionReturn(0);
+  PetscCall(PetscNew(&G));
+  E->gen = G;
+  G->nl  = nl;
+  G->g.s = *in;
+  G->g.nm = (int)nm;
+  PetscCall(Up(in->kidx, (size_t)n, (PetscInt **)&G->g.s.kidx));
+  PetscCall(Up(in->band, (size_t)n, (PetscInt **)&G->g.s.band));
+  PetscCall(Up(in->ijk, 3 * (size_t)n, (PetscInt **)&G->g.s.ijk));
+  PetscCall(Up(in->bin, (size_t)n, (PetscInt **)&G->g.s.bin));
+  PetscCall(Up(in->binstart, (size_t)in->nbins + 1, (PetscInt **)&G->g.s.binstart));
+  PetscCall(Up(in->binlist, (size_t)n, (PetscInt **)&G->g.s.binlist));
+  PetscCall(Up(in->kslot, (size_t)in->nktot, (PetscInt **)&G->g.s.kslot));
+  PetscCall(Up(in->e, (size_t)n, (PetscReal **)&G->g.s.e));
+  PetscCall(Up(in->hwq, (size_t)nq * nm, (PetscReal **)&G->g.s.hwq));
+  PetscCall(Up(in->hsort, (size_t)nq * nm, (int32_t **)&G->g.s.hsort));
+  PetscCall(Up(in->hvalid, (size_t)nq, (int32_t **)&G->g.s.hvalid));
+  PetscCallCUDA(cudaMalloc((void **)&G->ncand, PetscMax((size_t)nl, (size_t)1) * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&G->nlist, PetscMax((size_t)nl, (size_t)1) * sizeof(int32_t)));
+  if (nl) CountKernel<<<Grid(nl, 128), 128>>>(G->g, nl, G->ncand, G->nlist);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCall(PetscMalloc3(nl + 1, &G->hcoff, nl + 1, &G->hloff, nl + 1, &G->huoff));
+  PetscCall(PetscMalloc2(nl, &hc, nl, &hm));
+  if (nl) {
+    PetscCallCUDA(cudaMemcpy(hc, G->ncand, (size_t)nl * sizeof(int32_t), cudaMemcpyDeviceToHost));
+    PetscCallCUDA(cudaMemcpy(hm, G->nlist, (size_t)nl * sizeof(int32_t), cudaMemcpyDeviceToHost));
+  }
+  G->hcoff[0] = G->hloff[0] = G->huoff[0] = 0;
+  for (PetscInt il = 0; il < nl; il++) {
+    const PetscInt b = in->bin[in->rstart + il];
+    G->huoff[il + 1] = G->huoff[il] + in->binstart[PetscMin(b + 2, in->nbins)] - in->binstart[PetscMax(b - 1, (PetscInt)0)];
+    G->hcoff[il + 1] = G->hcoff[il] + hc[il];
+    G->hloff[il + 1] = G->hloff[il] + hm[il];
+    G->maxcand       = PetscMax(G->maxcand, hc[il]);
+    G->maxlist       = PetscMax(G->maxlist, hm[il]);
+  }
+  PetscCall(PetscFree2(hc, hm));
+  PetscCall(Up(G->huoff, (size_t)nl + 1, &G->duoff));
+  G->upper  = G->hloff[nl];
+  G->npairs = G->hcoff[nl];
+  {
+    /* the channels' device arrays (upper of them), a chunk's buffers (pairs, one group each at most,
+       and listed modes), 256 MB spare: where these do not fit the builder's path runs instead */
+    const double full = (double)G->upper * CHAN_BYTES, pc = (double)ChunkBytesPerCand(&E->d), pm = (double)CHUNK_BYTES_PER_MODE;
+    double       avail;
+    PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+    avail   = (double)freeb - full - 256e6;
+    G->mmax = PetscMax((int64_t)G->maxlist, PetscMin((int64_t)G->upper, (int64_t)1 << 21));
+    G->mmax += G->mmax % 2; /* the staging buffers' doubles after three PetscInt arrays stay aligned */
+    G->cmax = PetscMax((int64_t)G->maxcand, PetscMin((int64_t)G->npairs, PetscMin((int64_t)1 << 20, (int64_t)(0.5 * PetscMax(avail - G->mmax * pm, 0.0) / pc))));
+    G->cmax = PetscMax(G->cmax, (int64_t)1);
+    if (avail < G->cmax * pc + G->mmax * pm || G->cmax >= INT32_MAX / 4 || G->mmax >= INT32_MAX) {
+      PetscCall(PetscInfo(NULL, "GPU channels: %.3g GB of device memory needed, %.3g GB free: the builder's passes instead\n", (full + G->cmax * pc + G->mmax * pm + 256e6) / 1e9, (double)freeb / 1e9));
+      PetscCall(BTEEprCUDAChannelsFree(E));
+      PetscFunctionReturn(0);
+    }
+  }
+  *upper  = G->upper;
+  *npairs = G->npairs;
+  *ok     = PETSC_TRUE;
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(NULL, "GPU channels: %" PetscInt64_FMT " pairs of states and %" PetscInt64_FMT " modes passing the energy test listed in %.3f s\n", (PetscInt64)G->npairs, (PetscInt64)G->upper, t1 - t0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ChunkAlloc(const BTEEprCUDAData *d, int64_t C, int64_t M, Chunk *B)
+{
+  size_t t1 = 0, t2 = 0, t3 = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(B, sizeof(*B)));
+  C = PetscMax(C, (int64_t)1);
+  M = PetscMax(M, (int64_t)1);
+  PetscCallCUDA(cudaMalloc((void **)&B->cst, C * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->cends, 2 * C * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->idx, 4 * C * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->cqi, C * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->perm[0], C * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->perm[1], C * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->moff, (C + 1) * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->head, C * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->gid, C * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->grp, C * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->gk_of, 2 * C * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->ng, sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->cde, C * sizeof(double)));
+  PetscCallCUDA(cudaMalloc((void **)&B->gq, 3 * C * sizeof(double)));
+  PetscCallCUDA(cudaMalloc((void **)&B->ph, 2 * C * PetscMax(d->npr, 1) * sizeof(double)));
+  PetscCallCUDA(cudaMalloc((void **)&B->gw, 2 * C * d->nw * d->nw * d->nm * sizeof(double)));
+  PetscCallCUDA(cudaMalloc((void **)&B->key[0], C * sizeof(uint64_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->key[1], C * sizeof(uint64_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->ckey[0], C * sizeof(uint64_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->ckey[1], C * sizeof(uint64_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->kc, C * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->cnt, sizeof(unsigned)));
+  PetscCallCUDA(cudaMalloc((void **)&B->mode, M * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->mc, M * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->flag, M * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->pos, M * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->g2, M * sizeof(double)));
+  size_t t4 = 0;
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, t1, B->key[0], B->key[1], B->perm[0], B->perm[1], (int)C));
+  PetscCallCUDA(cub::DeviceScan::InclusiveSum(NULL, t2, B->head, B->gid, (int)C));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(NULL, t3, B->flag, B->pos, (int)M));
+  PetscCallCUDA(cub::DeviceRadixSort::SortKeys(NULL, t4, B->ckey[0], B->ckey[1], (int)C));
+  B->tmpbytes = PetscMax(PetscMax(t1, t4), PetscMax(t2, t3));
+  PetscCallCUDA(cudaMalloc(&B->tmp, B->tmpbytes));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ChunkFree(Chunk *B)
+{
+  void *p[] = {B->cst, B->cends, B->idx, B->cqi, B->perm[0], B->perm[1], B->moff, B->head, B->gid, B->grp, B->gk_of, B->ng, B->cde, B->gq, B->ph, B->gw, B->key[0], B->key[1], B->ckey[0], B->ckey[1], B->kc, B->cnt, B->mode, B->mc, B->flag, B->pos, B->g2, B->tmp};
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < sizeof(p) / sizeof(p[0]); k++) PetscCallCUDA(cudaFree(p[k]));
+  PetscFunctionReturn(0);
+}
+
+/* One chunk, states [a, b) (owned indices), enqueued on stream st: nothing waits for the device */
+static PetscErrorCode ChunkRun(struct EprGen *G, const BTEEprCUDAData *d, cudaStream_t st, PetscInt a, PetscInt b, Chunk *B, PetscInt *oi, PetscInt *oj, PetscInt *om, double *ohw, double *og2, long long *dv)
+{
+  const int64_t C = G->hcoff[b] - G->hcoff[a], M = G->hloff[b] - G->hloff[a];
+  size_t        tb = B->tmpbytes;
+  long long    *base = dv, *count = dv + 1;
+  unsigned long long *notlow = (unsigned long long *)(dv + 2);
+  int          *bad = (int *)(dv + 3);
+
+  PetscFunctionBegin;
+  if (C) {
+    int endbit = 32, cbits = 32; /* keys: (k slot) << 32 | q, (state in the chunk) << 32 | partner */
+    for (PetscInt x = d->nslot; x > 0; x >>= 1) endbit++;
+    for (PetscInt x = b - a; x > 0; x >>= 1) cbits++;
+    PetscCallCUDA(cudaMemsetAsync(B->cnt, 0, sizeof(unsigned), st));
+    CandKernel<<<Grid(G->huoff[b] - G->huoff[a], 256), 256, 0, st>>>(G->g, a, b, G->duoff, *B);
+    PetscCallCUDA(cub::DeviceRadixSort::SortKeys(B->tmp, tb, B->ckey[0], B->ckey[1], (int)C, 0, PetscMin(cbits, 64), st));
+    DetailKernel<<<Grid(C, 256), 256, 0, st>>>(G->g, a, C, *B);
+    PetscCallCUDA(cudaMemsetAsync(B->moff, 0, sizeof(int32_t), st));
+    PetscCallCUDA(cub::DeviceScan::InclusiveSum(B->tmp, tb, B->kc, B->moff + 1, (int)C, st));
+    ModesKernel<<<Grid(C, 128), 128, 0, st>>>(G->g, C, *B);
+    PetscCallCUDA(cub::DeviceRadixSort::SortPairs(B->tmp, tb, B->key[0], B->key[1], B->perm[0], B->perm[1], (int)C, 0, PetscMin(endbit, 64), st));
+    HeadKernel<<<Grid(C, 256), 256, 0, st>>>(C, B->key[1], B->head);
+    PetscCallCUDA(cub::DeviceScan::InclusiveSum(B->tmp, tb, B->head, B->gid, (int)C, st));
+    GroupKernel<<<Grid(C, 256), 256, 0, st>>>(G->g, C, B->key[1], B->perm[1], B->gid, B->grp, B->gk_of, B->gq, B->ng);
+    VertexCounted<<<(unsigned)C, 128, 0, st>>>(*d, B->ng, B->gk_of, B->gq, B->ph, B->gw);
+    Project<<<(unsigned)C, 128, 2 * d->nm * sizeof(double), st>>>(*d, (int)C, B->idx, B->grp, B->gk_of, B->moff, B->mode, B->gw, B->g2);
+  }
+  if (M) {
+    SelectKernel<<<Grid(M, 256), 256, 0, st>>>(G->g, M, B->mc, B->mode, B->cqi, B->cde, B->g2, B->flag, bad);
+    PetscCallCUDA(cub::DeviceScan::ExclusiveSum(B->tmp, tb, B->flag, B->pos, (int)M, st));
+    WriteKernel<<<Grid(M, 256), 256, 0, st>>>(G->g, M, B->flag, B->pos, B->mc, B->cst, B->cends, B->cqi, B->mode, B->g2, base, oi, oj, om, ohw, og2, notlow);
+  }
+  AdvanceKernel<<<1, 1, 0, st>>>(M, B->flag, B->pos, base, count);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprCUDAChannelsFill(BTEEprCUDA E, PetscCount cap, PetscInt ci[], PetscInt cj[], PetscInt cmode[], PetscReal chw[], PetscReal cg2[], PetscObject keepon, PetscCount *n, PetscCount *nlow, PetscBool *bad)
+{
+  struct EprGen *G = E->gen;
+  const PetscInt nl = G ? G->nl : 0;
+  PetscInt      *di = NULL, *dj = NULL, *dm = NULL, nchunk = 0, *cut;
+  double        *dhw = NULL, *dg2 = NULL;
+  long long     *dv, *hcnt;
+  char          *stage[2];
+  Chunk          B;
+  cudaStream_t   st, cs;
+  cudaEvent_t    evc[2], evd[2];
+  PetscCount     off[2] = {0, 0}, cnt[2] = {0, 0}, total = 0;
+  unsigned long long notlow = 0;
+  int            hbad = 0;
+  PetscLogDouble t0, t1, thost = 0, twait = 0, ta, tb;
+
+  PetscFunctionBegin;
+  PetscCheck(G, PETSC_COMM_SELF, PETSC_ERR_ORDER, "BTEEprCUDAChannelsCount() first");
+  PetscCheck(cap >= G->upper, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "room for %" PetscCount_FMT " channels, %" PetscCount_FMT " may come", cap, G->upper);
+  PetscCall(PetscTime(&t0));
+  /* chunks of consecutive states: at most Cmax candidates and Mmax listed modes each (or one state) */
+  PetscCall(PetscMalloc1(nl + 2, &cut));
+  cut[nchunk++] = 0;
+  for (PetscInt il = 0; il < nl; il++) {
+    const PetscInt a = cut[nchunk - 1];
+    if (il > a && (G->hcoff[il + 1] - G->hcoff[a] > G->cmax || G->hloff[il + 1] - G->hloff[a] > G->mmax)) cut[nchunk++] = il;
+  }
+  cut[nchunk] = nl; /* chunk k: [cut[k], cut[k + 1]) */
+  {
+    const size_t u = (size_t)PetscMax(G->upper, (PetscCount)1);
+    PetscCallCUDA(cudaMalloc((void **)&di, u * sizeof(PetscInt)));
+    PetscCallCUDA(cudaMalloc((void **)&dj, u * sizeof(PetscInt)));
+    PetscCallCUDA(cudaMalloc((void **)&dm, u * sizeof(PetscInt)));
+    PetscCallCUDA(cudaMalloc((void **)&dhw, u * sizeof(double)));
+    PetscCallCUDA(cudaMalloc((void **)&dg2, u * sizeof(double)));
+  }
+  PetscCall(ChunkAlloc(&E->d, G->cmax, G->mmax, &B));
+  PetscCallCUDA(cudaMalloc((void **)&dv, 4 * sizeof(long long)));
+  PetscCallCUDA(cudaMemset(dv, 0, 4 * sizeof(long long)));
+  PetscCallCUDA(cudaHostAlloc((void **)&hcnt, 2 * sizeof(long long), cudaHostAllocDefault));
+  for (int x = 0; x < 2; x++) {
+    PetscCallCUDA(cudaHostAlloc((void **)&stage[x], (size_t)G->mmax * CHAN_BYTES, cudaHostAllocDefault));
+    PetscCallCUDA(cudaEventCreateWithFlags(&evc[x], cudaEventDisableTiming));
+    PetscCallCUDA(cudaEventCreateWithFlags(&evd[x], cudaEventDisableTiming));
+  }
+  PetscCallCUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  PetscCallCUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(NULL, "GPU channels: %" PetscInt_FMT " chunks of at most %" PetscInt64_FMT " pairs and %" PetscInt64_FMT " modes, buffers made in %.3f s\n", nchunk, (PetscInt64)G->cmax, (PetscInt64)G->mmax, t1 - t0));
+
+  /* chunk k is computed on st two chunks ahead of the host; its channels go to stage[k % 2] on cs
+     and the host copies them into place while the device computes the next */
+  for (PetscInt k = 0; k < PetscMin(nchunk, 2); k++) {
+    PetscCall(ChunkRun(G, &E->d, st, cut[k], cut[k + 1], &B, di, dj, dm, dhw, dg2, dv));
+    PetscCallCUDA(cudaMemcpyAsync(&hcnt[k % 2], dv + 1, sizeof(long long), cudaMemcpyDeviceToHost, st));
+    PetscCallCUDA(cudaEventRecord(evc[k % 2], st));
+  }
+  for (PetscInt k = 0; k < nchunk; k++) {
+    const int x = (int)(k % 2);
+    PetscCall(PetscTime(&ta));
+    PetscCallCUDA(cudaEventSynchronize(evc[x]));
+    PetscCall(PetscTime(&tb));
+    twait += tb - ta;
+    cnt[x] = (PetscCount)hcnt[x];
+    off[x] = total;
+    total += cnt[x];
+    PetscCheck(total <= cap, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GPU channels: more channels than listed modes");
+    {
+      char  *h = stage[x];
+      size_t m = (size_t)cnt[x], M = (size_t)G->mmax;
+      PetscCallCUDA(cudaStreamWaitEvent(cs, evc[x], 0));
+      PetscCallCUDA(cudaMemcpyAsync(h, di + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + M * sizeof(PetscInt), dj + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + 2 * M * sizeof(PetscInt), dm + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt), dhw + off[x], m * sizeof(double), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt) + M * sizeof(double), dg2 + off[x], m * sizeof(double), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaEventRecord(evd[x], cs));
+    }
+    if (k + 2 < nchunk) { /* its count lands in hcnt[x], read above */
+      PetscCall(ChunkRun(G, &E->d, st, cut[k + 2], cut[k + 3], &B, di, dj, dm, dhw, dg2, dv));
+      PetscCallCUDA(cudaMemcpyAsync(&hcnt[x], dv + 1, sizeof(long long), cudaMemcpyDeviceToHost, st));
+      PetscCallCUDA(cudaEventRecord(evc[x], st));
+    }
+    for (int last = 0; last < 2; last++) { /* the previous chunk's, and at the end this one's */
+      const PetscInt kk = last ? k : k - 1;
+      if (kk < 0 || (last && k != nchunk - 1)) continue;
+      const int      y = (int)(kk % 2);
+      const size_t   M = (size_t)G->mmax;
+      const int64_t  m = (int64_t)cnt[y], o = (int64_t)off[y];
+      const PetscInt *si = (const PetscInt *)stage[y], *sj = si + M, *sm = sj + M;
+      const double   *sh = (const double *)(stage[y] + 3 * M * sizeof(PetscInt)), *sg = sh + M;
+      PetscCall(PetscTime(&ta));
+      PetscCallCUDA(cudaEventSynchronize(evd[y]));
+      PetscCall(PetscTime(&tb));
+      twait += tb - ta;
+#pragma omp parallel for schedule(static)
+      for (int64_t t = 0; t < m; t++) {
+        ci[o + t]    = si[t];
+        cj[o + t]    = sj[t];
+        cmode[o + t] = sm[t];
+        chw[o + t]   = sh[t];
+        cg2[o + t]   = sg[t];
+      }
+      PetscCall(PetscTime(&ta));
+      thost += ta - tb;
+    }
+  }
+  PetscCallCUDA(cudaStreamSynchronize(st));
+  PetscCallCUDA(cudaStreamSynchronize(cs));
+  PetscCallCUDA(cudaMemcpy(&notlow, dv + 2, sizeof(notlow), cudaMemcpyDeviceToHost));
+  PetscCallCUDA(cudaMemcpy(&hbad, dv + 3, sizeof(int), cudaMemcpyDeviceToHost));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)total * CHAN_BYTES));
+  for (int x = 0; x < 2; x++) {
+    PetscCallCUDA(cudaFreeHost(stage[x]));
+    PetscCallCUDA(cudaEventDestroy(evc[x]));
+    PetscCallCUDA(cudaEventDestroy(evd[x]));
+  }
+  PetscCallCUDA(cudaFreeHost(hcnt));
+  PetscCallCUDA(cudaStreamDestroy(st));
+  PetscCallCUDA(cudaStreamDestroy(cs));
+  PetscCallCUDA(cudaFree(dv));
+  PetscCall(ChunkFree(&B));
+  PetscCall(PetscFree(cut));
+  PetscCallCUDA(cudaFree(dm));
+  {
+    PetscBool kept = PETSC_FALSE;
+    if (keepon && !hbad) PetscCall(BTEPairCUDAAdoptChannels(keepon, total, ci, cg2, di, dj, dhw, dg2, &kept));
+    if (!kept) {
+      PetscCallCUDA(cudaFree(di));
+      PetscCallCUDA(cudaFree(dj));
+      PetscCallCUDA(cudaFree(dhw));
+      PetscCallCUDA(cudaFree(dg2));
+    }
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscInfo(NULL, "GPU channels: %" PetscCount_FMT " channels from %" PetscCount_FMT " pairs of states in %.3f s (host: %.3f s waiting for the device, %.3f s placing them)%s\n", total, G->npairs, t1 - t0, twait, thost, kept ? "; kept on the device for the collision layout" : ""));
+  }
+  *n    = total;
+  *nlow = total - (PetscCount)notlow;
+  *bad  = hbad ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(BTEEprCUDAChannelsFree(E));
+  PetscFunctionReturn(0);
+}
