@@ -5,13 +5,27 @@
 
 PetscLogEvent BTE_StateCheck;
 
+static PetscErrorCode CheckRange(MPI_Comm comm, const char what[], PetscReal v, PetscReal lo, PetscBool open, PetscReal hi, const char units[], const char hint[])
+{
+  PetscFunctionBegin;
+  if (PetscIsInfOrNanReal(v) || v < lo || (open && v == lo) || v > hi) {
+    const char *u = units && units[0] ? " " : "";
+    SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "%s = %.6g%s%s %s: expected a finite value in %s%.6g, %.6g]%s%s%s", what, (double)v, u, units ? units : "", PetscIsInfOrNanReal(v) ? "is not a finite number" : "is out of range", open ? "(" : "[", (double)lo, (double)hi, u, units ? units : "", hint ? hint : "");
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTECheckRange(MPI_Comm comm, const char what[], PetscReal v, PetscReal lo, PetscReal hi, const char units[], const char hint[])
 {
   PetscFunctionBegin;
-  if (PetscIsInfOrNanReal(v) || v < lo || v > hi) {
-    const char *u = units && units[0] ? " " : "";
-    SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "%s = %.6g%s%s %s: expected a finite value in [%.6g, %.6g]%s%s%s", what, (double)v, u, units ? units : "", PetscIsInfOrNanReal(v) ? "is not a finite number" : "is out of range", (double)lo, (double)hi, u, units ? units : "", hint ? hint : "");
-  }
+  PetscCall(CheckRange(comm, what, v, lo, PETSC_FALSE, hi, units, hint));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECheckRangeAbove(MPI_Comm comm, const char what[], PetscReal v, PetscReal lo, PetscReal hi, const char units[], const char hint[])
+{
+  PetscFunctionBegin;
+  PetscCall(CheckRange(comm, what, v, lo, PETSC_TRUE, hi, units, hint));
   PetscFunctionReturn(0);
 }
 

@@ -19,6 +19,7 @@ PetscErrorCode BTECommandOptionsVec(MPI_Comm);
    the run ends (bad: a line was printed). -options_left 0 turns both off. */
 PetscErrorCode BTECommandCheckOptions(MPI_Comm, const char[]);
 PetscErrorCode BTECommandCheckFiniteOptions(MPI_Comm); /* a -bte_ option given NaN or Inf */
+PetscErrorCode BTECommandCheckOptionValues(MPI_Comm); /* a -bte_ option that takes a value given none */
 PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm, const char[], PetscBool *);
 /* cores.c: a note when CPU binding leaves a rank far fewer cores than its share of the node */
 PetscErrorCode BTECommandCheckCores(MPI_Comm);

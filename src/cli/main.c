@@ -116,7 +116,8 @@ int main(int argc, char **argv)
     PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &nranks));
     if (nranks > 1) PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &errcomm));
     if (!traceback) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = BTECommandCheckFiniteOptions(PETSC_COMM_WORLD);
+    ierr = BTECommandCheckOptionValues(PETSC_COMM_WORLD);
+    if (!ierr) ierr = BTECommandCheckFiniteOptions(PETSC_COMM_WORLD);
     if (!ierr && !help) ierr = BTECommandCheckCores(PETSC_COMM_WORLD);
     if (!ierr) ierr = cmd->run(PETSC_COMM_WORLD);
     /* -help lists the options and runs nothing; else every option given must have been used */

@@ -124,6 +124,47 @@ PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm comm, const char cmd[], Pet
    tests/guards/options.sh checks that the list holds every integer option of src/. */
 static const char *const IntegerOptions[] = {"-bte_bench_copy_size", "-bte_bench_reps", "-bte_generate_batch", "-bte_generate_pair_batch", "-bte_grid", "-bte_highfield_ptc_max_it", "-bte_io_chunk", "-bte_ita_max_it", "-bte_pair_chunk", "-bte_pair_overlap_polls", "-bte_pair_reduce_batch", "-bte_pair_reduce_lanes", "-bte_pair_tile", "-bte_pair_unroll", "-bte_perturbo_bands", "-bte_perturbo_kdim", "-bte_perturbo_qdim", "-bte_tgt_lanes", "-bte_transport_pc_angular", "-bte_transport_pc_bins", "-pc_bte_twolevel_bins", "-pc_bte_twolevel_rate_bins", NULL};
 
+/* bte's other options that take a value (PetscOptionsReal, String, Enum, EList, FList and their
+   arrays; every reader but PetscOptionsBool): given without one, PETSc keeps the default silently
+   (-bte_grid alone ran on the default grid), so the driver refuses it.
+   tests/cli/option_values.sh checks that this list and IntegerOptions hold every such option of
+   src/ and nothing else. */
+static const char *const ValueOptions[] = {"-bte_bench_json", "-bte_bench_types", "-bte_carrier_densities", "-bte_carrier_density", "-bte_chemical_potentials", "-bte_collision_precision", "-bte_collision_type", "-bte_delta", "-bte_drift_form", "-bte_drift_limiter", "-bte_drift_mat_type", "-bte_efield", "-bte_efield_direction", "-bte_efield_fwhm", "-bte_efield_list", "-bte_efield_profile", "-bte_efield_time", "-bte_energy_tolerance", "-bte_exchange", "-bte_exchange_nccl_library", "-bte_final_time", "-bte_g2_cutoff", "-bte_gaas_acoustic_floor", "-bte_gaas_intervalley_d", "-bte_gaas_l_masses", "-bte_gaas_masses", "-bte_gaas_offsets", "-bte_gaas_x_masses", "-bte_graphene_a", "-bte_graphene_band", "-bte_graphene_d_ac_eff", "-bte_graphene_d_gamma", "-bte_graphene_d_k", "-bte_graphene_d_k2", "-bte_graphene_d_la", "-bte_graphene_d_ta", "-bte_graphene_hw_gamma", "-bte_graphene_hw_k", "-bte_graphene_hw_k2", "-bte_graphene_rho", "-bte_graphene_t", "-bte_graphene_v_la", "-bte_graphene_v_ta", "-bte_graphene_vf", "-bte_highfield_method", "-bte_highfield_ptc_dt", "-bte_highfield_ptc_dt_max", "-bte_highfield_ptc_switch", "-bte_highfield_tol", "-bte_highfield_variables", "-bte_info_channels", "-bte_init", "-bte_init_e0", "-bte_init_e0_edge", "-bte_init_occupation", "-bte_init_smear", "-bte_input", "-bte_ita_tol", "-bte_memory_limit", "-bte_model", "-bte_output", "-bte_output_energy_step", "-bte_output_interval", "-bte_pair_build", "-bte_pair_share_stall", "-bte_parabolic_a", "-bte_parabolic_acoustic_floor", "-bte_parabolic_dac", "-bte_parabolic_density", "-bte_parabolic_eps_0", "-bte_parabolic_eps_inf", "-bte_parabolic_hw_lo", "-bte_parabolic_mass", "-bte_parabolic_vs", "-bte_partition", "-bte_perturbo_carrier", "-bte_perturbo_device", "-bte_perturbo_emax", "-bte_perturbo_emin", "-bte_perturbo_epr", "-bte_phonon_min", "-bte_pump_density", "-bte_pump_e0_edge", "-bte_pump_fwhm", "-bte_pump_smear", "-bte_pump_time", "-bte_reference", "-bte_restart", "-bte_si_holes_acoustic", "-bte_si_holes_acoustic_floor", "-bte_si_holes_bands", "-bte_si_holes_bp_a", "-bte_si_holes_bp_b", "-bte_si_holes_bp_d", "-bte_si_holes_bp_d0", "-bte_si_holes_c11", "-bte_si_holes_c12", "-bte_si_holes_c44", "-bte_si_holes_dac", "-bte_si_holes_delta", "-bte_si_holes_dkk_a", "-bte_si_holes_dkk_b", "-bte_si_holes_dkk_c", "-bte_si_holes_dop", "-bte_si_holes_hwop", "-bte_si_holes_interband", "-bte_si_holes_lattice", "-bte_si_holes_optical", "-bte_si_holes_overlap", "-bte_si_holes_rho", "-bte_si_holes_so_overlap", "-bte_si_holes_vs", "-bte_smearing", "-bte_state_check", "-bte_state_tolerance", "-bte_steady_threshold", "-bte_summary", "-bte_switch_time", "-bte_temperature", "-bte_temperatures", "-bte_tgt_build", "-bte_time_step", "-bte_transport_method", "-bte_transport_pc", "-bte_transport_pc_form", "-bte_transport_pc_split", "-bte_window", "-pc_bte_twolevel_direction", "-pc_bte_twolevel_form", "-pc_bte_twolevel_split", "-pc_bte_twolevel_states_per_block", NULL};
+
+/* name is one of list; -pc_bte_ options also under a solver's prefix (-sw_pc_bte_twolevel_bins) */
+static int InList(const char *const list[], const char name[])
+{
+  size_t len = strlen(name);
+
+  for (int k = 0; list[k]; k++) {
+    size_t n = strlen(list[k]);
+    if (!strcmp(name, list[k])) return 1;
+    if (!strncmp(list[k], "-pc_bte_", 8) && len > n && name[len - n] == '_' && !strcmp(name + len - n + 1, list[k] + 1)) return 1;
+  }
+  return 0;
+}
+
+/* Runs before any object reads its options: every option is still unused, so PetscOptionsLeftGet
+   holds them all with their values (NULL: none given), and reading them here would mark them used */
+PetscErrorCode BTECommandCheckOptionValues(MPI_Comm comm)
+{
+  PetscInt N;
+  char   **names, **values;
+  char     bad[256] = "";
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsLeftGet(NULL, &N, &names, &values));
+  for (PetscInt i = 0; i < N && !bad[0]; i++) {
+    char name[256];
+    if (values[i]) continue;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "-%s", names[i][0] == '-' ? names[i] + 1 : names[i]));
+    if (InList(IntegerOptions, name) || InList(ValueOptions, name)) PetscCall(PetscStrncpy(bad, name, sizeof(bad)));
+  }
+  PetscCall(PetscOptionsLeftRestore(NULL, &N, &names, &values));
+  PetscCheck(!bad[0], comm, PETSC_ERR_USER_INPUT, "option %s needs a value (given without one it would silently keep its default)", bad);
+  PetscFunctionReturn(0);
+}
+
 /* Each comma-separated entry of an integer option's value within a PetscInt's range (entries that
    are not numbers are left to PETSc's own message) */
 static PetscErrorCode CheckIntegerOption(MPI_Comm comm, const char name[], const char value[])

@@ -405,6 +405,14 @@ static PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
   p.floor = BTEModelPhononFloor(bte);
   if (p.masses == GAAS_MASSES_ANISOTROPIC) {
     PetscCheck(p.ml[GAAS_L] > 0 && p.mt[GAAS_L] > 0 && p.ml[GAAS_X] > 0 && p.mt[GAAS_X] > 0 && !PetscIsInfOrNanReal(p.ml[GAAS_L] + p.mt[GAAS_L] + p.ml[GAAS_X] + p.mt[GAAS_X]), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Model gaas: the L and X masses (-bte_gaas_l_masses, -bte_gaas_x_masses) must be positive and finite");
+    for (int t = GAAS_L; t <= GAAS_X; t++) {
+      const char *opt = t == GAAS_L ? "-bte_gaas_l_masses" : "-bte_gaas_x_masses";
+      char        what[64];
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s (longitudinal)", opt));
+      PetscCall(BTECheckRangeAbove(PetscObjectComm((PetscObject)bte), what, p.ml[t], 0, BTE_MODEL_MASS_MAX, "m_e", NULL));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "%s (transverse)", opt));
+      PetscCall(BTECheckRangeAbove(PetscObjectComm((PetscObject)bte), what, p.mt[t], 0, BTE_MODEL_MASS_MAX, "m_e", NULL));
+    }
     /* Gamma stays isotropic; the density-of-states mass of an ellipsoid, (m_l m_t^2)^(1/3),
        replaces the isotropic mass (recorded, used for the acoustic q bound) */
     for (int t = GAAS_L; t <= GAAS_X; t++) p.mstar[t] = PetscCbrtReal(p.ml[t] * p.mt[t] * p.mt[t]);

@@ -198,6 +198,7 @@ static PetscErrorCode BTEModelSetFromOptions_Graphene(BTE bte)
     if (set) {
       PetscCheck(!dtaset && !dlaset, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "Give either -bte_graphene_d_ac_eff or -bte_graphene_d_ta/-bte_graphene_d_la, not both");
       PetscCheck(deff >= 0 && !PetscIsInfOrNanReal(deff), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_graphene_d_ac_eff must be >= 0 (eV), got %g", (double)deff);
+      PetscCall(BTECheckRange(PetscObjectComm((PetscObject)bte), "-bte_graphene_d_ac_eff", deff, 0, BTE_MODEL_DAC_MAX, "eV", NULL));
       PetscCheck(g->vta > 0 && g->vla > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "graphene: sound velocities must be positive");
       g->dta = g->dla = deff / PetscSqrtReal(1 + (g->vla * g->vla) / (g->vta * g->vta));
     }
@@ -250,6 +251,23 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecGraphene(BTE bte, BTEModelSpec *spec)
   PetscCall(PetscMemzero(spec, sizeof(*spec)));
   PetscCheck(a > 0 && rho > 0 && vta > 0 && vla > 0 && t > 0 && vf > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "graphene: lattice constant, density, velocities and hopping must be positive");
   PetscCheck(hwg > 0 && hwk > 0 && hwk2 > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "graphene: phonon energies must be positive (eV)");
+  { /* upper bounds far beyond any material's: a typo is refused, not turned into a table */
+    MPI_Comm comm = PetscObjectComm((PetscObject)bte);
+    PetscCall(BTECheckRangeAbove(comm, "-bte_graphene_a", a, 0, BTE_MODEL_LATTICE_MAX, "Angstrom", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_graphene_vf", vf, 0, BTE_MODEL_VELOCITY_MAX, "m/s", NULL));
+    if (tset) PetscCall(BTECheckRangeAbove(comm, "-bte_graphene_t", t, 0, BTE_MODEL_HOPPING_MAX, "eV", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_graphene_rho", rho, 0, BTE_MODEL_DENSITY2D_MAX, "kg/m^2", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_graphene_v_ta", vta, 0, BTE_MODEL_SOUND_MAX, "m/s", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_graphene_v_la", vla, 0, BTE_MODEL_SOUND_MAX, "m/s", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_graphene_d_ta", dta, -BTE_MODEL_DAC_MAX, BTE_MODEL_DAC_MAX, "eV", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_graphene_d_la", dla, -BTE_MODEL_DAC_MAX, BTE_MODEL_DAC_MAX, "eV", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_graphene_hw_gamma", hwg, 0, BTE_PHONON_MAX, "eV", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_graphene_hw_k", hwk, 0, BTE_PHONON_MAX, "eV", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_graphene_hw_k2", hwk2, 0, BTE_PHONON_MAX, "eV", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_graphene_d_gamma", dg, -BTE_MODEL_DOPT_MAX, BTE_MODEL_DOPT_MAX, "eV/cm", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_graphene_d_k", dk, -BTE_MODEL_DOPT_MAX, BTE_MODEL_DOPT_MAX, "eV/cm", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_graphene_d_k2", dk2, -BTE_MODEL_DOPT_MAX, BTE_MODEL_DOPT_MAX, "eV/cm", NULL));
+  }
   if (tset) vf = PetscSqrtReal(3.0) * a * t / (2 * BTE_HBAR) / GR_MS_TO_AFS;
 
   PetscCall(PetscNew(&c));

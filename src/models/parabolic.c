@@ -82,6 +82,17 @@ static PetscErrorCode BTEModelGenerate_Parabolic(BTE bte)
 
   PetscFunctionBegin;
   PetscCheck(p.a > 0 && p.mstar > 0 && p.hwlo > 0 && p.vs > 0 && p.rho > 0 && p.epsinf > 0 && p.eps0 > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "Model parabolic: a, mass, hw_lo, eps_inf, eps_0, vs and density must be positive");
+  { /* upper bounds far beyond any material's: a typo is refused, not turned into a table */
+    MPI_Comm comm = PetscObjectComm((PetscObject)bte);
+    PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_a", p.a, 0, BTE_MODEL_LATTICE_MAX, "Angstrom", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_mass", p.mstar, 0, BTE_MODEL_MASS_MAX, "m_e", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_hw_lo", p.hwlo, 0, BTE_PHONON_MAX, "eV", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_eps_inf", p.epsinf, 0, BTE_MODEL_EPS_MAX, "", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_eps_0", p.eps0, 0, BTE_MODEL_EPS_MAX, "", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_parabolic_dac", p.dac, -BTE_MODEL_DAC_MAX, BTE_MODEL_DAC_MAX, "eV", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_vs", p.vs, 0, BTE_MODEL_SOUND_MAX, "m/s", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_density", p.rho, 0, BTE_MODEL_DENSITY_MAX, "kg/m^3", NULL));
+  }
 
   V     = p.a * p.a * p.a;
   p.C   = HB2_2ME / p.mstar;

@@ -640,6 +640,20 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   PetscCheck(a > 0 && A > 0 && rho > 0 && vs > 0 && hwop > 0 && delta >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: lattice constant, |A|, density, sound velocity, optical phonon energy must be positive and Delta >= 0");
   PetscCheck(A * A > B * B + C * C / 3, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: the heavy-hole band is not convex (need A^2 > B^2 + C^2/3); check -bte_si_holes_dkk_a/b/c");
   PetscCheck(finter >= 0 && fso >= 0 && fso <= 0.5, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "si-holes: overlap factors must be >= 0 (and -bte_si_holes_so_overlap <= 1/2)");
+  { /* upper bounds far beyond any crystal's: a typo is refused, not turned into a table */
+    MPI_Comm comm = PetscObjectComm((PetscObject)bte);
+    PetscCall(BTECheckRangeAbove(comm, "-bte_si_holes_lattice", a, 0, BTE_MODEL_LATTICE_MAX, "Angstrom", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_si_holes_dkk_a", A, 0, BTE_MODEL_MASS_MAX, "hbar^2/2m_e", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_dkk_b", B, -BTE_MODEL_MASS_MAX, BTE_MODEL_MASS_MAX, "hbar^2/2m_e", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_dkk_c", C, -BTE_MODEL_MASS_MAX, BTE_MODEL_MASS_MAX, "hbar^2/2m_e", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_delta", delta, 0, BTE_ENERGY_ABS_MAX, "eV", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_si_holes_rho", rho, 0, BTE_MODEL_DENSITY_MAX, "kg/m^3", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_si_holes_vs", vs, 0, BTE_MODEL_SOUND_MAX, "m/s", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_dac", dac, -BTE_MODEL_DAC_MAX, BTE_MODEL_DAC_MAX, "eV", NULL));
+    PetscCall(BTECheckRangeAbove(comm, "-bte_si_holes_hwop", hwop, 0, BTE_PHONON_MAX, "eV", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_dop", dop, -BTE_MODEL_DOPT_MAX, BTE_MODEL_DOPT_MAX, "eV/cm", NULL));
+    PetscCall(BTECheckRange(comm, "-bte_si_holes_interband", finter, 0, 1, "", " (an overlap factor)"));
+  }
 
   PetscCall(PetscNew(&c));
   c->soc     = soc;

@@ -4,7 +4,7 @@ set -e
 m="-bte_model parabolic -bte_parabolic_a 40 -bte_grid 8 -bte_view 0"
 expect_fail 'Unknown option "\?foo"\? for -bte_transport_method' "$BTE" transport $m -bte_transport_method foo
 expect_fail "Temperatures must be positive" "$BTE" transport $m -bte_temperatures 100,-5
-expect_fail "needs a comma-separated list" "$BTE" transport $m -bte_temperatures
+expect_fail "option -bte_temperatures needs a value" "$BTE" transport $m -bte_temperatures
 expect_fail "not both" "$BTE" transport $m -bte_carrier_densities 1e17 -bte_chemical_potentials 0
 expect_fail "Carrier densities must be positive" "$BTE" transport $m -bte_carrier_densities 1e17,-1e16
 expect_fail "more than the states in the energy window can hold" "$BTE" transport $m -bte_carrier_densities 1e25
@@ -12,7 +12,7 @@ expect_fail "ITA tolerance must be in (0,1)" "$BTE" transport $m -bte_transport_
 expect_fail "Cannot write the output file" "$BTE" transport $m -bte_output /nonexistent-dir/x.h5
 expect_fail "No scattering data" "$BTE" transport -bte_view 0
 expect_fail "needs field strengths" "$BTE" highfield $m
-expect_fail "needs a comma-separated list of field strengths" "$BTE" highfield $m -bte_efield_list
+expect_fail "option -bte_efield_list needs a value" "$BTE" highfield $m -bte_efield_list
 expect_fail "Field strengths must be >= 0" "$BTE" highfield $m -bte_efield_list 100,-100
 expect_fail "expected x, y, z" "$BTE" highfield $m -bte_efield_list 100 -bte_efield_direction w
 expect_fail "expected x, y, z" "$BTE" highfield $m -bte_efield_list 100 -bte_efield_direction 1,0

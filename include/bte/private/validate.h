@@ -27,12 +27,28 @@
 #define BTE_MAX_FIXED_STEPS  1e9  /* steps of a fixed-step run */
 #define BTE_ESTEP_MIN        1e-6 /* eV: bin width of the energy-resolved population */
 #define BTE_MAX_EBINS        1e7  /* bins of the energy-resolved population */
+/* Built-in models' parameters (-bte_parabolic_*, _gaas_*, _graphene_*, _si_holes_*): upper bounds
+   a few orders of magnitude beyond any real material's, so that a typo (-bte_parabolic_mass 1e300
+   gave a conductivity of 0) is refused; phonon energies by BTE_PHONON_MAX, band energies by
+   BTE_ENERGY_ABS_MAX. docs/models.md lists them. */
+#define BTE_MODEL_MASS_MAX       1e3  /* effective masses, m_e (and 1/mass, hbar^2/2m_e: DKK A, B, C) */
+#define BTE_MODEL_LATTICE_MAX    1e3  /* lattice constants, Angstrom */
+#define BTE_MODEL_EPS_MAX        1e6  /* relative permittivities (SrTiO3: 2e4 at 4 K) */
+#define BTE_MODEL_DAC_MAX        1e3  /* |acoustic deformation potentials|, eV */
+#define BTE_MODEL_DOPT_MAX       1e12 /* |optical, intervalley deformation potentials|, eV/cm (1e4 eV/A) */
+#define BTE_MODEL_SOUND_MAX      1e6  /* sound velocities, m/s (diamond: 1.8e4) */
+#define BTE_MODEL_DENSITY_MAX    1e6  /* mass densities, kg/m^3 (osmium: 2.3e4) */
+#define BTE_MODEL_DENSITY2D_MAX  1e-3 /* areal mass densities, kg/m^2 (graphene: 7.6e-7) */
+#define BTE_MODEL_VELOCITY_MAX   1e7  /* Fermi velocities, m/s (graphene: 1e6) */
+#define BTE_MODEL_HOPPING_MAX    100  /* tight-binding hoppings, eV (graphene: 2.7) */
 /* Occupations during a run: finite and within [-tol, 1 + tol] (-bte_state_tolerance) */
 #define BTE_STATE_TOLERANCE 0.5
 
 /* v must be a finite number in [lo, hi]; else one collective error
    "<what> = <v> <units> is outside [lo, hi] <units><hint>". */
 PETSC_INTERN PetscErrorCode BTECheckRange(MPI_Comm, const char what[], PetscReal v, PetscReal lo, PetscReal hi, const char units[], const char hint[]);
+/* the same for v in (lo, hi]: a parameter that must exceed lo (a mass, a density: 0) */
+PETSC_INTERN PetscErrorCode BTECheckRangeAbove(MPI_Comm, const char what[], PetscReal v, PetscReal lo, PetscReal hi, const char units[], const char hint[]);
 /* The BTE's physics settings (options or API) against their bounds; at BTESetUp. */
 PETSC_INTERN PetscErrorCode BTEValidateSettings(BTE);
 /* The finite-state guard of the run modes: ok when every entry of f is finite and, with tol >= 0,
