@@ -8,6 +8,10 @@
    the ranks' forests one after the other, and the piece of every state is broadcast; each rank then
    counts its owned states outside the largest piece. Memory: N indices per rank, 2N on rank 0. */
 #include <bte/private/bteimpl.h>
+#if defined(BTE_HAVE_CUDA)
+  #include <bte/private/collisionimpl.h>
+  #include <bte/private/collisioncuda.h>
+#endif
 #if defined(_OPENMP)
   #include <omp.h>
 #endif
@@ -28,6 +32,39 @@ static inline void Join(PetscInt *par, PetscInt a, PetscInt b)
   if (a == b) return;
   if (a < b) par[b] = a; /* the smaller index is the root: the result does not depend on the order */
   else par[a] = b;
+}
+
+/* The held channels' ends joined into par (N states): every thread joins the ends of its share of
+   the channels in a forest of its own (N indices: 1e8 channels take ~1 s on one thread), then the
+   forests are merged */
+static PetscErrorCode HostForest(BTE bte, PetscInt N, PetscInt par[])
+{
+  int       nt = 1;
+  PetscInt *tpar;
+
+  PetscFunctionBegin;
+#if defined(_OPENMP)
+  nt = omp_get_max_threads();
+#endif
+  if (nt > 1 && bte->ch.n > 16 * (PetscCount)N) {
+    PetscCall(PetscMalloc1((size_t)nt * N, &tpar));
+    for (size_t k = 0; k < (size_t)nt * N; k++) tpar[k] = (PetscInt)(k % (size_t)N);
+#pragma omp parallel num_threads(nt)
+    {
+      int t = 0, n = 1;
+#if defined(_OPENMP)
+      t = omp_get_thread_num();
+      n = omp_get_num_threads();
+#endif
+      for (PetscCount c = (bte->ch.n * t) / n; c < (bte->ch.n * (t + 1)) / n; c++) Join(tpar + (size_t)t * N, bte->ch.i[c], bte->ch.j[c]);
+    }
+    for (int t = 0; t < nt; t++)
+      for (PetscInt i = 0; i < N; i++)
+        if (tpar[(size_t)t * N + i] != i) Join(par, i, tpar[(size_t)t * N + i]);
+    PetscCall(PetscFree(tpar));
+  } else
+    for (PetscCount c = 0; c < bte->ch.n; c++) Join(par, bte->ch.i[c], bte->ch.j[c]);
+  PetscFunctionReturn(0);
 }
 
 /*@
@@ -73,31 +110,15 @@ PetscErrorCode BTEGetChannelGraph(BTE bte, PetscInt *npieces, PetscInt *nout, Pe
     PetscCall(PetscMalloc1(N, &par));
     for (PetscInt i = 0; i < N; i++) par[i] = i;
     {
-      /* every thread joins the ends of its share of the channels in a forest of its own (N
-         indices: 1e8 channels take ~1 s on one thread), then the forests are merged here */
-      int       nt = 1;
-      PetscInt *tpar;
-#if defined(_OPENMP)
-      nt = omp_get_max_threads();
+      PetscBool ondev = PETSC_FALSE;
+#if defined(BTE_HAVE_CUDA)
+      /* the GPU import's channels, still only on the device: the pieces found there */
+      if (bte->chfill) PetscCall(BTEPairCUDAChannelComponents((PetscObject)bte, bte->ch.n, bte->ch.i, bte->ch.g2, N, par, &ondev));
 #endif
-      if (nt > 1 && bte->ch.n > 16 * (PetscCount)N) {
-        PetscCall(PetscMalloc1((size_t)nt * N, &tpar));
-        for (size_t k = 0; k < (size_t)nt * N; k++) tpar[k] = (PetscInt)(k % (size_t)N);
-#pragma omp parallel num_threads(nt)
-        {
-          int t = 0, n = 1;
-#if defined(_OPENMP)
-          t = omp_get_thread_num();
-          n = omp_get_num_threads();
-#endif
-          for (PetscCount c = (bte->ch.n * t) / n; c < (bte->ch.n * (t + 1)) / n; c++) Join(tpar + (size_t)t * N, bte->ch.i[c], bte->ch.j[c]);
-        }
-        for (int t = 0; t < nt; t++)
-          for (PetscInt i = 0; i < N; i++)
-            if (tpar[(size_t)t * N + i] != i) Join(par, i, tpar[(size_t)t * N + i]);
-        PetscCall(PetscFree(tpar));
-      } else
-        for (PetscCount c = 0; c < bte->ch.n; c++) Join(par, bte->ch.i[c], bte->ch.j[c]);
+      if (!ondev) {
+        PetscCall(BTEChannelsGetHost(bte));
+        PetscCall(HostForest(bte, N, par));
+      }
     }
     for (PetscInt i = 0; i < N; i++) par[i] = Find(par, i);
     if (!rank) PetscCall(PetscMalloc2(N, &buf, N, &cnt));

@@ -37,9 +37,29 @@ PetscErrorCode BTEAllocateChannels(BTE bte, PetscCount n)
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BTEChannelsGetHost(BTE bte)
+{
+  PetscFunctionBegin;
+  if (bte->chfill) {
+    PetscErrorCode (*fill)(void *, PetscBool) = bte->chfill;
+    void *ctx                                  = bte->chfillctx;
+    bte->chfill                                = NULL;
+    bte->chfillctx                             = NULL;
+    PetscCall(fill(ctx, PETSC_TRUE));
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTEFreeChannels(BTE bte)
 {
   PetscFunctionBegin;
+  if (bte->chfill) { /* a copy still pending is dropped, not made */
+    PetscErrorCode (*fill)(void *, PetscBool) = bte->chfill;
+    void *ctx                                  = bte->chfillctx;
+    bte->chfill                                = NULL;
+    bte->chfillctx                             = NULL;
+    PetscCall(fill(ctx, PETSC_FALSE));
+  }
   PetscCall(PetscFree5(bte->ch.i, bte->ch.j, bte->ch.mode, bte->ch.hw, bte->ch.g2));
   /* the device copy of these arrays (pair_build_cuda.cu's, found by the host arrays' addresses, which
      a new table may reuse) goes with them */

@@ -64,6 +64,7 @@ PetscErrorCode BTECollisionComputeLocalEnds(BTECollision coll, PetscInt **ci, Pe
   PetscCount         bad = -1;
 
   PetscFunctionBegin;
+  PetscCall(BTEChannelsGetHost(coll->bte)); /* the GPU import may not have filled them yet */
   PetscCall(PetscMalloc2(ch->n, &a, ch->n, &b));
 #pragma omp parallel for schedule(static) reduction(max : bad)
   for (PetscCount c = 0; c < ch->n; c++) {
@@ -120,6 +121,13 @@ PetscErrorCode BTECollisionSetUpGhosts_Private(BTECollision coll)
      took 47 s of a 4-rank setup at 1.3e9 channels) */
   PetscCall(PetscCalloc1(PetscMax(bte->nstates, 1), &mark));
   {
+    /* channels still only on the device (the GPU import's, valid by construction): on one rank
+       every state is owned, so there is no ghost to find and nothing to read on the host */
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(comm, &size));
+    if (size > 1 || !bte->chfill) PetscCall(BTEChannelsGetHost(bte));
+  }
+  if (!bte->chfill) {
     PetscCount bad = ch->n, cnt = 0; /* the first bad channel is reported */
 #pragma omp parallel for schedule(static) reduction(+ : cnt) reduction(min : bad)
     for (PetscCount c = 0; c < ch->n; c++) {
@@ -325,6 +333,7 @@ PetscErrorCode BTECollisionPartitionSetUp_Private(BTECollision coll)
   PetscCheck(coll->part != BTE_COLLISION_PARTITION_PAIRS || ispair, comm, PETSC_ERR_SUP, "-bte_partition pairs is implemented by the pair collision type only, not by %s; use -bte_partition states or auto", ((PetscObject)coll)->type_name);
   coll->ncomputed = ch->n;
   if (coll->part != BTE_COLLISION_PARTITION_PAIRS || size == 1) PetscFunctionReturn(0);
+  PetscCall(BTEChannelsGetHost(bte));
 
   /* cnt[rank]: pairs of states with both ends owned; cnt[s]: with the other end on s. pair streams
      one entry per pair of states, whatever its channel count (GaAs: 1 to ~1.2 channels per pair,

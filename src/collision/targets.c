@@ -160,6 +160,7 @@ PetscErrorCode BTECollisionComputeChannelPQ_Private(BTECollision coll, const Pet
   PetscReal          pref = coll->pref, inveta = coll->inveta, gnorm = coll->gnorm, kT = coll->kT, kTdb = coll->kTdb;
 
   PetscFunctionBegin;
+  PetscCall(BTEChannelsGetHost(coll->bte)); /* the GPU import may not have filled them yet */
 #pragma omp parallel for schedule(static)
   for (PetscCount c = 0; c < ch->n; c++) {
     PetscReal a, b, N = BTECollBose(ch->hw[c], kT);

@@ -189,6 +189,7 @@ PetscErrorCode BTETableWrite(BTE bte, const char file[])
   int         made = 0; /* rank 0 created FILE.tmp: only then is it removed on failure */
 
   PetscFunctionBegin;
+  PetscCall(BTEChannelsGetHost(bte)); /* the GPU import may not have filled them yet */
   PetscCall(BTECheckOutputFile(bte, file, NULL));
   PetscCall(PetscMemzero(&st, sizeof(st)));
   PetscCall(PetscMemzero(&c, sizeof(c)));

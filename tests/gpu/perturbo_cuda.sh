@@ -14,8 +14,9 @@
 #   degenerate set.
 # - the channels generated on the device (a table built in memory, -bte_perturbo_gpu_channels, the
 #   default there): the builder's path's table bit for bit (every dataset, |g|^2 included), on 1 and
-#   2 ranks; a run on CUDA Vecs builds its pair layout from the device copy they leave and gets the
-#   builder's path's mobility.
+#   2 ranks; a run on CUDA Vecs builds its pair layout from the device copy they leave, never makes
+#   the host copy, finds the channel graph's pieces on the device (the host's, on a graph in 4
+#   pieces) and gets the builder's path's mobility.
 # Skips (exit 77) without a CUDA build of bte, a GPU or Python with h5py.
 source "$TESTDIR/common.sh"
 set -e
@@ -92,6 +93,8 @@ mob() { local o=$1; shift; "$BTE" transport $common -bte_perturbo_epr polar.h5 -
 mob mob_dev.h5 > mob_dev.log; mob mob_host.h5 -bte_perturbo_gpu_channels 0 > mob_host.log
 ondevice mob_dev.log
 grep -q "channel arrays already on the device" mob_dev.log || { echo "FAIL: the pair build did not find the channels on the device"; grep "pair device build" mob_dev.log; exit 1; }
+# the run never read the channels on the host: no host copy was made
+grep -q "the host copy of [0-9]* channels was never needed" mob_dev.log || { echo "FAIL: the host copy of the channels was made"; grep "GPU channels" mob_dev.log; exit 1; }
 "$PYTHON" - mob_dev.h5 mob_host.h5 <<'PY'
 import sys, h5py, numpy as np
 a, b = (h5py.File(f, "r")["transport/mobility"][()] for f in sys.argv[1:3])
@@ -99,6 +102,15 @@ d = np.max(np.abs(a - b)) / np.max(np.abs(b))
 print(("ok  " if d <= 1e-10 else "FAIL") + " mobility (cm^2/(V s)) xx %.6g against %.6g, largest difference %.2e of the largest entry" % (a.flat[0], b.flat[0], d))
 sys.exit(0 if d <= 1e-10 else 1)
 PY
+# the channel graph found on the device (label propagation) where the host copy is not made: the
+# same pieces as the host's union-find, on a grid whose graph has 4 pieces
+graph() { "$BTE" transport $common -bte_perturbo_epr polar.h5 -bte_perturbo_kdim 8,8,8 -bte_window 0.5 -bte_temperature 300 -vec_type cuda "$@" -info 2>&1; }
+graph > g_dev.log; graph -bte_perturbo_gpu_channels 0 > g_host.log
+grep -q "channel graph on the device" g_dev.log || { echo "FAIL: the channel graph was not found on the device"; exit 1; }
+pieces() { grep -o "channel graph: [0-9]* piece(s), [0-9]* states outside the largest" $1; }
+a=$(pieces g_dev.log); b=$(pieces g_host.log)
+echo "  device: $a; host: $b"
+[ "$a" = "channel graph: 4 piece(s), 15 states outside the largest" ] && [ "$a" = "$b" ] || { echo "FAIL: the graphs differ"; exit 1; }
 OMP_NUM_THREADS=2 "$BTE" generate $common -bte_perturbo_epr twoband.h5 -bte_perturbo_kdim 12,12,12 -bte_window 1.5 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_output t2.h5 > /dev/null
 close twoband_host.h5 t2.h5
 echo "ok"

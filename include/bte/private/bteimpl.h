@@ -116,6 +116,12 @@ struct _p_BTE {
   PetscReal *energy;       /* local: eV */
   PetscReal *velocity;     /* local: 3 per state, Angstrom/fs */
   BTEChannels ch;
+  /* Channel arrays allocated but not filled yet: the GPU import keeps its channels on the device
+     and copies them to ch.i, ch.j, ch.mode, ch.hw, ch.g2 only when something on the host reads
+     them. chfill(chfillctx, PETSC_TRUE) fills them, chfill(chfillctx, PETSC_FALSE) drops the copy
+     unread; every reader of those arrays calls BTEChannelsGetHost() first. */
+  PetscErrorCode (*chfill)(void *, PetscBool);
+  void           *chfillctx;
   BTEParams   params;
   PetscBool   setupcalled;
   /* Channels counted but not loaded (BTESetLoadChannels, BTEGenerateTable): what to do with the
@@ -145,6 +151,8 @@ PETSC_EXTERN PetscErrorCode BTEAllocateStates(BTE, PetscInt, PetscInt);
 PETSC_EXTERN PetscErrorCode BTEAllocateChannels(BTE, PetscCount);
 PETSC_EXTERN PetscErrorCode BTEFreeStates(BTE);
 PETSC_EXTERN PetscErrorCode BTEFreeChannels(BTE);
+/* The channel arrays filled on the host (a no-op unless they are still only on the device) */
+PETSC_EXTERN PetscErrorCode BTEChannelsGetHost(BTE);
 PETSC_EXTERN PetscErrorCode BTEGridSetReciprocal(BTEGrid *);
 PETSC_EXTERN PetscErrorCode BTEStateOwner(BTE, PetscInt, PetscMPIInt *);
 /* The model's field caveat, printed when the run's largest field reaches its threshold (view.c) */

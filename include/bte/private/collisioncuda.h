@@ -107,8 +107,14 @@ PETSC_INTERN PetscErrorCode BTEPairCUDABuilderCreate(const BTEPairLayout *, cons
 /* The device copy of a BTE's channel arrays made elsewhere (the GPU import's channels: device arrays
    of n channels, cudaMalloc'ed, equal to the host arrays hi[] (ends i) and hg2[] ... of owner's
    table), handed over as if an earlier build had kept them: the next device build of the pair layout
-   on owner's table then moves nothing to the device. *kept false (nothing taken) without an owner. */
-PETSC_INTERN PetscErrorCode BTEPairCUDAAdoptChannels(PetscObject owner, PetscCount n, const PetscInt hi[], const PetscReal hg2[], PetscInt *di, PetscInt *dj, double *dhw, double *dg2, PetscBool *kept);
+   on owner's table then moves nothing to the device. *kept false (nothing taken) without an owner.
+   With hold, *hold gets a reference to the object holding them (PetscObjectDereference it). */
+PETSC_INTERN PetscErrorCode BTEPairCUDAAdoptChannels(PetscObject owner, PetscCount n, const PetscInt hi[], const PetscReal hg2[], PetscInt *di, PetscInt *dj, double *dhw, double *dg2, PetscObject *hold, PetscBool *kept);
+/* Whether owner keeps a device copy of its n channels hi[] (ends i), hg2[] */
+PETSC_INTERN PetscErrorCode BTEPairCUDAHasChannels(PetscObject owner, PetscCount n, const PetscInt hi[], const PetscReal hg2[], PetscBool *has);
+/* The channel graph's pieces from that device copy: par[v] = the smallest state index of v's piece
+   (N states); *done false where there is no copy */
+PETSC_INTERN PetscErrorCode BTEPairCUDAChannelComponents(PetscObject owner, PetscCount n, const PetscInt hi[], const PetscReal hg2[], PetscInt N, PetscInt par[], PetscBool *done);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderAdd(BTEPairCUDABuilder, PetscObject owner, PetscCount n, const PetscInt ci[], const PetscInt cj[], const PetscReal hw[], const PetscReal g2[]);
 /* all n held channels to the device (kept on owner), the ones this rank computes selected there and
    keyed (as many as the builder has left to receive); *done false, nothing pushed, where they do

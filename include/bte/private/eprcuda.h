@@ -86,11 +86,14 @@ typedef struct {
    *upper (those modes: at least the channels), *npairs (the pairs with such a mode); *ok false,
    nothing kept, where the device lacks the memory. */
 PETSC_INTERN PetscErrorCode BTEEprCUDAChannelsCount(BTEEprCUDA, const BTEEprCUDASearch *, PetscCount *upper, PetscCount *npairs, PetscBool *ok);
-/* Then the couplings and the selection, chunk by chunk of states, into the host arrays (room for
-   cap channels), in the builder's order: *n channels, *nlow of them with their lower end owned, *bad
-   where one has a value out of bounds. With keepon, the device copy of (i, j, hw, g2) is handed to
-   the pair layout's device build (BTEPairCUDAAdoptChannels) where it fits. */
-PETSC_INTERN PetscErrorCode BTEEprCUDAChannelsFill(BTEEprCUDA, PetscCount cap, PetscInt ci[], PetscInt cj[], PetscInt cmode[], PetscReal chw[], PetscReal cg2[], PetscObject keepon, PetscCount *n, PetscCount *nlow, PetscBool *bad);
+/* Then the couplings and the selection on the device, chunk by chunk of states, in the builder's
+   order: *n channels, *nlow of them with their lower end owned, *bad where one has a value out of
+   bounds; for the host arrays ci.. (room for cap channels). With keepon, the device copy of (i, j,
+   hw, g2) goes to the pair layout's device build (BTEPairCUDAAdoptChannels) and the host arrays are
+   not filled yet: *pending is then the copy to make, by BTEEprCUDAChannelsCopy(*pending, PETSC_TRUE)
+   when the host reads them (or dropped with PETSC_FALSE); else they are filled and *pending NULL. */
+PETSC_INTERN PetscErrorCode BTEEprCUDAChannelsFill(BTEEprCUDA, PetscCount cap, PetscInt ci[], PetscInt cj[], PetscInt cmode[], PetscReal chw[], PetscReal cg2[], PetscObject keepon, PetscCount *n, PetscCount *nlow, PetscBool *bad, void **pending);
+PETSC_INTERN PetscErrorCode BTEEprCUDAChannelsCopy(void *pending, PetscBool fill);
 /* Frees what ChannelsCount kept (BTEEprCUDADestroy calls it) */
 PETSC_INTERN PetscErrorCode BTEEprCUDAChannelsFree(BTEEprCUDA);
 #endif

@@ -538,60 +538,124 @@ static PetscErrorCode ChunkRun(struct EprGen *G, const BTEEprCUDAData *d, cudaSt
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEEprCUDAChannelsFill(BTEEprCUDA E, PetscCount cap, PetscInt ci[], PetscInt cj[], PetscInt cmode[], PetscReal chw[], PetscReal cg2[], PetscObject keepon, PetscCount *n, PetscCount *nlow, PetscBool *bad)
+/* The channels on the device, to be copied to the host arrays (now, or when first read there) */
+struct EprCopy {
+  PetscInt   *di, *dj, *dm;
+  double     *dhw, *dg2;
+  PetscInt   *ci, *cj, *cm;
+  double     *chw, *cg2;
+  PetscCount  n;
+  PetscObject hold; /* the pair layout's device copy, which owns di, dj, dhw, dg2; NULL: owned here */
+};
+
+/* Through two pinned buffers: the device copies one piece while the host's threads place the other */
+static PetscErrorCode CopyOut(struct EprCopy *C)
 {
-  struct EprGen *G = E->gen;
-  const PetscInt nl = G ? G->nl : 0;
-  PetscInt      *di = NULL, *dj = NULL, *dm = NULL, nchunk = 0, *cut;
-  double        *dhw = NULL, *dg2 = NULL;
-  long long     *dv, *hcnt;
+  const int64_t  n = (int64_t)C->n, M = PetscMax(PetscMin(n, (int64_t)1 << 21), (int64_t)2) & ~(int64_t)1;
   char          *stage[2];
-  Chunk          B;
-  cudaStream_t   st, cs;
-  cudaEvent_t    evc[2], evd[2];
-  PetscCount     off[2] = {0, 0}, cnt[2] = {0, 0}, total = 0;
-  unsigned long long notlow = 0;
-  int            hbad = 0;
-  PetscLogDouble t0, t1, thost = 0, twait = 0, ta, tb;
+  cudaStream_t   cs;
+  cudaEvent_t    ev[2];
+  PetscLogDouble t0, t1, twait = 0, ta, tb;
 
   PetscFunctionBegin;
-  PetscCheck(G, PETSC_COMM_SELF, PETSC_ERR_ORDER, "BTEEprCUDAChannelsCount() first");
-  PetscCheck(cap >= G->upper, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "room for %" PetscCount_FMT " channels, %" PetscCount_FMT " may come", cap, G->upper);
   PetscCall(PetscTime(&t0));
-  /* chunks of consecutive states: at most Cmax candidates and Mmax listed modes each (or one state) */
-  PetscCall(PetscMalloc1(nl + 2, &cut));
-  cut[nchunk++] = 0;
-  for (PetscInt il = 0; il < nl; il++) {
-    const PetscInt a = cut[nchunk - 1];
-    if (il > a && (G->hcoff[il + 1] - G->hcoff[a] > G->cmax || G->hloff[il + 1] - G->hloff[a] > G->mmax)) cut[nchunk++] = il;
+  PetscCallCUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
+  for (int x = 0; x < 2; x++) {
+    PetscCallCUDA(cudaHostAlloc((void **)&stage[x], (size_t)M * CHAN_BYTES, cudaHostAllocDefault));
+    PetscCallCUDA(cudaEventCreateWithFlags(&ev[x], cudaEventDisableTiming));
   }
-  cut[nchunk] = nl; /* chunk k: [cut[k], cut[k + 1]) */
-  {
-    const size_t u = (size_t)PetscMax(G->upper, (PetscCount)1);
-    PetscCallCUDA(cudaMalloc((void **)&di, u * sizeof(PetscInt)));
-    PetscCallCUDA(cudaMalloc((void **)&dj, u * sizeof(PetscInt)));
-    PetscCallCUDA(cudaMalloc((void **)&dm, u * sizeof(PetscInt)));
-    PetscCallCUDA(cudaMalloc((void **)&dhw, u * sizeof(double)));
-    PetscCallCUDA(cudaMalloc((void **)&dg2, u * sizeof(double)));
+  for (int64_t k = 0, np = (n + M - 1) / M; k <= np; k++) {
+    if (k < np) { /* piece k on its way */
+      const int     x = (int)(k % 2);
+      const int64_t o = k * M, m = PetscMin(M, n - o);
+      char         *h = stage[x];
+      PetscCallCUDA(cudaMemcpyAsync(h, C->di + o, m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + M * sizeof(PetscInt), C->dj + o, m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + 2 * M * sizeof(PetscInt), C->dm + o, m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt), C->dhw + o, m * sizeof(double), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt) + M * sizeof(double), C->dg2 + o, m * sizeof(double), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaEventRecord(ev[x], cs));
+    }
+    if (k > 0) { /* piece k - 1 into place */
+      const int       y = (int)((k - 1) % 2);
+      const int64_t   o = (k - 1) * M, m = PetscMin(M, n - o);
+      const PetscInt *si = (const PetscInt *)stage[y], *sj = si + M, *sm = sj + M;
+      const double   *sh = (const double *)(stage[y] + 3 * M * sizeof(PetscInt)), *sg = sh + M;
+      PetscCall(PetscTime(&ta));
+      PetscCallCUDA(cudaEventSynchronize(ev[y]));
+      PetscCall(PetscTime(&tb));
+      twait += tb - ta;
+#pragma omp parallel for schedule(static)
+      for (int64_t t = 0; t < m; t++) {
+        C->ci[o + t]  = si[t];
+        C->cj[o + t]  = sj[t];
+        C->cm[o + t]  = sm[t];
+        C->chw[o + t] = sh[t];
+        C->cg2[o + t] = sg[t];
+      }
+    }
   }
-  PetscCall(ChunkAlloc(&E->d, G->cmax, G->mmax, &B));
-  PetscCallCUDA(cudaMalloc((void **)&dv, 4 * sizeof(long long)));
-  PetscCallCUDA(cudaMemset(dv, 0, 4 * sizeof(long long)));
+  PetscCallCUDA(cudaStreamSynchronize(cs));
+  for (int x = 0; x < 2; x++) {
+    PetscCallCUDA(cudaFreeHost(stage[x]));
+    PetscCallCUDA(cudaEventDestroy(ev[x]));
+  }
+  PetscCallCUDA(cudaStreamDestroy(cs));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)n * CHAN_BYTES));
+  PetscCall(PetscTime(&t1));
+  PetscCall(PetscInfo(NULL, "GPU channels: %" PetscCount_FMT " channels copied to the host in %.3f s (%.3f s waiting for the device)\n", C->n, t1 - t0, twait));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CopyFree(struct EprCopy *C)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaFree(C->dm));
+  if (C->hold) PetscCall(PetscObjectDereference(C->hold));
+  else {
+    PetscCallCUDA(cudaFree(C->di));
+    PetscCallCUDA(cudaFree(C->dj));
+    PetscCallCUDA(cudaFree(C->dhw));
+    PetscCallCUDA(cudaFree(C->dg2));
+  }
+  PetscCall(PetscFree(C));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprCUDAChannelsCopy(void *ctx, PetscBool fill)
+{
+  struct EprCopy *C = (struct EprCopy *)ctx;
+
+  PetscFunctionBegin;
+  if (fill) PetscCall(CopyOut(C));
+  else PetscCall(PetscInfo(NULL, "GPU channels: the host copy of %" PetscCount_FMT " channels was never needed\n", C->n));
+  PetscCall(CopyFree(C));
+  PetscFunctionReturn(0);
+}
+
+/* The chunks, with the host arrays filled while the device runs: chunk k is computed two chunks
+   ahead of the host, its channels go to stage[k % 2] on a second stream and the host's threads copy
+   them into place while the device computes the next (the fresh host pages' first touch bounds it) */
+static PetscErrorCode PlaceWhileRunning(struct EprGen *G, const BTEEprCUDAData *d, cudaStream_t st, PetscInt nchunk, const PetscInt cut[], Chunk *B, struct EprCopy *C, long long *dv)
+{
+  const size_t   M = (size_t)G->mmax;
+  char          *stage[2];
+  long long     *hcnt;
+  cudaStream_t   cs;
+  cudaEvent_t    evc[2], evd[2];
+  PetscCount     off[2] = {0, 0}, cnt[2] = {0, 0}, total = 0;
+  PetscLogDouble thost = 0, twait = 0, ta, tb;
+
+  PetscFunctionBegin;
   PetscCallCUDA(cudaHostAlloc((void **)&hcnt, 2 * sizeof(long long), cudaHostAllocDefault));
   for (int x = 0; x < 2; x++) {
-    PetscCallCUDA(cudaHostAlloc((void **)&stage[x], (size_t)G->mmax * CHAN_BYTES, cudaHostAllocDefault));
+    PetscCallCUDA(cudaHostAlloc((void **)&stage[x], M * CHAN_BYTES, cudaHostAllocDefault));
     PetscCallCUDA(cudaEventCreateWithFlags(&evc[x], cudaEventDisableTiming));
     PetscCallCUDA(cudaEventCreateWithFlags(&evd[x], cudaEventDisableTiming));
   }
-  PetscCallCUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   PetscCallCUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
-  PetscCall(PetscTime(&t1));
-  PetscCall(PetscInfo(NULL, "GPU channels: %" PetscInt_FMT " chunks of at most %" PetscInt64_FMT " pairs and %" PetscInt64_FMT " modes, buffers made in %.3f s\n", nchunk, (PetscInt64)G->cmax, (PetscInt64)G->mmax, t1 - t0));
-
-  /* chunk k is computed on st two chunks ahead of the host; its channels go to stage[k % 2] on cs
-     and the host copies them into place while the device computes the next */
   for (PetscInt k = 0; k < PetscMin(nchunk, 2); k++) {
-    PetscCall(ChunkRun(G, &E->d, st, cut[k], cut[k + 1], &B, di, dj, dm, dhw, dg2, dv));
+    PetscCall(ChunkRun(G, d, st, cut[k], cut[k + 1], B, C->di, C->dj, C->dm, C->dhw, C->dg2, dv));
     PetscCallCUDA(cudaMemcpyAsync(&hcnt[k % 2], dv + 1, sizeof(long long), cudaMemcpyDeviceToHost, st));
     PetscCallCUDA(cudaEventRecord(evc[k % 2], st));
   }
@@ -604,29 +668,28 @@ PetscErrorCode BTEEprCUDAChannelsFill(BTEEprCUDA E, PetscCount cap, PetscInt ci[
     cnt[x] = (PetscCount)hcnt[x];
     off[x] = total;
     total += cnt[x];
-    PetscCheck(total <= cap, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GPU channels: more channels than listed modes");
+    PetscCheck(total <= G->upper, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GPU channels: more channels than listed modes");
     {
       char  *h = stage[x];
-      size_t m = (size_t)cnt[x], M = (size_t)G->mmax;
+      size_t m = (size_t)cnt[x];
       PetscCallCUDA(cudaStreamWaitEvent(cs, evc[x], 0));
-      PetscCallCUDA(cudaMemcpyAsync(h, di + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + M * sizeof(PetscInt), dj + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + 2 * M * sizeof(PetscInt), dm + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt), dhw + off[x], m * sizeof(double), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt) + M * sizeof(double), dg2 + off[x], m * sizeof(double), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h, C->di + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + M * sizeof(PetscInt), C->dj + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + 2 * M * sizeof(PetscInt), C->dm + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt), C->dhw + off[x], m * sizeof(double), cudaMemcpyDeviceToHost, cs));
+      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt) + M * sizeof(double), C->dg2 + off[x], m * sizeof(double), cudaMemcpyDeviceToHost, cs));
       PetscCallCUDA(cudaEventRecord(evd[x], cs));
     }
     if (k + 2 < nchunk) { /* its count lands in hcnt[x], read above */
-      PetscCall(ChunkRun(G, &E->d, st, cut[k + 2], cut[k + 3], &B, di, dj, dm, dhw, dg2, dv));
+      PetscCall(ChunkRun(G, d, st, cut[k + 2], cut[k + 3], B, C->di, C->dj, C->dm, C->dhw, C->dg2, dv));
       PetscCallCUDA(cudaMemcpyAsync(&hcnt[x], dv + 1, sizeof(long long), cudaMemcpyDeviceToHost, st));
       PetscCallCUDA(cudaEventRecord(evc[x], st));
     }
     for (int last = 0; last < 2; last++) { /* the previous chunk's, and at the end this one's */
       const PetscInt kk = last ? k : k - 1;
       if (kk < 0 || (last && k != nchunk - 1)) continue;
-      const int      y = (int)(kk % 2);
-      const size_t   M = (size_t)G->mmax;
-      const int64_t  m = (int64_t)cnt[y], o = (int64_t)off[y];
+      const int       y = (int)(kk % 2);
+      const int64_t   m = (int64_t)cnt[y], o = (int64_t)off[y];
       const PetscInt *si = (const PetscInt *)stage[y], *sj = si + M, *sm = sj + M;
       const double   *sh = (const double *)(stage[y] + 3 * M * sizeof(PetscInt)), *sg = sh + M;
       PetscCall(PetscTime(&ta));
@@ -635,48 +698,98 @@ PetscErrorCode BTEEprCUDAChannelsFill(BTEEprCUDA E, PetscCount cap, PetscInt ci[
       twait += tb - ta;
 #pragma omp parallel for schedule(static)
       for (int64_t t = 0; t < m; t++) {
-        ci[o + t]    = si[t];
-        cj[o + t]    = sj[t];
-        cmode[o + t] = sm[t];
-        chw[o + t]   = sh[t];
-        cg2[o + t]   = sg[t];
+        C->ci[o + t]  = si[t];
+        C->cj[o + t]  = sj[t];
+        C->cm[o + t]  = sm[t];
+        C->chw[o + t] = sh[t];
+        C->cg2[o + t] = sg[t];
       }
       PetscCall(PetscTime(&ta));
       thost += ta - tb;
     }
   }
-  PetscCallCUDA(cudaStreamSynchronize(st));
   PetscCallCUDA(cudaStreamSynchronize(cs));
-  PetscCallCUDA(cudaMemcpy(&notlow, dv + 2, sizeof(notlow), cudaMemcpyDeviceToHost));
-  PetscCallCUDA(cudaMemcpy(&hbad, dv + 3, sizeof(int), cudaMemcpyDeviceToHost));
-  PetscCall(PetscLogGpuToCpu((PetscLogDouble)total * CHAN_BYTES));
   for (int x = 0; x < 2; x++) {
     PetscCallCUDA(cudaFreeHost(stage[x]));
     PetscCallCUDA(cudaEventDestroy(evc[x]));
     PetscCallCUDA(cudaEventDestroy(evd[x]));
   }
   PetscCallCUDA(cudaFreeHost(hcnt));
-  PetscCallCUDA(cudaStreamDestroy(st));
   PetscCallCUDA(cudaStreamDestroy(cs));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)total * CHAN_BYTES));
+  PetscCall(PetscInfo(NULL, "GPU channels: %" PetscCount_FMT " channels placed on the host while the device ran (host: %.3f s waiting for the device, %.3f s placing them)\n", total, twait, thost));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprCUDAChannelsFill(BTEEprCUDA E, PetscCount cap, PetscInt ci[], PetscInt cj[], PetscInt cmode[], PetscReal chw[], PetscReal cg2[], PetscObject keepon, PetscCount *n, PetscCount *nlow, PetscBool *bad, void **pending)
+{
+  struct EprGen  *G = E->gen;
+  const PetscInt  nl = G ? G->nl : 0;
+  PetscInt        nchunk = 0, *cut;
+  long long      *dv, hv[4];
+  Chunk           B;
+  cudaStream_t    st;
+  struct EprCopy *C;
+  PetscBool       kept = PETSC_FALSE;
+  PetscLogDouble  t0, t1, t2;
+
+  PetscFunctionBegin;
+  PetscCheck(G, PETSC_COMM_SELF, PETSC_ERR_ORDER, "BTEEprCUDAChannelsCount() first");
+  PetscCheck(cap >= G->upper, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "room for %" PetscCount_FMT " channels, %" PetscCount_FMT " may come", cap, G->upper);
+  *pending = NULL;
+  PetscCall(PetscTime(&t0));
+  /* chunks of consecutive states: at most cmax candidates and mmax listed modes each (or one state) */
+  PetscCall(PetscMalloc1(nl + 2, &cut));
+  cut[nchunk++] = 0;
+  for (PetscInt il = 0; il < nl; il++) {
+    const PetscInt a = cut[nchunk - 1];
+    if (il > a && (G->hcoff[il + 1] - G->hcoff[a] > G->cmax || G->hloff[il + 1] - G->hloff[a] > G->mmax)) cut[nchunk++] = il;
+  }
+  cut[nchunk] = nl; /* chunk k: [cut[k], cut[k + 1]) */
+  PetscCall(PetscNew(&C));
+  C->ci  = ci;
+  C->cj  = cj;
+  C->cm  = cmode;
+  C->chw = chw;
+  C->cg2 = cg2;
+  {
+    const size_t u = (size_t)PetscMax(G->upper, (PetscCount)1);
+    PetscCallCUDA(cudaMalloc((void **)&C->di, u * sizeof(PetscInt)));
+    PetscCallCUDA(cudaMalloc((void **)&C->dj, u * sizeof(PetscInt)));
+    PetscCallCUDA(cudaMalloc((void **)&C->dm, u * sizeof(PetscInt)));
+    PetscCallCUDA(cudaMalloc((void **)&C->dhw, u * sizeof(double)));
+    PetscCallCUDA(cudaMalloc((void **)&C->dg2, u * sizeof(double)));
+  }
+  PetscCall(ChunkAlloc(&E->d, G->cmax, G->mmax, &B));
+  PetscCallCUDA(cudaMalloc((void **)&dv, 4 * sizeof(long long)));
+  PetscCallCUDA(cudaMemset(dv, 0, 4 * sizeof(long long)));
+  PetscCallCUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  /* every chunk in stream order, each after the channels of the ones before (a count kept on the
+     device); without keepon the host arrays are filled on the way (PlaceWhileRunning), else the host
+     waits once, at the end */
+  if (!keepon) PetscCall(PlaceWhileRunning(G, &E->d, st, nchunk, cut, &B, C, dv));
+  else
+    for (PetscInt k = 0; k < nchunk; k++) PetscCall(ChunkRun(G, &E->d, st, cut[k], cut[k + 1], &B, C->di, C->dj, C->dm, C->dhw, C->dg2, dv));
+  PetscCallCUDA(cudaMemcpyAsync(hv, dv, 4 * sizeof(long long), cudaMemcpyDeviceToHost, st));
+  PetscCallCUDA(cudaStreamSynchronize(st));
+  PetscCallCUDA(cudaStreamDestroy(st));
   PetscCallCUDA(cudaFree(dv));
   PetscCall(ChunkFree(&B));
   PetscCall(PetscFree(cut));
-  PetscCallCUDA(cudaFree(dm));
-  {
-    PetscBool kept = PETSC_FALSE;
-    if (keepon && !hbad) PetscCall(BTEPairCUDAAdoptChannels(keepon, total, ci, cg2, di, dj, dhw, dg2, &kept));
-    if (!kept) {
-      PetscCallCUDA(cudaFree(di));
-      PetscCallCUDA(cudaFree(dj));
-      PetscCallCUDA(cudaFree(dhw));
-      PetscCallCUDA(cudaFree(dg2));
-    }
-    PetscCall(PetscTime(&t1));
-    PetscCall(PetscInfo(NULL, "GPU channels: %" PetscCount_FMT " channels from %" PetscCount_FMT " pairs of states in %.3f s (host: %.3f s waiting for the device, %.3f s placing them)%s\n", total, G->npairs, t1 - t0, twait, thost, kept ? "; kept on the device for the collision layout" : ""));
-  }
-  *n    = total;
-  *nlow = total - (PetscCount)notlow;
-  *bad  = hbad ? PETSC_TRUE : PETSC_FALSE;
+  C->n = (PetscCount)hv[0];
+  PetscCheck(C->n <= cap, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GPU channels: more channels than listed modes");
+  *n    = C->n;
+  *nlow = C->n - (PetscCount)((unsigned long long *)hv)[2];
+  *bad  = ((int *)(hv + 3))[0] ? PETSC_TRUE : PETSC_FALSE;
+  PetscCall(PetscTime(&t1));
+  /* with CUDA Vecs the pair layout takes the device copy; the host arrays are filled when something
+     reads them (BTEChannelsGetHost), which a run on one GPU may never do */
+  if (keepon && !*bad) PetscCall(BTEPairCUDAAdoptChannels(keepon, C->n, ci, cg2, C->di, C->dj, C->dhw, C->dg2, &C->hold, &kept));
+  if (kept) *pending = C;
+  else if (keepon) PetscCall(BTEEprCUDAChannelsCopy(C, PETSC_TRUE));
+  else PetscCall(CopyFree(C)); /* the host arrays were filled on the way */
+  PetscCall(PetscTime(&t2));
+  PetscCall(PetscInfo(NULL, "GPU channels: %" PetscCount_FMT " channels from %" PetscCount_FMT " pairs of states in %.3f s on the device (%" PetscInt_FMT " chunks)%s\n", *n, G->npairs, t1 - t0, nchunk, kept ? "; kept there for the collision layout, copied to the host when read there" : ""));
   PetscCall(BTEEprCUDAChannelsFree(E));
   PetscFunctionReturn(0);
 }

@@ -376,11 +376,17 @@ static PetscErrorCode PerturboChannelsCount(void *ctx, BTE bte, const BTEModelSe
 
 static PetscErrorCode PerturboChannelsFill(void *ctx, BTE bte, PetscCount *n, PetscCount *nlow, PetscBool *bad)
 {
-  Perturbo *p = (Perturbo *)ctx;
+  Perturbo *p       = (Perturbo *)ctx;
+  void     *pending = NULL;
 
   PetscFunctionBegin;
-  /* a run on CUDA Vecs builds its pair layout on the device from the copy kept there */
-  PetscCall(BTEEprCUDAChannelsFill(p->gpu, bte->ch.n, bte->ch.i, bte->ch.j, bte->ch.mode, bte->ch.hw, bte->ch.g2, bte->devlayout ? (PetscObject)bte : NULL, n, nlow, bad));
+  /* a run on CUDA Vecs builds its pair layout on the device from the copy kept there, and the host
+     arrays are filled only if something reads them (BTEChannelsGetHost) */
+  PetscCall(BTEEprCUDAChannelsFill(p->gpu, bte->ch.n, bte->ch.i, bte->ch.j, bte->ch.mode, bte->ch.hw, bte->ch.g2, bte->devlayout ? (PetscObject)bte : NULL, n, nlow, bad, &pending));
+  if (pending) {
+    bte->chfill    = BTEEprCUDAChannelsCopy;
+    bte->chfillctx = pending;
+  }
   PetscFunctionReturn(0);
 }
 #endif

@@ -161,6 +161,7 @@ static PetscErrorCode BTECollisionSetUp_Baseline(BTECollision coll)
   PetscInt               nb = coll->nbands, nm = coll->nmodes;
 
   PetscFunctionBegin;
+  PetscCall(BTEChannelsGetHost(coll->bte)); /* the GPU import may not have filled them yet */
   PetscCheck((PetscInt64)nb * nb * nm < (PetscInt64)INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "Too many bands/modes to pack");
   PetscCall(BTECollisionKTableCreate(coll, &kt));
   PetscCall(BTECollisionPairsCreate(coll, &kt, &pr));

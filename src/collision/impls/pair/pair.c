@@ -1028,6 +1028,7 @@ static PetscErrorCode PairComputedToDevice(BTECollision coll, BTEPairCUDABuilder
   PetscLogDouble     t0, t1, t2;
 
   PetscFunctionBegin;
+  PetscCall(BTEChannelsGetHost(coll->bte));
 #if defined(_OPENMP)
   nt = omp_get_max_threads();
 #endif
@@ -1078,9 +1079,14 @@ static PetscErrorCode PairBuildDevice(BTECollision coll, BTEPairCUDABuilder B, P
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(BTECOLL_LayoutPlace, coll, 0, 0, 0));
-  if (!pa->pairs) PetscCall(BTEPairCUDABuilderAdd(B, (PetscObject)coll->bte, ch->n, ch->i, ch->j, ch->hw, ch->g2));
-  else {
+  if (!pa->pairs) {
+    PetscBool ondev; /* the GPU import's channels, kept on the device: the host arrays are not read */
+    PetscCall(BTEPairCUDAHasChannels((PetscObject)coll->bte, ch->n, ch->i, ch->g2, &ondev));
+    if (!ondev) PetscCall(BTEChannelsGetHost(coll->bte));
+    PetscCall(BTEPairCUDABuilderAdd(B, (PetscObject)coll->bte, ch->n, ch->i, ch->j, ch->hw, ch->g2));
+  } else {
     PetscBool done = PETSC_FALSE;
+    PetscCall(BTEChannelsGetHost(coll->bte));
     if (pa->devselect) {
       BTECollPartitionRule sel;
       BTECollPartitionRuleGet(coll, &sel);

@@ -305,12 +305,14 @@ static PetscErrorCode BTEPairDevChannelsGet(PetscObject owner, PetscCount n, con
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEPairCUDAAdoptChannels(PetscObject owner, PetscCount n, const PetscInt hi[], const PetscReal hg2[], PetscInt *di, PetscInt *dj, double *dhw, double *dg2, PetscBool *kept)
+PetscErrorCode BTEPairCUDAAdoptChannels(PetscObject owner, PetscCount n, const PetscInt hi[], const PetscReal hg2[], PetscInt *di, PetscInt *dj, double *dhw, double *dg2, PetscObject *hold, PetscBool *kept)
 {
   BTEPairDevChannels *cache;
+  PetscObject         obj = NULL;
 
   PetscFunctionBegin;
   *kept = PETSC_FALSE;
+  if (hold) *hold = NULL;
   if (!owner) PetscFunctionReturn(0);
   PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, NULL)); /* an earlier table's */
   PetscCall(PetscNew(&cache));
@@ -333,7 +335,98 @@ PetscErrorCode BTEPairCUDAAdoptChannels(PetscObject owner, PetscCount n, const P
     PetscCall(PetscContainerDestroy(&c));
   }
 #endif
+  if (hold) { /* the caller's reference: the arrays live until it lets go, whatever the owner does */
+    PetscCall(PetscObjectQuery(owner, BTEPairDevChannelsName, &obj));
+    PetscCall(PetscObjectReference(obj));
+    *hold = obj;
+  }
   *kept = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* owner's device copy of the channel arrays hi[] (ends i), hg2[] of n channels, or NULL */
+static PetscErrorCode BTEPairDevChannelsFind(PetscObject owner, PetscCount n, const PetscInt hi[], const PetscReal hg2[], BTEPairDevChannels **found)
+{
+  PetscObject         obj   = NULL;
+  BTEPairDevChannels *cache = NULL;
+
+  PetscFunctionBegin;
+  *found = NULL;
+  if (!owner) PetscFunctionReturn(0);
+  PetscCall(PetscObjectQuery(owner, BTEPairDevChannelsName, &obj));
+  if (obj) PetscCall(PetscContainerGetPointer((PetscContainer)obj, (void **)&cache));
+  if (cache && cache->n == n && cache->hi == hi && cache->hg2 == hg2) *found = cache;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEPairCUDAHasChannels(PetscObject owner, PetscCount n, const PetscInt hi[], const PetscReal hg2[], PetscBool *has)
+{
+  BTEPairDevChannels *cache;
+
+  PetscFunctionBegin;
+  PetscCall(BTEPairDevChannelsFind(owner, n, hi, hg2, &cache));
+  *has = cache ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* min-label propagation: every channel lowers the label of its end with the larger label to the
+   other's, then labels jump to their label's label, until nothing changes. Labels only decrease
+   and stay within a piece, so they end at the piece's smallest state index: union-find's roots. */
+__global__ static void bte_pair_cc_edges(int64_t n, const PetscInt *__restrict__ ci, const PetscInt *__restrict__ cj, PetscInt *lab, int *changed)
+{
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < n; c += (int64_t)gridDim.x * blockDim.x) {
+    const PetscInt a = lab[ci[c]], b = lab[cj[c]];
+    if (a < b) {
+      atomicMin(&lab[cj[c]], a);
+      *changed = 1;
+    } else if (b < a) {
+      atomicMin(&lab[ci[c]], b);
+      *changed = 1;
+    }
+  }
+}
+
+__global__ static void bte_pair_cc_jump(PetscInt N, PetscInt *lab)
+{
+  for (PetscInt v = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; v < N; v += (PetscInt)gridDim.x * blockDim.x) {
+    PetscInt l = lab[v];
+    while (lab[l] < l) l = lab[l];
+    lab[v] = l;
+  }
+}
+
+__global__ static void bte_pair_cc_init(PetscInt N, PetscInt *lab)
+{
+  for (PetscInt v = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x; v < N; v += (PetscInt)gridDim.x * blockDim.x) lab[v] = v;
+}
+
+PetscErrorCode BTEPairCUDAChannelComponents(PetscObject owner, PetscCount n, const PetscInt hi[], const PetscReal hg2[], PetscInt N, PetscInt par[], PetscBool *done)
+{
+  BTEPairDevChannels *cache;
+  PetscInt           *lab;
+  int                *dch, hch = 1, sweeps = 0;
+
+  PetscFunctionBegin;
+  static_assert(sizeof(PetscInt) == sizeof(int), "atomicMin on 32-bit PetscInt");
+  *done = PETSC_FALSE;
+  PetscCall(BTEPairDevChannelsFind(owner, n, hi, hg2, &cache));
+  if (!cache) PetscFunctionReturn(0);
+  PetscCallCUDA(cudaMalloc((void **)&lab, PetscMax((size_t)N, (size_t)1) * sizeof(PetscInt)));
+  PetscCallCUDA(cudaMalloc((void **)&dch, sizeof(int)));
+  bte_pair_cc_init<<<BTEPairGrid(N), 256>>>(N, lab);
+  while (hch) {
+    PetscCallCUDA(cudaMemset(dch, 0, sizeof(int)));
+    if (n) bte_pair_cc_edges<<<BTEPairGrid(n), 256>>>((int64_t)n, cache->i, cache->j, lab, dch);
+    bte_pair_cc_jump<<<BTEPairGrid(N), 256>>>(N, lab);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCallCUDA(cudaMemcpy(&hch, dch, sizeof(int), cudaMemcpyDeviceToHost));
+    sweeps++;
+  }
+  PetscCallCUDA(cudaMemcpy(par, lab, (size_t)N * sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  PetscCallCUDA(cudaFree(lab));
+  PetscCallCUDA(cudaFree(dch));
+  PetscCall(PetscInfo(NULL, "channel graph on the device: %" PetscCount_FMT " channels, %" PetscInt_FMT " states, %d sweeps\n", n, N, sweeps));
+  *done = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 

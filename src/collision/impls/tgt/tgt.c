@@ -596,6 +596,7 @@ static PetscErrorCode BTECollisionSetUp_Tgt(BTECollision coll)
   PetscLogDouble     perch;
 
   PetscFunctionBegin;
+  PetscCall(BTEChannelsGetHost(coll->bte)); /* the GPU import may not have filled them yet */
   PetscCheck(coll->nch < (PetscCount)INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "tgt stores 32-bit signed channel indices: %" PetscCount_FMT " channels on one rank is too many; use more ranks or -bte_collision_type pair", coll->nch);
 #if !defined(BTE_HAVE_CUDA)
   PetscCheck(tg->build != 2, PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "-bte_tgt_build device needs bte built with a CUDA PETSc");
