@@ -548,6 +548,33 @@ struct EprCopy {
   PetscObject hold; /* the pair layout's device copy, which owns di, dj, dhw, dg2; NULL: owned here */
 };
 
+/* Channels [o, o + m) of the device arrays into a staging buffer laid out for M channels, on stream cs */
+static PetscErrorCode StageOut(const struct EprCopy *C, int64_t o, int64_t m, char *h, size_t M, cudaStream_t cs)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMemcpyAsync(h, C->di + o, m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+  PetscCallCUDA(cudaMemcpyAsync(h + M * sizeof(PetscInt), C->dj + o, m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+  PetscCallCUDA(cudaMemcpyAsync(h + 2 * M * sizeof(PetscInt), C->dm + o, m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
+  PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt), C->dhw + o, m * sizeof(double), cudaMemcpyDeviceToHost, cs));
+  PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt) + M * sizeof(double), C->dg2 + o, m * sizeof(double), cudaMemcpyDeviceToHost, cs));
+  PetscFunctionReturn(0);
+}
+
+/* A staging buffer's m channels into the host arrays at o, by all threads */
+static void PlaceStaged(const struct EprCopy *C, int64_t o, int64_t m, const char *h, size_t M)
+{
+  const PetscInt *si = (const PetscInt *)h, *sj = si + M, *sm = sj + M;
+  const double   *sh = (const double *)(h + 3 * M * sizeof(PetscInt)), *sg = sh + M;
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < m; t++) {
+    C->ci[o + t]  = si[t];
+    C->cj[o + t]  = sj[t];
+    C->cm[o + t]  = sm[t];
+    C->chw[o + t] = sh[t];
+    C->cg2[o + t] = sg[t];
+  }
+}
+
 /* Through two pinned buffers: the device copies one piece while the host's threads place the other */
 static PetscErrorCode CopyOut(struct EprCopy *C)
 {
@@ -568,31 +595,17 @@ static PetscErrorCode CopyOut(struct EprCopy *C)
     if (k < np) { /* piece k on its way */
       const int     x = (int)(k % 2);
       const int64_t o = k * M, m = PetscMin(M, n - o);
-      char         *h = stage[x];
-      PetscCallCUDA(cudaMemcpyAsync(h, C->di + o, m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + M * sizeof(PetscInt), C->dj + o, m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + 2 * M * sizeof(PetscInt), C->dm + o, m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt), C->dhw + o, m * sizeof(double), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt) + M * sizeof(double), C->dg2 + o, m * sizeof(double), cudaMemcpyDeviceToHost, cs));
+      PetscCall(StageOut(C, o, m, stage[x], (size_t)M, cs));
       PetscCallCUDA(cudaEventRecord(ev[x], cs));
     }
     if (k > 0) { /* piece k - 1 into place */
-      const int       y = (int)((k - 1) % 2);
-      const int64_t   o = (k - 1) * M, m = PetscMin(M, n - o);
-      const PetscInt *si = (const PetscInt *)stage[y], *sj = si + M, *sm = sj + M;
-      const double   *sh = (const double *)(stage[y] + 3 * M * sizeof(PetscInt)), *sg = sh + M;
+      const int     y = (int)((k - 1) % 2);
+      const int64_t o = (k - 1) * M, m = PetscMin(M, n - o);
       PetscCall(PetscTime(&ta));
       PetscCallCUDA(cudaEventSynchronize(ev[y]));
       PetscCall(PetscTime(&tb));
       twait += tb - ta;
-#pragma omp parallel for schedule(static)
-      for (int64_t t = 0; t < m; t++) {
-        C->ci[o + t]  = si[t];
-        C->cj[o + t]  = sj[t];
-        C->cm[o + t]  = sm[t];
-        C->chw[o + t] = sh[t];
-        C->cg2[o + t] = sg[t];
-      }
+      PlaceStaged(C, o, m, stage[y], (size_t)M);
     }
   }
   PetscCallCUDA(cudaStreamSynchronize(cs));
@@ -669,17 +682,9 @@ static PetscErrorCode PlaceWhileRunning(struct EprGen *G, const BTEEprCUDAData *
     off[x] = total;
     total += cnt[x];
     PetscCheck(total <= G->upper, PETSC_COMM_SELF, PETSC_ERR_PLIB, "GPU channels: more channels than listed modes");
-    {
-      char  *h = stage[x];
-      size_t m = (size_t)cnt[x];
-      PetscCallCUDA(cudaStreamWaitEvent(cs, evc[x], 0));
-      PetscCallCUDA(cudaMemcpyAsync(h, C->di + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + M * sizeof(PetscInt), C->dj + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + 2 * M * sizeof(PetscInt), C->dm + off[x], m * sizeof(PetscInt), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt), C->dhw + off[x], m * sizeof(double), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaMemcpyAsync(h + 3 * M * sizeof(PetscInt) + M * sizeof(double), C->dg2 + off[x], m * sizeof(double), cudaMemcpyDeviceToHost, cs));
-      PetscCallCUDA(cudaEventRecord(evd[x], cs));
-    }
+    PetscCallCUDA(cudaStreamWaitEvent(cs, evc[x], 0));
+    PetscCall(StageOut(C, (int64_t)off[x], (int64_t)cnt[x], stage[x], M, cs));
+    PetscCallCUDA(cudaEventRecord(evd[x], cs));
     if (k + 2 < nchunk) { /* its count lands in hcnt[x], read above */
       PetscCall(ChunkRun(G, d, st, cut[k + 2], cut[k + 3], B, C->di, C->dj, C->dm, C->dhw, C->dg2, dv));
       PetscCallCUDA(cudaMemcpyAsync(&hcnt[x], dv + 1, sizeof(long long), cudaMemcpyDeviceToHost, st));
@@ -688,22 +693,12 @@ static PetscErrorCode PlaceWhileRunning(struct EprGen *G, const BTEEprCUDAData *
     for (int last = 0; last < 2; last++) { /* the previous chunk's, and at the end this one's */
       const PetscInt kk = last ? k : k - 1;
       if (kk < 0 || (last && k != nchunk - 1)) continue;
-      const int       y = (int)(kk % 2);
-      const int64_t   m = (int64_t)cnt[y], o = (int64_t)off[y];
-      const PetscInt *si = (const PetscInt *)stage[y], *sj = si + M, *sm = sj + M;
-      const double   *sh = (const double *)(stage[y] + 3 * M * sizeof(PetscInt)), *sg = sh + M;
+      const int y = (int)(kk % 2);
       PetscCall(PetscTime(&ta));
       PetscCallCUDA(cudaEventSynchronize(evd[y]));
       PetscCall(PetscTime(&tb));
       twait += tb - ta;
-#pragma omp parallel for schedule(static)
-      for (int64_t t = 0; t < m; t++) {
-        C->ci[o + t]  = si[t];
-        C->cj[o + t]  = sj[t];
-        C->cm[o + t]  = sm[t];
-        C->chw[o + t] = sh[t];
-        C->cg2[o + t] = sg[t];
-      }
+      PlaceStaged(C, (int64_t)off[y], (int64_t)cnt[y], stage[y], M);
       PetscCall(PetscTime(&ta));
       thost += ta - tb;
     }

@@ -256,6 +256,25 @@ static PetscErrorCode BTEPairDevChannelsDestroy(void *ctx)
 #endif
 static const char BTEPairDevChannelsName[] = "BTEPairCUDAChannels";
 
+/* cache composed on owner, which frees it with its arrays */
+static PetscErrorCode BTEPairDevChannelsCompose(PetscObject owner, BTEPairDevChannels *cache)
+{
+  PetscFunctionBegin;
+#if PETSC_VERSION_GE(3, 23, 0)
+  PetscCall(PetscObjectContainerCompose(owner, BTEPairDevChannelsName, cache, BTEPairDevChannelsDestroy));
+#else
+  {
+    PetscContainer c;
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+    PetscCall(PetscContainerSetPointer(c, cache));
+    PetscCall(PetscContainerSetUserDestroy(c, BTEPairDevChannelsDestroy));
+    PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, (PetscObject)c));
+    PetscCall(PetscContainerDestroy(&c));
+  }
+#endif
+  PetscFunctionReturn(0);
+}
+
 /* The device copy of owner's channel arrays of an earlier build (*upload false), or a new one to fill
    (*upload true) where the device has room for it beside a quarter of it and 256 MB; *cache NULL
    where it has not. */
@@ -287,18 +306,7 @@ static PetscErrorCode BTEPairDevChannelsGet(PetscObject owner, PetscCount n, con
       PetscCallCUDA(cudaMalloc((void **)&cache->j, PetscMax((size_t)n, (size_t)1) * sizeof(PetscInt)));
       PetscCallCUDA(cudaMalloc((void **)&cache->hw, PetscMax((size_t)n, (size_t)1) * sizeof(double)));
       PetscCallCUDA(cudaMalloc((void **)&cache->g2, PetscMax((size_t)n, (size_t)1) * sizeof(double)));
-#if PETSC_VERSION_GE(3, 23, 0)
-      PetscCall(PetscObjectContainerCompose(owner, BTEPairDevChannelsName, cache, BTEPairDevChannelsDestroy));
-#else
-      {
-        PetscContainer c;
-        PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-        PetscCall(PetscContainerSetPointer(c, cache));
-        PetscCall(PetscContainerSetUserDestroy(c, BTEPairDevChannelsDestroy));
-        PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, (PetscObject)c));
-        PetscCall(PetscContainerDestroy(&c));
-      }
-#endif
+      PetscCall(BTEPairDevChannelsCompose(owner, cache));
     }
   }
   *cachep = cache;
@@ -323,18 +331,7 @@ PetscErrorCode BTEPairCUDAAdoptChannels(PetscObject owner, PetscCount n, const P
   cache->j   = dj;
   cache->hw  = dhw;
   cache->g2  = dg2;
-#if PETSC_VERSION_GE(3, 23, 0)
-  PetscCall(PetscObjectContainerCompose(owner, BTEPairDevChannelsName, cache, BTEPairDevChannelsDestroy));
-#else
-  {
-    PetscContainer c;
-    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-    PetscCall(PetscContainerSetPointer(c, cache));
-    PetscCall(PetscContainerSetUserDestroy(c, BTEPairDevChannelsDestroy));
-    PetscCall(PetscObjectCompose(owner, BTEPairDevChannelsName, (PetscObject)c));
-    PetscCall(PetscContainerDestroy(&c));
-  }
-#endif
+  PetscCall(BTEPairDevChannelsCompose(owner, cache));
   if (hold) { /* the caller's reference: the arrays live until it lets go, whatever the owner does */
     PetscCall(PetscObjectQuery(owner, BTEPairDevChannelsName, &obj));
     PetscCall(PetscObjectReference(obj));
