@@ -66,7 +66,8 @@ static void GRange(const BTEEpr e, PetscReal alpha, PetscInt nrx[3])
     PetscReal        aa = 0;
     for (int x = 0; x < 3; x++)
       for (int y = 0; y < 3; y++) aa += a[x] * Mi[3 * x + y] * a[y];
-    nrx[i] = (PetscInt)PetscCeilReal(PetscSqrtReal(ggmax * PetscMax(aa, 0))) + 1;
+    PetscReal r = PetscCeilReal(PetscSqrtReal(ggmax * PetscMax(aa, 0))) + 1;
+    nrx[i]      = r < 1e6 ? (PetscInt)r : 1000000; /* NaN or huge (a hostile alpha or eps): the reader refuses such a box */
     if (e->qc[i] < 2) nrx[i] = 0;
   }
 }
@@ -89,9 +90,11 @@ PetscErrorCode BTEEprWorkCreate(BTEEpr e, BTEEprWork *wk)
   PetscCall(PetscMalloc4(2 * n * n, &w->A, n, &w->w, 2 * (size_t)w->lwork, &w->work, 3 * n, &w->rwork));
   PetscCall(PetscMalloc1(18 * nf, &w->dmat));
   {
-    PetscInt nrx[3], ng;
-    GRange(e, e->loto_alpha, nrx);
-    ng = (2 * nrx[0] + 1) * (2 * nrx[1] + 1) * (2 * nrx[2] + 1);
+    PetscInt nrx[3], ng = 0;
+    if (e->lr_ph) { /* only then is V used (DynLR); a non-polar file's loto_alpha and epsil may be anything */
+      GRange(e, e->loto_alpha, nrx);
+      ng = (2 * nrx[0] + 1) * (2 * nrx[1] + 1) * (2 * nrx[2] + 1);
+    }
     PetscCall(PetscMalloc2(2 * nm * nm, &w->D, 2 * nm * ng, &w->V));
   }
   PetscCall(PetscMalloc4(6 * e->nw * e->nw, &w->dH, 2 * e->nw * e->nw, &w->tmp, 2 * e->nw * e->nw, &w->sub, e->nw, &w->subw));

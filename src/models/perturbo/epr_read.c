@@ -187,15 +187,19 @@ static int ReadData(Reader *r, const char path[], H5T_class_t cls, int rank, con
     H5Dclose(d);
     return BTEH5Fail(&r->st, "%s: dataset %s is not of %s type", r->file, path, cls == H5T_FLOAT ? "floating-point" : "integer");
   }
-  if (cls == H5T_FLOAT) {
-    /* only IEEE binary32/64: a damaged type descriptor must not read as zeros */
-    size_t sz = H5Tget_size(t);
-    if (sz != 4 && sz != 8) ret = BTEH5Fail(&r->st, "%s: dataset %s has a %zu-byte float type; expected IEEE single or double", r->file, path, sz);
+  {
+    /* only standard integers and IEEE binary32/64: a damaged type descriptor must not read as
+       other numbers (BTEH5CheckNumberType) */
+    char what[PETSC_MAX_PATH_LEN + 64];
+    snprintf(what, sizeof(what), "%s: dataset %s", r->file, path);
+    ret = BTEH5CheckNumberType(t, cls, what, &r->st);
   }
   H5Tclose(t);
   sp = H5Dget_space(d);
   nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
   if (!ret && nd < 0) ret = BTEH5Fail(&r->st, "%s: cannot read the shape of %s; the file is damaged", r->file, path);
+  /* a null dataspace has rank 0 like a scalar but holds no value: reading it leaves buf unset */
+  if (!ret && H5Sget_simple_extent_type(sp) != H5S_SIMPLE && H5Sget_simple_extent_type(sp) != H5S_SCALAR) ret = BTEH5Fail(&r->st, "%s: dataset %s holds no data (an HDF5 null dataspace); expected %s", r->file, path, shape);
   if (!ret) {
     H5Sget_simple_extent_dims(sp, dd, NULL);
     for (int k = 0; k < nd; k++) tot *= dd[k];
@@ -209,7 +213,8 @@ static int ReadData(Reader *r, const char path[], H5T_class_t cls, int rank, con
         char want_s[128] = "(";
         for (int k = 0; k < rank; k++) snprintf(want_s + strlen(want_s), sizeof(want_s) - strlen(want_s), "%s%llu", k ? "," : "", (unsigned long long)dims[k]);
         strncat(want_s, ")", sizeof(want_s) - strlen(want_s) - 1);
-        ret = BTEH5Fail(&r->st, "%s: dataset %s has shape %s; expected %s, %s", r->file, path, got, rank ? want_s : "a scalar", shape);
+        if (rank) ret = BTEH5Fail(&r->st, "%s: dataset %s has shape %s; expected %s, %s", r->file, path, got, want_s, shape);
+        else ret = BTEH5Fail(&r->st, "%s: dataset %s has shape %s; expected a scalar", r->file, path, got);
       }
       for (int k = 0; k < rank; k++) want *= dims[k];
     } else want = dims[0];
@@ -246,6 +251,34 @@ static int ReadComplexPair(Reader *r, const char pre_r[], const char pre_i[], co
   return ReadData(r, p, H5T_FLOAT, rank, dims, shape, im);
 }
 
+/* Before the Wigner-Seitz search: every point of grid n (basic_data/name) has at least one vector,
+   so the first dimension of dataset path (the array of the first pair on that grid) must be at
+   least the number of points; a damaged kc_dim of 1000^3 must not start a search of 3.4e11 images. */
+static int CheckGridData(Reader *r, const PetscInt n[3], const char name[], const char path[])
+{
+  hid_t   d, sp;
+  hsize_t dd[H5S_MAX_RANK];
+  int     nd;
+
+  if (r->st.bad) return -1;
+  if (!BTEH5Exists(r->f, path)) return BTEH5Fail(&r->st, "%s: dataset %s is missing; is this a Perturbo epr file (qe2pert.x output)?", r->file, path);
+  d = H5Dopen2(r->f, path, H5P_DEFAULT);
+  if (d < 0) return BTEH5Fail(&r->st, "%s: %s is not a readable dataset; the file is damaged", r->file, path);
+  sp = H5Dget_space(d);
+  nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+  if (nd >= 1) H5Sget_simple_extent_dims(sp, dd, NULL);
+  if (sp >= 0) H5Sclose(sp);
+  H5Dclose(d);
+  if (nd < 1) return 0; /* ReadData reports the shape */
+  if ((double)n[0] * n[1] * n[2] > (double)dd[0]) {
+    char got[128] = "(";
+    for (int k = 0; k < nd; k++) snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%llu", k ? "," : "", (unsigned long long)dd[k]);
+    strncat(got, ")", sizeof(got) - strlen(got) - 1);
+    return BTEH5Fail(&r->st, "%s: dataset %s has shape %s; expected at least %.0f Wigner-Seitz vectors, one per point of basic_data/%s = (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT "): the grid and the data do not match", r->file, path, got, (double)n[0] * n[1] * n[2], name, n[0], n[1], n[2]);
+  }
+  return 0;
+}
+
 static PetscErrorCode Raise(MPI_Comm comm, Reader *r)
 {
   PetscFunctionBegin;
@@ -264,8 +297,8 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
   Reader      rd = {-1, file, {0, ""}};
   BTEH5Auto   save;
   struct stat sb;
-  double      x, buf[9];
-  long long   iv, i3[3];
+  double      x = 0, buf[9];
+  long long   iv = 0, i3[3];
   hsize_t     d1[1], d2[2], d3[3];
   Images      imk, imq;
 
@@ -295,9 +328,10 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
   e->alat = x;
   ReadScalarReal(&rd, "basic_data/volume", &x);
   e->volume = x;
-  ReadScalarInt(&rd, "basic_data/nat", &iv);
+  /* counts are checked as read (long long), before they become PetscInts: 2^32 + 1 must not wrap to 1 */
+  if (!ReadScalarInt(&rd, "basic_data/nat", &iv) && (iv < 1 || iv > BTE_MAX_MODES / 3)) BTEH5Fail(&rd.st, "%s: basic_data/nat = %lld; bte supports 1..%d atoms", file, iv, BTE_MAX_MODES / 3);
   e->nat = (PetscInt)iv;
-  ReadScalarInt(&rd, "basic_data/num_wann", &iv);
+  if (!ReadScalarInt(&rd, "basic_data/num_wann", &iv) && (iv < 1 || iv > BTE_MAX_BANDS)) BTEH5Fail(&rd.st, "%s: basic_data/num_wann = %lld; bte supports 1..%d Wannier functions", file, iv, BTE_MAX_BANDS);
   e->nw = (PetscInt)iv;
   d2[0] = d2[1] = 3;
   if (!ReadData(&rd, "basic_data/at", H5T_FLOAT, 2, d2, "the lattice vectors", buf))
@@ -307,17 +341,16 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
   if (!ReadData(&rd, "basic_data/epsil", H5T_FLOAT, 2, d2, "the dielectric tensor", buf))
     for (int k = 0; k < 9; k++) e->epsil[k] = buf[k];
   d1[0] = 3;
-  if (!ReadData(&rd, "basic_data/kc_dim", H5T_INTEGER, 1, d1, "the coarse k grid", i3))
-    for (int k = 0; k < 3; k++) e->kc[k] = (PetscInt)i3[k];
-  if (!ReadData(&rd, "basic_data/qc_dim", H5T_INTEGER, 1, d1, "the coarse q grid", i3))
-    for (int k = 0; k < 3; k++) e->qc[k] = (PetscInt)i3[k];
+  for (int g = 0; g < 2; g++) {
+    PetscInt *n = g ? e->qc : e->kc;
+    if (ReadData(&rd, g ? "basic_data/qc_dim" : "basic_data/kc_dim", H5T_INTEGER, 1, d1, g ? "the coarse q grid" : "the coarse k grid", i3)) break;
+    if (i3[0] < 1 || i3[1] < 1 || i3[2] < 1 || i3[0] > 1000 || i3[1] > 1000 || i3[2] > 1000) BTEH5Fail(&rd.st, "%s: basic_data/%s = (%lld,%lld,%lld); expected a grid of 1..1000 points along each direction", file, g ? "qc_dim" : "kc_dim", i3[0], i3[1], i3[2]);
+    for (int k = 0; k < 3; k++) n[k] = (PetscInt)i3[k];
+  }
   if (!rd.st.bad) {
     if (!(e->alat > 0)) BTEH5Fail(&rd.st, "%s: basic_data/alat = %g must be positive", file, (double)e->alat);
-    if (!(e->volume > 0)) BTEH5Fail(&rd.st, "%s: basic_data/volume = %g must be positive", file, (double)e->volume);
-    if (e->nat < 1 || 3 * e->nat > BTE_MAX_MODES) BTEH5Fail(&rd.st, "%s: basic_data/nat = %" PetscInt_FMT "; bte supports 1..%d atoms", file, e->nat, BTE_MAX_MODES / 3);
-    if (e->nw < 1 || e->nw > BTE_MAX_BANDS) BTEH5Fail(&rd.st, "%s: basic_data/num_wann = %" PetscInt_FMT "; bte supports 1..%d Wannier functions", file, e->nw, BTE_MAX_BANDS);
-    for (int k = 0; k < 3; k++)
-      if (e->kc[k] < 1 || e->qc[k] < 1 || e->kc[k] > 1000 || e->qc[k] > 1000) BTEH5Fail(&rd.st, "%s: kc_dim (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ") and qc_dim (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ") must be positive grids", file, e->kc[0], e->kc[1], e->kc[2], e->qc[0], e->qc[1], e->qc[2]);
+    /* 1 bohr^3 is far below any crystal's cell (diamond: 76), 1e9 far above; a cell outside makes no k grid */
+    if (!(e->volume >= 1 && e->volume <= 1e9)) BTEH5Fail(&rd.st, "%s: basic_data/volume = %g bohr^3 is out of range: expected a cell of [1, 1e9] bohr^3", file, (double)e->volume);
   }
   if (!rd.st.bad) {
     /* at and volume must agree: catches a transposed or damaged lattice */
@@ -398,6 +431,18 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
     if (PetscAbsReal(a[2]) > 1e-6 * l3 || PetscAbsReal(a[5]) > 1e-6 * l3 || PetscAbsReal(a[6]) > 1e-6 * l3 || PetscAbsReal(a[7]) > 1e-6 * l3) BTEH5Fail(&rd.st, "%s: a 2D material (system_2d) must have a1, a2 in the xy plane and a3 along z (Perturbo's convention); basic_data/at does not", file);
     else if (BTEH5Exists(rd.f, "basic_data/thickness_2d") && !(e->thickness2d > 0)) BTEH5Fail(&rd.st, "%s: basic_data/thickness_2d = %g bohr must be positive", file, (double)e->thickness2d);
   }
+  if (!rd.st.bad && e->polar) {
+    /* the long-range sums run over a box of reciprocal vectors that grows as sqrt(alpha / eps)
+       (BTEEprGRange); a huge alpha or a tiny eps would take more memory and time than any machine has */
+    for (int t = 0; t < 2 && !rd.st.bad; t++) {
+      PetscInt  nrx[3];
+      PetscReal alpha = t ? e->loto_alpha : e->polar_alpha;
+      BTEEprGRange(e, alpha, nrx);
+      if (!((2.0 * nrx[0] + 1) * (2.0 * nrx[1] + 1) * (2.0 * nrx[2] + 1) <= 1e6)) BTEH5Fail(&rd.st, "%s: basic_data/%s = %g with this epsil and lattice would make the long-range sums run over more than 1e6 reciprocal vectors (Perturbo's default is 1)", file, t ? "loto_alpha" : "polar_alpha", (double)alpha);
+    }
+  }
+  CheckGridData(&rd, e->kc, "kc_dim", "electron_wannier/hopping_r1");
+  CheckGridData(&rd, e->qc, "qc_dim", "force_constant/ifc1");
   PetscCall(Raise(comm, &rd));
   e->lr_eph = e->polar;
   e->lr_ph  = e->polar;
@@ -434,6 +479,9 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
       d1[0] = (hsize_t)n[m];
       snprintf(suf, sizeof(suf), "%" PetscInt_FMT, m + 1);
       ReadComplexPair(&rd, "electron_wannier/hopping_r", "electron_wannier/hopping_i", suf, 1, d1, "one entry per Wigner-Seitz vector of this Wannier pair on kc_dim (a different count means kc_dim or wannier_center_cryst do not match the data)", e->hval_re + e->hoff[m], e->hval_im + e->hoff[m]);
+      /* energies of 1e30 Ry would make a window that rounds to a single value: bounded far above any band structure's */
+      for (PetscInt t = e->hoff[m]; t < e->hoff[m + 1] && !rd.st.bad; t++)
+        if (!(PetscAbsReal(e->hval_re[t]) <= 1e3 && PetscAbsReal(e->hval_im[t]) <= 1e3)) BTEH5Fail(&rd.st, "%s: electron_wannier/hopping_%c%s has an entry of %g Ry at position %" PetscInt_FMT "; expected |H(R)| <= 1000 Ry (13.6 keV)", file, PetscAbsReal(e->hval_re[t]) <= 1e3 ? 'i' : 'r', suf, (double)(PetscAbsReal(e->hval_re[t]) <= 1e3 ? e->hval_im[t] : e->hval_re[t]), t - e->hoff[m]);
       PetscCall(PetscFree(sel[m]));
     }
     PetscCall(PetscFree2(sel, n));
