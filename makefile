@@ -14,7 +14,7 @@ SAN_BUILD ?= build-san
 BUILD     ?= $(if $(filter 1,$(SANITIZE)),$(SAN_BUILD),build)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
 # The subset run under the sanitizers (tests/run.sh patterns); SANITIZE_TESTS=all runs every test.
-SANITIZE_TESTS ?= io/roundtrip io/bad_inputs guards/fuzz models/parabolic_rates collision/misc collision/check collision/tgt dynamics/restart dynamics/integrators transport/methods guards/table_values guards/huge_grid guards/options guards/outputs api/setters
+SANITIZE_TESTS ?= io/roundtrip io/bad_inputs guards/fuzz models/parabolic_rates collision/misc collision/check collision/tgt dynamics/restart dynamics/integrators transport/methods guards/table_values guards/huge_grid guards/options guards/outputs api/setters perturbo/fuzz_epr
 
 .PHONY: all lib driver tests check check-sanitize run bench deps install clean info help
 .DEFAULT_GOAL := all
