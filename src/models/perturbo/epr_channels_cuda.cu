@@ -15,14 +15,17 @@
       partner) sorted by CUB into the builder's order; then per candidate its ends, q, k slots and
       passing modes in ascending order (offsets by a scan);
       group: the candidates sorted by (k slot, q) (CUB), one group per distinct key;
-      Vertex per group and Project per candidate: epr_cuda.cu's kernels, unchanged (their values do
-      not depend on how candidates are grouped);
+      Vertex per group: epr_cuda.cu's kernel, unchanged (its values do not depend on how candidates
+      are grouped);
+      project: the candidates sorted by q (CUB) and ProjectRuns per run of one q: Project's sums in
+      Project's order, u(q) read once per run;
       select: build.c's BTEModeSelect per listed mode; CUB packs the selected in order and they are
       written, as (lower index, upper index, mode, hw, g2), after the channels of earlier chunks.
-   3. Each chunk's channels go to the host through two pinned buffers while the device works on the
-      next chunks; the host's threads copy them into place.
+   3. With CUDA Vecs the channels stay on the device for the pair layout (the host copy is made when
+      something on the host reads them); otherwise each chunk's channels go to the host through two
+      pinned buffers while the device works on the next chunks, and the host's threads place them.
    The channels, their order and their values are those of the builder's path on the device, bit for
-   bit: the same candidates in the same order, the same kernels on the same inputs. */
+   bit: the same candidates in the same order, the same operations on the same inputs. */
 #include "epr_cuda_impl.cuh"
 #include <bte/private/collisionimpl.h> /* collisioncuda.h needs it first */
 #include <bte/private/collisioncuda.h>
@@ -48,6 +51,7 @@ struct EprGen {
   PetscCount  upper, npairs;
   int32_t     maxcand, maxlist; /* the largest state's */
   int64_t     cmax, mmax;       /* a chunk's candidates and listed modes, at most */
+  int64_t     mcut;             /* the listed modes at which chunks are cut (at most mmax) */
 };
 
 template <typename T>
@@ -159,9 +163,12 @@ typedef struct {
   int32_t  *kc;
   unsigned *cnt;
   int32_t  *mode, *mc, *flag, *pos;
+  int32_t  *rstart, *nr; /* runs of candidates with the same q (ProjectRuns) */
   double   *g2;
   void     *tmp;
   size_t    tmpbytes;
+  int       smax, tw; /* ProjectRuns' shape */
+  size_t    shbytes;
 } Chunk;
 
 /* A chunk's candidates, found in parallel over every (state, partner in its three bins) of its
@@ -228,6 +235,15 @@ __global__ static void DetailKernel(GenDev g, PetscInt a, int64_t C, Chunk B)
   }
 }
 
+/* Keys to sort the candidates by q point */
+__global__ static void QKeyKernel(int64_t C, const int32_t *__restrict__ cqi, uint64_t *__restrict__ key, int32_t *__restrict__ perm)
+{
+  for (int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; c < C; c += (int64_t)gridDim.x * blockDim.x) {
+    key[c]  = (uint64_t)(uint32_t)cqi[c];
+    perm[c] = (int32_t)c;
+  }
+}
+
 /* Per candidate, its passing modes in increasing order (the builder's contract) at moff[c] */
 __global__ static void ModesKernel(GenDev g, int64_t C, Chunk B)
 {
@@ -282,6 +298,139 @@ __global__ static void GroupKernel(GenDev g, int64_t n, const uint64_t *__restri
       gq[3 * G + 2]    = (double)(i2 * g.s.qs[2]) / (double)g.s.nk[2];
     }
   }
+}
+
+/* Runs of candidates with the same q point (the candidates sorted by q: rperm): their starts and count */
+__global__ static void RunKernel(int64_t n, const uint64_t *__restrict__ key, const int32_t *__restrict__ rid, int32_t *__restrict__ rstart, int32_t *__restrict__ nrun)
+{
+  for (int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; p < n; p += (int64_t)gridDim.x * blockDim.x) {
+    if (p == 0 || key[p] != key[p - 1]) rstart[rid[p] - 1] = (int32_t)p;
+    if (p == n - 1) {
+      *nrun         = rid[p];
+      rstart[rid[p]] = (int32_t)n;
+    }
+  }
+}
+
+/* Project's sums, by q point: one block per run of candidates with the same q, in batches of at most
+   smax candidates and PROJ_ITEMS listed modes. The rows of u(q) the batch's modes need are read once
+   per batch, a tile of tw columns at a time, into shared memory, and every (candidate, mode) item sums
+   over mu in order: the same operations in the same order as Project, so the same values bit for bit,
+   while u(q) is read from memory once per run instead of once per candidate. Measured on an H200 at
+   5e8 channels (DNTT 16^3): Project, one block per candidate, 0.89 s (in the candidates' q order as
+   well: the reads of scattered rows, not their source, bound it); ProjectRuns 0.37 s. */
+#define PROJ_THREADS 256
+#define PROJ_R       4 /* items per thread */
+#define PROJ_ITEMS   (PROJ_THREADS * PROJ_R)
+__global__ static void __launch_bounds__(PROJ_THREADS) ProjectRuns(BTEEprCUDAData d, const int32_t *__restrict__ nrun, const int32_t *__restrict__ rstart, const int32_t *__restrict__ rperm, const int32_t *__restrict__ cqi, const int32_t *__restrict__ idx, const int32_t *__restrict__ grp, const int32_t *__restrict__ moff, const int32_t *__restrict__ mode, const double *__restrict__ gw, double *__restrict__ g2, int smax, int tw)
+{
+  extern __shared__ double sh[];
+  const int r = blockIdx.x;
+  if (r >= *nrun) return;
+  const int     nw = (int)d.nw, nm = (int)d.nm, ts = 2 * tw + 1; /* a tile row: tw complex and a pad */
+  double       *gmn = sh, *tile = sh + 2 * (size_t)smax * nm;
+  int          *cand = (int *)(tile + (size_t)nm * ts), *pre = cand + smax, *lim = pre + smax + 1;
+  const int     p1 = rstart[r + 1], qi = cqi[rperm[rstart[r]]];
+  const double *u = d.u + 2 * (size_t)nm * nm * qi, *om = d.om + (size_t)nm * qi;
+
+  for (int p0 = rstart[r]; p0 < p1;) {
+    int nb = 0, ni = 0; /* the batch: candidates rperm[p0 .. p0 + nb), ni items */
+    while (p0 + nb < p1 && nb < smax) {
+      const int c = rperm[p0 + nb], k = moff[c + 1] - moff[c];
+      if (nb && ni + k > PROJ_ITEMS) break;
+      ni += k;
+      nb++;
+    }
+    __syncthreads(); /* the previous batch is done with the shared arrays */
+    if (threadIdx.x == 0) {
+      int a = 0;
+      for (int s = 0; s < nb; s++) {
+        const int c = rperm[p0 + s];
+        cand[s] = c;
+        pre[s]  = a;
+        a += moff[c + 1] - moff[c];
+      }
+      pre[nb] = a;
+      lim[0]  = nm;
+      lim[1]  = -1;
+    }
+    __syncthreads();
+    /* g_mn(mu) of each candidate, as Project */
+    for (int w = threadIdx.x; w < nb * nm; w += blockDim.x) {
+      const int     s = w / nm, mu = w % nm, c = cand[s];
+      const int     sk = idx[4 * c], skq = idx[4 * c + 1], nn = idx[4 * c + 2], mm = idx[4 * c + 3];
+      const double *Uk = d.U + 2 * (size_t)nw * nw * sk, *Ukq = d.U + 2 * (size_t)nw * nw * skq;
+      const double *G  = gw + 2 * (size_t)nw * nw * nm * grp[c];
+      double        xr_ = 0, xi_ = 0;
+      for (int iw = 0; iw < nw; iw++)
+        for (int jw = 0; jw < nw; jw++) {
+          const double ar = Ukq[2 * (iw + mm * nw)], ai = -Ukq[2 * (iw + mm * nw) + 1], br = Uk[2 * (jw + nn * nw)], bi = Uk[2 * (jw + nn * nw) + 1];
+          const double cr = SUB(MUL(ar, br), MUL(ai, bi)), ci = ADD(MUL(ar, bi), MUL(ai, br));
+          const double xr = G[2 * ((iw * nw + jw) * nm + mu)], xi = G[2 * ((iw * nw + jw) * nm + mu) + 1];
+          xr_ = ADD(xr_, SUB(MUL(cr, xr), MUL(ci, xi)));
+          xi_ = ADD(xi_, ADD(MUL(cr, xi), MUL(ci, xr)));
+        }
+      gmn[2 * ((size_t)s * nm + mu)]     = xr_;
+      gmn[2 * ((size_t)s * nm + mu) + 1] = xi_;
+    }
+    /* this thread's items: candidate (in the batch), mode, where its value goes */
+    int    is[PROJ_R], inu[PROJ_R], io[PROJ_R];
+    double sr[PROJ_R], si[PROJ_R];
+#pragma unroll
+    for (int x = 0; x < PROJ_R; x++) {
+      const int it = threadIdx.x + x * PROJ_THREADS;
+      is[x]        = -1;
+      sr[x] = si[x] = 0;
+      if (it < ni) {
+        int s = 0;
+        while (pre[s + 1] <= it) s++;
+        const int c = cand[s];
+        is[x]       = s;
+        io[x]       = moff[c] + it - pre[s];
+        inu[x]      = mode[io[x]];
+        atomicMin(&lim[0], inu[x]);
+        atomicMax(&lim[1], inu[x]);
+      }
+    }
+    __syncthreads();
+    const int lo = lim[0], nrow = lim[1] - lo + 1;
+    for (int mu0 = 0; mu0 < nm; mu0 += tw) {
+      const int w = min(tw, nm - mu0);
+      __syncthreads(); /* the previous tile is used */
+      for (int e = threadIdx.x; e < nrow * w; e += blockDim.x) {
+        const int row = e / w, m = e % w;
+        tile[row * ts + 2 * m]     = u[2 * ((size_t)(lo + row) * nm + mu0 + m)];
+        tile[row * ts + 2 * m + 1] = u[2 * ((size_t)(lo + row) * nm + mu0 + m) + 1];
+      }
+      __syncthreads();
+#pragma unroll
+      for (int x = 0; x < PROJ_R; x++) {
+        if (is[x] < 0) continue;
+        const double *gm = gmn + 2 * ((size_t)is[x] * nm + mu0), *un = tile + (inu[x] - lo) * ts;
+        double        a = sr[x], b = si[x];
+        for (int m = 0; m < w; m++) {
+          a = ADD(a, SUB(MUL(gm[2 * m], un[2 * m]), MUL(gm[2 * m + 1], un[2 * m + 1])));
+          b = ADD(b, ADD(MUL(gm[2 * m], un[2 * m + 1]), MUL(gm[2 * m + 1], un[2 * m])));
+        }
+        sr[x] = a;
+        si[x] = b;
+      }
+    }
+#pragma unroll
+    for (int x = 0; x < PROJ_R; x++)
+      if (is[x] >= 0) g2[io[x]] = MUL(__ddiv_rn(ADD(MUL(sr[x], sr[x]), MUL(si[x], si[x])), MUL(2.0, om[inu[x]])), d.g2fac);
+    p0 += nb;
+  }
+}
+
+/* ProjectRuns' batch size and tile width for nm modes, and its shared memory */
+static inline void ProjectRunsShape(int nm, int *smax, int *tw, size_t *bytes)
+{
+  /* measured on an H200 (DNTT, 216 modes; 4 / 8 / 16 / 32 candidates x 8 / 16 / 32 columns): 16 x 16
+     best, with two blocks per multiprocessor */
+  *smax  = PetscMax(1, PetscMin(16, 57344 / (16 * nm)));
+  *tw    = PetscMax(1, PetscMin(16, (65536 / (8 * nm) - 1) / 2));
+  *bytes = sizeof(double) * (2 * (size_t)*smax * nm + (size_t)nm * (2 * *tw + 1)) + sizeof(int) * (2 * (size_t)*smax + 3);
 }
 
 /* build.c's BTEModeSelect per listed mode: flag 1 for a channel; a value out of bounds sets *bad */
@@ -428,7 +577,7 @@ PetscErrorCode BTEEprCUDAChannelsCount(BTEEprCUDA E, const BTEEprCUDASearch *in,
     double       avail;
     PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
     avail   = (double)freeb - full - 256e6;
-    G->mmax = PetscMax((int64_t)G->maxlist, PetscMin((int64_t)G->upper, (int64_t)1 << 21));
+    G->mmax = PetscMax((int64_t)G->maxlist, PetscMin((int64_t)G->upper, (int64_t)1 << 23));
     G->mmax += G->mmax % 2; /* the staging buffers' doubles after three PetscInt arrays stay aligned */
     G->cmax = PetscMax((int64_t)G->maxcand, PetscMin((int64_t)G->npairs, PetscMin((int64_t)1 << 20, (int64_t)(0.5 * PetscMax(avail - G->mmax * pm, 0.0) / pc))));
     G->cmax = PetscMax(G->cmax, (int64_t)1);
@@ -481,6 +630,10 @@ static PetscErrorCode ChunkAlloc(const BTEEprCUDAData *d, int64_t C, int64_t M, 
   PetscCallCUDA(cudaMalloc((void **)&B->flag, M * sizeof(int32_t)));
   PetscCallCUDA(cudaMalloc((void **)&B->pos, M * sizeof(int32_t)));
   PetscCallCUDA(cudaMalloc((void **)&B->g2, M * sizeof(double)));
+  PetscCallCUDA(cudaMalloc((void **)&B->rstart, (C + 1) * sizeof(int32_t)));
+  PetscCallCUDA(cudaMalloc((void **)&B->nr, sizeof(int32_t)));
+  ProjectRunsShape((int)d->nm, &B->smax, &B->tw, &B->shbytes);
+  PetscCallCUDA(cudaFuncSetAttribute(ProjectRuns, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)B->shbytes));
   size_t t4 = 0;
   PetscCallCUDA(cub::DeviceRadixSort::SortPairs(NULL, t1, B->key[0], B->key[1], B->perm[0], B->perm[1], (int)C));
   PetscCallCUDA(cub::DeviceScan::InclusiveSum(NULL, t2, B->head, B->gid, (int)C));
@@ -493,15 +646,24 @@ static PetscErrorCode ChunkAlloc(const BTEEprCUDAData *d, int64_t C, int64_t M, 
 
 static PetscErrorCode ChunkFree(Chunk *B)
 {
-  void *p[] = {B->cst, B->cends, B->idx, B->cqi, B->perm[0], B->perm[1], B->moff, B->head, B->gid, B->grp, B->gk_of, B->ng, B->cde, B->gq, B->ph, B->gw, B->key[0], B->key[1], B->ckey[0], B->ckey[1], B->kc, B->cnt, B->mode, B->mc, B->flag, B->pos, B->g2, B->tmp};
+  void *p[] = {B->cst, B->cends, B->idx, B->cqi, B->perm[0], B->perm[1], B->moff, B->head, B->gid, B->grp, B->gk_of, B->ng, B->cde, B->gq, B->ph, B->gw, B->key[0], B->key[1], B->ckey[0], B->ckey[1], B->kc, B->cnt, B->mode, B->mc, B->flag, B->pos, B->rstart, B->nr, B->g2, B->tmp};
 
   PetscFunctionBegin;
   for (size_t k = 0; k < sizeof(p) / sizeof(p[0]); k++) PetscCallCUDA(cudaFree(p[k]));
   PetscFunctionReturn(0);
 }
 
-/* One chunk, states [a, b) (owned indices), enqueued on stream st: nothing waits for the device */
-static PetscErrorCode ChunkRun(struct EprGen *G, const BTEEprCUDAData *d, cudaStream_t st, PetscInt a, PetscInt b, Chunk *B, PetscInt *oi, PetscInt *oj, PetscInt *om, double *ohw, double *og2, long long *dv)
+/* The stages of a chunk, timed by events when -info is on (one line at the end, summed over chunks) */
+#define NSTAGE 7
+static const char *const StageName[NSTAGE] = {"candidates", "their sort", "details and modes", "groups", "Vertex", "Project", "selection and write"};
+#define MARK(s) \
+  do { \
+    if (ev) PetscCallCUDA(cudaEventRecord(ev[s], st)); \
+  } while (0)
+
+/* One chunk, states [a, b) (owned indices), enqueued on stream st: nothing waits for the device.
+   ev: NULL, or NSTAGE + 1 events to record at the stages' bounds */
+static PetscErrorCode ChunkRun(struct EprGen *G, const BTEEprCUDAData *d, cudaStream_t st, PetscInt a, PetscInt b, Chunk *B, PetscInt *oi, PetscInt *oj, PetscInt *om, double *ohw, double *og2, long long *dv, cudaEvent_t *ev)
 {
   const int64_t C = G->hcoff[b] - G->hcoff[a], M = G->hloff[b] - G->hloff[a];
   size_t        tb = B->tmpbytes;
@@ -510,30 +672,50 @@ static PetscErrorCode ChunkRun(struct EprGen *G, const BTEEprCUDAData *d, cudaSt
   int          *bad = (int *)(dv + 3);
 
   PetscFunctionBegin;
+  MARK(0);
   if (C) {
     int endbit = 32, cbits = 32; /* keys: (k slot) << 32 | q, (state in the chunk) << 32 | partner */
     for (PetscInt x = d->nslot; x > 0; x >>= 1) endbit++;
     for (PetscInt x = b - a; x > 0; x >>= 1) cbits++;
     PetscCallCUDA(cudaMemsetAsync(B->cnt, 0, sizeof(unsigned), st));
     CandKernel<<<Grid(G->huoff[b] - G->huoff[a], 256), 256, 0, st>>>(G->g, a, b, G->duoff, *B);
+    MARK(1);
     PetscCallCUDA(cub::DeviceRadixSort::SortKeys(B->tmp, tb, B->ckey[0], B->ckey[1], (int)C, 0, PetscMin(cbits, 64), st));
+    MARK(2);
     DetailKernel<<<Grid(C, 256), 256, 0, st>>>(G->g, a, C, *B);
     PetscCallCUDA(cudaMemsetAsync(B->moff, 0, sizeof(int32_t), st));
     PetscCallCUDA(cub::DeviceScan::InclusiveSum(B->tmp, tb, B->kc, B->moff + 1, (int)C, st));
     ModesKernel<<<Grid(C, 128), 128, 0, st>>>(G->g, C, *B);
+    MARK(3);
     PetscCallCUDA(cub::DeviceRadixSort::SortPairs(B->tmp, tb, B->key[0], B->key[1], B->perm[0], B->perm[1], (int)C, 0, PetscMin(endbit, 64), st));
     HeadKernel<<<Grid(C, 256), 256, 0, st>>>(C, B->key[1], B->head);
     PetscCallCUDA(cub::DeviceScan::InclusiveSum(B->tmp, tb, B->head, B->gid, (int)C, st));
     GroupKernel<<<Grid(C, 256), 256, 0, st>>>(G->g, C, B->key[1], B->perm[1], B->gid, B->grp, B->gk_of, B->gq, B->ng);
+    MARK(4);
     VertexCounted<<<(unsigned)C, 128, 0, st>>>(*d, B->ng, B->gk_of, B->gq, B->ph, B->gw);
-    Project<<<(unsigned)C, 128, 2 * d->nm * sizeof(double), st>>>(*d, (int)C, B->idx, B->grp, B->gk_of, B->moff, B->mode, B->gw, B->g2);
+    MARK(5);
+    /* the candidates by q point (the group sort's buffers are free again), their runs, the sums */
+    {
+      int qbits = 1;
+      for (PetscInt x = d->nqtot; x > 0; x >>= 1) qbits++;
+      QKeyKernel<<<Grid(C, 256), 256, 0, st>>>(C, B->cqi, B->key[0], B->perm[0]);
+      PetscCallCUDA(cub::DeviceRadixSort::SortPairs(B->tmp, tb, B->key[0], B->key[1], B->perm[0], B->perm[1], (int)C, 0, PetscMin(qbits, 64), st));
+    }
+    HeadKernel<<<Grid(C, 256), 256, 0, st>>>(C, B->key[1], B->head);
+    PetscCallCUDA(cub::DeviceScan::InclusiveSum(B->tmp, tb, B->head, B->gid, (int)C, st));
+    RunKernel<<<Grid(C, 256), 256, 0, st>>>(C, B->key[1], B->gid, B->rstart, B->nr);
+    ProjectRuns<<<(unsigned)C, PROJ_THREADS, B->shbytes, st>>>(*d, B->nr, B->rstart, B->perm[1], B->cqi, B->idx, B->grp, B->moff, B->mode, B->gw, B->g2, B->smax, B->tw);
+  } else {
+    for (int x = 1; x < 6; x++) MARK(x);
   }
+  MARK(6);
   if (M) {
     SelectKernel<<<Grid(M, 256), 256, 0, st>>>(G->g, M, B->mc, B->mode, B->cqi, B->cde, B->g2, B->flag, bad);
     PetscCallCUDA(cub::DeviceScan::ExclusiveSum(B->tmp, tb, B->flag, B->pos, (int)M, st));
     WriteKernel<<<Grid(M, 256), 256, 0, st>>>(G->g, M, B->flag, B->pos, B->mc, B->cst, B->cends, B->cqi, B->mode, B->g2, base, oi, oj, om, ohw, og2, notlow);
   }
   AdvanceKernel<<<1, 1, 0, st>>>(M, B->flag, B->pos, base, count);
+  MARK(7);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(0);
 }
@@ -649,9 +831,9 @@ PetscErrorCode BTEEprCUDAChannelsCopy(void *ctx, PetscBool fill)
 /* The chunks, with the host arrays filled while the device runs: chunk k is computed two chunks
    ahead of the host, its channels go to stage[k % 2] on a second stream and the host's threads copy
    them into place while the device computes the next (the fresh host pages' first touch bounds it) */
-static PetscErrorCode PlaceWhileRunning(struct EprGen *G, const BTEEprCUDAData *d, cudaStream_t st, PetscInt nchunk, const PetscInt cut[], Chunk *B, struct EprCopy *C, long long *dv)
+static PetscErrorCode PlaceWhileRunning(struct EprGen *G, const BTEEprCUDAData *d, cudaStream_t st, PetscInt nchunk, const PetscInt cut[], Chunk *B, struct EprCopy *C, long long *dv, cudaEvent_t *ev)
 {
-  const size_t   M = (size_t)G->mmax;
+  const size_t   M = (size_t)G->mcut;
   char          *stage[2];
   long long     *hcnt;
   cudaStream_t   cs;
@@ -668,7 +850,7 @@ static PetscErrorCode PlaceWhileRunning(struct EprGen *G, const BTEEprCUDAData *
   }
   PetscCallCUDA(cudaStreamCreateWithFlags(&cs, cudaStreamNonBlocking));
   for (PetscInt k = 0; k < PetscMin(nchunk, 2); k++) {
-    PetscCall(ChunkRun(G, d, st, cut[k], cut[k + 1], B, C->di, C->dj, C->dm, C->dhw, C->dg2, dv));
+    PetscCall(ChunkRun(G, d, st, cut[k], cut[k + 1], B, C->di, C->dj, C->dm, C->dhw, C->dg2, dv, ev ? ev + k * (NSTAGE + 1) : NULL));
     PetscCallCUDA(cudaMemcpyAsync(&hcnt[k % 2], dv + 1, sizeof(long long), cudaMemcpyDeviceToHost, st));
     PetscCallCUDA(cudaEventRecord(evc[k % 2], st));
   }
@@ -686,7 +868,7 @@ static PetscErrorCode PlaceWhileRunning(struct EprGen *G, const BTEEprCUDAData *
     PetscCall(StageOut(C, (int64_t)off[x], (int64_t)cnt[x], stage[x], M, cs));
     PetscCallCUDA(cudaEventRecord(evd[x], cs));
     if (k + 2 < nchunk) { /* its count lands in hcnt[x], read above */
-      PetscCall(ChunkRun(G, d, st, cut[k + 2], cut[k + 3], B, C->di, C->dj, C->dm, C->dhw, C->dg2, dv));
+      PetscCall(ChunkRun(G, d, st, cut[k + 2], cut[k + 3], B, C->di, C->dj, C->dm, C->dhw, C->dg2, dv, ev ? ev + (k + 2) * (NSTAGE + 1) : NULL));
       PetscCallCUDA(cudaMemcpyAsync(&hcnt[x], dv + 1, sizeof(long long), cudaMemcpyDeviceToHost, st));
       PetscCallCUDA(cudaEventRecord(evc[x], st));
     }
@@ -725,7 +907,8 @@ PetscErrorCode BTEEprCUDAChannelsFill(BTEEprCUDA E, PetscCount cap, PetscInt ci[
   Chunk           B;
   cudaStream_t    st;
   struct EprCopy *C;
-  PetscBool       kept = PETSC_FALSE;
+  PetscBool       kept = PETSC_FALSE, prof;
+  cudaEvent_t    *ev = NULL;
   PetscLogDouble  t0, t1, t2;
 
   PetscFunctionBegin;
@@ -733,12 +916,17 @@ PetscErrorCode BTEEprCUDAChannelsFill(BTEEprCUDA E, PetscCount cap, PetscInt ci[
   PetscCheck(cap >= G->upper, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "room for %" PetscCount_FMT " channels, %" PetscCount_FMT " may come", cap, G->upper);
   *pending = NULL;
   PetscCall(PetscTime(&t0));
-  /* chunks of consecutive states: at most cmax candidates and mmax listed modes each (or one state) */
+  /* chunks of consecutive states: at most cmax candidates and mcut listed modes each (or one state).
+     Kept on the device, large chunks (8M modes): ProjectRuns reads u(q) once per run of candidates
+     with the same q, so the longer the runs the better (DNTT 16^3: 0.42 s against 0.48 s with 2M).
+     Placed on the host on the way, 2M: smaller pinned buffers, and more of the placement overlapped. */
+  G->mcut = keepon ? G->mmax : PetscMin(G->mmax, PetscMax((int64_t)G->maxlist, (int64_t)1 << 21));
+  G->mcut += G->mcut % 2; /* as mmax: the staging buffers' doubles stay aligned */
   PetscCall(PetscMalloc1(nl + 2, &cut));
   cut[nchunk++] = 0;
   for (PetscInt il = 0; il < nl; il++) {
     const PetscInt a = cut[nchunk - 1];
-    if (il > a && (G->hcoff[il + 1] - G->hcoff[a] > G->cmax || G->hloff[il + 1] - G->hloff[a] > G->mmax)) cut[nchunk++] = il;
+    if (il > a && (G->hcoff[il + 1] - G->hcoff[a] > G->cmax || G->hloff[il + 1] - G->hloff[a] > G->mcut)) cut[nchunk++] = il;
   }
   cut[nchunk] = nl; /* chunk k: [cut[k], cut[k + 1]) */
   PetscCall(PetscNew(&C));
@@ -762,11 +950,35 @@ PetscErrorCode BTEEprCUDAChannelsFill(BTEEprCUDA E, PetscCount cap, PetscInt ci[
   /* every chunk in stream order, each after the channels of the ones before (a count kept on the
      device); without keepon the host arrays are filled on the way (PlaceWhileRunning), else the host
      waits once, at the end */
-  if (!keepon) PetscCall(PlaceWhileRunning(G, &E->d, st, nchunk, cut, &B, C, dv));
+  PetscCall(PetscInfoEnabled(PETSC_SMALLEST_CLASSID, &prof));
+  if (prof) {
+    PetscCall(PetscMalloc1((size_t)nchunk * (NSTAGE + 1), &ev));
+    for (PetscInt k = 0; k < nchunk * (NSTAGE + 1); k++) PetscCallCUDA(cudaEventCreate(&ev[k]));
+  }
+  if (!keepon) PetscCall(PlaceWhileRunning(G, &E->d, st, nchunk, cut, &B, C, dv, ev));
   else
-    for (PetscInt k = 0; k < nchunk; k++) PetscCall(ChunkRun(G, &E->d, st, cut[k], cut[k + 1], &B, C->di, C->dj, C->dm, C->dhw, C->dg2, dv));
+    for (PetscInt k = 0; k < nchunk; k++) PetscCall(ChunkRun(G, &E->d, st, cut[k], cut[k + 1], &B, C->di, C->dj, C->dm, C->dhw, C->dg2, dv, ev ? ev + k * (NSTAGE + 1) : NULL));
   PetscCallCUDA(cudaMemcpyAsync(hv, dv, 4 * sizeof(long long), cudaMemcpyDeviceToHost, st));
   PetscCallCUDA(cudaStreamSynchronize(st));
+  if (prof) { /* the device's time per stage, summed over the chunks */
+    double ts[NSTAGE] = {0};
+    char   line[512];
+    size_t len = 0;
+    for (PetscInt k = 0; k < nchunk; k++)
+      for (int x = 0; x < NSTAGE; x++) {
+        float ms;
+        PetscCallCUDA(cudaEventElapsedTime(&ms, ev[k * (NSTAGE + 1) + x], ev[k * (NSTAGE + 1) + x + 1]));
+        ts[x] += ms / 1e3;
+      }
+    line[0] = 0;
+    for (int x = 0; x < NSTAGE; x++) {
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "%s%s %.3f s", x ? ", " : "", StageName[x], ts[x]));
+      PetscCall(PetscStrlen(line, &len));
+    }
+    PetscCall(PetscInfo(NULL, "GPU channels, the device's time by stage over %" PetscInt_FMT " chunks: %s\n", nchunk, line));
+    for (PetscInt k = 0; k < nchunk * (NSTAGE + 1); k++) PetscCallCUDA(cudaEventDestroy(ev[k]));
+    PetscCall(PetscFree(ev));
+  }
   PetscCallCUDA(cudaStreamDestroy(st));
   PetscCallCUDA(cudaFree(dv));
   PetscCall(ChunkFree(&B));

@@ -91,25 +91,12 @@ PetscErrorCode BTEEprCUDACreate(const BTEEprCUDAData *in, PetscInt nslots, Petsc
   PetscCall(PetscLogCpuToGpu(E->bytes));
   PetscCall(PetscTime(&t1));
   if (in->qdevice) E->bytes += (PetscLogDouble)sizeof(double) * in->nqtot * (in->nm + 2 * in->nm * in->nm + 2 * in->nm);
+  /* the work slots' buffers are made by a slot's first batch: an import whose channels are made on
+     the device (epr_channels_cuda.cu) never uses them (16 slots: ~0.1 s of pinning) */
   PetscCall(PetscCalloc1(nslots, &E->slots));
-  for (PetscInt t = 0; t < nslots; t++) {
-    Slot       *s = &E->slots[t];
-    InputLayout L;
-    size_t      inb = Layout(B, B * in->nm, B, &L);
-    PetscCallCUDA(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
-    PetscCallCUDA(cudaHostAlloc((void **)&s->hin, inb, cudaHostAllocDefault));
-    PetscCallCUDA(cudaHostAlloc((void **)&s->hg2, B * in->nm * sizeof(double), cudaHostAllocDefault));
-    PetscCallCUDA(cudaMalloc((void **)&s->din, inb));
-    PetscCallCUDA(cudaMalloc((void **)&s->dg2, B * in->nm * sizeof(double)));
-    PetscCallCUDA(cudaMalloc((void **)&s->dph, B * 2 * PetscMax(in->npr, 1) * sizeof(double)));
-    PetscCallCUDA(cudaMalloc((void **)&s->dgw, B * vtx * sizeof(double)));
-    for (s->hbits = 1; ((size_t)1 << s->hbits) < 2 * B; s->hbits++) { }
-    PetscCall(PetscCalloc1((size_t)1 << s->hbits, &s->htab));
-    PetscCall(PetscMalloc3(2 * B, &s->tgk, B, &s->tpos, 3 * B, &s->tq));
-    E->bytes += slotb;
-  }
+  E->bytes += nslots * slotb;
   PetscCall(PetscTime(&t2));
-  PetscCall(PetscInfo(NULL, "GPU couplings: caches uploaded in %.3f s, %" PetscInt_FMT " work slots (streams, pinned and device buffers of %.3g MB each) made in %.3f s\n", t1 - t0, nslots, slotb / 1e6, t2 - t1));
+  PetscCall(PetscInfo(NULL, "GPU couplings: caches uploaded in %.3f s, room for %" PetscInt_FMT " work slots (streams, pinned and device buffers of %.3g MB each, made when first used), %.3f s\n", t1 - t0, nslots, slotb / 1e6, t2 - t1));
   *out  = E;
   *fits = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -123,6 +110,7 @@ PetscErrorCode BTEEprCUDADestroy(BTEEprCUDA *e)
   if (!E) PetscFunctionReturn(0);
   for (PetscInt t = 0; t < E->nslots; t++) {
     Slot *s = &E->slots[t];
+    if (!s->hin) continue; /* never used */
     PetscCallCUDA(cudaStreamSynchronize(s->stream));
     PetscCallCUDA(cudaStreamDestroy(s->stream));
     PetscCallCUDA(cudaFreeHost(s->hin));
@@ -131,8 +119,10 @@ PetscErrorCode BTEEprCUDADestroy(BTEEprCUDA *e)
     PetscCallCUDA(cudaFree(s->dg2));
     PetscCallCUDA(cudaFree(s->dph));
     PetscCallCUDA(cudaFree(s->dgw));
-    PetscCall(PetscFree(s->htab));
-    PetscCall(PetscFree3(s->tgk, s->tpos, s->tq));
+    free(s->htab);
+    free(s->tgk);
+    free(s->tpos);
+    free(s->tq);
   }
   PetscCall(PetscFree(E->slots));
   PetscCall(BTEEprCUDAChannelsFree(E));
@@ -156,6 +146,29 @@ PetscErrorCode BTEEprCUDAGetBytes(BTEEprCUDA E, PetscLogDouble *b)
   PetscFunctionReturn(0);
 }
 
+/* A work slot's stream and buffers, at its first batch (called by the slot's own thread: plain
+   allocations, an error code and no PETSc calls, as BTEEprCUDACouplings) */
+static int SlotMake(BTEEprCUDA E, Slot *s)
+{
+  const size_t B = (size_t)E->maxbatch, vtx = 2 * (size_t)E->d.nw * E->d.nw * E->d.nm;
+  InputLayout  L;
+  const size_t inb = Layout(B, B * E->d.nm, B, &L);
+
+  if (cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess) return 1;
+  if (cudaHostAlloc((void **)&s->hin, inb, cudaHostAllocDefault) != cudaSuccess) return 1;
+  if (cudaHostAlloc((void **)&s->hg2, B * E->d.nm * sizeof(double), cudaHostAllocDefault) != cudaSuccess) return 1;
+  if (cudaMalloc((void **)&s->din, inb) != cudaSuccess) return 1;
+  if (cudaMalloc((void **)&s->dg2, B * E->d.nm * sizeof(double)) != cudaSuccess) return 1;
+  if (cudaMalloc((void **)&s->dph, B * 2 * PetscMax(E->d.npr, 1) * sizeof(double)) != cudaSuccess) return 1;
+  if (cudaMalloc((void **)&s->dgw, B * vtx * sizeof(double)) != cudaSuccess) return 1;
+  for (s->hbits = 1; ((size_t)1 << s->hbits) < 2 * B; s->hbits++) { }
+  s->htab = (int32_t *)calloc((size_t)1 << s->hbits, sizeof(int32_t));
+  s->tgk  = (int32_t *)malloc(2 * B * sizeof(int32_t));
+  s->tpos = (int32_t *)malloc(B * sizeof(int32_t));
+  s->tq   = (double *)malloc(3 * B * sizeof(double));
+  return !s->htab || !s->tgk || !s->tpos || !s->tq;
+}
+
 int BTEEprCUDACouplings(BTEEprCUDA E, int slot, PetscInt nc, const int32_t idx[], const int32_t qi[], const double q[], const PetscInt moff[], const PetscInt mode[], double g2[])
 {
   Slot          *s;
@@ -172,6 +185,7 @@ int BTEEprCUDACouplings(BTEEprCUDA E, int slot, PetscInt nc, const int32_t idx[]
   if (nc > E->maxbatch || slot < 0 || slot >= E->nslots) return 1;
   const auto t0 = std::chrono::steady_clock::now();
   s             = &E->slots[slot];
+  if (!s->hin && SlotMake(E, s)) return 1;
   nmode = moff[nc];
   if (moff[0] != 0 || nmode < 0 || nmode > nc * nm) return 1;
   /* groups: the pairs with the same (k slot, q), by a hash (linear probing), in order of first
