@@ -36,10 +36,14 @@ PETSC_INTERN PetscErrorCode BTEEprPhononsCUDA(struct _n_BTEEpr *, PetscInt nq, c
 typedef struct {
   double  *om, *u, *glr;
   PetscInt nqtot, nm;
+  void    *job; /* the work Begin left in flight, until End */
 } BTEEprQCacheCUDA;
-/* minusq[iq]: the index of -q on the grid. om[nqtot nm] gets the frequencies on the host too.
-   *fits = PETSC_FALSE (nothing made) when the device lacks the memory. */
-PETSC_INTERN PetscErrorCode BTEEprQCacheCUDACreate(struct _n_BTEEpr *, const PetscInt nq[3], const PetscInt minusq[], PetscReal om[], BTEEprQCacheCUDA *, PetscBool *fits);
+/* minusq[iq]: the index of -q on the grid. Begin enqueues the work on the device and returns, so the
+   host can do other work meanwhile; End waits for it and copies the frequencies to the host's
+   om[nqtot nm] (unless NULL). *fits = PETSC_FALSE (nothing made, End does nothing) when the device lacks the
+   memory. */
+PETSC_INTERN PetscErrorCode BTEEprQCacheCUDABegin(struct _n_BTEEpr *, const PetscInt nq[3], const PetscInt minusq[], BTEEprQCacheCUDA *, PetscBool *fits);
+PETSC_INTERN PetscErrorCode BTEEprQCacheCUDAEnd(BTEEprQCacheCUDA *, PetscReal om[]);
 /* Copies u and glr to the host (for the host's couplings when the device's do not fit) */
 PETSC_INTERN PetscErrorCode BTEEprQCacheCUDAGetHost(const BTEEprQCacheCUDA *, PetscReal u[], PetscReal glr[]);
 PETSC_INTERN PetscErrorCode BTEEprQCacheCUDADestroy(BTEEprQCacheCUDA *);

@@ -41,6 +41,23 @@
 #define BTE_MODEL_DENSITY2D_MAX  1e-3 /* areal mass densities, kg/m^2 (graphene: 7.6e-7) */
 #define BTE_MODEL_VELOCITY_MAX   1e7  /* Fermi velocities, m/s (graphene: 1e6) */
 #define BTE_MODEL_HOPPING_MAX    100  /* tight-binding hoppings, eV (graphene: 2.7) */
+/* Perturbo epr files (src/models/perturbo/epr_read.c): the physical inputs a few orders of
+   magnitude beyond any real material's, so that a damaged value (a flipped exponent) or a file
+   in other units is refused on reading, naming the dataset, rather than giving other phonons or
+   couplings. In the file's Rydberg atomic units except the masses (amu; the file's Rydberg mass
+   unit is 1/911.444 amu). docs/validation.md lists them. */
+#define BTE_EPR_MASS_MIN    0.1 /* atomic masses, amu (H: 1.008; a file written in amu, 12 for carbon, is 0.013 amu) */
+#define BTE_EPR_MASS_MAX    1e4 /* amu (the heaviest element: 294) */
+#define BTE_EPR_LENGTH_MIN  0.1 /* alat, thickness_2d, bohr */
+#define BTE_EPR_LENGTH_MAX  1e4 /* bohr (0.5 um; a cell is at most 1e9 bohr^3) */
+#define BTE_EPR_ZSTAR_MAX   1e2 /* |Born effective charge components|, e (anomalous charges reach ~10) */
+#define BTE_EPR_EPSIL_MIN   1.0 /* diagonal of epsilon_inf: no medium screens less than vacuum (in 2D,
+                                   eps_par < 1 makes the screening length negative and the long-range
+                                   weight 1 / (1 + r |K|) singular) */
+#define BTE_EPR_EPSIL_MAX   1e4 /* (PbTe: 33) */
+#define BTE_EPR_HOPPING_MAX 1e3 /* |H(R)|, Ry (13.6 keV) */
+#define BTE_EPR_IFC_MAX     1e4 /* |force constants|, Ry/bohr^2 (the stiffest bonds: a few; a C-H stretch 1.4) */
+#define BTE_EPR_EPH_MAX     1e3 /* |e-ph couplings in the Wannier basis|, Ry/bohr (25.7 keV/A; real: < 1) */
 /* Occupations during a run: finite and within [-tol, 1 + tol] (-bte_state_tolerance) */
 #define BTE_STATE_TOLERANCE 0.5
 

@@ -21,6 +21,7 @@
 #include <petscdevice_cuda.h>
 #include <cublas_v2.h>
 #include <cusolverDn.h>
+#include <thread>
 
 #define E2 2.0 /* e^2 in Rydberg atomic units */
 
@@ -170,210 +171,284 @@ __global__ static void Scatter(int nm, int nb, const int *__restrict__ dst, cons
 /* The phonons at nq crystal points q[3 nq]: to the host (om, and u unless NULL), or, with dst (nq
    rows, on the device), into the device arrays omc and uc at those rows (om to the host still,
    unless NULL) */
-static PetscErrorCode Phonons(BTEEpr e, PetscInt nq, const PetscReal q[], const int *ddst, PetscReal om[], PetscReal u[], double *omc, double *uc)
-{
+/* The phonons' work in flight: everything PhononsBegin enqueued on its stream, kept until PhononsEnd */
+typedef struct {
   PhConst            k;
-  const PetscInt     na = e->nat, nm = 3 * na, nf = na * (na + 1) / 2;
-  double            *F, *Rd, *dF, *dR, *dq, *dC, *dS, *dDre, *dDim, *dV = NULL, *dDLR = NULL, *dA, *dW, *dom, *dmass, *dons = NULL, *dtau = NULL, *dz = NULL;
-  void              *dwork = NULL, *hwork = NULL;
-  size_t             lwd = 0, lwh = 0, freeb, totalb, perq;
-  int               *dinfo, *hinfo;
-  PetscInt           B;
+  PetscInt           nq, B, nbatch;
+  const int         *ddst;
   cublasHandle_t     cb;
   cusolverDnHandle_t cs;
   cusolverDnParams_t params;
   cudaStream_t       stream;
-  cudaEvent_t        ev[4], es[3];
-  float              tph[3] = {0, 0, 0}; /* ms: short-range and dipole sums, eigenproblems, the rest */
-  float              tdm[4] = {0, 0, 0, 0}; /* ms, within tph[0]: short-range sums, dipole columns, dipole products, assembly */
-  PetscLogDouble     tw0, tw1;
+  cudaEvent_t       *ev; /* per batch: NPHEV bounds of its stages */
+  double            *dF, *dR, *dq, *dC, *dS, *dDre, *dDim, *dV, *dDLR, *dA, *dW, *dom, *dmass, *dons, *dtau, *dz;
+  void              *dwork, *hwork;
+  int               *dinfo; /* per q point, read once at the end */
+  size_t             lwd, lwh;
+  PetscReal         *om, *u;   /* to the host (PhononsEnqueue's copies), or NULL */
+  double            *omc, *uc; /* into the device cache, rows ddst */
+  int                rc;       /* PhononsEnqueue's failure: the error code and the call */
+  const char        *what;
+  PetscLogDouble     tw0;
+} PhJob;
+#define NPHEV 7 /* start, short-range sums, dipole columns, dipole products, assembly, eigenproblems, the rest */
+
+/* Prepares the phonons of nq points q[3 nq] on a stream of their own, PhononsEnqueue then enqueues
+   them: into the device cache (ddst: per point its row of omc, uc) or to the host's om, u (either
+   may be NULL; pageable, so those copies wait). Nothing waits for the device between batches. */
+static PetscErrorCode PhononsBegin(BTEEpr e, PetscInt nq, const PetscReal q[], const int *ddst, PetscReal om[], PetscReal u[], double *omc, double *uc, PhJob *J)
+{
+  PhConst       *k  = &J->k;
+  const PetscInt na = e->nat, nm = 3 * na, nf = na * (na + 1) / 2;
+  double        *F, *Rd;
+  size_t         lwd = 0, lwh = 0, freeb, totalb, perq;
+  PetscInt       B;
 
   PetscFunctionBegin;
+  PetscCall(PetscMemzero(J, sizeof(*J)));
+  J->nq   = nq;
+  J->ddst = ddst;
   if (nq <= 0) PetscFunctionReturn(0);
-  PetscCall(PetscTime(&tw0));
-  PetscCall(PetscMemzero(&k, sizeof(k)));
-  k.nat   = (int)na;
-  k.nm    = (int)nm;
-  k.nR    = (int)e->fR.nr;
-  k.nf9   = (int)(9 * nf);
-  k.sys2d = e->sys2d ? 1 : 0;
-  k.lr    = e->lr_ph ? 1 : 0;
-  k.alpha = e->loto_alpha;
-  k.fac   = 4 * PETSC_PI * E2 / e->volume * (e->sys2d ? 0.5 * e->alat / e->bg[8] : 1.0);
+  PetscCall(PetscTime(&J->tw0));
+  k->nat   = (int)na;
+  k->nm    = (int)nm;
+  k->nR    = (int)e->fR.nr;
+  k->nf9   = (int)(9 * nf);
+  k->sys2d = e->sys2d ? 1 : 0;
+  k->lr    = e->lr_ph ? 1 : 0;
+  k->alpha = e->loto_alpha;
+  k->fac   = 4 * PETSC_PI * E2 / e->volume * (e->sys2d ? 0.5 * e->alat / e->bg[8] : 1.0);
   for (int c = 0; c < 9; c++) {
-    k.bg[c]    = e->bg[c];
-    k.epsil[c] = e->epsil[c];
+    k->bg[c]    = e->bg[c];
+    k->epsil[c] = e->epsil[c];
   }
-  for (int c = 0; c < 4; c++) k.reff[c] = e->reff_ph[c];
-  if (k.lr) {
+  for (int c = 0; c < 4; c++) k->reff[c] = e->reff_ph[c];
+  if (k->lr) {
     PetscInt nrx[3];
     BTEEprGRange(e, e->loto_alpha, nrx);
-    for (int c = 0; c < 3; c++) k.nrx[c] = (int)nrx[c];
-    k.ncol = (2 * k.nrx[0] + 1) * (2 * k.nrx[1] + 1) * (2 * k.nrx[2] + 1);
+    for (int c = 0; c < 3; c++) k->nrx[c] = (int)nrx[c];
+    k->ncol = (2 * k->nrx[0] + 1) * (2 * k->nrx[1] + 1) * (2 * k->nrx[2] + 1);
   }
   /* the dense force constants and the vectors */
-  PetscCall(PetscCalloc1((size_t)k.nR * k.nf9, &F));
-  PetscCall(PetscMalloc1(3 * (size_t)k.nR, &Rd));
+  PetscCall(PetscCalloc1((size_t)k->nR * k->nf9, &F));
+  PetscCall(PetscMalloc1(3 * (size_t)k->nR, &Rd));
   for (PetscInt m = 0; m < nf; m++)
     for (PetscInt t = e->foff[m]; t < e->foff[m + 1]; t++)
       for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) F[e->fidx[t] + (size_t)k.nR * (9 * m + 3 * i + j)] += e->fval[9 * t + 3 * j + i];
-  for (PetscInt r = 0; r < 3 * k.nR; r++) Rd[r] = (double)e->fR.R[r];
+        for (int j = 0; j < 3; j++) F[e->fidx[t] + (size_t)k->nR * (9 * m + 3 * i + j)] += e->fval[9 * t + 3 * j + i];
+  for (PetscInt r = 0; r < 3 * k->nR; r++) Rd[r] = (double)e->fR.R[r];
 
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   /* own handles on an own stream: PETSc's handles and their streams stay as they are */
   {
     PetscBool got; /* made beside the host's first steps (BTEEprCUDAStart), else here */
-    PetscCall(BTEEprCUDATakeHandles(&cb, &cs, &got));
+    PetscCall(BTEEprCUDATakeHandles(&J->cb, &J->cs, &got));
     if (!got) {
-      PetscCallCUBLASBTE(cublasCreate(&cb));
-      PetscCallCUSOLVERBTE(cusolverDnCreate(&cs));
+      PetscCallCUBLASBTE(cublasCreate(&J->cb));
+      PetscCallCUSOLVERBTE(cusolverDnCreate(&J->cs));
     }
   }
-  PetscCallCUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  PetscCallCUBLASBTE(cublasSetStream(cb, stream));
-  PetscCallCUSOLVERBTE(cusolverDnSetStream(cs, stream));
-  PetscCallCUSOLVERBTE(cusolverDnCreateParams(&params));
-  for (int i = 0; i < 4; i++) PetscCallCUDA(cudaEventCreate(&ev[i]));
-  for (int i = 0; i < 3; i++) PetscCallCUDA(cudaEventCreate(&es[i]));
+  PetscCallCUDA(cudaStreamCreateWithFlags(&J->stream, cudaStreamNonBlocking));
+  PetscCallCUBLASBTE(cublasSetStream(J->cb, J->stream));
+  PetscCallCUSOLVERBTE(cusolverDnSetStream(J->cs, J->stream));
+  PetscCallCUSOLVERBTE(cusolverDnCreateParams(&J->params));
 
   /* batch size from the free memory (a quarter of it) */
-  perq = sizeof(double) * (2 * (size_t)k.nR + 2 * (size_t)k.nf9 + 2 * (size_t)nm * nm * (k.lr ? 2 : 1) + 2 * (size_t)nm + 3 + (k.lr ? 2 * (size_t)nm * k.ncol : 0)) + sizeof(int);
+  perq = sizeof(double) * (2 * (size_t)k->nR + 2 * (size_t)k->nf9 + 2 * (size_t)nm * nm * (k->lr ? 2 : 1) + 2 * (size_t)nm + 3 + (k->lr ? 2 * (size_t)nm * k->ncol : 0)) + sizeof(int);
   PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
   B = (PetscInt)PetscMin((size_t)nq, PetscMax((size_t)1, freeb / 4 / (perq + 2 * sizeof(double) * (size_t)nm * nm)));
-  B = PetscMin(B, 4096);
+  B         = PetscMin(B, 4096);
+  J->B      = B;
+  J->nbatch = (nq + B - 1) / B;
 
-  PetscCallCUDA(cudaMalloc((void **)&dF, sizeof(double) * PetscMax((size_t)k.nR * k.nf9, (size_t)1)));
-  PetscCallCUDA(cudaMalloc((void **)&dR, sizeof(double) * PetscMax(3 * (size_t)k.nR, (size_t)1)));
-  PetscCallCUDA(cudaMemcpy(dF, F, sizeof(double) * (size_t)k.nR * k.nf9, cudaMemcpyHostToDevice));
-  PetscCallCUDA(cudaMemcpy(dR, Rd, sizeof(double) * 3 * (size_t)k.nR, cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMalloc((void **)&J->dF, sizeof(double) * PetscMax((size_t)k->nR * k->nf9, (size_t)1)));
+  PetscCallCUDA(cudaMalloc((void **)&J->dR, sizeof(double) * PetscMax(3 * (size_t)k->nR, (size_t)1)));
+  PetscCallCUDA(cudaMemcpy(J->dF, F, sizeof(double) * (size_t)k->nR * k->nf9, cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMemcpy(J->dR, Rd, sizeof(double) * 3 * (size_t)k->nR, cudaMemcpyHostToDevice));
   PetscCall(PetscFree(F));
   PetscCall(PetscFree(Rd));
-  PetscCallCUDA(cudaMalloc((void **)&dq, sizeof(double) * 3 * B));
-  PetscCallCUDA(cudaMalloc((void **)&dC, sizeof(double) * PetscMax((size_t)k.nR, (size_t)1) * B));
-  PetscCallCUDA(cudaMalloc((void **)&dS, sizeof(double) * PetscMax((size_t)k.nR, (size_t)1) * B));
-  PetscCallCUDA(cudaMalloc((void **)&dDre, sizeof(double) * (size_t)k.nf9 * B));
-  PetscCallCUDA(cudaMalloc((void **)&dDim, sizeof(double) * (size_t)k.nf9 * B));
-  PetscCallCUDA(cudaMalloc((void **)&dA, sizeof(double) * 2 * (size_t)nm * nm * B));
-  PetscCallCUDA(cudaMalloc((void **)&dW, sizeof(double) * (size_t)nm * B));
-  PetscCallCUDA(cudaMalloc((void **)&dom, sizeof(double) * (size_t)nm * B));
-  PetscCallCUDA(cudaMalloc((void **)&dinfo, sizeof(int) * B));
-  PetscCallCUDA(cudaMalloc((void **)&dmass, sizeof(double) * na));
-  PetscCallCUDA(cudaMemcpy(dmass, e->mass, sizeof(double) * na, cudaMemcpyHostToDevice));
-  if (k.lr) {
-    PetscCallCUDA(cudaMalloc((void **)&dV, sizeof(double) * 2 * (size_t)nm * k.ncol * B));
-    PetscCallCUDA(cudaMalloc((void **)&dDLR, sizeof(double) * 2 * (size_t)nm * nm * B));
-    PetscCallCUDA(cudaMalloc((void **)&dons, sizeof(double) * 9 * na));
-    PetscCallCUDA(cudaMalloc((void **)&dtau, sizeof(double) * 3 * na));
-    PetscCallCUDA(cudaMalloc((void **)&dz, sizeof(double) * 9 * na));
-    PetscCallCUDA(cudaMemcpy(dons, e->onsite, sizeof(double) * 9 * na, cudaMemcpyHostToDevice));
-    PetscCallCUDA(cudaMemcpy(dtau, e->tau, sizeof(double) * 3 * na, cudaMemcpyHostToDevice));
-    PetscCallCUDA(cudaMemcpy(dz, e->zstar, sizeof(double) * 9 * na, cudaMemcpyHostToDevice));
+  /* every point's q at once: a copy from pageable memory between batches would wait for the stream */
+  PetscCallCUDA(cudaMalloc((void **)&J->dq, sizeof(double) * 3 * nq));
+  PetscCallCUDA(cudaMemcpy(J->dq, q, sizeof(double) * 3 * nq, cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMalloc((void **)&J->dC, sizeof(double) * PetscMax((size_t)k->nR, (size_t)1) * B));
+  PetscCallCUDA(cudaMalloc((void **)&J->dS, sizeof(double) * PetscMax((size_t)k->nR, (size_t)1) * B));
+  PetscCallCUDA(cudaMalloc((void **)&J->dDre, sizeof(double) * (size_t)k->nf9 * B));
+  PetscCallCUDA(cudaMalloc((void **)&J->dDim, sizeof(double) * (size_t)k->nf9 * B));
+  PetscCallCUDA(cudaMalloc((void **)&J->dA, sizeof(double) * 2 * (size_t)nm * nm * B));
+  PetscCallCUDA(cudaMalloc((void **)&J->dW, sizeof(double) * (size_t)nm * B));
+  PetscCallCUDA(cudaMalloc((void **)&J->dom, sizeof(double) * (size_t)nm * B));
+  PetscCallCUDA(cudaMalloc((void **)&J->dinfo, sizeof(int) * nq));
+  PetscCallCUDA(cudaMalloc((void **)&J->dmass, sizeof(double) * na));
+  PetscCallCUDA(cudaMemcpy(J->dmass, e->mass, sizeof(double) * na, cudaMemcpyHostToDevice));
+  if (k->lr) {
+    PetscCallCUDA(cudaMalloc((void **)&J->dV, sizeof(double) * 2 * (size_t)nm * k->ncol * B));
+    PetscCallCUDA(cudaMalloc((void **)&J->dDLR, sizeof(double) * 2 * (size_t)nm * nm * B));
+    PetscCallCUDA(cudaMalloc((void **)&J->dons, sizeof(double) * 9 * na));
+    PetscCallCUDA(cudaMalloc((void **)&J->dtau, sizeof(double) * 3 * na));
+    PetscCallCUDA(cudaMalloc((void **)&J->dz, sizeof(double) * 9 * na));
+    PetscCallCUDA(cudaMemcpy(J->dons, e->onsite, sizeof(double) * 9 * na, cudaMemcpyHostToDevice));
+    PetscCallCUDA(cudaMemcpy(J->dtau, e->tau, sizeof(double) * 3 * na, cudaMemcpyHostToDevice));
+    PetscCallCUDA(cudaMemcpy(J->dz, e->zstar, sizeof(double) * 9 * na, cudaMemcpyHostToDevice));
   }
-  PetscCallCUSOLVERBTE(cusolverDnXsyevBatched_bufferSize(cs, params, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, nm, CUDA_C_64F, dA, nm, CUDA_R_64F, dW, CUDA_C_64F, &lwd, &lwh, B));
-  PetscCallCUDA(cudaMalloc(&dwork, PetscMax(lwd, (size_t)1)));
-  PetscCall(PetscMalloc1(PetscMax(lwh, (size_t)1), (char **)&hwork));
-  PetscCall(PetscMalloc1(B, &hinfo));
+  PetscCallCUSOLVERBTE(cusolverDnXsyevBatched_bufferSize(J->cs, J->params, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, nm, CUDA_C_64F, J->dA, nm, CUDA_R_64F, J->dW, CUDA_C_64F, &lwd, &lwh, B));
+  PetscCallCUDA(cudaMalloc(&J->dwork, PetscMax(lwd, (size_t)1)));
+  PetscCall(PetscMalloc1(PetscMax(lwh, (size_t)1), (char **)&J->hwork));
+  PetscCall(PetscMalloc1(NPHEV * J->nbatch, &J->ev));
+  for (PetscInt i = 0; i < NPHEV * J->nbatch; i++) PetscCallCUDA(cudaEventCreate(&J->ev[i]));
 
-  for (PetscInt q0 = 0; q0 < nq; q0 += B) {
-    const int    nb = (int)PetscMin(B, nq - q0), thr = 256;
-    const double one = 1.0, zero = 0.0;
-    size_t       n;
-    PetscCallCUDA(cudaEventRecord(ev[0], stream));
-    PetscCallCUDA(cudaMemcpyAsync(dq, q + 3 * q0, sizeof(double) * 3 * nb, cudaMemcpyHostToDevice, stream));
-    if (k.nR) {
-      n = (size_t)k.nR * nb;
-      PhasesKernel<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k.nR, nb, dR, dq, dC, dS);
-      PetscCallCUDA(cudaGetLastError());
-      /* Dre (nf9 x nb) = F^T C, Dim = F^T S; F is nR x nf9, C is nR x nb (column-major) */
-      PetscCallCUBLASBTE(cublasDgemm(cb, CUBLAS_OP_T, CUBLAS_OP_N, k.nf9, nb, k.nR, &one, dF, k.nR, dC, k.nR, &zero, dDre, k.nf9));
-      PetscCallCUBLASBTE(cublasDgemm(cb, CUBLAS_OP_T, CUBLAS_OP_N, k.nf9, nb, k.nR, &one, dF, k.nR, dS, k.nR, &zero, dDim, k.nf9));
-    } else {
-      PetscCallCUDA(cudaMemsetAsync(dDre, 0, sizeof(double) * (size_t)k.nf9 * nb, stream));
-      PetscCallCUDA(cudaMemsetAsync(dDim, 0, sizeof(double) * (size_t)k.nf9 * nb, stream));
-    }
-    PetscCallCUDA(cudaEventRecord(es[0], stream));
-    if (k.lr) {
-      const cuDoubleComplex fac = make_cuDoubleComplex(k.fac, 0), z0 = make_cuDoubleComplex(0, 0);
-      n                         = (size_t)k.ncol * nb;
-      DipoleColumns<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k, nb, dq, dtau, dz, dV);
-      PetscCallCUDA(cudaGetLastError());
-      PetscCallCUDA(cudaEventRecord(es[1], stream));
-      PetscCallCUBLASBTE(cublasZgemmStridedBatched(cb, CUBLAS_OP_N, CUBLAS_OP_C, nm, nm, k.ncol, &fac, (const cuDoubleComplex *)dV, nm, (long long)nm * k.ncol, (const cuDoubleComplex *)dV, nm, (long long)nm * k.ncol, &z0, (cuDoubleComplex *)dDLR, nm, (long long)nm * nm, nb));
-    }
-    if (!k.lr) PetscCallCUDA(cudaEventRecord(es[1], stream));
-    PetscCallCUDA(cudaEventRecord(es[2], stream));
-    n = (size_t)nm * nm * nb;
-    Assemble<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k, nb, dDre, dDim, dDLR, dons, dmass, dA);
-    PetscCallCUDA(cudaGetLastError());
-    PetscCallCUDA(cudaEventRecord(ev[1], stream));
-    PetscCallCUSOLVERBTE(cusolverDnXsyevBatched(cs, params, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, nm, CUDA_C_64F, dA, nm, CUDA_R_64F, dW, CUDA_C_64F, dwork, lwd, hwork, lwh, dinfo, nb));
-    PetscCallCUDA(cudaEventRecord(ev[2], stream));
-    Finish<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k.nm, nb, dW, dmass, dom, dA);
-    PetscCallCUDA(cudaGetLastError());
-    PetscCallCUDA(cudaMemcpyAsync(hinfo, dinfo, sizeof(int) * nb, cudaMemcpyDeviceToHost, stream));
-    if (ddst) {
-      n = 2 * (size_t)nm * nm * nb;
-      Scatter<<<(unsigned)((n + thr - 1) / thr), thr, 0, stream>>>(k.nm, nb, ddst + q0, dom, dA, omc, uc);
-      PetscCallCUDA(cudaGetLastError());
-    } else {
-      if (om) PetscCallCUDA(cudaMemcpyAsync(om + (size_t)q0 * nm, dom, sizeof(double) * (size_t)nm * nb, cudaMemcpyDeviceToHost, stream));
-      if (u) PetscCallCUDA(cudaMemcpyAsync(u + 2 * (size_t)q0 * nm * nm, dA, sizeof(double) * 2 * (size_t)nm * nm * nb, cudaMemcpyDeviceToHost, stream));
-    }
-    PetscCallCUDA(cudaEventRecord(ev[3], stream));
-    PetscCallCUDA(cudaStreamSynchronize(stream));
-    for (int i = 0; i < 3; i++) {
-      float ms;
-      PetscCallCUDA(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
-      tph[i] += ms;
-    }
-    {
-      cudaEvent_t from[4] = {ev[0], es[0], es[1], es[2]}, to[4] = {es[0], es[1], es[2], ev[1]};
-      for (int i = 0; i < 4; i++) {
-        float ms;
-        PetscCallCUDA(cudaEventElapsedTime(&ms, from[i], to[i]));
-        tdm[i] += ms;
-      }
-    }
-    for (int b = 0; b < nb; b++) PetscCheck(hinfo[b] == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSOLVER's batched eigensolver failed on D(q) at q point %" PetscInt_FMT " (info %d)", q0 + b, hinfo[b]);
-  }
+  J->lwd = lwd;
+  J->lwh = lwh;
+  J->om  = om;
+  J->u   = u;
+  J->omc = omc;
+  J->uc  = uc;
   if (!ddst) PetscCall(PetscLogGpuToCpu((PetscLogDouble)sizeof(double) * nq * ((om ? nm : 0) + (u ? 2 * nm * nm : 0))));
+  PetscFunctionReturn(0);
+}
 
-  for (int i = 0; i < 4; i++) PetscCallCUDA(cudaEventDestroy(ev[i]));
-  for (int i = 0; i < 3; i++) PetscCallCUDA(cudaEventDestroy(es[i]));
-  PetscCallCUSOLVERBTE(cusolverDnDestroyParams(params));
-  PetscCallCUBLASBTE(cublasDestroy(cb));
-  PetscCallCUSOLVERBTE(cusolverDnDestroy(cs));
-  PetscCallCUDA(cudaStreamDestroy(stream));
-  PetscCallCUDA(cudaFree(dwork));
-  PetscCall(PetscFree(hwork));
+#define TRYCUDA(x) \
+  do { \
+    cudaError_t e_ = (x); \
+    if (e_ != cudaSuccess) { \
+      J->rc   = (int)e_; \
+      J->what = #x; \
+      return 1; \
+    } \
+  } while (0)
+#define TRYBLAS(x) \
+  do { \
+    cublasStatus_t e_ = (x); \
+    if (e_ != CUBLAS_STATUS_SUCCESS) { \
+      J->rc   = (int)e_; \
+      J->what = #x; \
+      return 1; \
+    } \
+  } while (0)
+#define TRYSOLVER(x) \
+  do { \
+    cusolverStatus_t e_ = (x); \
+    if (e_ != CUSOLVER_STATUS_SUCCESS) { \
+      J->rc   = (int)e_; \
+      J->what = #x; \
+      return 1; \
+    } \
+  } while (0)
+
+/* PhononsBegin's batches onto its stream: CUDA, cuBLAS and cuSOLVER calls only (no PETSc), so that
+   a thread of its own can make them: cuSOLVER's batched eigensolver returns only when its work is
+   done, so the thread that calls it waits for the device (measured: the host's bands and k side,
+   started after it, waited ~0.4 s at DNTT 16^3). A failure is recorded in J->rc, J->what. */
+static int PhononsEnqueue(PhJob *J)
+{
+  const PhConst *k  = &J->k;
+  const int      nm = k->nm;
+
+  for (PetscInt q0 = 0, ib = 0; q0 < J->nq; q0 += J->B, ib++) {
+    const int          nb = (int)PetscMin(J->B, J->nq - q0), thr = 256;
+    const double       one = 1.0, zero = 0.0;
+    const double      *dq = J->dq + 3 * q0;
+    cudaEvent_t *const ev = J->ev + NPHEV * ib;
+    cudaStream_t       st = J->stream;
+    size_t             n;
+    TRYCUDA(cudaEventRecord(ev[0], st));
+    if (k->nR) {
+      n = (size_t)k->nR * nb;
+      PhasesKernel<<<(unsigned)((n + thr - 1) / thr), thr, 0, st>>>(k->nR, nb, J->dR, dq, J->dC, J->dS);
+      TRYCUDA(cudaGetLastError());
+      /* Dre (nf9 x nb) = F^T C, Dim = F^T S; F is nR x nf9, C is nR x nb (column-major) */
+      TRYBLAS(cublasDgemm(J->cb, CUBLAS_OP_T, CUBLAS_OP_N, k->nf9, nb, k->nR, &one, J->dF, k->nR, J->dC, k->nR, &zero, J->dDre, k->nf9));
+      TRYBLAS(cublasDgemm(J->cb, CUBLAS_OP_T, CUBLAS_OP_N, k->nf9, nb, k->nR, &one, J->dF, k->nR, J->dS, k->nR, &zero, J->dDim, k->nf9));
+    } else {
+      TRYCUDA(cudaMemsetAsync(J->dDre, 0, sizeof(double) * (size_t)k->nf9 * nb, st));
+      TRYCUDA(cudaMemsetAsync(J->dDim, 0, sizeof(double) * (size_t)k->nf9 * nb, st));
+    }
+    TRYCUDA(cudaEventRecord(ev[1], st));
+    if (k->lr) {
+      const cuDoubleComplex fac = make_cuDoubleComplex(k->fac, 0), z0 = make_cuDoubleComplex(0, 0);
+      n                         = (size_t)k->ncol * nb;
+      DipoleColumns<<<(unsigned)((n + thr - 1) / thr), thr, 0, st>>>(*k, nb, dq, J->dtau, J->dz, J->dV);
+      TRYCUDA(cudaGetLastError());
+      TRYCUDA(cudaEventRecord(ev[2], st));
+      TRYBLAS(cublasZgemmStridedBatched(J->cb, CUBLAS_OP_N, CUBLAS_OP_C, nm, nm, k->ncol, &fac, (const cuDoubleComplex *)J->dV, nm, (long long)nm * k->ncol, (const cuDoubleComplex *)J->dV, nm, (long long)nm * k->ncol, &z0, (cuDoubleComplex *)J->dDLR, nm, (long long)nm * nm, nb));
+    } else TRYCUDA(cudaEventRecord(ev[2], st));
+    TRYCUDA(cudaEventRecord(ev[3], st));
+    n = (size_t)nm * nm * nb;
+    Assemble<<<(unsigned)((n + thr - 1) / thr), thr, 0, st>>>(*k, nb, J->dDre, J->dDim, J->dDLR, J->dons, J->dmass, J->dA);
+    TRYCUDA(cudaGetLastError());
+    TRYCUDA(cudaEventRecord(ev[4], st));
+    TRYSOLVER(cusolverDnXsyevBatched(J->cs, J->params, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, nm, CUDA_C_64F, J->dA, nm, CUDA_R_64F, J->dW, CUDA_C_64F, J->dwork, J->lwd, J->hwork, J->lwh, J->dinfo + q0, nb));
+    TRYCUDA(cudaEventRecord(ev[5], st));
+    Finish<<<(unsigned)((n + thr - 1) / thr), thr, 0, st>>>(k->nm, nb, J->dW, J->dmass, J->dom, J->dA);
+    TRYCUDA(cudaGetLastError());
+    if (J->ddst) {
+      n = 2 * (size_t)nm * nm * nb;
+      Scatter<<<(unsigned)((n + thr - 1) / thr), thr, 0, st>>>(k->nm, nb, J->ddst + q0, J->dom, J->dA, J->omc, J->uc);
+      TRYCUDA(cudaGetLastError());
+    } else {
+      if (J->om) TRYCUDA(cudaMemcpyAsync(J->om + (size_t)q0 * nm, J->dom, sizeof(double) * (size_t)nm * nb, cudaMemcpyDeviceToHost, st));
+      if (J->u) TRYCUDA(cudaMemcpyAsync(J->u + 2 * (size_t)q0 * nm * nm, J->dA, sizeof(double) * 2 * (size_t)nm * nm * nb, cudaMemcpyDeviceToHost, st));
+    }
+    TRYCUDA(cudaEventRecord(ev[6], st));
+  }
+  return 0;
+}
+
+/* Waits for PhononsBegin's work, checks every eigenproblem, reports the stages' times, frees it all */
+static PetscErrorCode PhononsEnd(PhJob *J)
+{
+  float          tph[3] = {0, 0, 0};    /* ms: short-range and dipole sums, eigenproblems, the rest */
+  float          tdm[4] = {0, 0, 0, 0}; /* ms, within tph[0]: short-range sums, dipole columns, dipole products, assembly */
+  int           *hinfo;
+  PetscLogDouble tw1;
+
+  PetscFunctionBegin;
+  if (J->nq <= 0) PetscFunctionReturn(0);
+  PetscCheck(!J->rc, PETSC_COMM_SELF, PETSC_ERR_LIB, "The phonons on the GPU: %s failed (error %d)", J->what, J->rc);
+  PetscCallCUDA(cudaStreamSynchronize(J->stream));
+  PetscCall(PetscMalloc1(J->nq, &hinfo));
+  PetscCallCUDA(cudaMemcpy(hinfo, J->dinfo, sizeof(int) * J->nq, cudaMemcpyDeviceToHost));
+  for (PetscInt ib = 0; ib < J->nbatch; ib++) {
+    cudaEvent_t *ev = J->ev + NPHEV * ib;
+    float        ms;
+    for (int i = 0; i < 4; i++) {
+      PetscCallCUDA(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]));
+      tdm[i] += ms;
+    }
+    PetscCallCUDA(cudaEventElapsedTime(&ms, ev[0], ev[4]));
+    tph[0] += ms;
+    PetscCallCUDA(cudaEventElapsedTime(&ms, ev[4], ev[5]));
+    tph[1] += ms;
+    PetscCallCUDA(cudaEventElapsedTime(&ms, ev[5], ev[6]));
+    tph[2] += ms;
+  }
+  for (PetscInt b = 0; b < J->nq; b++) PetscCheck(hinfo[b] == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSOLVER's batched eigensolver failed on D(q) at q point %" PetscInt_FMT " (info %d)", b, hinfo[b]);
   PetscCall(PetscFree(hinfo));
-  PetscCallCUDA(cudaFree(dF));
-  PetscCallCUDA(cudaFree(dR));
-  PetscCallCUDA(cudaFree(dq));
-  PetscCallCUDA(cudaFree(dC));
-  PetscCallCUDA(cudaFree(dS));
-  PetscCallCUDA(cudaFree(dDre));
-  PetscCallCUDA(cudaFree(dDim));
-  PetscCallCUDA(cudaFree(dA));
-  PetscCallCUDA(cudaFree(dW));
-  PetscCallCUDA(cudaFree(dom));
-  PetscCallCUDA(cudaFree(dinfo));
-  PetscCallCUDA(cudaFree(dmass));
-  PetscCallCUDA(cudaFree(dV));
-  PetscCallCUDA(cudaFree(dDLR));
-  PetscCallCUDA(cudaFree(dons));
-  PetscCallCUDA(cudaFree(dtau));
-  PetscCallCUDA(cudaFree(dz));
+  for (PetscInt i = 0; i < NPHEV * J->nbatch; i++) PetscCallCUDA(cudaEventDestroy(J->ev[i]));
+  PetscCall(PetscFree(J->ev));
+  PetscCallCUSOLVERBTE(cusolverDnDestroyParams(J->params));
+  PetscCallCUBLASBTE(cublasDestroy(J->cb));
+  PetscCallCUSOLVERBTE(cusolverDnDestroy(J->cs));
+  PetscCallCUDA(cudaStreamDestroy(J->stream));
+  PetscCallCUDA(cudaFree(J->dwork));
+  PetscCall(PetscFree(J->hwork));
+  {
+    double *d[] = {J->dF, J->dR, J->dq, J->dC, J->dS, J->dDre, J->dDim, J->dA, J->dW, J->dom, J->dmass, J->dV, J->dDLR, J->dons, J->dtau, J->dz};
+    for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) PetscCallCUDA(cudaFree(d[i]));
+  }
+  PetscCallCUDA(cudaFree(J->dinfo));
   PetscCall(PetscTime(&tw1));
-  PetscCall(PetscInfo(NULL, "phonons of %" PetscInt_FMT " q points on the GPU in batches of %" PetscInt_FMT ", %.3f s on the host's clock: dynamical matrices %.3f s (short-range sums %.3f, dipole columns %.3f, dipole products %.3f, assembly %.3f; %d dipole columns per q), eigenproblems %.3f s, %s %.3f s\n", nq, B, tw1 - tw0, (double)tph[0] / 1e3, (double)tdm[0] / 1e3, (double)tdm[1] / 1e3, (double)tdm[2] / 1e3, (double)tdm[3] / 1e3, k.ncol, (double)tph[1] / 1e3, ddst ? "into the device cache" : "copies to the host", (double)tph[2] / 1e3));
+  PetscCall(PetscInfo(NULL, "phonons of %" PetscInt_FMT " q points on the GPU in batches of %" PetscInt_FMT ", %.3f s on the host's clock: dynamical matrices %.3f s (short-range sums %.3f, dipole columns %.3f, dipole products %.3f, assembly %.3f; %d dipole columns per q), eigenproblems %.3f s, %s %.3f s\n", J->nq, J->B, tw1 - J->tw0, (double)tph[0] / 1e3, (double)tdm[0] / 1e3, (double)tdm[1] / 1e3, (double)tdm[2] / 1e3, (double)tdm[3] / 1e3, J->k.ncol, (double)tph[1] / 1e3, J->ddst ? "into the device cache" : "copies to the host", (double)tph[2] / 1e3));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode BTEEprPhononsCUDA(BTEEpr e, PetscInt nq, const PetscReal q[], PetscReal om[], PetscReal u[])
 {
+  PhJob J;
+
   PetscFunctionBegin;
-  PetscCall(Phonons(e, nq, q, NULL, om, u, NULL, NULL));
+  PetscCall(PhononsBegin(e, nq, q, NULL, om, u, NULL, NULL, &J));
+  if (nq > 0) (void)PhononsEnqueue(&J);
+  PetscCall(PhononsEnd(&J));
   PetscFunctionReturn(0);
 }
 
@@ -427,105 +502,176 @@ __global__ static void FillMinusQ(int nm, int np, const int *__restrict__ pr, do
   }
 }
 
-PetscErrorCode BTEEprQCacheCUDACreate(BTEEpr e, const PetscInt nqd[3], const PetscInt minusq[], PetscReal om[], BTEEprQCacheCUDA *qc, PetscBool *fits)
+/* What BTEEprQCacheCUDABegin leaves in flight */
+typedef struct {
+  PhJob        ph;
+  PetscReal   *qh;
+  int         *dst, *pr, *ddst, *dpr;
+  double      *dq, *dtau, *dz;
+  double      *om, *u, *glr; /* the cache's */
+  PetscInt     nh, npair, nall;
+  int          nm;
+  PhConst      klr; /* the long-range vertex's constants (lr) */
+  double       pref;
+  PetscBool    lr;
+  cudaEvent_t  ev[3];
+  size_t       need;
+  int          dev;
+  std::thread *thread;
+} QJob;
+
+/* The q cache's work onto the phonons' stream (a thread of its own; no PETSc calls) */
+static void QWork(QJob *Q)
+{
+  PhJob       *J  = &Q->ph;
+  cudaStream_t st = J->stream;
+  const int    nm = Q->nm;
+
+  if (cudaSetDevice(Q->dev) != cudaSuccess) {
+    J->rc   = (int)cudaGetLastError();
+    J->what = "cudaSetDevice";
+    return;
+  }
+  [&]() -> int {
+    if (PhononsEnqueue(J)) return 1;
+    TRYCUDA(cudaEventRecord(Q->ev[0], st));
+    if (Q->lr) {
+      const size_t n = (size_t)Q->nh * nm;
+      if (n) CouplingLR<<<(unsigned)((n + 127) / 128), 128, 0, st>>>(Q->klr, Q->pref, (int)Q->nh, Q->dq, Q->ddst, Q->dtau, Q->dz, Q->glr);
+      TRYCUDA(cudaGetLastError());
+    } else TRYCUDA(cudaMemsetAsync(Q->glr, 0, sizeof(double) * 2 * (size_t)Q->nall * nm, st));
+    TRYCUDA(cudaEventRecord(Q->ev[1], st));
+    if (Q->npair) {
+      const size_t n = ((size_t)nm * nm + nm) * Q->npair;
+      FillMinusQ<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(nm, (int)Q->npair, Q->dpr, Q->om, Q->u, Q->glr);
+      TRYCUDA(cudaGetLastError());
+    }
+    TRYCUDA(cudaEventRecord(Q->ev[2], st));
+    return 0;
+  }();
+}
+
+PetscErrorCode BTEEprQCacheCUDABegin(BTEEpr e, const PetscInt nqd[3], const PetscInt minusq[], BTEEprQCacheCUDA *qc, PetscBool *fits)
 {
   const PetscInt nqtot = nqd[0] * nqd[1] * nqd[2], nm = 3 * e->nat;
-  PetscInt       nh = 0, npair = 0;
-  PetscReal     *qh;
-  int           *dst, *pr, *ddst, *dpr;
-  double        *dq, *dtau = NULL, *dz = NULL;
-  size_t         freeb, totalb, need;
-  cudaEvent_t    ev[3];
-  float          ms[2];
+  size_t         freeb, totalb;
+  QJob          *Q;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(qc, sizeof(*qc)));
   *fits = PETSC_FALSE;
   /* the cache itself, and room for the phonons' work (a batch of at least a few q points) */
-  need = sizeof(double) * (size_t)nqtot * (nm + 2 * (size_t)nm * nm + 2 * nm);
-  PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
-  if ((PetscLogDouble)need > 0.5 * (PetscLogDouble)freeb) {
-    PetscCall(PetscInfo(NULL, "the q cache needs %.3g GB of device memory, %.3g GB free: made on the host\n", (double)need / 1e9, (double)freeb / 1e9));
-    PetscFunctionReturn(0);
+  {
+    const size_t need = sizeof(double) * (size_t)nqtot * (nm + 2 * (size_t)nm * nm + 2 * nm);
+    PetscCallCUDA(cudaMemGetInfo(&freeb, &totalb));
+    if ((PetscLogDouble)need > 0.5 * (PetscLogDouble)freeb) {
+      PetscCall(PetscInfo(NULL, "the q cache needs %.3g GB of device memory, %.3g GB free: made on the host\n", (double)need / 1e9, (double)freeb / 1e9));
+      PetscFunctionReturn(0);
+    }
+    PetscCall(PetscNew(&Q));
+    Q->need = need;
   }
   /* the q points computed (those with -q at or after them, the host's choice) and the pairs filled */
-  PetscCall(PetscMalloc3(3 * nqtot, &qh, nqtot, &dst, 2 * nqtot, &pr));
+  PetscCall(PetscMalloc3(3 * nqtot, &Q->qh, nqtot, &Q->dst, 2 * nqtot, &Q->pr));
   for (PetscInt iq = 0; iq < nqtot; iq++) {
     const PetscInt mq = minusq[iq];
     if (mq >= iq) {
-      qh[3 * nh]     = (PetscReal)(iq / (nqd[1] * nqd[2])) / nqd[0];
-      qh[3 * nh + 1] = (PetscReal)((iq / nqd[2]) % nqd[1]) / nqd[1];
-      qh[3 * nh + 2] = (PetscReal)(iq % nqd[2]) / nqd[2];
-      dst[nh++]      = (int)iq;
+      Q->qh[3 * Q->nh]     = (PetscReal)(iq / (nqd[1] * nqd[2])) / nqd[0];
+      Q->qh[3 * Q->nh + 1] = (PetscReal)((iq / nqd[2]) % nqd[1]) / nqd[1];
+      Q->qh[3 * Q->nh + 2] = (PetscReal)(iq % nqd[2]) / nqd[2];
+      Q->dst[Q->nh++]      = (int)iq;
     } else {
-      pr[2 * npair]     = (int)iq;
-      pr[2 * npair + 1] = (int)mq;
-      npair++;
+      Q->pr[2 * Q->npair]     = (int)iq;
+      Q->pr[2 * Q->npair + 1] = (int)mq;
+      Q->npair++;
     }
   }
   PetscCallCUDA(cudaMalloc((void **)&qc->om, sizeof(double) * (size_t)nqtot * nm));
   PetscCallCUDA(cudaMalloc((void **)&qc->u, sizeof(double) * 2 * (size_t)nqtot * nm * nm));
   PetscCallCUDA(cudaMalloc((void **)&qc->glr, sizeof(double) * 2 * (size_t)nqtot * nm));
-  PetscCallCUDA(cudaMalloc((void **)&ddst, sizeof(int) * PetscMax(nh, 1)));
-  PetscCallCUDA(cudaMalloc((void **)&dpr, sizeof(int) * 2 * PetscMax(npair, 1)));
-  PetscCallCUDA(cudaMalloc((void **)&dq, sizeof(double) * 3 * PetscMax(nh, 1)));
-  PetscCallCUDA(cudaMemcpy(ddst, dst, sizeof(int) * nh, cudaMemcpyHostToDevice));
-  PetscCallCUDA(cudaMemcpy(dpr, pr, sizeof(int) * 2 * npair, cudaMemcpyHostToDevice));
-  PetscCallCUDA(cudaMemcpy(dq, qh, sizeof(double) * 3 * nh, cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMalloc((void **)&Q->ddst, sizeof(int) * PetscMax(Q->nh, 1)));
+  PetscCallCUDA(cudaMalloc((void **)&Q->dpr, sizeof(int) * 2 * PetscMax(Q->npair, 1)));
+  PetscCallCUDA(cudaMalloc((void **)&Q->dq, sizeof(double) * 3 * PetscMax(Q->nh, 1)));
+  PetscCallCUDA(cudaMemcpy(Q->ddst, Q->dst, sizeof(int) * Q->nh, cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMemcpy(Q->dpr, Q->pr, sizeof(int) * 2 * Q->npair, cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMemcpy(Q->dq, Q->qh, sizeof(double) * 3 * Q->nh, cudaMemcpyHostToDevice));
   qc->nqtot = nqtot;
   qc->nm    = nm;
-
-  /* 1. phonons of the half set, straight into the cache */
-  PetscCall(Phonons(e, nh, qh, ddst, NULL, NULL, qc->om, qc->u));
-  for (int i = 0; i < 3; i++) PetscCallCUDA(cudaEventCreate(&ev[i]));
-  PetscCallCUDA(cudaEventRecord(ev[0], 0));
-  /* 2. the long-range vertex of the half set */
-  if (e->lr_eph) {
-    PhConst  k;
-    PetscInt nrx[3];
-    double   pref;
-    size_t   n = (size_t)nh * nm;
-    PetscCall(PetscMemzero(&k, sizeof(k)));
-    k.nat   = (int)e->nat;
-    k.nm    = (int)nm;
-    k.sys2d = e->sys2d ? 1 : 0;
-    k.alpha = e->polar_alpha;
-    for (int c = 0; c < 9; c++) {
-      k.bg[c]    = e->bg[c];
-      k.epsil[c] = e->epsil[c];
-    }
-    for (int c = 0; c < 4; c++) k.reff[c] = e->reff_eph[c];
-    BTEEprGRange(e, e->polar_alpha, nrx);
-    for (int c = 0; c < 3; c++) k.nrx[c] = (int)nrx[c];
-    /* prefactor i 4 pi e^2 / (V tpiba) in 3D, i 2 pi e^2 alat / (V b3_z) in 2D (epr_interp.c) */
-    pref = e->sys2d ? 2 * PETSC_PI * E2 / e->volume * e->alat / e->bg[8] : 4 * PETSC_PI * E2 / (e->volume * (2 * PETSC_PI / e->alat));
-    PetscCallCUDA(cudaMalloc((void **)&dtau, sizeof(double) * 3 * e->nat));
-    PetscCallCUDA(cudaMalloc((void **)&dz, sizeof(double) * 9 * e->nat));
-    PetscCallCUDA(cudaMemcpy(dtau, e->tau, sizeof(double) * 3 * e->nat, cudaMemcpyHostToDevice));
-    PetscCallCUDA(cudaMemcpy(dz, e->zstar, sizeof(double) * 9 * e->nat, cudaMemcpyHostToDevice));
-    if (n) CouplingLR<<<(unsigned)((n + 127) / 128), 128>>>(k, pref, (int)nh, dq, ddst, dtau, dz, qc->glr);
-    PetscCallCUDA(cudaGetLastError());
-  } else PetscCallCUDA(cudaMemset(qc->glr, 0, sizeof(double) * 2 * (size_t)nqtot * nm));
-  PetscCallCUDA(cudaEventRecord(ev[1], 0));
-  /* 3. -q by conjugation */
-  if (npair) {
-    size_t n = ((size_t)nm * nm + nm) * npair;
-    FillMinusQ<<<(unsigned)((n + 255) / 256), 256>>>((int)nm, (int)npair, dpr, qc->om, qc->u, qc->glr);
-    PetscCallCUDA(cudaGetLastError());
+  qc->job   = Q;
+  if (e->lr_eph) { /* before the work is enqueued: copies from pageable memory would wait for it */
+    PetscCallCUDA(cudaMalloc((void **)&Q->dtau, sizeof(double) * 3 * e->nat));
+    PetscCallCUDA(cudaMalloc((void **)&Q->dz, sizeof(double) * 9 * e->nat));
+    PetscCallCUDA(cudaMemcpy(Q->dtau, e->tau, sizeof(double) * 3 * e->nat, cudaMemcpyHostToDevice));
+    PetscCallCUDA(cudaMemcpy(Q->dz, e->zstar, sizeof(double) * 9 * e->nat, cudaMemcpyHostToDevice));
   }
-  PetscCallCUDA(cudaEventRecord(ev[2], 0));
-  PetscCallCUDA(cudaMemcpy(om, qc->om, sizeof(double) * (size_t)nqtot * nm, cudaMemcpyDeviceToHost));
-  PetscCall(PetscLogGpuToCpu((PetscLogDouble)sizeof(double) * nqtot * nm));
-  for (int i = 0; i < 2; i++) PetscCallCUDA(cudaEventElapsedTime(&ms[i], ev[i], ev[i + 1]));
-  for (int i = 0; i < 3; i++) PetscCallCUDA(cudaEventDestroy(ev[i]));
-  PetscCall(PetscInfo(NULL, "q cache on the GPU: %" PetscInt_FMT " q points computed, %" PetscInt_FMT " filled from -q; long-range vertex %.3f s, -q fill %.3f s, %.3g GB\n", nh, npair, (double)ms[0] / 1e3, (double)ms[1] / 1e3, (double)need / 1e9));
-  PetscCallCUDA(cudaFree(ddst));
-  PetscCallCUDA(cudaFree(dpr));
-  PetscCallCUDA(cudaFree(dq));
-  PetscCallCUDA(cudaFree(dtau));
-  PetscCallCUDA(cudaFree(dz));
-  PetscCall(PetscFree3(qh, dst, pr));
+
+  /* the long-range vertex's constants */
+  if (e->lr_eph) {
+    PhConst *k = &Q->klr;
+    PetscInt nrx[3];
+    k->nat   = (int)e->nat;
+    k->nm    = (int)nm;
+    k->sys2d = e->sys2d ? 1 : 0;
+    k->alpha = e->polar_alpha;
+    for (int c = 0; c < 9; c++) {
+      k->bg[c]    = e->bg[c];
+      k->epsil[c] = e->epsil[c];
+    }
+    for (int c = 0; c < 4; c++) k->reff[c] = e->reff_eph[c];
+    BTEEprGRange(e, e->polar_alpha, nrx);
+    for (int c = 0; c < 3; c++) k->nrx[c] = (int)nrx[c];
+    /* prefactor i 4 pi e^2 / (V tpiba) in 3D, i 2 pi e^2 alat / (V b3_z) in 2D (epr_interp.c) */
+    Q->pref = e->sys2d ? 2 * PETSC_PI * E2 / e->volume * e->alat / e->bg[8] : 4 * PETSC_PI * E2 / (e->volume * (2 * PETSC_PI / e->alat));
+    Q->lr   = PETSC_TRUE;
+  }
+  /* 1. phonons of the half set, straight into the cache; 2. the long-range vertex of the half set;
+     3. -q by conjugation: enqueued by a thread of its own (QWork), so that this one returns at once */
+  PetscCall(PhononsBegin(e, Q->nh, Q->qh, Q->ddst, NULL, NULL, qc->om, qc->u, &Q->ph));
+  for (int i = 0; i < 3; i++) PetscCallCUDA(cudaEventCreate(&Q->ev[i]));
+  Q->glr = qc->glr;
+  Q->om  = qc->om;
+  Q->u   = qc->u;
+  Q->nall = nqtot;
+  Q->nm   = (int)nm;
+  PetscCallCUDA(cudaGetDevice(&Q->dev));
+  try {
+    Q->thread = new std::thread(QWork, Q);
+  } catch (...) {
+    Q->thread = NULL; /* no thread: this one enqueues, and waits in cuSOLVER */
+    QWork(Q);
+  }
   *fits = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEEprQCacheCUDAEnd(BTEEprQCacheCUDA *qc, PetscReal om[])
+{
+  QJob *Q = (QJob *)qc->job;
+  float ms[2];
+
+  PetscFunctionBegin;
+  if (!Q) PetscFunctionReturn(0);
+  if (Q->thread) {
+    Q->thread->join();
+    delete Q->thread;
+    Q->thread = NULL;
+  }
+  PetscCall(PhononsEnd(&Q->ph)); /* waits for the stream, so for steps 2 and 3 too */
+  if (om) {
+    PetscCallCUDA(cudaMemcpy(om, qc->om, sizeof(double) * (size_t)qc->nqtot * qc->nm, cudaMemcpyDeviceToHost));
+    PetscCall(PetscLogGpuToCpu((PetscLogDouble)sizeof(double) * qc->nqtot * qc->nm));
+  }
+  for (int i = 0; i < 2; i++) PetscCallCUDA(cudaEventElapsedTime(&ms[i], Q->ev[i], Q->ev[i + 1]));
+  for (int i = 0; i < 3; i++) PetscCallCUDA(cudaEventDestroy(Q->ev[i]));
+  PetscCall(PetscInfo(NULL, "q cache on the GPU: %" PetscInt_FMT " q points computed, %" PetscInt_FMT " filled from -q; long-range vertex %.3f s, -q fill %.3f s, %.3g GB\n", Q->nh, Q->npair, (double)ms[0] / 1e3, (double)ms[1] / 1e3, (double)Q->need / 1e9));
+  PetscCallCUDA(cudaFree(Q->ddst));
+  PetscCallCUDA(cudaFree(Q->dpr));
+  PetscCallCUDA(cudaFree(Q->dq));
+  PetscCallCUDA(cudaFree(Q->dtau));
+  PetscCallCUDA(cudaFree(Q->dz));
+  PetscCall(PetscFree3(Q->qh, Q->dst, Q->pr));
+  PetscCall(PetscFree(Q));
+  qc->job = NULL;
   PetscFunctionReturn(0);
 }
 
@@ -541,6 +687,7 @@ PetscErrorCode BTEEprQCacheCUDAGetHost(const BTEEprQCacheCUDA *qc, PetscReal u[]
 PetscErrorCode BTEEprQCacheCUDADestroy(BTEEprQCacheCUDA *qc)
 {
   PetscFunctionBegin;
+  PetscCall(BTEEprQCacheCUDAEnd(qc, NULL)); /* work still in flight */
   PetscCallCUDA(cudaFree(qc->om));
   PetscCallCUDA(cudaFree(qc->u));
   PetscCallCUDA(cudaFree(qc->glr));

@@ -25,6 +25,7 @@
 
 #define WS_RANGE 3
 #define WS_EPS   1e-6
+#define AMU_RY   911.444 /* Rydberg mass units (2 m_e) per atomic mass unit: the file's masses */
 
 /* Length of x (crystal) in alat: |sum_i x_i at_i| */
 static PetscReal CrystLength(const PetscReal at[9], const PetscReal x[3])
@@ -348,7 +349,8 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
     for (int k = 0; k < 3; k++) n[k] = (PetscInt)i3[k];
   }
   if (!rd.st.bad) {
-    if (!(e->alat > 0)) BTEH5Fail(&rd.st, "%s: basic_data/alat = %g must be positive", file, (double)e->alat);
+    /* alat is the unit of at and tau: a tiny one with a huge at (or the reverse) is no lattice of a crystal */
+    if (!(e->alat >= BTE_EPR_LENGTH_MIN && e->alat <= BTE_EPR_LENGTH_MAX)) BTEH5Fail(&rd.st, "%s: basic_data/alat = %g bohr is out of range: expected a lattice parameter of [%g, %g] bohr", file, (double)e->alat, BTE_EPR_LENGTH_MIN, BTE_EPR_LENGTH_MAX);
     /* 1 bohr^3 is far below any crystal's cell (diamond: 76), 1e9 far above; a cell outside makes no k grid */
     if (!(e->volume >= 1 && e->volume <= 1e9)) BTEH5Fail(&rd.st, "%s: basic_data/volume = %g bohr^3 is out of range: expected a cell of [1, 1e9] bohr^3", file, (double)e->volume);
   }
@@ -396,8 +398,12 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
       for (PetscInt k = 0; k < 9 * e->nat; k++) e->zstar[k] = t[k];
     PetscCall(PetscFree(t));
   }
+  /* the masses scale every phonon frequency as 1/sqrt(M): masses of 1e300 made them all ~0 and
+     still gave a table, and masses written in amu instead of Rydberg mass units one with phonons
+     30 times too high */
   for (PetscInt a = 0; a < e->nat && !rd.st.bad; a++)
-    if (!(e->mass[a] > 0)) BTEH5Fail(&rd.st, "%s: basic_data/mass of atom %" PetscInt_FMT " is %g; masses must be positive", file, a + 1, (double)e->mass[a]);
+    if (!(e->mass[a] >= BTE_EPR_MASS_MIN * AMU_RY && e->mass[a] <= BTE_EPR_MASS_MAX * AMU_RY))
+      BTEH5Fail(&rd.st, "%s: basic_data/mass of atom %" PetscInt_FMT " is %g Rydberg mass units (%g amu); expected [%g, %g] amu, [%g, %g] in the file's units (%g per amu)", file, a + 1, (double)e->mass[a], (double)(e->mass[a] / AMU_RY), BTE_EPR_MASS_MIN, BTE_EPR_MASS_MAX, BTE_EPR_MASS_MIN * AMU_RY, BTE_EPR_MASS_MAX * AMU_RY, AMU_RY);
   /* flags and polar parameters: optional in older files */
   e->spinor = PETSC_FALSE;
   if (BTEH5Exists(rd.f, "basic_data/spinor") && !ReadScalarInt(&rd, "basic_data/spinor", &iv)) e->spinor = iv ? PETSC_TRUE : PETSC_FALSE;
@@ -416,6 +422,17 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
     for (PetscInt k = 0; k < 9 * e->nat; k++) s += PetscAbsReal(e->zstar[k]);
     e->polar = s > 0.1 ? PETSC_TRUE : PETSC_FALSE; /* Perturbo's rule for files without lpolar */
   }
+  if (!rd.st.bad && e->polar) {
+    /* the long-range terms scale as Z*^2 / eps: Born charges of 1e100 or an epsilon of 1e300 are no
+       material's (unused, and not checked, in a non-polar file) */
+    for (PetscInt k = 0; k < 9 * e->nat; k++)
+      if (!(PetscAbsReal(e->zstar[k]) <= BTE_EPR_ZSTAR_MAX)) {
+        BTEH5Fail(&rd.st, "%s: basic_data/zstar of atom %" PetscInt_FMT " has a component of %g; expected Born effective charges |Z*_ij| <= %g", file, k / 9 + 1, (double)e->zstar[k], BTE_EPR_ZSTAR_MAX);
+        break;
+      }
+    for (int i = 0; i < 3 && !rd.st.bad; i++)
+      if (!(e->epsil[4 * i] >= BTE_EPR_EPSIL_MIN && e->epsil[4 * i] <= BTE_EPR_EPSIL_MAX)) BTEH5Fail(&rd.st, "%s: basic_data/epsil has a diagonal element eps_%d%d = %g; expected [%g, %g] for the high-frequency dielectric tensor of a polar material", file, i + 1, i + 1, (double)e->epsil[4 * i], BTE_EPR_EPSIL_MIN, BTE_EPR_EPSIL_MAX);
+  }
   if (!rd.st.bad && e->polar && !(e->polar_alpha > 1e-12 && e->loto_alpha > 1e-12)) BTEH5Fail(&rd.st, "%s: polar_alpha (%g) and loto_alpha (%g) must be positive", file, (double)e->polar_alpha, (double)e->loto_alpha);
   if (!rd.st.bad && e->polar) {
     /* the long-range terms need a symmetric, positive-definite epsilon */
@@ -430,6 +447,9 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
     PetscReal        l3 = PetscSqrtReal(a[6] * a[6] + a[7] * a[7] + a[8] * a[8]);
     if (PetscAbsReal(a[2]) > 1e-6 * l3 || PetscAbsReal(a[5]) > 1e-6 * l3 || PetscAbsReal(a[6]) > 1e-6 * l3 || PetscAbsReal(a[7]) > 1e-6 * l3) BTEH5Fail(&rd.st, "%s: a 2D material (system_2d) must have a1, a2 in the xy plane and a3 along z (Perturbo's convention); basic_data/at does not", file);
     else if (BTEH5Exists(rd.f, "basic_data/thickness_2d") && !(e->thickness2d > 0)) BTEH5Fail(&rd.st, "%s: basic_data/thickness_2d = %g bohr must be positive", file, (double)e->thickness2d);
+    /* the e-ph screening length grows as 1/thickness: one of 5e-324 made it infinite, and the table was written */
+    else if (BTEH5Exists(rd.f, "basic_data/thickness_2d") && !(e->thickness2d >= BTE_EPR_LENGTH_MIN && e->thickness2d <= BTE_EPR_LENGTH_MAX))
+      BTEH5Fail(&rd.st, "%s: basic_data/thickness_2d = %g bohr is out of range: expected a layer thickness of [%g, %g] bohr", file, (double)e->thickness2d, BTE_EPR_LENGTH_MIN, BTE_EPR_LENGTH_MAX);
   }
   if (!rd.st.bad && e->polar) {
     /* the long-range sums run over a box of reciprocal vectors that grows as sqrt(alpha / eps)
@@ -481,7 +501,8 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
       ReadComplexPair(&rd, "electron_wannier/hopping_r", "electron_wannier/hopping_i", suf, 1, d1, "one entry per Wigner-Seitz vector of this Wannier pair on kc_dim (a different count means kc_dim or wannier_center_cryst do not match the data)", e->hval_re + e->hoff[m], e->hval_im + e->hoff[m]);
       /* energies of 1e30 Ry would make a window that rounds to a single value: bounded far above any band structure's */
       for (PetscInt t = e->hoff[m]; t < e->hoff[m + 1] && !rd.st.bad; t++)
-        if (!(PetscAbsReal(e->hval_re[t]) <= 1e3 && PetscAbsReal(e->hval_im[t]) <= 1e3)) BTEH5Fail(&rd.st, "%s: electron_wannier/hopping_%c%s has an entry of %g Ry at position %" PetscInt_FMT "; expected |H(R)| <= 1000 Ry (13.6 keV)", file, PetscAbsReal(e->hval_re[t]) <= 1e3 ? 'i' : 'r', suf, (double)(PetscAbsReal(e->hval_re[t]) <= 1e3 ? e->hval_im[t] : e->hval_re[t]), t - e->hoff[m]);
+        if (!(PetscAbsReal(e->hval_re[t]) <= BTE_EPR_HOPPING_MAX && PetscAbsReal(e->hval_im[t]) <= BTE_EPR_HOPPING_MAX))
+          BTEH5Fail(&rd.st, "%s: electron_wannier/hopping_%c%s has an entry of %g Ry at position %" PetscInt_FMT "; expected |H(R)| <= %g Ry (13.6 keV)", file, PetscAbsReal(e->hval_re[t]) <= BTE_EPR_HOPPING_MAX ? 'i' : 'r', suf, (double)(PetscAbsReal(e->hval_re[t]) <= BTE_EPR_HOPPING_MAX ? e->hval_im[t] : e->hval_re[t]), t - e->hoff[m], BTE_EPR_HOPPING_MAX);
       PetscCall(PetscFree(sel[m]));
     }
     PetscCall(PetscFree2(sel, n));
@@ -505,7 +526,15 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
       d3[0] = (hsize_t)n[m];
       d3[1] = d3[2] = 3;
       snprintf(p, sizeof(p), "force_constant/ifc%" PetscInt_FMT, m + 1);
-      ReadData(&rd, p, H5T_FLOAT, 3, d3, "(nr,3,3) with nr the Wigner-Seitz vectors of this atom pair on qc_dim (a different nr means qc_dim or tau do not match the data)", e->fval + 9 * e->foff[m]);
+      if (!ReadData(&rd, p, H5T_FLOAT, 3, d3, "(nr,3,3) with nr the Wigner-Seitz vectors of this atom pair on qc_dim (a different nr means qc_dim or tau do not match the data)", e->fval + 9 * e->foff[m])) {
+        /* one entry with a flipped exponent (x 2^64, x 2^1024) gave a table without complaint */
+        const PetscReal *c = e->fval + 9 * e->foff[m];
+        for (PetscInt t = 0; t < 9 * n[m]; t++)
+          if (!(PetscAbsReal(c[t]) <= BTE_EPR_IFC_MAX)) {
+            BTEH5Fail(&rd.st, "%s: %s has an entry of %g Ry/bohr^2 at [%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT "]; expected force constants |C| <= %g Ry/bohr^2", file, p, (double)c[t], t / 9, (t / 3) % 3, t % 3, BTE_EPR_IFC_MAX);
+            break;
+          }
+      }
       PetscCall(PetscFree(sel[m]));
     }
     PetscCall(PetscFree2(sel, n));
@@ -544,7 +573,17 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
             d3[1] = (hsize_t)ne_[el];
             d3[2] = 3;
             snprintf(suf, sizeof(suf), "%" PetscInt_FMT "_%" PetscInt_FMT "_%" PetscInt_FMT, a + 1, jw + 1, iw + 1);
-            ReadComplexPair(&rd, "eph_matrix_wannier/ep_hop_r_", "eph_matrix_wannier/ep_hop_i_", suf, 3, d3, "(nrp,nre,3) with the Wigner-Seitz vectors of (centre iw, atom ia) on qc_dim and of (centre iw, centre jw) on kc_dim", e->ep_re + e->doff[el], e->ep_im + e->doff[el]);
+            if (ReadComplexPair(&rd, "eph_matrix_wannier/ep_hop_r_", "eph_matrix_wannier/ep_hop_i_", suf, 3, d3, "(nrp,nre,3) with the Wigner-Seitz vectors of (centre iw, atom ia) on qc_dim and of (centre iw, centre jw) on kc_dim", e->ep_re + e->doff[el], e->ep_im + e->doff[el])) continue;
+            /* a flipped exponent was refused only by the table's |g|^2 bound, without the dataset, or
+               (x 2^32 in a 2D file) gave a table */
+            for (int part = 0; part < 2 && !rd.st.bad; part++) {
+              const PetscReal *g = (part ? e->ep_im : e->ep_re) + e->doff[el];
+              for (PetscInt t = 0; t < 3 * ne_[el] * np_[el]; t++)
+                if (!(PetscAbsReal(g[t]) <= BTE_EPR_EPH_MAX)) {
+                  BTEH5Fail(&rd.st, "%s: eph_matrix_wannier/ep_hop_%c_%s has an entry of %g Ry/bohr at [%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT "]; expected e-ph couplings |g(Re,Rp)| <= %g Ry/bohr", file, part ? 'i' : 'r', suf, (double)g[t], t / (3 * ne_[el]), (t / 3) % ne_[el], t % 3, BTE_EPR_EPH_MAX);
+                  break;
+                }
+            }
           }
       for (PetscInt el = 0; el < ne; el++) {
         PetscCall(PetscFree(sele[el]));
