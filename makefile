@@ -74,12 +74,15 @@ driver: $(BTE)
 tests: $(TEST_BIN)
 examples: $(EX_BIN)
 
-$(OBJDIR)/%.o: %.c $(wildcard include/*.h include/*/*.h include/*/*/*.h)
+# the private headers beside the sources (src/**/*.h, *.cuh) as well: a change there rebuilds
+SRC_H := $(wildcard src/*.h src/*/*.h src/*/*/*.h src/*.cuh src/*/*.cuh src/*/*/*.cuh)
+
+$(OBJDIR)/%.o: %.c $(wildcard include/*.h include/*/*.h include/*/*/*.h) $(SRC_H)
 	@mkdir -p $(dir $@)
 	@echo '  CC   $<'
 	$(Q)$(PCC) $(BTE_CFLAGS) -Isrc -c $< -o $@
 
-$(OBJDIR)/%.o: %.cu $(wildcard include/*.h include/*/*.h include/*/*/*.h)
+$(OBJDIR)/%.o: %.cu $(wildcard include/*.h include/*/*.h include/*/*/*.h) $(SRC_H)
 	@mkdir -p $(dir $@)
 	@echo '  NVCC $<'
 	$(Q)$(CUDAC) $(BTE_CUFLAGS) -Isrc -c $< -o $@

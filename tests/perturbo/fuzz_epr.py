@@ -15,7 +15,8 @@
 #            Wannier function more or fewer (with or without their rows), centres and atoms moved,
 #            the lattice scaled, permuted or not matching volume / bg, lpolar, system_2d and
 #            thickness_2d flipped, the Ewald parameters and the dielectric tensor and Born charges
-#            out of range, arrays of one pair or element given to another
+#            out of range, masses in amu, the largest force constant or coupling with its top
+#            exponent bit flipped, arrays of one pair or element given to another
 #   link     a group replaced by a dataset or removed, a dataset replaced by a group, a soft link to
 #            another dataset, a dangling soft link, a soft-link loop, an external link to no file
 #   trunc    the file cut at 0, 100, 2048 bytes, a quarter, a half, the end minus 1 KiB and 1 byte
@@ -24,7 +25,9 @@
 #
 # Asserted for every case: no signal (crash, sanitizer abort) and no hang (per-run timeout); a
 # refusal is a nonzero exit with exactly one "bte generate: error: ..." line that names the file
-# (or, for the refusals after the reader listed in GENERIC, the problem);
+# (or, for a file the reader accepts, a refusal after it listed in GENERIC, the problem) and, for a
+# value out of its physical bound (masses, Born charges, epsilon, alat, thickness_2d, force
+# constants, couplings), the dataset;
 # a failed run leaves no table (neither out.h5 nor out.h5.tmp); a run that exits 0 leaves a table
 # that is complete (root attribute complete = 1), finite everywhere and that bte reads back
 # (`bte info`). Validity is decided independently of bte, by reading with h5py what bte reads and
@@ -81,12 +84,24 @@ def generate_args(epr, kdim):
 
 # --- what bte reads, checked against docs/import.md -----------------------------------------------
 class Invalid(Exception):
-    pass
+    def __init__(self, what, name=None):
+        super().__init__(what)
+        self.name = name
 
 
-def need(cond, what):
+def need(cond, what, name=None):
+    # name: the dataset a refusal must name (a value out of its physical bound, which bte checks
+    # where it reads the dataset, in the order of these checks)
     if not cond:
-        raise Invalid(what)
+        raise Invalid(what, name)
+
+
+# docs/validation.md (Perturbo epr files): bounds of the physical inputs, in the file's units
+AMU_RY = make_epr.AMU_RY
+MASS = (0.1 * AMU_RY, 1e4 * AMU_RY)  # 0.1 .. 1e4 amu
+LENGTH = (0.1, 1e4)                  # alat, thickness_2d, bohr
+ZSTAR_MAX, EPSIL = 1e2, (1.0, 1e4)   # polar files only
+HOPPING_MAX, IFC_MAX, EPH_MAX = 1e3, 1e4, 1e3  # Ry, Ry/bohr^2, Ry/bohr
 
 
 STD_TYPES = {"f": [h5py.h5t.IEEE_F32LE, h5py.h5t.IEEE_F32BE, h5py.h5t.IEEE_F64LE, h5py.h5t.IEEE_F64BE],
@@ -141,13 +156,19 @@ def epr_values(path):
         for g in ("basic_data", "electron_wannier", "force_constant", "eph_matrix_wannier"):
             need(has(f, g), "no group " + g)
         B = "basic_data/"
+        # in bte's order: the counts checked as they are read, alat and volume after the grids
         alat, vol = float(read(f, B + "alat", "f", None)), float(read(f, B + "volume", "f", None))
-        nat, nw = int(read(f, B + "nat", "i", None)), int(read(f, B + "num_wann", "i", None))
+        nat = int(read(f, B + "nat", "i", None))
+        need(1 <= nat <= MAX_ATOMS, "nat")
+        nw = int(read(f, B + "num_wann", "i", None))
+        need(1 <= nw <= MAX_WANN, "num_wann")
         at, bg, eps = read(f, B + "at", "f", (3, 3)), read(f, B + "bg", "f", (3, 3)), read(f, B + "epsil", "f", (3, 3))
-        kc, qc = read(f, B + "kc_dim", "i", (3,)), read(f, B + "qc_dim", "i", (3,))
-        need(alat > 0 and 1 <= vol <= 1e9, "alat, volume")
-        need(1 <= nat <= MAX_ATOMS and 1 <= nw <= MAX_WANN, "nat, num_wann")
-        need(np.all((kc >= 1) & (kc <= MAX_GRID) & (qc >= 1) & (qc <= MAX_GRID)), "kc_dim, qc_dim")
+        kc = read(f, B + "kc_dim", "i", (3,))
+        need(np.all((kc >= 1) & (kc <= MAX_GRID)), "kc_dim")
+        qc = read(f, B + "qc_dim", "i", (3,))
+        need(np.all((qc >= 1) & (qc <= MAX_GRID)), "qc_dim")
+        need(LENGTH[0] <= alat <= LENGTH[1], "alat %g bohr" % alat, B + "alat")
+        need(1 <= vol <= 1e9, "volume")
         V = abs(np.linalg.det(at)) * alat ** 3
         need(abs(V - vol) <= 1e-4 * vol, "volume vs at")
         need(np.all(np.abs(bg @ at.T - np.eye(3)) <= 1e-5), "bg vs at")
@@ -155,7 +176,7 @@ def epr_values(path):
         wcc = read(f, B + "wannier_center_cryst", "f", (nw, 3))
         wc = read(f, B + "wannier_center", "f", (nw, 3)) if has(f, B + "wannier_center") else None
         zs = read(f, B + "zstar", "f", (nat, 3, 3))
-        need(np.all(mass > 0), "mass")
+        need(np.all((mass >= MASS[0]) & (mass <= MASS[1])), "mass out of [0.1, 1e4] amu", B + "mass")
         opt = {}
         for k, kind in (("spinor", "i"), ("system_2d", "i"), ("polar_alpha", "f"), ("loto_alpha", "f"), ("lpolar", "i")):
             if has(f, B + k):
@@ -166,6 +187,8 @@ def epr_values(path):
         pa, la = opt.get("polar_alpha", 1.0), opt.get("loto_alpha", 1.0)
         polar = opt["lpolar"] > 0 if "lpolar" in opt else np.sum(np.abs(zs)) > 0.1
         if polar:
+            need(np.all(np.abs(zs) <= ZSTAR_MAX), "|zstar| > %g" % ZSTAR_MAX, B + "zstar")
+            need(np.all((np.diag(eps) >= EPSIL[0]) & (np.diag(eps) <= EPSIL[1])), "epsil diagonal out of [1, 1e4]", B + "epsil")
             need(pa > 1e-12 and la > 1e-12, "polar_alpha, loto_alpha")
             asym = max(abs(eps[0, 1] - eps[1, 0]), abs(eps[0, 2] - eps[2, 0]), abs(eps[1, 2] - eps[2, 1]))
             need(asym <= 1e-6 * max(abs(eps[0, 0]), 1.0), "epsil symmetric")
@@ -182,7 +205,8 @@ def epr_values(path):
         if sys2d:
             l3 = np.linalg.norm(at[2])
             need(max(abs(at[0, 2]), abs(at[1, 2]), abs(at[2, 0]), abs(at[2, 1])) <= 1e-6 * l3, "2D: layer in xy")
-            need(opt.get("thickness_2d", 1.0) > 0, "thickness_2d")
+            if "thickness_2d" in opt:
+                need(LENGTH[0] <= opt["thickness_2d"] <= LENGTH[1], "thickness_2d %g bohr" % opt["thickness_2d"], B + "thickness_2d")
         ctau = tau @ bg.T
         out.update(alat=alat, vol=vol, nat=nat, nw=nw, at=at.tolist(), bg=bg.tolist(), eps=eps.tolist(), kc=kc.tolist(), qc=qc.tolist(),
                    tau=tau.tolist(), mass=mass.tolist(), wcc=wcc.tolist(), wc=None if wc is None else wc.tolist(), zs=zs.tolist(),
@@ -201,7 +225,7 @@ def epr_values(path):
                 p = "electron_wannier/hopping_%s%d"
                 nr = nvec(kc, wcc[iw], wcc[jw], p % ("r", m), 0)
                 h = (read(f, p % ("r", m), "f", (nr,)), read(f, p % ("i", m), "f", (nr,)))
-                need(np.all(np.abs(h) <= 1e3), "|H(R)| > 1000 Ry")
+                need(np.all(np.abs(h) <= HOPPING_MAX), "|H(R)| > 1000 Ry")
                 out[p % ("", m)] = (h[0].tolist(), h[1].tolist())
         m = 0
         for ja in range(nat):
@@ -209,25 +233,31 @@ def epr_values(path):
                 m += 1
                 p = "force_constant/ifc%d" % m
                 nr = nvec(qc, ctau[ia], ctau[ja], p, 0)
-                out[p] = read(f, p, "f", (nr, 3, 3)).tolist()
+                c = read(f, p, "f", (nr, 3, 3))
+                need(np.all(np.abs(c) <= IFC_MAX), "|%s| > %g Ry/bohr^2" % (p, IFC_MAX), p)
+                out[p] = c.tolist()
         for a in range(nat):
             for jw in range(nw):
                 for iw in range(nw):
                     p = "eph_matrix_wannier/ep_hop_%%s_%d_%d_%d" % (a + 1, jw + 1, iw + 1)
                     nre = nvec(kc, wcc[iw], wcc[jw], p % "r", 1)
                     nrp = nvec(qc, wcc[iw], ctau[a], p % "r", 0)
-                    out[p % ""] = (read(f, p % "r", "f", (nrp, nre, 3)).tolist(), read(f, p % "i", "f", (nrp, nre, 3)).tolist())
+                    g = (read(f, p % "r", "f", (nrp, nre, 3)), read(f, p % "i", "f", (nrp, nre, 3)))
+                    for part, x in zip("ri", g):
+                        need(np.all(np.abs(x) <= EPH_MAX), "|%s| > %g Ry/bohr" % (p % part, EPH_MAX), p % part)
+                    out[p % ""] = (g[0].tolist(), g[1].tolist())
     return out
 
 
 def verdict(path, clean):
+    """(same | valid | invalid, why, the dataset a refusal must name or None)"""
     try:
         v = epr_values(path)
     except Invalid as e:
-        return "invalid", str(e)
+        return "invalid", str(e), e.name
     except Exception as e:  # h5py cannot read what bte reads
-        return "invalid", "h5py: %s: %s" % (type(e).__name__, str(e)[:80])
-    return ("same" if v == clean else "valid"), ""
+        return "invalid", "h5py: %s: %s" % (type(e).__name__, str(e)[:80]), None
+    return ("same" if v == clean else "valid"), "", None
 
 
 def table_check(path):
@@ -262,7 +292,8 @@ def same_tables(a, b):
 
 
 # --- mutations -------------------------------------------------------------------------------------
-# refusals after the reader, by the model builder, that name the problem but not the file
+# refusals after the reader, by the model builder, that name the problem but not the file: only
+# for a file the reader accepts (an invalid file is refused by the reader, naming the file)
 GENERIC = ["a channel has |g|^2 or a phonon energy out of range", "-bte_perturbo_kdim takes three integers"]
 HOSTILE = [np.nan, np.inf, -np.inf, 1e300, -1e300, 1e30, -1e30, 1e15, 5e-324, 0.0, -1.0]
 
@@ -387,6 +418,13 @@ def cross_cases(fx):
             replace(f, path, fn_of(np.asarray(f[path][()])))
         return fn
 
+    def flip_largest(a):
+        # bit 62, the exponent's highest: |x| < 2 becomes x 2^1024, finite
+        a = np.array(a, dtype="<f8")
+        v = a.reshape(-1).view(np.uint64)
+        v[np.argmax(np.abs(a.reshape(-1)))] ^= np.uint64(1 << 62)
+        return a
+
     def chain(*fns):
         def fn(f):
             for g in fns:
@@ -423,6 +461,7 @@ def cross_cases(fx):
     add("tau reversed (atoms swapped)", setv(B + "tau", lambda a: a[::-1].copy()))
     add("mass 1e-300", setv(B + "mass", lambda a: a * 0 + 1e-300))
     add("mass 1e300", setv(B + "mass", lambda a: a * 0 + 1e300))
+    add("mass in amu (not Rydberg mass units)", setv(B + "mass", lambda a: a / make_epr.AMU_RY))
     add("at scaled by 1.01, volume and bg not", setv(B + "at", lambda a: a * 1.01))
     add("volume x 1.00001 (within 1e-4)", setv(B + "volume", lambda a: a * 1.00001))
     add("volume x 1.001", setv(B + "volume", lambda a: a * 1.001))
@@ -471,6 +510,8 @@ def cross_cases(fx):
     add("ep_hop_r_1_1_1 <-> ep_hop_i_1_1_1", swap(ep[0], ep[0].replace("_r_", "_i_")))
     add("ep_hop_r_1_1_1 transposed in its vectors (nre, nrp, 3)", setv(ep[0], lambda a: np.ascontiguousarray(a.transpose(1, 0, 2))))
     add("ifc1 transposed in its 3x3 blocks", setv(fc[0], lambda a: np.ascontiguousarray(a.transpose(0, 2, 1))))
+    add("ifc1's largest entry with its top exponent bit flipped (x 2^1024)", setv(fc[0], flip_largest))
+    add("ep_hop_r_1_1_1's largest entry with its top exponent bit flipped (x 2^1024)", setv(ep[0], flip_largest))
     if len(ew) > 1:
         add("hopping_r1 <-> hopping_r2", swap(ew[0], ew[1]))
         add("hopping_r1 <-> hopping_r3 (same length)", swap(ew[0], ew[2]))
@@ -642,18 +683,18 @@ def main():
             print("FAIL %3d %-7s %-6s could not make the case %s: %s" % (i, fx, cls, desc, e))
             sys.exit(1)
         desc = d2 or desc
-        ver, why = verdict(m, clean[fx][0])
-        prepared.append((i, fx, cls, desc, d, ver, why))
+        ver, why, must = verdict(m, clean[fx][0])
+        prepared.append((i, fx, cls, desc, d, ver, why, must))
 
     def job(c):
-        i, fx, cls, desc, d, ver, why = c
+        i, fx, cls, desc, d, ver, why, must = c
         return run_bte(d, generate_args("m%03d.h5" % i, FIXTURES[fx]))
     with ThreadPoolExecutor(JOBS) as ex:
         results = list(ex.map(job, prepared))
 
     ok = True
     kinds, per_class = {}, {}
-    for (i, fx, cls, desc, d, ver, why), (rc, out, dt) in zip(prepared, results):
+    for (i, fx, cls, desc, d, ver, why, must), (rc, out, dt) in zip(prepared, results):
         name = "m%03d.h5" % i
         errs = [l for l in out.splitlines() if l.startswith("bte ") and ": error: " in l]
         last = errs[0] if errs else (out.strip().splitlines()[-1] if out.strip() else "")
@@ -668,8 +709,10 @@ def main():
         elif rc != 0:
             if len(errs) != 1:
                 bad = "refused without exactly one error line"
-            elif name not in errs[0] and not any(g in errs[0] for g in GENERIC):
-                bad = "the error line names neither the file nor a known problem"
+            elif name not in errs[0] and (ver == "invalid" or not any(g in errs[0] for g in GENERIC)):
+                bad = "the error line does not name the file" if ver == "invalid" else "the error line names neither the file nor a known problem"
+            elif must and must not in errs[0]:
+                bad = "the error line does not name the dataset %s" % must
             elif os.path.exists(table) or os.path.exists(table + ".tmp"):
                 bad = "a failed run left a table"
             elif ver == "same":

@@ -56,7 +56,7 @@
                                    weight 1 / (1 + r |K|) singular) */
 #define BTE_EPR_EPSIL_MAX   1e4 /* (PbTe: 33) */
 #define BTE_EPR_HOPPING_MAX 1e3 /* |H(R)|, Ry (13.6 keV) */
-#define BTE_EPR_IFC_MAX     1e4 /* |force constants|, Ry/bohr^2 (the stiffest bonds: a few; a C-H stretch 1.4) */
+#define BTE_EPR_IFC_MAX     1e4 /* |force constants|, Ry/bohr^2 (the stiffest bonds give a few; DNTT's largest: 1.4) */
 #define BTE_EPR_EPH_MAX     1e3 /* |e-ph couplings in the Wannier basis|, Ry/bohr (25.7 keV/A; real: < 1) */
 /* Occupations during a run: finite and within [-tol, 1 + tol] (-bte_state_tolerance) */
 #define BTE_STATE_TOLERANCE 0.5

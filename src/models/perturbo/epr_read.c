@@ -447,7 +447,7 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
     PetscReal        l3 = PetscSqrtReal(a[6] * a[6] + a[7] * a[7] + a[8] * a[8]);
     if (PetscAbsReal(a[2]) > 1e-6 * l3 || PetscAbsReal(a[5]) > 1e-6 * l3 || PetscAbsReal(a[6]) > 1e-6 * l3 || PetscAbsReal(a[7]) > 1e-6 * l3) BTEH5Fail(&rd.st, "%s: a 2D material (system_2d) must have a1, a2 in the xy plane and a3 along z (Perturbo's convention); basic_data/at does not", file);
     else if (BTEH5Exists(rd.f, "basic_data/thickness_2d") && !(e->thickness2d > 0)) BTEH5Fail(&rd.st, "%s: basic_data/thickness_2d = %g bohr must be positive", file, (double)e->thickness2d);
-    /* the e-ph screening length grows as 1/thickness: one of 5e-324 made it infinite, and the table was written */
+    /* the e-ph screening length has c / thickness: one of 5e-324 overflowed it, and a table was written */
     else if (BTEH5Exists(rd.f, "basic_data/thickness_2d") && !(e->thickness2d >= BTE_EPR_LENGTH_MIN && e->thickness2d <= BTE_EPR_LENGTH_MAX))
       BTEH5Fail(&rd.st, "%s: basic_data/thickness_2d = %g bohr is out of range: expected a layer thickness of [%g, %g] bohr", file, (double)e->thickness2d, BTE_EPR_LENGTH_MIN, BTE_EPR_LENGTH_MAX);
   }
