@@ -17,6 +17,8 @@
 #   2 ranks; a run on CUDA Vecs builds its pair layout from the device copy they leave, never makes
 #   the host copy, finds the channel graph's pieces on the device (the host's, on a graph in 4
 #   pieces) and gets the builder's path's mobility.
+# - a refusal found while the phonons' work runs on the device (a window with no states): one line,
+#   exit 1, no crash as the process exits.
 # Skips (exit 77) without a CUDA build of bte, a GPU or Python with h5py.
 source "$TESTDIR/common.sh"
 set -e
@@ -113,4 +115,12 @@ echo "  device: $a; host: $b"
 [ "$a" = "channel graph: 4 piece(s), 15 states outside the largest" ] && [ "$a" = "$b" ] || { echo "FAIL: the graphs differ"; exit 1; }
 OMP_NUM_THREADS=2 "$BTE" generate $common -bte_perturbo_epr twoband.h5 -bte_perturbo_kdim 12,12,12 -bte_window 1.5 -bte_perturbo_device device -bte_perturbo_gpu_phonons 0 -bte_output t2.h5 > /dev/null
 close twoband_host.h5 t2.h5
+# a refusal while the phonons run on the device (a window with no states, found after the phonons'
+# work was begun): one line, exit 1, no crash or hang as the process exits with that work in flight
+set +e
+timeout 60 "$BTE" transport $common -bte_perturbo_epr polar.h5 -bte_perturbo_kdim 8,8,8 -bte_perturbo_emin 100 -bte_perturbo_emax 101 -vec_type cuda > empty.log 2>&1
+rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q "no states of bands" empty.log && [ $(grep -c "error" empty.log) -eq 1 ] || { echo "FAIL: the refusal of an empty window on the GPU (exit $rc)"; cat empty.log; exit 1; }
+echo "ok   an empty window refused in one line while the phonons ran on the device"
 echo "ok"

@@ -750,6 +750,21 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     PetscCall(PetscFree(mq));
   }
 #endif
+  /* a refusal before the q cache's End first waits for its work: the process must not exit while
+     a thread of its own is inside cuSOLVER */
+#if defined(BTE_HAVE_CUDA)
+  #define QCACHE_ABORT() \
+    do { \
+      if (qdev) { \
+        (void)BTEEprQCacheCUDADestroy(&qc); \
+        qdev = PETSC_FALSE; \
+      } \
+    } while (0)
+#else
+  #define QCACHE_ABORT() \
+    do { \
+    } while (0)
+#endif
 
   BLASSingleThread(&blasthreads);
   /* 1. bands on the whole grid: edge and window */
@@ -761,6 +776,7 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     if (err) continue;
     err |= BandsAt(&p, p.work[t], i, eall + (size_t)ik * p.nb, NULL, p.ev + t * p.nw, NULL);
   }
+  if (err) QCACHE_ABORT();
   PetscCheck(!err, comm, PETSC_ERR_LIB, "%s: diagonalising H(k) failed (LAPACK zheev)", file);
   eedge = PETSC_MAX_REAL;
   for (size_t s = 0; s < (size_t)nktot * p.nb; s++) eedge = PetscMin(eedge, eall[s]); /* electrons: CBM; holes: -VBM */
@@ -780,6 +796,7 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     p.kslot[ik] = in ? p.nslot++ : -1;
   }
   PetscCall(PetscFree(eall));
+  if (!(p.nslot > 0)) QCACHE_ABORT();
   PetscCheck(p.nslot > 0, comm, PETSC_ERR_USER_INPUT, "%s: no states of bands %" PetscInt_FMT "..%" PetscInt_FMT " in the window [%g, %g] eV (%s energies) on the %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " grid; widen the window (-bte_window, or -bte_perturbo_emin/-bte_perturbo_emax) or check -bte_perturbo_bands and -bte_perturbo_carrier", file, bands[0], bands[1], (double)eedge, (double)(eedge + width), holes ? "hole" : "electron", p.nk[0], p.nk[1], p.nk[2]);
   PetscCall(PetscTime(&t1));
   tb = t1 - t0;
@@ -805,7 +822,9 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     err |= BTEEprCouplingK(p.epr, p.work[t], k, p.gk + (size_t)s * p.gksize);
   }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm));
+  if (err) QCACHE_ABORT();
   PetscCheck(!err, comm, PETSC_ERR_LIB, "%s: interpolating at the k points failed (LAPACK zheev)", file);
+#undef QCACHE_ABORT
   PetscCall(ShareRows(comm, p.nslot, 2 * p.nw * p.nw, p.U));
   PetscCall(ShareRows(comm, p.nslot, p.gksize, p.gk));
   PetscCall(PetscTime(&t1));
