@@ -31,8 +31,9 @@
 # a failed run leaves no table (neither out.h5 nor out.h5.tmp); a run that exits 0 leaves a table
 # that is complete (root attribute complete = 1), finite everywhere and that bte reads back
 # (`bte info`). Validity is decided independently of bte, by reading with h5py what bte reads and
-# checking it against docs/import.md (Bad input) and the Wigner-Seitz vector counts that
-# make_epr.py computes (its own implementation):
+# checking it against docs/import.md (Bad input), the Wigner-Seitz vector counts that
+# make_epr.py computes (its own implementation) and the laws of H(R) and of the force constants
+# on those vectors (docs/validation.md):
 #   same    - every value bte reads equals the clean file's: exit 0 expected, with the clean table;
 #   valid   - other values, all of the documented types, shapes and bounds: exit 0 allowed;
 #   invalid - anything else: bte must refuse it.
@@ -102,6 +103,7 @@ MASS = (0.1 * AMU_RY, 1e4 * AMU_RY)  # 0.1 .. 1e4 amu
 LENGTH = (0.1, 1e4)                  # alat, thickness_2d, bohr
 ZSTAR_MAX, EPSIL = 1e2, (1.0, 1e4)   # polar files only
 HOPPING_MAX, IFC_MAX, EPH_MAX = 1e3, 1e4, 1e3  # Ry, Ry/bohr^2, Ry/bohr
+HERMITIAN_TOL, IFCSYM_TOL = 1e-6, 1e-2  # relative to the largest |H(R)|, |C| (validate.h)
 
 
 STD_TYPES = {"f": [h5py.h5t.IEEE_F32LE, h5py.h5t.IEEE_F32BE, h5py.h5t.IEEE_F64LE, h5py.h5t.IEEE_F64BE],
@@ -218,7 +220,7 @@ def epr_values(path):
             if has(f, path) and isinstance(f[path], h5py.Dataset) and f[path].shape:
                 need(np.prod(n) <= f[path].shape[axis], path + ": more grid points than vectors")
             return len(make_epr.ws_vectors(at, tuple(int(x) for x in n), ta, tb))
-        m = 0
+        m, selfpairs = 0, []
         for jw in range(nw):
             for iw in range(jw + 1):
                 m += 1
@@ -227,6 +229,15 @@ def epr_values(path):
                 h = (read(f, p % ("r", m), "f", (nr,)), read(f, p % ("i", m), "f", (nr,)))
                 need(np.all(np.abs(h) <= HOPPING_MAX), "|H(R)| > 1000 Ry")
                 out[p % ("", m)] = (h[0].tolist(), h[1].tolist())
+                if iw == jw:
+                    selfpairs.append((p % ("r", m), make_epr.ws_vectors(at, tuple(int(x) for x in kc), wcc[iw], wcc[jw]), h[0] + 1j * h[1]))
+        # H_ii(R) = conj H_ii(-R) to HERMITIAN_TOL of the largest |H(R)| (docs/validation.md)
+        hmax = max(np.abs(np.asarray(v[0]) + 1j * np.asarray(v[1])).max() for k, v in out.items() if k.startswith("electron_wannier/"))
+        for p, ws, h in selfpairs:
+            pos = {R: t for t, (R, _) in enumerate(ws)}
+            d = max((abs(h[t] - np.conj(h[pos[tuple(-x for x in R)]])) for t, (R, _) in enumerate(ws) if tuple(-x for x in R) in pos), default=0.0)
+            need(d <= HERMITIAN_TOL * hmax, "H(R) of a Wannier function with itself not Hermitian", p)
+        selfpairs = []
         m = 0
         for ja in range(nat):
             for ia in range(ja + 1):
@@ -236,6 +247,14 @@ def epr_values(path):
                 c = read(f, p, "f", (nr, 3, 3))
                 need(np.all(np.abs(c) <= IFC_MAX), "|%s| > %g Ry/bohr^2" % (p, IFC_MAX), p)
                 out[p] = c.tolist()
+                if ia == ja:
+                    selfpairs.append((p, make_epr.ws_vectors(at, tuple(int(x) for x in qc), ctau[ia], ctau[ja]), c))
+        # C_aa(R) = C_aa(-R)^T to IFCSYM_TOL of the largest |C|
+        cmax = max(np.abs(np.asarray(v)).max() for k, v in out.items() if k.startswith("force_constant/"))
+        for p, ws, c in selfpairs:
+            pos = {R: t for t, (R, _) in enumerate(ws)}
+            d = max((np.abs(c[t] - c[pos[tuple(-x for x in R)]].T).max() for t, (R, _) in enumerate(ws) if tuple(-x for x in R) in pos), default=0.0)
+            need(d <= IFCSYM_TOL * cmax, "force constants of an atom with itself not symmetric", p)
         for a in range(nat):
             for jw in range(nw):
                 for iw in range(nw):

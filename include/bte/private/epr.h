@@ -43,6 +43,12 @@ struct _n_BTEEpr {
   BTEEprRSet fR;
   PetscInt  *foff, *fidx;
   PetscReal *fval;
+  /* consistency of the force constants (BTEEprRead): the largest asymmetry |C_aa(R) - C_aa(-R)^T|
+     relative to the largest |C| (in pair ifc{ifcsym_pair}), and the acoustic sum rule's residual
+     max |sum_b sum_R C_ab(R)| of atom asr_atom (Ry/bohr^2) and the frequency scale
+     sqrt(residual / M) it implies (Ry) */
+  PetscReal  ifcsym, asr_res, asr_omega;
+  PetscInt   ifcsym_pair, asr_atom;
   /* e-ph element el = (ia*nw + jw)*nw + iw: electron vectors [eoff[el], eoff[el+1]) (eidx into
      eR), phonon vectors [poff[el], poff[el+1]) (pidx into pR), values [doff[el], ...) as stored
      (h5 [irp][ire][alpha]), Ry/bohr */

@@ -58,6 +58,16 @@
 #define BTE_EPR_HOPPING_MAX 1e3 /* |H(R)|, Ry (13.6 keV) */
 #define BTE_EPR_IFC_MAX     1e4 /* |force constants|, Ry/bohr^2 (the stiffest bonds give a few; DNTT's largest: 1.4) */
 #define BTE_EPR_EPH_MAX     1e3 /* |e-ph couplings in the Wannier basis|, Ry/bohr (25.7 keV/A; real: < 1) */
+/* Laws the real-space arrays obey by construction (Fourier transforms of Hermitian H(k) and D(q)),
+   which a damaged entry inside the bounds above breaks: H_ii(R) = conj H_ii(-R) and, for one atom
+   with itself, C_aa(R) = C_aa(-R)^T, relative to the array's largest entry (a real file: ~1e-17).
+   An acoustic sum rule imposed without symmetrising can leave C_aa(0) asymmetric by its residual
+   (~1e-4 of the largest constant), hence the looser refusal and the warning in between. */
+#define BTE_EPR_HERMITIAN_TOL 1e-6 /* refused above */
+#define BTE_EPR_IFCSYM_WARN   1e-6 /* warned above */
+#define BTE_EPR_IFCSYM_TOL    1e-2 /* refused above */
+#define BTE_EPR_ASR_WARN      0.5  /* meV: acoustic frequencies at Gamma the force constants' sum-rule
+                                      residual implies, warned above (a real file: 1e-5 meV) */
 /* Occupations during a run: finite and within [-tol, 1 + tol] (-bte_state_tolerance) */
 #define BTE_STATE_TOLERANCE 0.5
 

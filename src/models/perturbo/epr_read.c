@@ -158,6 +158,41 @@ static PetscErrorCode UnionSet(const Images *im, PetscInt ne, PetscInt *const *s
   PetscFunctionReturn(0);
 }
 
+/* neg[r] = the index in s of -R_r, or -1 where s lacks it. The vectors of a grid n are R = m n + i
+   with |m| <= WS_RANGE and 0 <= i < n, so R + (WS_RANGE + 1) n and -R + (WS_RANGE + 1) n both lie in
+   [0, w) with w = (2 WS_RANGE + 2) n + 1: a key per vector, sorted, searched. */
+static PetscErrorCode NegationMap(const BTEEprRSet *s, const PetscInt n[3], PetscInt *neg)
+{
+  PetscInt  *key, *perm, w[3], off[3];
+  PetscInt64 span = 1;
+
+  PetscFunctionBegin;
+  for (int d = 0; d < 3; d++) {
+    off[d] = (WS_RANGE + 1) * n[d];
+    w[d]   = 2 * off[d] + 1;
+    span *= w[d];
+  }
+  if (span >= PETSC_MAX_INT) { /* grids far beyond any coarse Wannier grid: no check */
+    for (PetscInt r = 0; r < s->nr; r++) neg[r] = -1;
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc2(s->nr, &key, s->nr, &perm));
+  for (PetscInt r = 0; r < s->nr; r++) {
+    const PetscInt *R = s->R + 3 * r;
+    key[r]            = ((R[0] + off[0]) * w[1] + (R[1] + off[1])) * w[2] + (R[2] + off[2]);
+    perm[r]           = r;
+  }
+  PetscCall(PetscSortIntWithArray(s->nr, key, perm));
+  for (PetscInt r = 0; r < s->nr; r++) {
+    const PetscInt *R = s->R + 3 * r;
+    PetscInt        k = ((off[0] - R[0]) * w[1] + (off[1] - R[1])) * w[2] + (off[2] - R[2]), loc;
+    PetscCall(PetscFindInt(k, s->nr, key, &loc));
+    neg[r] = loc >= 0 ? perm[loc] : -1;
+  }
+  PetscCall(PetscFree2(key, perm));
+  PetscFunctionReturn(0);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* HDF5 reading with messages that name the file and the dataset */
 
@@ -289,6 +324,117 @@ static PetscErrorCode Raise(MPI_Comm comm, Reader *r)
     r->f = -1;
     SETERRQ(comm, PETSC_ERR_FILE_UNEXPECTED, "%s", r->st.msg);
   }
+  PetscFunctionReturn(0);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Laws of the real-space arrays (validate.h): a damaged entry inside the bounds breaks them */
+
+/* H(R) of each Wannier function with itself: H_ii(R) = conj H_ii(-R) (H(k) Hermitian). Refused
+   above BTE_EPR_HERMITIAN_TOL of the largest |H(R)|. */
+static PetscErrorCode CheckHermitian(BTEEpr e, Reader *rd)
+{
+  PetscInt *neg, *pos, worst_m = -1, worst_t = -1, worst_u = -1, worst_w = -1;
+  PetscReal hmax = 0, dmax = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt t = 0; t < e->hoff[e->nw * (e->nw + 1) / 2]; t++) hmax = PetscMax(hmax, PetscSqrtReal(e->hval_re[t] * e->hval_re[t] + e->hval_im[t] * e->hval_im[t]));
+  PetscCall(PetscMalloc2(e->hR.nr, &neg, e->hR.nr, &pos));
+  PetscCall(NegationMap(&e->hR, e->kc, neg));
+  for (PetscInt r = 0; r < e->hR.nr; r++) pos[r] = -1;
+  for (PetscInt iw = 0; iw < e->nw; iw++) {
+    PetscInt m = iw * (iw + 1) / 2 + iw;
+    for (PetscInt t = e->hoff[m]; t < e->hoff[m + 1]; t++) pos[e->hidx[t]] = t;
+    for (PetscInt t = e->hoff[m]; t < e->hoff[m + 1]; t++) {
+      PetscInt  r = neg[e->hidx[t]], u = r >= 0 ? pos[r] : -1;
+      PetscReal dr, di, d;
+      if (u < 0) continue; /* a set without -R: nothing to compare */
+      dr = e->hval_re[t] - e->hval_re[u];
+      di = e->hval_im[t] + e->hval_im[u];
+      d  = PetscSqrtReal(dr * dr + di * di);
+      if (d > dmax) {
+        dmax    = d;
+        worst_m = m;
+        worst_w = iw;
+        worst_t = t;
+        worst_u = u;
+      }
+    }
+    for (PetscInt t = e->hoff[m]; t < e->hoff[m + 1]; t++) pos[e->hidx[t]] = -1;
+  }
+  if (dmax > BTE_EPR_HERMITIAN_TOL * hmax) {
+    const PetscInt *R = e->hR.R + 3 * e->hidx[worst_t];
+    if (worst_t == worst_u) /* R = 0: H_ii(0) must be real */
+      BTEH5Fail(&rd->st, "%s: electron_wannier/hopping_r%" PetscInt_FMT " and hopping_i%" PetscInt_FMT " (Wannier function %" PetscInt_FMT " with itself) are not Hermitian: H(0) = %.6g%+.6gi Ry is not real, its imaginary part %.3g of the largest |H(R)| (at most %g; the file is damaged)", rd->file, worst_m + 1, worst_m + 1, worst_w + 1, (double)e->hval_re[worst_t], (double)e->hval_im[worst_t], (double)(PetscAbsReal(e->hval_im[worst_t]) / hmax), BTE_EPR_HERMITIAN_TOL);
+    else BTEH5Fail(&rd->st, "%s: electron_wannier/hopping_r%" PetscInt_FMT " and hopping_i%" PetscInt_FMT " (Wannier function %" PetscInt_FMT " with itself) are not Hermitian: H(R) = %.6g%+.6gi Ry at R = (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ") but H(-R) = %.6g%+.6gi Ry, a difference of %.3g of the largest |H(R)| (at most %g; the file is damaged)", rd->file, worst_m + 1, worst_m + 1,
+              worst_w + 1, (double)e->hval_re[worst_t], (double)e->hval_im[worst_t], R[0], R[1], R[2], (double)e->hval_re[worst_u], (double)e->hval_im[worst_u], (double)(dmax / hmax), BTE_EPR_HERMITIAN_TOL);
+  }
+  PetscCall(PetscFree2(neg, pos));
+  PetscFunctionReturn(0);
+}
+
+/* Force constants: C_aa(R) = C_aa(-R)^T for each atom with itself (D(q) Hermitian), refused above
+   BTE_EPR_IFCSYM_TOL of the largest |C| and recorded in e->ifcsym; and the acoustic sum rule
+   sum_b sum_R C_ab(R) = 0 (a rigid translation costs no energy), its residual recorded in
+   e->asr_res and e->asr_omega for the import's warnings (perturbo.c). The pairs b < a are the
+   transposes of the stored a > b ones: sum_R C_ba(R) = (sum_R C_ab(R))^T. */
+static PetscErrorCode CheckForceConstants(BTEEpr e, Reader *rd)
+{
+  PetscInt   na = e->nat, nf = na * (na + 1) / 2, *neg, *pos, worst_m = -1, worst_t = -1;
+  PetscReal  fmax = 0, dmax = 0, *S;
+
+  PetscFunctionBegin;
+  for (PetscInt t = 0; t < 9 * e->foff[nf]; t++) fmax = PetscMax(fmax, PetscAbsReal(e->fval[t]));
+  PetscCall(PetscMalloc2(e->fR.nr, &neg, e->fR.nr, &pos));
+  PetscCall(PetscCalloc1(9 * na, &S));
+  PetscCall(NegationMap(&e->fR, e->qc, neg));
+  for (PetscInt r = 0; r < e->fR.nr; r++) pos[r] = -1;
+  for (PetscInt ja = 0, m = 0; ja < na; ja++)
+    for (PetscInt ia = 0; ia <= ja; ia++, m++) {
+      PetscReal s[9] = {0};
+      for (PetscInt t = e->foff[m]; t < e->foff[m + 1]; t++)
+        for (int c = 0; c < 9; c++) s[c] += e->fval[9 * t + c];
+      for (int x = 0; x < 3; x++)
+        for (int y = 0; y < 3; y++) {
+          S[9 * ia + 3 * x + y] += s[3 * x + y];
+          if (ia != ja) S[9 * ja + 3 * y + x] += s[3 * x + y];
+        }
+      if (ia != ja) continue;
+      for (PetscInt t = e->foff[m]; t < e->foff[m + 1]; t++) pos[e->fidx[t]] = t;
+      for (PetscInt t = e->foff[m]; t < e->foff[m + 1]; t++) {
+        PetscInt r = neg[e->fidx[t]], u = r >= 0 ? pos[r] : -1;
+        if (u < 0) continue;
+        for (int x = 0; x < 3; x++)
+          for (int y = 0; y < 3; y++) {
+            PetscReal d = PetscAbsReal(e->fval[9 * t + 3 * x + y] - e->fval[9 * u + 3 * y + x]);
+            if (d > dmax) {
+              dmax    = d;
+              worst_m = m;
+              worst_t = t;
+            }
+          }
+      }
+      for (PetscInt t = e->foff[m]; t < e->foff[m + 1]; t++) pos[e->fidx[t]] = -1;
+    }
+  e->ifcsym      = fmax > 0 ? dmax / fmax : 0;
+  e->ifcsym_pair = worst_m + 1;
+  e->asr_res = e->asr_omega = 0;
+  e->asr_atom               = 0;
+  for (PetscInt a = 0; a < na; a++) {
+    PetscReal res = 0;
+    for (int c = 0; c < 9; c++) res = PetscMax(res, PetscAbsReal(S[9 * a + c]));
+    if (PetscSqrtReal(res / e->mass[a]) > e->asr_omega) {
+      e->asr_omega = PetscSqrtReal(res / e->mass[a]);
+      e->asr_res   = res;
+      e->asr_atom  = a + 1;
+    }
+  }
+  if (e->ifcsym > BTE_EPR_IFCSYM_TOL) {
+    const PetscInt *R = e->fR.R + 3 * e->fidx[worst_t];
+    BTEH5Fail(&rd->st, "%s: force_constant/ifc%" PetscInt_FMT " (an atom with itself) is not symmetric: C(R) and C(-R)^T at R = (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ") differ by %.3g of the largest force constant (at most %g; the file is damaged)", rd->file, e->ifcsym_pair, R[0], R[1], R[2], (double)e->ifcsym, BTE_EPR_IFCSYM_TOL);
+  }
+  PetscCall(PetscFree2(neg, pos));
+  PetscCall(PetscFree(S));
   PetscFunctionReturn(0);
 }
 
@@ -506,6 +652,7 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
       PetscCall(PetscFree(sel[m]));
     }
     PetscCall(PetscFree2(sel, n));
+    if (!rd.st.bad) PetscCall(CheckHermitian(e, &rd));
     PetscCall(Raise(comm, &rd));
 
     /* force constants: atom pairs ia <= ja, ja outer; ifc{m} (nr,3,3) */
@@ -538,6 +685,7 @@ PetscErrorCode BTEEprRead(MPI_Comm comm, const char file[], BTEEpr *out)
       PetscCall(PetscFree(sel[m]));
     }
     PetscCall(PetscFree2(sel, n));
+    if (!rd.st.bad) PetscCall(CheckForceConstants(e, &rd));
     PetscCall(Raise(comm, &rd));
 
     /* e-ph: element (ia, jw, iw), iw fastest; electron side on kc_dim, phonon side on qc_dim */

@@ -919,6 +919,9 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     if (qbeside) PetscCall(PetscPrintf(comm, "  perturbo: phonons at %" PetscInt_FMT " q points (%" PetscInt_FMT " modes) on the GPU beside the steps above, %.2f s after them\n", nqtot, p.nm, tq));
     else PetscCall(PetscPrintf(comm, "  perturbo: phonons at %" PetscInt_FMT " q points (%" PetscInt_FMT " modes) on the %s, %.2f s\n", nqtot, p.nm, gpu && o->gpuphonons ? "GPU" : "host", tq));
   }
+  /* laws of the force constants the reader measured (epr_read.c; refused there when gross) */
+  if (p.epr->ifcsym > BTE_EPR_IFCSYM_WARN) PetscCall(PetscPrintf(comm, "WARNING perturbo: %s: force_constant/ifc%" PetscInt_FMT " (an atom with itself) is not symmetric: C(R) and C(-R)^T differ by %.3g of the largest force constant (a file made from a Hermitian D(q): ~1e-17); the phonons use the Hermitian part of D(q)\n", file, p.epr->ifcsym_pair, (double)p.epr->ifcsym));
+  if (p.epr->asr_omega * BTE_RY_EV * 1e3 > BTE_EPR_ASR_WARN) PetscCall(PetscPrintf(comm, "WARNING perturbo: %s: the force constants break the acoustic sum rule: those of atom %" PetscInt_FMT " sum to %.4g Ry/bohr^2 over their partners and R (0 under the rule), which moves the acoustic frequencies at Gamma by up to ~%.4g meV; impose the rule when making the force constants\n", file, p.epr->asr_atom, (double)p.epr->asr_res, (double)(p.epr->asr_omega * BTE_RY_EV * 1e3)));
   if (nneg) PetscCall(PetscPrintf(comm, "WARNING perturbo: %" PetscInt_FMT " of %" PetscInt_FMT " phonon frequencies on the q grid are imaginary (lowest %.3g meV); their channels are dropped (below -bte_phonon_min), as Perturbo does\n", nneg, nqtot * p.nm, (double)(wneg * 1e3)));
 
   /* the builder (the coupling callbacks call no BLAS) */
