@@ -125,6 +125,9 @@ PETSC_INTERN PetscErrorCode BTEPairCUDABuilderTouched(BTEPairCUDABuilder, const 
 /* *rates: what a refresh needs, when the builder was asked to keep it and could (else NULL) */
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *, const BTEPairLayout *, BTEPairCUDA *, BTEPairCUDARates *rates);
 PETSC_INTERN PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *);
+/* An identifier of the GPU this process uses, the same in every process that uses it (its PCI
+   domain, bus and device), so that the ranks sharing one GPU can find each other */
+PETSC_INTERN PetscErrorCode BTEPairCUDADeviceKey(int *key);
 /* A refresh of the device-built layout's rates at another temperature (-bte_collision_refresh):
    the sort permutation of the build (4 B per channel) and the local states' data on the device.
    Refresh recomputes every channel's key and rates from the channel arrays the owner keeps on the

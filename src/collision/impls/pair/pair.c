@@ -1273,11 +1273,31 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     if (L->perm[l] >= 0) inv[L->perm[l]] = (PetscInt)l;
   PetscCall(PairBuildOnDevice(coll, &dev));
 #if defined(BTE_HAVE_CUDA)
+  /* Ranks that share one GPU build their layouts in turn: a build's sort needs 48 B per channel
+     of device memory beside the finished layouts' ~17, and several at once can lack what each
+     alone has (two ranks of 1.4e9 channels on one 141 GB GPU). */
+  MPI_Comm    devcomm = MPI_COMM_NULL;
+  PetscMPIInt nturn = 1, myturn = 0;
   if (dev) {
+    MPI_Comm node;
+    int      key;
+    PetscCall(BTEPairCUDADeviceKey(&key));
+    PetscCallMPI(MPI_Comm_split_type(PetscObjectComm((PetscObject)coll), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    PetscCallMPI(MPI_Comm_split(node, key, 0, &devcomm));
+    PetscCallMPI(MPI_Comm_free(&node));
+    PetscCallMPI(MPI_Comm_size(devcomm, &nturn));
+    PetscCallMPI(MPI_Comm_rank(devcomm, &myturn));
+    if (nturn > 1) PetscCall(PetscInfo(coll, "pair device build: %d ranks share this GPU and build in turn (this rank %d)\n", (int)nturn, (int)myturn));
+  }
+  for (PetscMPIInt turn = 0; dev && turn < nturn; turn++) {
     BTEPairCUDABuilder   B;
     BTEPairCUDABuildInfo info;
     PetscBool            fits;
     int32_t             *inv32;
+    if (turn != myturn) {
+      PetscCallMPI(MPI_Barrier(devcomm));
+      continue;
+    }
     PetscCall(PetscMalloc1(PetscMax(n, 1), &inv32));
     for (PetscInt l = 0; l < n; l++) inv32[l] = (int32_t)inv[l];
     info.n      = n;
@@ -1300,7 +1320,9 @@ static PetscErrorCode BTECollisionSetUp_Pair(BTECollision coll)
     PetscCheck(fits || pa->build != 2, PETSC_COMM_SELF, PETSC_ERR_MEM, "-bte_pair_build device: the device lacks the memory to sort %" PetscCount_FMT " channels (48 B each); use -bte_pair_build host", nch);
     if (fits) PetscCall(PairBuildDevice(coll, B, pa->pairs ? coll->ncomputed : nch));
     else PetscCall(PetscInfo(coll, "pair layout: not enough device memory to build it there, building on the host\n"));
+    PetscCallMPI(MPI_Barrier(devcomm));
   }
+  if (devcomm != MPI_COMM_NULL) PetscCallMPI(MPI_Comm_free(&devcomm));
 #endif
   if (dev) {
     /* the run's memory check before the setup left the host build out (layoutondevice): where a

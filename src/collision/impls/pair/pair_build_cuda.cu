@@ -873,6 +873,19 @@ PetscErrorCode BTEPairCUDABuilderFinish(BTEPairCUDABuilder *builder, const BTEPa
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BTEPairCUDADeviceKey(int *key)
+{
+  int            dev;
+  cudaDeviceProp p;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaGetDevice(&dev));
+  PetscCallCUDA(cudaGetDeviceProperties(&p, dev));
+  /* the device index depends on each process's CUDA_VISIBLE_DEVICES; the PCI address does not */
+  *key = ((p.pciDomainID & 0x7f) << 24) | ((p.pciBusID & 0xff) << 16) | (p.pciDeviceID & 0xffff);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTEPairCUDABuilderDestroy(BTEPairCUDABuilder *builder)
 {
   BTEPairCUDABuilder B = *builder;
