@@ -59,6 +59,17 @@ for np in 2 3; do
   run_np $np "$BUILD/tests/coll_partition" -synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5 -bte_partition pairs -vec_type cuda $gpuopts \
     || fail $? "$np ranks sharing the GPU, pairs partition"
 done
+# the pairs partition's host copy-out (-bte_pair_select_device 0) in pieces of 7 channels, and in
+# one piece, against the selection on the device: the same keys in the same order, so the same
+# I[f], J x and diag J to the bit
+for np in 2 3; do
+  po="-synth_nk 6 -synth_nbands 3 -synth_keep 0.3 -synth_seed 5 -bte_partition pairs -bte_pair_build device -vec_type cuda $gpuopts"
+  run_np $np "$BUILD/tests/coll_partition" $po -write sel.bin > cp.out || { cat cp.out; fail $? "$np ranks, pairs, selected on the device"; }
+  for pc in "-bte_pair_copy_piece 7" ""; do
+    run_np $np "$BUILD/tests/coll_partition" $po -bte_pair_select_device 0 $pc -compare sel.bin -compare_tol 0 -info :coll > cp.out 2>&1 || { cat cp.out; fail $? "$np ranks, pairs, copied out on the host ($pc)"; }
+    grep -q "copied out in pieces of at most ${pc#-bte_pair_copy_piece }" cp.out || [ -z "$pc" ] || { grep -i "copied out" cp.out; fail 1 "$np ranks: no copy-out in pieces of 7"; }
+  done
+done
 # host and device builds make the same tgt layout (pairs, q rows, sources, order of the targets)
 for b in host device; do
   "$BTE" bench -bte_model gaas -bte_grid 32 -vec_type cuda -bte_bench_types tgt -bte_bench_reps 1 -bte_tgt_build $b -info $gpuopts \

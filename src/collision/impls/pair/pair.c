@@ -60,6 +60,7 @@ typedef struct {
   PetscBool     shareowned;  /* -bte_pair_share_owned: the owned-only chunks that hide the exchanges shared too */
   BTEPairShare  share;       /* NULL: not shared */
   PetscBool     devselect;   /* pairs, device build: the computed channels selected on the device */
+  PetscInt      piece;       /* pairs, device build, host copy-out: channels per piece (-bte_pair_copy_piece) */
   PetscBool     onerate;     /* -bte_pair_one_rate: one rate per pair, the other from the Boltzmann factor */
   /* -bte_collision_refresh, host build: the computed channels of every stored pair in the order
      the merge summed them: pair e's are rch[rptr[e] .. rptr[e+1]), each channel c (bte->ch order)
@@ -1015,50 +1016,63 @@ static PetscErrorCode PairOrderChunks(BTECollision coll)
 }
 
 #if defined(BTE_HAVE_CUDA)
-/* pairs partition: a compact host copy of the channels this rank computes (not kept on the device:
-   it is not the BTE's), made by all threads in channel order, to the device builder; at ~1e9 held
-   channels a serial pass with two owner searches per channel took most of a multi-rank setup */
+/* pairs partition: the channels this rank computes, copied out in channel order by all threads
+   into a host buffer of at most -bte_pair_copy_piece channels and given to the device builder
+   piece by piece (the builder keys each piece at its place: the same keys as one copy of them
+   all). A whole compact copy (24 B per computed channel) was a quarter of a rank's host memory at
+   its peak on two ranks of GaAs 190^3; at ~1e9 held channels a serial pass with two owner
+   searches per channel took most of a multi-rank setup, hence the threads. */
 static PetscErrorCode PairComputedToDevice(BTECollision coll, BTEPairCUDABuilder B, PetscCount ncomp)
 {
-  const BTEChannels *ch = &coll->bte->ch;
+  const BTEChannels *ch  = &coll->bte->ch;
+  const PetscCount   blk = 65536, nb = (ch->n + blk - 1) / blk; /* blocks of held channels */
   PetscInt          *ci, *cj;
   PetscReal         *hw, *g2;
-  PetscCount         k = 0, *off;
-  int                nt = 1;
-  PetscLogDouble     t0, t1, t2;
+  PetscCount        *boff, piece = PetscMin(PetscMax(ncomp, 1), (PetscCount)((BTECollision_Pair *)coll->data)->piece);
+  PetscLogDouble     t0, t1, tcopy = 0, tdev = 0;
 
   PetscFunctionBegin;
   PetscCall(BTEChannelsGetHost(coll->bte));
-#if defined(_OPENMP)
-  nt = omp_get_max_threads();
-#endif
   PetscCall(PetscTime(&t0));
-  PetscCall(PetscMalloc4(PetscMax(ncomp, 1), &ci, PetscMax(ncomp, 1), &cj, PetscMax(ncomp, 1), &hw, PetscMax(ncomp, 1), &g2));
-  PetscCall(PetscCalloc1(nt + 1, &off));
-#pragma omp parallel num_threads(nt)
-  {
-    PetscCount c0, c1, m = 0;
-    int        t = PairThreadShare(ch->n, &c0, &c1);
-    for (PetscCount c = c0; c < c1; c++) m += BTECollComputes(coll, ch->i[c], ch->j[c]);
-    off[t + 1] = m;
-#pragma omp barrier
-#pragma omp single
-    for (int u = 0; u < nt; u++) off[u + 1] += off[u];
-    /* the single's implied barrier: every thread sees the offsets */
-    m = off[t];
-    for (PetscCount c = c0; c < c1; c++)
-      if (m < ncomp && BTECollComputes(coll, ch->i[c], ch->j[c])) {
-        ci[m] = ch->i[c], cj[m] = ch->j[c], hw[m] = ch->hw[c], g2[m] = ch->g2[c];
-        m++;
-      }
+  PetscCall(PetscMalloc4(piece, &ci, piece, &cj, piece, &hw, piece, &g2));
+  /* the computed channels of each block, then their compact positions: block b's are
+     [boff[b], boff[b+1]), in channel order */
+  PetscCall(PetscCalloc1(nb + 1, &boff));
+#pragma omp parallel for schedule(dynamic, 16)
+  for (PetscCount b = 0; b < nb; b++) {
+    PetscCount m = 0;
+    for (PetscCount c = b * blk; c < PetscMin((b + 1) * blk, ch->n); c++) m += BTECollComputes(coll, ch->i[c], ch->j[c]);
+    boff[b + 1] = m;
   }
-  k = off[nt];
-  PetscCall(PetscFree(off));
-  PetscCheck(k == ncomp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair: %" PetscCount_FMT " computed channels, expected %" PetscCount_FMT, k, ncomp);
+  for (PetscCount b = 0; b < nb; b++) boff[b + 1] += boff[b];
+  PetscCheck(boff[nb] == ncomp, PETSC_COMM_SELF, PETSC_ERR_PLIB, "pair: %" PetscCount_FMT " computed channels, expected %" PetscCount_FMT, boff[nb], ncomp);
   PetscCall(PetscTime(&t1));
-  PetscCall(BTEPairCUDABuilderAdd(B, NULL, ncomp, ci, cj, hw, g2));
-  PetscCall(PetscTime(&t2));
-  PetscCall(PetscInfo(coll, "pair device build, pairs partition: %" PetscCount_FMT " of %" PetscCount_FMT " held channels copied out in %.3f s, moved to the device and keyed in %.3f s\n", ncomp, ch->n, t1 - t0, t2 - t1));
+  tcopy = t1 - t0;
+  for (PetscCount p0 = 0, b0 = 0; p0 < ncomp; p0 += piece) {
+    const PetscCount p1 = PetscMin(p0 + piece, ncomp);
+    PetscCount       b1;
+    PetscLogDouble   ta, tb, tc;
+    PetscCall(PetscTime(&ta));
+    while (boff[b0 + 1] <= p0) b0++; /* the first block with positions in [p0, p1) */
+    for (b1 = b0; b1 < nb && boff[b1] < p1; b1++) {}
+    /* the blocks in parallel, each writing its positions within [p0, p1) */
+#pragma omp parallel for schedule(dynamic, 4)
+    for (PetscCount b = b0; b < b1; b++) {
+      PetscCount m = boff[b];
+      for (PetscCount c = b * blk; c < PetscMin((b + 1) * blk, ch->n) && m < p1; c++)
+        if (BTECollComputes(coll, ch->i[c], ch->j[c])) {
+          if (m >= p0) ci[m - p0] = ch->i[c], cj[m - p0] = ch->j[c], hw[m - p0] = ch->hw[c], g2[m - p0] = ch->g2[c];
+          m++;
+        }
+    }
+    PetscCall(PetscTime(&tb));
+    PetscCall(BTEPairCUDABuilderAdd(B, NULL, p1 - p0, ci, cj, hw, g2));
+    PetscCall(PetscTime(&tc));
+    tcopy += tb - ta;
+    tdev += tc - tb;
+  }
+  PetscCall(PetscFree(boff));
+  PetscCall(PetscInfo(coll, "pair device build, pairs partition: %" PetscCount_FMT " of %" PetscCount_FMT " held channels copied out in pieces of at most %" PetscCount_FMT " (%.3f s), moved to the device and keyed (%.3f s)\n", ncomp, ch->n, piece, tcopy, tdev));
   PetscCall(PetscFree4(ci, cj, hw, g2));
   PetscFunctionReturn(0);
 }
@@ -1664,6 +1678,8 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscOptionsBegin(PetscObjectComm((PetscObject)coll), ((PetscObject)coll)->prefix, "Collision operator type pair (-bte_collision_type pair)", "BTECollision");
   PetscCall(PetscOptionsInt("-bte_pair_tile", "States per tile (column sums of a tile pair are kept in a private array of this length)", "BTECollision", pa->tile, &pa->tile, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_select_device", "CUDA, pairs partition, device build: select the channels this rank computes on the device from all it holds (kept there for later builds), instead of copying them out on the host", "BTECollision", pa->devselect, &pa->devselect, NULL));
+  PetscCall(PetscOptionsInt("-bte_pair_copy_piece", "CUDA, pairs partition, device build, where the channels this rank computes are copied out on the host: channels per piece (a host buffer of 24 B each, reused; 2^26 by default)", "BTECollision", pa->piece, &pa->piece, NULL));
+  PetscCheck(pa->piece >= 1, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_copy_piece must be at least 1, got %" PetscInt_FMT, pa->piece);
   PetscCall(PetscOptionsBool("-bte_pair_side_stream", "CUDA, pairs partition, NCCL or IPC exchange: the chunks that need ghost values run on a second, high-priority stream beside one launch of the owned chunks (0: three launches on PETSc's stream)", "BTECollision", pa->side, &pa->side, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_one_rate", "With -bte_delta balanced: keep one rate per pair (the downhill one) and form the other from the Boltzmann factor of the states' energies (10 B per pair instead of 18; the layout is built on the host)", "BTECollision", pa->onerate, &pa->onerate, NULL));
   PetscCall(PetscOptionsBool("-bte_pair_timeline", "CUDA: time the steps of every apply with device events and print each rank's means when the operator is destroyed (pairs partition on several ranks: the overlapped applies with the side stream only; a diagnostic: the events cost a little)", "BTECollision", pa->timeline, &pa->timeline, NULL));
@@ -1804,6 +1820,7 @@ PETSC_INTERN PetscErrorCode BTECollisionCreate_Pair(BTECollision coll)
   pa->polls                    = 8;
   pa->side                     = PETSC_TRUE; /* 2 H200s, 135^3: 2.73-2.74 ms per apply against 2.79-2.80 */
   pa->devselect                = PETSC_TRUE; /* 2 H200s, 135^3: setup 5.0-6.7 s against 8.0-10.6 s (host copy-out) */
+  pa->piece                    = (PetscInt)1 << 26;
   pa->ptiles                   = PETSC_TRUE; /* 4 H200s, 135^3: 1.36-1.39 ms per apply against 1.46-1.47 (per pair of states) */
   pa->sharenode                = PETSC_TRUE; /* GaAs 90^3, 16 ranks on 16 cores: 26.25 ms per apply against 29.57, J x 31.07 against 36.35 (medians of 7) */
   pa->shareowned               = PETSC_TRUE; /* the same as sharing only the ghosts' chunks within noise; a tighter spread */
