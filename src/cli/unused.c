@@ -122,7 +122,7 @@ PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm comm, const char cmd[], Pet
 /* bte's integer options (PetscOptionsInt, IntArray): PETSc reads a value beyond a PetscInt's range
    modulo 2^32 (3.18: -bte_grid 4294967304 ran as 8), so the driver refuses one first.
    tests/guards/options.sh checks that the list holds every integer option of src/. */
-static const char *const IntegerOptions[] = {"-bte_bench_copy_size", "-bte_bench_reps", "-bte_generate_batch", "-bte_generate_pair_batch", "-bte_grid", "-bte_highfield_ptc_max_it", "-bte_io_chunk", "-bte_ita_max_it", "-bte_pair_chunk", "-bte_pair_overlap_polls", "-bte_pair_reduce_batch", "-bte_pair_reduce_lanes", "-bte_pair_tile", "-bte_pair_unroll", "-bte_perturbo_bands", "-bte_perturbo_kdim", "-bte_perturbo_qdim", "-bte_tgt_lanes", "-bte_transport_pc_angular", "-bte_transport_pc_bins", "-pc_bte_twolevel_bins", "-pc_bte_twolevel_rate_bins", NULL};
+static const char *const IntegerOptions[] = {"-bte_bench_copy_size", "-bte_bench_reps", "-bte_generate_batch", "-bte_generate_pair_batch", "-bte_grid", "-bte_highfield_ptc_max_it", "-bte_io_chunk", "-bte_ita_max_it", "-bte_pair_chunk", "-bte_pair_copy_piece", "-bte_pair_overlap_polls", "-bte_pair_reduce_batch", "-bte_pair_reduce_lanes", "-bte_pair_tile", "-bte_pair_unroll", "-bte_perturbo_bands", "-bte_perturbo_kdim", "-bte_perturbo_qdim", "-bte_tgt_lanes", "-bte_transport_pc_angular", "-bte_transport_pc_bins", "-pc_bte_twolevel_bins", "-pc_bte_twolevel_rate_bins", NULL};
 
 /* bte's other options that take a value (PetscOptionsReal, String, Enum, EList, FList and their
    arrays; every reader but PetscOptionsBool): given without one, PETSc keeps the default silently
