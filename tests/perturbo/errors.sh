@@ -15,15 +15,8 @@ for b in missing nomass short nan plain volume kcdim intnat; do "$PYTHON" "$T/ma
 echo "not HDF5" > text.h5
 mkdir -p adir
 
-# run "$@", keep its output in last.txt (for the line count), pass its exit status on
-keep() { "$@" > last.txt 2>&1; local rc=$?; cat last.txt; return $rc; }
-# expect_fail, then exactly one line of output
-fail1() {
-  local pat=$1; shift
-  expect_fail "$pat" keep "$@"
-  local n; n=$(grep -c . last.txt || true)
-  [ "$n" -eq 1 ] || { echo "FAIL: expected a one-line error, got $n lines: $*"; cat last.txt; exit 1; }
-}
+# keep, fail1 (expect_fail, then exactly one line of output)
+. "$TESTDIR/perturbo/refusals.bash"
 G="$BTE generate -bte_model perturbo -bte_view 0 -bte_output out.h5"
 K="-bte_perturbo_kdim 8,8,8"
 
