@@ -130,6 +130,10 @@ gres=$(sed -n 's/.* sum to \([^ ]*\) Ry\/bohr^2.*/\1/p' <<< "$line")
 gom=$(sed -n 's/.*by up to ~\([^ ]*\) meV.*/\1/p' <<< "$line")
 close "$gres" "$res" 2e-3 && close "$gom" "$om" 2e-3 || { echo "FAIL: residual $gres, ~$gom meV; expected $res, $om: $line"; exit 1; }
 echo "ok: sum rule warned for atom $atom, residual $gres Ry/bohr^2 ($res), ~$gom meV ($om)"
+# the same size among the model's parameters (bte info; the table's /model attributes)
+pom=$("$BTE" info -bte_model perturbo -bte_perturbo_epr casr.h5 -bte_perturbo_kdim 4,4,4 -bte_window 5 2>&1 | sed -n 's/^ *ifc_asr_shift = \([^ ]*\) meV.*/\1/p')
+close "$pom" "$om" 2e-3 || { echo "FAIL: ifc_asr_shift '$pom' meV, expected $om"; exit 1; }
+echo "ok: ifc_asr_shift = $pom meV in bte info"
 # 1 + 1e-7: below the warning's 0.5 meV, silent
 mut polar.h5 ctiny.h5 ifc_pair:1.0000001 > /dev/null
 ok ctiny.h5 -bte_perturbo_kdim 4,4,4

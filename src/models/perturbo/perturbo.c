@@ -1000,6 +1000,9 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCall(BTEParamsAdd(bte, "polar_long_range", p.epr->lr_eph ? 1.0 : 0.0, ""));
   PetscCall(BTEParamsAdd(bte, "spinor", p.epr->spinor ? 1.0 : 0.0, ""));
   PetscCall(BTEParamsAdd(bte, "phonon_max", hwmax, "eV"));
+  /* the force constants' laws as read (epr_read.c; the import warns above 0.5 meV and 1e-6) */
+  PetscCall(BTEParamsAdd(bte, "ifc_asr_shift", p.epr->asr_omega * BTE_RY_EV * 1e3, "meV"));
+  PetscCall(BTEParamsAdd(bte, "ifc_asymmetry", p.epr->ifcsym, ""));
   PetscCall(PetscInfo(bte, "perturbo %s: %" PetscInt_FMT " atoms, %" PetscInt_FMT " Wannier functions, k grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT ", q grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT ", caches %.3g GB\n", file, p.epr->nat, p.nw, p.nk[0], p.nk[1], p.nk[2], p.nq[0], p.nq[1], p.nq[2], bytes / 1e9));
   PetscCall(BTEModelBuild(bte, &spec));
   BLASRestoreThreads(blasthreads);
