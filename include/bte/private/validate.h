@@ -67,7 +67,7 @@
 #define BTE_EPR_IFCSYM_WARN   1e-6 /* warned above */
 #define BTE_EPR_IFCSYM_TOL    1e-2 /* refused above */
 #define BTE_EPR_ASR_WARN      0.5  /* meV: acoustic frequencies at Gamma the force constants' sum-rule
-                                      residual implies, warned above (a real file: 1e-5 meV) */
+                                      residual implies, warned above (DNTT: 3e-5 meV) */
 /* Occupations during a run: finite and within [-tol, 1 + tol] (-bte_state_tolerance) */
 #define BTE_STATE_TOLERANCE 0.5
 
