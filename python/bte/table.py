@@ -105,12 +105,15 @@ class Table:
             self.creator = attr(f, "creator", "")
             self.created = attr(f, "created", "")
             self.caveat = attr(f, "caveat", "")  # the model's warnings ("" when none)
-            self.field_caveat = attr(f, "field_caveat", "")
-            self.field_caveat_min = number(f, "field_caveat_min")  # V/cm, None when no field caveat
-            if "field_caveat" in f.attrs and self.field_caveat_min is None:
-                raise BTEFileError("%s: root attribute field_caveat without field_caveat_min (V/cm)" % self.path)
-            if self.field_caveat_min is not None and self.field_caveat_min < 0:
-                raise BTEFileError("%s: root attribute field_caveat_min = %g; expected a field >= 0 (V/cm)" % (self.path, self.field_caveat_min))
+            # warnings that hold under a field of at least their _min (V/cm; None when absent)
+            for name in ("field_caveat", "field_caveat_2"):
+                text, fmin = attr(f, name, ""), number(f, name + "_min")
+                if name in f.attrs and fmin is None:
+                    raise BTEFileError("%s: root attribute %s without %s_min (V/cm)" % (self.path, name, name))
+                if fmin is not None and fmin < 0:
+                    raise BTEFileError("%s: root attribute %s_min = %g; expected a field >= 0 (V/cm)" % (self.path, name, fmin))
+                setattr(self, name, text)
+                setattr(self, name + "_min", fmin)
             check_units(f, "temperature_units", "K", "the root group's temperature")
             self.temperature = number(f, "temperature", positive=True)
             if self.temperature is not None and not TEMPERATURE_MIN <= self.temperature <= TEMPERATURE_MAX:

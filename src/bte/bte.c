@@ -168,7 +168,7 @@ PetscErrorCode BTESetInputFile(BTE bte, const char file[])
   if (same && bte->setupcalled) PetscFunctionReturn(0);
   PetscCheck(!bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetInputFile() before BTESetUp(): the BTE is set up on %s%s; use a new BTE", bte->input[0] ? "table " : "model ", bte->input[0] ? bte->input : bte->model);
   PetscCall(PetscStrncpy(bte->input, file ? file : "", sizeof(bte->input)));
-  bte->caveat[0] = bte->fieldcaveat[0] = 0;
+  bte->caveat[0] = bte->fieldcaveat[0][0] = bte->fieldcaveat[1][0] = 0;
   PetscFunctionReturn(0);
 }
 
@@ -206,7 +206,7 @@ PetscErrorCode BTESetModel(BTE bte, const char model[])
   PetscCheck(!bte->setupcalled, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetModel() before BTESetUp(): the BTE is set up on %s%s; use a new BTE", bte->input[0] ? "table " : "model ", bte->input[0] ? bte->input : bte->model);
   PetscCall(BTEModelReset(bte));
   PetscCall(PetscStrncpy(bte->model, model ? model : "", sizeof(bte->model)));
-  bte->caveat[0] = bte->fieldcaveat[0] = 0;
+  bte->caveat[0] = bte->fieldcaveat[0][0] = bte->fieldcaveat[1][0] = 0;
   PetscFunctionReturn(0);
 }
 

@@ -105,12 +105,13 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
-/* A built-in model's warning that holds only under a field (gaas's isotropic L and X masses above
-   ~5 kV/cm): the field-driven runs (highfield, dynamics with -bte_efield) call this once with their
+/* A built-in model's warnings that hold only under a field (gaas's isotropic L and X masses above
+   ~5 kV/cm, its classic Gamma-L coupling from ~3 kV/cm): the field-driven runs (highfield, dynamics with -bte_efield) call this once with their
    largest field, so that a low-field run stays quiet */
 PetscErrorCode BTEFieldCaveat(BTE bte, PetscReal field)
 {
   PetscFunctionBegin;
-  if (bte->fieldcaveat[0] && PetscAbsReal(field) >= bte->fieldcaveat_min) PetscCall(PetscPrintf(PetscObjectComm((PetscObject)bte), "WARNING: model at %g V/cm: %s\n", (double)PetscAbsReal(field), bte->fieldcaveat));
+  for (int k = 0; k < 2; k++)
+    if (bte->fieldcaveat[k][0] && PetscAbsReal(field) >= bte->fieldcaveat_min[k]) PetscCall(PetscPrintf(PetscObjectComm((PetscObject)bte), "WARNING: model at %g V/cm: %s\n", (double)PetscAbsReal(field), bte->fieldcaveat[k]));
   PetscFunctionReturn(0);
 }

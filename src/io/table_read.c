@@ -32,8 +32,8 @@ typedef struct {
   int         delta; /* BTEDelta, when has_delta */
   BTEParams   params;
   char        source[256];
-  char        caveat[512], fieldcaveat[512]; /* a model's warnings (optional root attributes) */
-  double      fieldcaveat_min;
+  char        caveat[512], fieldcaveat[2][512]; /* a model's warnings (optional root attributes) */
+  double      fieldcaveat_min[2];
   BTEH5Status st;
 } Header;
 
@@ -294,11 +294,16 @@ static int ReadHeader(hid_t f, Header *h)
   if (v != 1) return BTEH5Fail(st, "the file is incomplete (root attribute complete = %lld, not 1): the program writing it was interrupted. Regenerate the table", v);
   if (BTEH5AttrExists(f, "/", "source") && BTEH5ReadAttrString(f, "/", "source", h->source, sizeof(h->source), st)) return -1;
   if (BTEH5AttrExists(f, "/", "caveat") && BTEH5ReadAttrString(f, "/", "caveat", h->caveat, sizeof(h->caveat), st)) return -1;
-  if (BTEH5AttrExists(f, "/", "field_caveat")) {
-    if (BTEH5ReadAttrString(f, "/", "field_caveat", h->fieldcaveat, sizeof(h->fieldcaveat), st)) return -1;
-    if (!BTEH5AttrExists(f, "/", "field_caveat_min")) return BTEH5Fail(st, "root attribute field_caveat without field_caveat_min (V/cm)");
-    if (BTEH5ReadAttrReal(f, "/", "field_caveat_min", &h->fieldcaveat_min, st) || BTEH5CheckUnits(f, "/", "field_caveat_min_units", "V/cm", NULL, st)) return -1;
-    if (PetscIsInfOrNanReal((PetscReal)h->fieldcaveat_min) || h->fieldcaveat_min < 0) return BTEH5Fail(st, "root attribute field_caveat_min = %g; expected a field >= 0 (V/cm)", h->fieldcaveat_min);
+  for (int k = 0; k < 2; k++) { /* field_caveat, field_caveat_2 */
+    char name[32], nmin[40], nunits[48];
+    snprintf(name, sizeof(name), "field_caveat%s", k ? "_2" : "");
+    snprintf(nmin, sizeof(nmin), "%s_min", name);
+    snprintf(nunits, sizeof(nunits), "%s_min_units", name);
+    if (!BTEH5AttrExists(f, "/", name)) continue;
+    if (BTEH5ReadAttrString(f, "/", name, h->fieldcaveat[k], sizeof(h->fieldcaveat[k]), st)) return -1;
+    if (!BTEH5AttrExists(f, "/", nmin)) return BTEH5Fail(st, "root attribute %s without %s (V/cm)", name, nmin);
+    if (BTEH5ReadAttrReal(f, "/", nmin, &h->fieldcaveat_min[k], st) || BTEH5CheckUnits(f, "/", nunits, "V/cm", NULL, st)) return -1;
+    if (PetscIsInfOrNanReal((PetscReal)h->fieldcaveat_min[k]) || h->fieldcaveat_min[k] < 0) return BTEH5Fail(st, "root attribute %s = %g; expected a field >= 0 (V/cm)", nmin, h->fieldcaveat_min[k]);
   }
   if ((h->has_temperature = BTEH5AttrExists(f, "/", "temperature"))) {
     if (BTEH5ReadAttrReal(f, "/", "temperature", &h->temperature, st) || BTEH5CheckUnits(f, "/", "temperature_units", "K", NULL, st)) return -1;
@@ -725,8 +730,10 @@ PetscErrorCode BTETableRead(BTE bte, const char file[])
   bte->params = h->params;
   PetscCall(PetscStrncpy(bte->source, h->source, sizeof(bte->source)));
   PetscCall(PetscStrncpy(bte->caveat, h->caveat, sizeof(bte->caveat)));
-  PetscCall(PetscStrncpy(bte->fieldcaveat, h->fieldcaveat, sizeof(bte->fieldcaveat)));
-  bte->fieldcaveat_min = (PetscReal)h->fieldcaveat_min;
+  for (int k = 0; k < 2; k++) {
+    PetscCall(PetscStrncpy(bte->fieldcaveat[k], h->fieldcaveat[k], sizeof(bte->fieldcaveat[k])));
+    bte->fieldcaveat_min[k] = (PetscReal)h->fieldcaveat_min[k];
+  }
   /* Smearing, temperature and the delta are also run settings: a value set through the API or the
      options (BTESetSmearing, BTESetTemperature, BTESetDelta, BTESetFromOptions) wins over the file's. */
   if (!bte->smearing_set) bte->smearing = (PetscReal)h->smearing;

@@ -116,7 +116,8 @@ static int WriteHeader(hid_t f, BTE bte, PetscInt64 M, BTEH5Status *st)
   if (BTEH5WriteAttrString(f, "source", bte->source, st)) return -1;
   /* a model's warnings travel with its table, so that a run from the file repeats them */
   if (bte->caveat[0] && BTEH5WriteAttrString(f, "caveat", bte->caveat, st)) return -1;
-  if (bte->fieldcaveat[0] && (BTEH5WriteAttrString(f, "field_caveat", bte->fieldcaveat, st) || BTEH5WriteAttrReal(f, "field_caveat_min", bte->fieldcaveat_min, "V/cm", st))) return -1;
+  if (bte->fieldcaveat[0][0] && (BTEH5WriteAttrString(f, "field_caveat", bte->fieldcaveat[0], st) || BTEH5WriteAttrReal(f, "field_caveat_min", bte->fieldcaveat_min[0], "V/cm", st))) return -1;
+  if (bte->fieldcaveat[1][0] && (BTEH5WriteAttrString(f, "field_caveat_2", bte->fieldcaveat[1], st) || BTEH5WriteAttrReal(f, "field_caveat_2_min", bte->fieldcaveat_min[1], "V/cm", st))) return -1;
   if (BTEH5WriteAttrReal(f, "temperature", bte->temperature, "K", st)) return -1;
   if (BTELatticeWriteH5(f, &bte->grid, err, sizeof(err))) return BTEH5Fail(st, "%s", err); /* the /grid of every output */
   if (WriteStatesHeader(f, bte, st)) return -1;

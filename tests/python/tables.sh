@@ -26,6 +26,7 @@ import bte
 t = bte.open("gaas.h5")
 assert isinstance(t, bte.Table) and t.carrier == "electrons" and t.nmodes == 6 and t.model_name == "gaas"
 assert "isotropic L and X masses" in t.field_caveat and t.field_caveat_min == 5000 and t.caveat == ""  # the model's warnings travel with the table
+assert "classic Gamma-L coupling" in t.field_caveat_2 and t.field_caveat_2_min == 3000
 with h5py.File("gaas.h5", "r") as f:
     for n in ("energy", "velocity", "kindex", "band"):
         assert np.array_equal(getattr(t, n), f["states"][n][()]), n

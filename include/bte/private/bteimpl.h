@@ -68,8 +68,8 @@ struct _p_BTE {
   char      model[64];                 /* built-in model name, or "" */
   char      source[256];               /* provenance string, e.g. "bte generate gaas" or a Perturbo prefix */
   char      caveat[512];               /* a built-in model's warning about its own physics (its view prints it), or "" */
-  char      fieldcaveat[512];          /* a built-in model's warning for runs under a field of at least fieldcaveat_min (BTEFieldCaveat()), or "" */
-  PetscReal fieldcaveat_min;           /* V/cm */
+  char      fieldcaveat[2][512];       /* a built-in model's warnings for runs under a field of at least fieldcaveat_min (BTEFieldCaveat()), or "" */
+  PetscReal fieldcaveat_min[2];        /* V/cm */
   PetscInt  ngrid;                     /* requested k points per direction for models */
   BTEModelOps modelops;                /* the model's, once its create function ran (modelops.generate set) */
   void       *modeldata;               /* the model's parameters */
