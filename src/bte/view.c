@@ -106,8 +106,8 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
 }
 
 /* A built-in model's warnings that hold only under a field (gaas's isotropic L and X masses above
-   ~5 kV/cm, its classic Gamma-L coupling from ~3 kV/cm): the field-driven runs (highfield, dynamics with -bte_efield) call this once with their
-   largest field, so that a low-field run stays quiet */
+   ~5 kV/cm, its classic Gamma-L coupling from ~3 kV/cm): the field-driven runs (highfield, dynamics
+   with -bte_efield) call this once with their largest field, so that a low-field run stays quiet */
 PetscErrorCode BTEFieldCaveat(BTE bte, PetscReal field)
 {
   PetscFunctionBegin;
