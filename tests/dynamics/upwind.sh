@@ -20,7 +20,8 @@ run_np "$NP" "$BTE" dynamics $g -bte_drift_form upwind -bte_output g_upwind_np.h
 run_np "$NP" "$BTE" dynamics $p -bte_drift_form muscl -bte_output p_muscl_np.h5 > p_muscl_np.log
 grep -q "WARNING: occupations from .* outside \[0, 1\]: the plain drift form" g_plain.log p_plain.log
 grep -q "WARNING: the carrier number changed" g_log.log p_log.log
-! grep -q WARNING g_upwind.log p_upwind.log g_upwind_np.log g_muscl.log p_muscl.log p_muscl_np.log || { echo "FAIL: a warning with the upwind or muscl form"; grep WARNING g_upwind.log p_upwind.log g_muscl.log p_muscl.log; exit 1; }
+# (the gaas model's own warning about its classic Gamma-L coupling at 4 kV/cm is not the form's)
+! grep -h WARNING g_upwind.log p_upwind.log g_upwind_np.log g_muscl.log p_muscl.log p_muscl_np.log | grep -v "^WARNING: model at" | grep -q . || { echo "FAIL: a warning with the upwind or muscl form"; grep WARNING g_upwind.log p_upwind.log g_muscl.log p_muscl.log; exit 1; }
 "$PYTHON" - <<'PY'
 import sys, h5py, numpy as np
 ok = True
