@@ -357,21 +357,8 @@ __global__ static void __launch_bounds__(PROJ_THREADS) ProjectRuns(BTEEprCUDADat
     __syncthreads();
     /* g_mn(mu) of each candidate, as Project */
     for (int w = threadIdx.x; w < nb * nm; w += blockDim.x) {
-      const int     s = w / nm, mu = w % nm, c = cand[s];
-      const int     sk = idx[4 * c], skq = idx[4 * c + 1], nn = idx[4 * c + 2], mm = idx[4 * c + 3];
-      const double *Uk = d.U + 2 * (size_t)nw * nw * sk, *Ukq = d.U + 2 * (size_t)nw * nw * skq;
-      const double *G  = gw + 2 * (size_t)nw * nw * nm * grp[c];
-      double        xr_ = 0, xi_ = 0;
-      for (int iw = 0; iw < nw; iw++)
-        for (int jw = 0; jw < nw; jw++) {
-          const double ar = Ukq[2 * (iw + mm * nw)], ai = -Ukq[2 * (iw + mm * nw) + 1], br = Uk[2 * (jw + nn * nw)], bi = Uk[2 * (jw + nn * nw) + 1];
-          const double cr = SUB(MUL(ar, br), MUL(ai, bi)), ci = ADD(MUL(ar, bi), MUL(ai, br));
-          const double xr = G[2 * ((iw * nw + jw) * nm + mu)], xi = G[2 * ((iw * nw + jw) * nm + mu) + 1];
-          xr_ = ADD(xr_, SUB(MUL(cr, xr), MUL(ci, xi)));
-          xi_ = ADD(xi_, ADD(MUL(cr, xi), MUL(ci, xr)));
-        }
-      gmn[2 * ((size_t)s * nm + mu)]     = xr_;
-      gmn[2 * ((size_t)s * nm + mu) + 1] = xi_;
+      const int s = w / nm, mu = w % nm, c = cand[s];
+      GmnOf(d, idx, c, gw + 2 * (size_t)nw * nw * nm * grp[c], mu, &gmn[2 * ((size_t)s * nm + mu)], &gmn[2 * ((size_t)s * nm + mu) + 1]);
     }
     /* this thread's items: candidate (in the batch), mode, where its value goes */
     int    is[PROJ_R], inu[PROJ_R], io[PROJ_R];
@@ -408,17 +395,14 @@ __global__ static void __launch_bounds__(PROJ_THREADS) ProjectRuns(BTEEprCUDADat
         if (is[x] < 0) continue;
         const double *gm = gmn + 2 * ((size_t)is[x] * nm + mu0), *un = tile + (inu[x] - lo) * ts;
         double        a = sr[x], b = si[x];
-        for (int m = 0; m < w; m++) {
-          a = ADD(a, SUB(MUL(gm[2 * m], un[2 * m]), MUL(gm[2 * m + 1], un[2 * m + 1])));
-          b = ADD(b, ADD(MUL(gm[2 * m], un[2 * m + 1]), MUL(gm[2 * m + 1], un[2 * m])));
-        }
+        for (int m = 0; m < w; m++) ProjectTerm(gm[2 * m], gm[2 * m + 1], un[2 * m], un[2 * m + 1], &a, &b);
         sr[x] = a;
         si[x] = b;
       }
     }
 #pragma unroll
     for (int x = 0; x < PROJ_R; x++)
-      if (is[x] >= 0) g2[io[x]] = MUL(__ddiv_rn(ADD(MUL(sr[x], sr[x]), MUL(si[x], si[x])), MUL(2.0, om[inu[x]])), d.g2fac);
+      if (is[x] >= 0) g2[io[x]] = G2Of(d, sr[x], si[x], om[inu[x]]);
     p0 += nb;
   }
 }

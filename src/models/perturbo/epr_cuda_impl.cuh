@@ -1,6 +1,7 @@
 /* What the two files of the GPU couplings share (epr_cuda.cu: the builder's batches; epr_channels_cuda.cu:
-   the channels generated on the device): the handle, its work slots and the two kernels of the
-   couplings, Vertex and Project (their description: epr_cuda.cu). CUDA only. */
+   the channels generated on the device): the handle, its work slots, the two kernels of the
+   couplings, Vertex and Project (their description: epr_cuda.cu), and Project's sums, which
+   epr_channels_cuda.cu's ProjectRuns calls as well. CUDA only. */
 #pragma once
 #include <bte/private/eprcuda.h>
 #include <petscdevice_cuda.h>
@@ -80,6 +81,41 @@ static __global__ void VertexCounted(BTEEprCUDAData d, const int32_t *__restrict
   if ((int)blockIdx.x < *ngrp) VertexOf(d, (int)blockIdx.x, gk_of, q, ph, gw);
 }
 
+/* What Project and epr_channels_cuda.cu's ProjectRuns compute, in one place so that the two give the
+   same values bit for bit (every operation rounded as written: MUL, ADD, SUB).
+   GmnOf: g_mn(mu) of candidate c = sum over Wannier pairs of conj(U_k+q[iw, m]) U_k[jw, n] G[iw, jw, mu],
+   with G the vertex of the candidate's group. */
+static __device__ inline void GmnOf(const BTEEprCUDAData &d, const int32_t *__restrict__ idx, int c, const double *__restrict__ G, int mu, double *gr, double *gi)
+{
+  const int     nw = (int)d.nw, nm = (int)d.nm;
+  const int     sk = idx[4 * c], skq = idx[4 * c + 1], nn = idx[4 * c + 2], mm = idx[4 * c + 3];
+  const double *Uk = d.U + 2 * (size_t)nw * nw * sk, *Ukq = d.U + 2 * (size_t)nw * nw * skq;
+  double        xr_ = 0, xi_ = 0;
+  for (int iw = 0; iw < nw; iw++)
+    for (int jw = 0; jw < nw; jw++) {
+      const double ar = Ukq[2 * (iw + mm * nw)], ai = -Ukq[2 * (iw + mm * nw) + 1], br = Uk[2 * (jw + nn * nw)], bi = Uk[2 * (jw + nn * nw) + 1];
+      const double cr = SUB(MUL(ar, br), MUL(ai, bi)), ci = ADD(MUL(ar, bi), MUL(ai, br));
+      const double xr = G[2 * ((iw * nw + jw) * nm + mu)], xi = G[2 * ((iw * nw + jw) * nm + mu) + 1];
+      xr_ = ADD(xr_, SUB(MUL(cr, xr), MUL(ci, xi)));
+      xi_ = ADD(xi_, ADD(MUL(cr, xi), MUL(ci, xr)));
+    }
+  *gr = xr_;
+  *gi = xi_;
+}
+
+/* One term of g_nu = sum over mu of g_mn(mu) u_nu(mu), added to (*sr, *si) */
+static __device__ inline void ProjectTerm(double gr, double gi, double ur, double ui, double *sr, double *si)
+{
+  *sr = ADD(*sr, SUB(MUL(gr, ur), MUL(gi, ui)));
+  *si = ADD(*si, ADD(MUL(gr, ui), MUL(gi, ur)));
+}
+
+/* |g_nu|^2 / (2 omega_nu) * g2fac, as the host */
+static __device__ inline double G2Of(const BTEEprCUDAData &d, double sr, double si, double om)
+{
+  return MUL(__ddiv_rn(ADD(MUL(sr, sr), MUL(si, si)), MUL(2.0, om)), d.g2fac);
+}
+
 /* One block per candidate c: g_mn(mu) into shared memory, then |g_nu|^2 / (2 omega) for its listed
    modes (those that pass the energy test, listed by the host: only they come back) */
 static __global__ void Project(BTEEprCUDAData d, int nc, const int32_t *__restrict__ idx, const int32_t *__restrict__ grp, const int32_t *__restrict__ gk_of, const int32_t *__restrict__ moff, const int32_t *__restrict__ mode, const double *__restrict__ gw, double *__restrict__ g2)
@@ -87,36 +123,18 @@ static __global__ void Project(BTEEprCUDAData d, int nc, const int32_t *__restri
   extern __shared__ double gmn[];
   const int c = blockIdx.x;
   if (c >= nc) return;
-  const int     sk = idx[4 * c], skq = idx[4 * c + 1], nn = idx[4 * c + 2], mm = idx[4 * c + 3], g = grp[c], qi = gk_of[2 * g + 1];
+  const int     g = grp[c], qi = gk_of[2 * g + 1];
   const int     nw = (int)d.nw, nm = (int)d.nm, m0 = moff[c], nmc = moff[c + 1] - m0;
-  const double *Uk = d.U + 2 * (size_t)nw * nw * sk, *Ukq = d.U + 2 * (size_t)nw * nw * skq;
   const double *G  = gw + 2 * (size_t)nw * nw * nm * g;
   const double *om = d.om + (size_t)nm * qi, *u = d.u + 2 * (size_t)nm * nm * qi;
 
-  for (int mu = threadIdx.x; mu < nm; mu += blockDim.x) {
-    double xr_ = 0, xi_ = 0;
-    for (int iw = 0; iw < nw; iw++)
-      for (int jw = 0; jw < nw; jw++) {
-        const double ar = Ukq[2 * (iw + mm * nw)], ai = -Ukq[2 * (iw + mm * nw) + 1], br = Uk[2 * (jw + nn * nw)], bi = Uk[2 * (jw + nn * nw) + 1];
-        const double cr = SUB(MUL(ar, br), MUL(ai, bi)), ci = ADD(MUL(ar, bi), MUL(ai, br));
-        const double xr = G[2 * ((iw * nw + jw) * nm + mu)], xi = G[2 * ((iw * nw + jw) * nm + mu) + 1];
-        xr_ = ADD(xr_, SUB(MUL(cr, xr), MUL(ci, xi)));
-        xi_ = ADD(xi_, ADD(MUL(cr, xi), MUL(ci, xr)));
-      }
-    gmn[2 * mu]     = xr_;
-    gmn[2 * mu + 1] = xi_;
-  }
+  for (int mu = threadIdx.x; mu < nm; mu += blockDim.x) GmnOf(d, idx, c, G, mu, &gmn[2 * mu], &gmn[2 * mu + 1]);
   __syncthreads();
   for (int t = threadIdx.x; t < nmc; t += blockDim.x) {
     const int     nu = mode[m0 + t];
     const double *un = u + 2 * (size_t)nu * nm;
     double        sr = 0, si = 0;
-    for (int mu = 0; mu < nm; mu++) {
-      sr = ADD(sr, SUB(MUL(gmn[2 * mu], un[2 * mu]), MUL(gmn[2 * mu + 1], un[2 * mu + 1])));
-      si = ADD(si, ADD(MUL(gmn[2 * mu], un[2 * mu + 1]), MUL(gmn[2 * mu + 1], un[2 * mu])));
-    }
-    /* (sr sr + si si) / (2 om) * g2fac, as the host */
-    g2[m0 + t] = MUL(__ddiv_rn(ADD(MUL(sr, sr), MUL(si, si)), MUL(2.0, om[nu])), d.g2fac);
+    for (int mu = 0; mu < nm; mu++) ProjectTerm(gmn[2 * mu], gmn[2 * mu + 1], un[2 * mu], un[2 * mu + 1], &sr, &si);
+    g2[m0 + t] = G2Of(d, sr, si, om[nu]);
   }
 }
-
