@@ -64,12 +64,15 @@ PETSC_EXTERN PetscErrorCode BTETransportSetCarrierDensities(BTETransport, PetscI
 PETSC_EXTERN PetscErrorCode BTETransportSetChemicalPotentials(BTETransport, PetscInt, const PetscReal[]);
 /* ITA stopping tolerance on the relative change of the conductivity (2e-3) and iteration cap. */
 PETSC_EXTERN PetscErrorCode BTETransportSetITATolerance(BTETransport, PetscReal, PetscInt);
+/* The ksp method's acceptance: a solve whose own relative residual ||v - A F||/||v|| (before the
+   carrier-number projection) is above this is not converged, whatever the KSP's tolerances (1e-3). */
+PETSC_EXTERN PetscErrorCode BTETransportSetMaxResidual(BTETransport, PetscReal);
 /* The preconditioner of the ksp method (default BTE_TRANSPORT_PC_JACOBI). */
 PETSC_EXTERN PetscErrorCode BTETransportSetPCType(BTETransport, BTETransportPCType);
 PETSC_EXTERN PetscErrorCode BTETransportGetPCType(BTETransport, BTETransportPCType *);
 /* Options: -bte_transport_method, -bte_transport_pc (jacobi, twolevel) and its -bte_transport_pc_bins,
    -bte_transport_pc_angular, -bte_transport_pc_split, -bte_transport_pc_form, -bte_temperatures, -bte_carrier_densities,
-   -bte_chemical_potentials, -bte_ita_tol, -bte_ita_max_it, and the KSP's with
+   -bte_chemical_potentials, -bte_ita_tol, -bte_ita_max_it, -bte_transport_residual_max, and the KSP's with
    prefix -bte_transport_ (e.g. -bte_transport_ksp_type bcgs). */
 PETSC_EXTERN PetscErrorCode BTETransportSetFromOptions(BTETransport);
 /* The KSP used by the ksp method (prefix bte_transport_); valid after BTETransportCreate. */

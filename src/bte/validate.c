@@ -29,6 +29,24 @@ PetscErrorCode BTECheckRangeAbove(MPI_Comm comm, const char what[], PetscReal v,
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BTECheckListOption(PetscObject obj, const char name[], const char example[])
+{
+  char      val[4096];
+  size_t    len;
+  PetscBool flg, empty = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetString(obj->options, obj->prefix, name, val, sizeof(val), &flg));
+  if (!flg) PetscFunctionReturn(0);
+  PetscCall(PetscStrlen(val, &len));
+  PetscCheck(len, PetscObjectComm(obj), PETSC_ERR_USER_INPUT, "%s needs a comma-separated list of values, e.g. %s %s", name, name, example);
+  if (val[0] == ',' || val[len - 1] == ',') empty = PETSC_TRUE;
+  for (size_t i = 1; i < len; i++)
+    if (val[i] == ',' && val[i - 1] == ',') empty = PETSC_TRUE;
+  PetscCheck(!empty, PetscObjectComm(obj), PETSC_ERR_USER_INPUT, "%s %s: an empty entry (two commas in a row, or a comma at an end); give a comma-separated list, e.g. %s %s", name, val, name, example);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTEValidateSettings(BTE bte)
 {
   MPI_Comm comm = PetscObjectComm((PetscObject)bte);

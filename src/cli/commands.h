@@ -21,5 +21,6 @@ PetscErrorCode BTECommandCheckOptions(MPI_Comm, const char[]);
 PetscErrorCode BTECommandCheckFiniteOptions(MPI_Comm); /* a -bte_ option given NaN or Inf */
 PetscErrorCode BTECommandCheckOptionValues(MPI_Comm); /* a -bte_ option that takes a value given none */
 PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm, const char[], PetscBool *);
+PetscErrorCode BTECommandCheckOptionsBeforeWrite(MPI_Comm, const char[], const char[]);
 /* cores.c: a note when CPU binding leaves a rank far fewer cores than its share of the node */
 PetscErrorCode BTECommandCheckCores(MPI_Comm);

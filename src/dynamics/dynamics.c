@@ -1356,6 +1356,16 @@ PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics dyn, Vec f, PetscReal 
       PetscCheck(A <= 1, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_density %g cm^-%d needs a peak occupation of %g > 1: lower the density or widen -bte_init_smear", (double)dyn->density, (int)bte->grid.dim, (double)A);
     }
     PetscCall(BTEComputeDistribution(bte, dyn->init, e0, smear, A, f));
+    if (target <= 0) {
+      /* A peak between the grid's energies: on a coarse grid (GaAs 30^3 has no state within 0.1 eV
+         of the default edge + 0.1 eV) the run would start from the far tail alone, 1e-11 of the
+         asked-for occupation at the band edge, and nothing would say so */
+      PetscReal fmax, dmin = PETSC_MAX_REAL;
+      PetscCall(VecMax(f, NULL, &fmax));
+      for (PetscInt i = 0; i < bte->nlocal; i++) dmin = PetscMin(dmin, PetscAbsReal(bte->energy[i] - e0));
+      PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &dmin, 1, MPIU_REAL, MPIU_MIN, comm));
+      if (fmax > 0 && fmax < 1e-2 * A) PetscCall(PetscPrintf(comm, "initial state: WARNING the %s at %g eV (band edge + %g eV), width %g eV, falls between the grid's states (the nearest is %.3g eV away): its largest occupation is %.2g, not the %g asked for; refine the grid, widen -bte_init_smear or move -bte_init_e0_edge\n", BTEInitTypes[dyn->init], (double)e0, (double)(e0 - edge), (double)smear, (double)dmin, (double)fmax, (double)A));
+    }
   }
   if (t0) *t0 = 0;
   PetscFunctionReturn(0);

@@ -73,6 +73,7 @@ PetscErrorCode BTEHighFieldCreate(BTE bte, BTEHighField *hfo)
   hf->method     = BTE_HIGHFIELD_NEWTON;
   hf->dir[0]     = 1;
   hf->tol        = 1e-8;
+  hf->residual_max = 1e-3;
   hf->ptc_dtmax  = 1e12;
   hf->ptc_max_it = 2000;
   hf->ptc_switch = 1e-3;
@@ -381,11 +382,7 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
     PetscCall(PetscOptionsEnum("-bte_highfield_method", "newton (SNES, pseudo-transient continuation as fallback) or ptc", "BTEHighFieldSetMethod", BTEHighFieldMethods, (PetscEnum)m, (PetscEnum *)&m, NULL));
     PetscCall(BTEHighFieldSetMethod(hf, m));
   }
-  {
-    char v[8];
-    PetscCall(PetscOptionsGetString(((PetscObject)hf)->options, ((PetscObject)hf)->prefix, "-bte_efield_list", v, sizeof(v), &flg));
-    PetscCheck(!flg || v[0], comm, PETSC_ERR_USER_INPUT, "-bte_efield_list needs a comma-separated list of field strengths in V/cm, e.g. -bte_efield_list 500,1000,2000");
-  }
+  PetscCall(BTECheckListOption((PetscObject)hf, "-bte_efield_list", "500,1000,2000"));
   PetscCall(PetscOptionsRealArray("-bte_efield_list", "Field strengths, V/cm (comma-separated; each solve starts from the previous one)", "BTEHighFieldSetFields", vals, &nv, &flg));
   if (flg) {
     PetscCheck(nv <= 512, comm, PETSC_ERR_USER_INPUT, "-bte_efield_list takes at most 512 field strengths, got more");
@@ -401,6 +398,8 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
   if (flg) PetscCall(BTEHighFieldSetCarrierDensity(hf, n));
   PetscCall(PetscOptionsReal("-bte_highfield_tol", "Converged when ||r|| <= tol ||Gamma|| (r: scaled residual, 1/fs)", "BTEHighFieldSolve", hf->tol, &hf->tol, NULL));
   PetscCheck(hf->tol > 0 && hf->tol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_highfield_tol must be in (0,1), got %g", (double)hf->tol);
+  PetscCall(PetscOptionsReal("-bte_highfield_residual_max", "A field's solve ends NOT CONVERGED when ||r|| > this ||Gamma||, whatever the SNES's tolerances (-bte_highfield_snes_atol 1e10 accepted the starting state)", "BTEHighFieldSolve", hf->residual_max, &hf->residual_max, NULL));
+  PetscCheck(hf->residual_max > 0 && hf->residual_max < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_highfield_residual_max must be in (0,1), got %g", (double)hf->residual_max);
   PetscCall(PetscOptionsReal("-bte_highfield_ptc_dt", "Pseudo-transient continuation: first time step, fs (0: 1/<Gamma>)", "BTEHighFieldSolve", hf->ptc_dt0, &hf->ptc_dt0, NULL));
   PetscCheck(hf->ptc_dt0 >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_highfield_ptc_dt must be >= 0 (fs)");
   PetscCall(BTECheckRange(comm, "-bte_highfield_ptc_dt", hf->ptc_dt0, 0, BTE_TIME_MAX, "fs", NULL));
@@ -1075,6 +1074,11 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
     PetscCall(HFResidual(hf, hf->g, hf->r, &ok));
     PetscCall(VecNorm(hf->r, NORM_2, &rn));
     if (!(rn <= atol * 1.0000001)) conv = PETSC_FALSE; /* also when rn is not finite */
+    if (conv && !(rn <= hf->residual_max * hf->gnorm0)) {
+      /* an application's SNES atol above the residual of the starting state accepts it unsolved */
+      conv = PETSC_FALSE;
+      PetscCall(PetscPrintf(comm, "high field: %g V/cm: the solve stopped at ||r||/||Gamma|| = %.3g, above -bte_highfield_residual_max %g: not a solution (check -bte_highfield_snes_atol and the other SNES tolerances)\n", (double)hf->E[k], (double)(rn / hf->gnorm0), (double)hf->residual_max));
+    }
     {
       PetscBool finite;
       PetscCall(BTEStateCheck(hf->f, -1, &finite, NULL, NULL, NULL));

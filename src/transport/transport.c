@@ -65,6 +65,7 @@ PetscErrorCode BTETransportCreate(BTE bte, BTETransport *tr)
   t->method     = BTE_TRANSPORT_KSP;
   t->ita_tol    = 2e-3;
   t->ita_max_it = 1000;
+  t->residual_max = 1e-3;
   t->symmetric  = -1;
   t->pctype     = BTE_TRANSPORT_PC_JACOBI;
   PetscCall(BTETwoLevelCreate(&t->tl));
@@ -382,6 +383,38 @@ PetscErrorCode BTETransportSetITATolerance(BTETransport tr, PetscReal tol, Petsc
 }
 
 /*@
+   BTETransportSetMaxResidual - Sets the largest residual the ksp method accepts as a solution
+
+   Logically Collective
+
+   Input Parameters:
++  tr  - the transport object
+-  max - relative residual ||v - A F||/||v|| of the solve, before the carrier-number projection
+         (default 1e-3), in (0, 1)
+
+   Options Database Key:
+.  -bte_transport_residual_max <max> - the limit
+
+   Notes:
+   A KSP can report convergence without solving: a relative tolerance of 1, an absolute tolerance
+   above ||v||, -bte_transport_ksp_type preonly, or a skipped convergence test leave F = 0 or the
+   relaxation-time answer. A direction whose residual is above the limit is NOT CONVERGED, whatever
+   the KSP says. The limit is far above what the default tolerance (1e-8) reaches.
+
+   Level: intermediate
+
+.seealso: `BTETransportGetKSP()`
+@*/
+PetscErrorCode BTETransportSetMaxResidual(BTETransport tr, PetscReal max)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  PetscCheck(max > 0 && max < 1, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "-bte_transport_residual_max must be in (0, 1), got %g", (double)max);
+  tr->residual_max = max;
+  PetscFunctionReturn(0);
+}
+
+/*@
    BTETransportGetKSP - Gets the KSP of the ksp method
 
    Not Collective
@@ -462,15 +495,9 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
     PetscCall(PetscOptionsEnum("-bte_transport_method", "Linear-response solver: ksp (Krylov on A = Gamma - P), rta, ita (Perturbo's iteration)", "BTETransportSetMethod", BTETransportMethods, (PetscEnum)m, (PetscEnum *)&m, NULL));
     PetscCall(BTETransportSetMethod(tr, m));
   }
-  {
-    /* an option given with no value is a mistake, not a request for the default */
-    static const char *lists[] = {"-bte_temperatures", "-bte_carrier_densities", "-bte_chemical_potentials"};
-    for (size_t k = 0; k < 3; k++) {
-      char val[8];
-      PetscCall(PetscOptionsGetString(((PetscObject)tr)->options, ((PetscObject)tr)->prefix, lists[k], val, sizeof(val), &flg));
-      PetscCheck(!flg || val[0], comm, PETSC_ERR_USER_INPUT, "%s needs a comma-separated list of values", lists[k]);
-    }
-  }
+  PetscCall(BTECheckListOption((PetscObject)tr, "-bte_temperatures", "100,200,300"));
+  PetscCall(BTECheckListOption((PetscObject)tr, "-bte_carrier_densities", "1e16,1e17"));
+  PetscCall(BTECheckListOption((PetscObject)tr, "-bte_chemical_potentials", "-0.1,-0.05"));
   n = 257;
   PetscCall(PetscOptionsRealArray("-bte_temperatures", "Temperatures, K (comma-separated; default: -bte_temperature)", "BTETransportSetTemperatures", vals, &n, &flg));
   if (flg) {
@@ -496,6 +523,11 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
   PetscCall(PetscOptionsReal("-bte_ita_tol", "ITA: stop when the conductivity changes by less than this (relative)", "BTETransportSetITATolerance", tol, &tol, NULL));
   PetscCall(PetscOptionsInt("-bte_ita_max_it", "ITA: iteration cap", "BTETransportSetITATolerance", maxit, &maxit, NULL));
   PetscCall(BTETransportSetITATolerance(tr, tol, maxit));
+  {
+    PetscReal rmax = tr->residual_max;
+    PetscCall(PetscOptionsReal("-bte_transport_residual_max", "ksp: a solve whose residual ||v - A F||/||v|| (before the carrier-number projection) is above this is NOT CONVERGED, whatever the KSP's tolerances", "BTETransportSetMaxResidual", rmax, &rmax, &flg));
+    if (flg) PetscCall(BTETransportSetMaxResidual(tr, rmax));
+  }
   PetscCall(PetscOptionsBool("-bte_transport_symmetric", "Solve the symmetric form S F = D v, S = -J D (default: with symmetric Krylov methods such as cg)", "BTETransportSolve", sym, &sym, &flg));
   if (flg) tr->symmetric = sym ? 1 : 0;
   PetscCall(PetscOptionsBool("-bte_transport_monitor", "Print each configuration as it is solved", "BTETransportSolve", tr->verbose, &tr->verbose, NULL));
@@ -554,6 +586,15 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
       PetscCall(KSPSetNormType(tr->ksp, KSP_NORM_UNPRECONDITIONED));
     }
     PetscCall(KSPSetFromOptions(tr->ksp));
+    {
+      /* tolerances that accept any F: refused here, before the work (a negative one never converges) */
+      PetscReal rtol, atol, dtol;
+      PetscInt  maxit;
+      PetscCall(KSPGetTolerances(tr->ksp, &rtol, &atol, &dtol, &maxit));
+      PetscCheck(rtol >= 0 && rtol < 1, comm, PETSC_ERR_USER_INPUT, "-bte_transport_ksp_rtol %g: must be in [0, 1) (a relative tolerance of 1 accepts F = 0)", (double)rtol);
+      PetscCheck(atol >= 0, comm, PETSC_ERR_USER_INPUT, "-bte_transport_ksp_atol %g: must be >= 0", (double)atol);
+      PetscCheck(dtol > 1 || dtol == (PetscReal)PETSC_DEFAULT, comm, PETSC_ERR_USER_INPUT, "-bte_transport_ksp_divtol %g: must be above 1 (the residual's growth that counts as divergence)", (double)dtol);
+    }
     PetscCall(BTETransportSetUpPC(tr));
     PetscCall(KSPGetType(tr->ksp, &kt));
     PetscCall(BTETransportKSPTypeIsRight(kt, &right));
@@ -613,9 +654,10 @@ static PetscErrorCode BTEProject(Vec x, Vec w, Vec u)
 /* Solves A F = v_b for one field direction b. */
 static PetscErrorCode BTETransportSolveDirection(BTETransport tr, BTELinearCtx *c, Mat A, Mat S, PetscInt b, Vec F, PetscInt *its, PetscReal *res, PetscBool *conv)
 {
-  BTE       bte = tr->bte;
-  Vec       rhs, r;
-  PetscReal bnorm, rnorm;
+  BTE                bte = tr->bte;
+  Vec                rhs, r;
+  PetscReal          bnorm, rnorm;
+  KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
 
   PetscFunctionBegin;
   *its  = 0;
@@ -661,8 +703,7 @@ static PetscErrorCode BTETransportSolveDirection(BTETransport tr, BTELinearCtx *
     if (!*conv) PetscCall(PetscInfo(tr, "ITA did not converge in %" PetscInt_FMT " iterations for direction %" PetscInt_FMT "\n", tr->ita_max_it, b));
   } break;
   case BTE_TRANSPORT_KSP: {
-    KSPConvergedReason reason;
-    PetscBool          sym = (S ? PETSC_TRUE : PETSC_FALSE);
+    PetscBool sym = (S ? PETSC_TRUE : PETSC_FALSE);
     if (sym) {
       Vec Dv;
       PetscCall(VecDuplicate(rhs, &Dv));
@@ -680,20 +721,31 @@ static PetscErrorCode BTETransportSolveDirection(BTETransport tr, BTELinearCtx *
     if (!*conv) PetscCall(PetscInfo(tr, "KSP did not converge for direction %" PetscInt_FMT ": %s\n", b, KSPConvergedReasons[reason]));
   } break;
   }
-  /* carrier number unchanged: D^T F = 0 */
-  if (PetscLogPrintInfo) {
+  /* The solve's own residual, before the carrier-number projection. With the ksp method it must be
+     below residual_max whatever the KSP's tolerances: a relative tolerance of 1, an absolute one
+     above ||v||, preonly or a skipped test report convergence at F = 0 or at the RTA. (The
+     projection's shift along 1, a null vector of A only with exact detailed balance, can raise the
+     final residual above the KSP's tolerance: that is the operator's, not the solve's.) */
+  if (PetscLogPrintInfo || tr->method == BTE_TRANSPORT_KSP) {
     PetscInt64 save = c->applies;
-    PetscReal  r0, dF, Fn;
-    PetscScalar dd, d1;
+    PetscReal  r0;
     PetscCall(MatMult(A, F, r));
     c->applies = save;
     PetscCall(VecAYPX(r, -1.0, rhs));
     PetscCall(VecNorm(r, NORM_2, &r0));
-    PetscCall(VecDot(F, c->D, &dd));
-    PetscCall(VecDot(c->active, c->D, &d1));
-    PetscCall(VecNorm(F, NORM_2, &Fn));
-    dF = PetscAbsScalar(dd / d1);
-    PetscCall(PetscInfo(tr, "direction %" PetscInt_FMT ": residual before the carrier-number projection %g, shift %g (||F|| %g)\n", b, (double)(r0 / bnorm), (double)dF, (double)Fn));
+    if (PetscLogPrintInfo) {
+      PetscReal   dF, Fn;
+      PetscScalar dd, d1;
+      PetscCall(VecDot(F, c->D, &dd));
+      PetscCall(VecDot(c->active, c->D, &d1));
+      PetscCall(VecNorm(F, NORM_2, &Fn));
+      dF = PetscAbsScalar(dd / d1);
+      PetscCall(PetscInfo(tr, "direction %" PetscInt_FMT ": residual before the carrier-number projection %g, shift %g (||F|| %g)\n", b, (double)(r0 / bnorm), (double)dF, (double)Fn));
+    }
+    if (tr->method == BTE_TRANSPORT_KSP && *conv && !(r0 <= tr->residual_max * bnorm)) {
+      *conv = PETSC_FALSE;
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)tr), "transport: field direction %c: the KSP reported convergence (%s) at residual ||v - A F||/||v|| = %.3g, above -bte_transport_residual_max %g: not a solution (check the -bte_transport_ksp_* tolerances and type)\n", (char)('x' + b), KSPConvergedReasons[reason], (double)(r0 / bnorm), (double)tr->residual_max));
+    }
   }
   PetscCall(BTEProject(F, c->D, c->active));
   {
@@ -875,6 +927,10 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
       r->temperature = T;
       if (tr->use_mu) mu = cs[ic];
       else PetscCall(BTEChemicalPotential(bte, T, cs[ic], &mu));
+      /* above the window's top the window holds only part of the Fermi sea: the carriers that
+         conduct, within a few kT of mu, are cut off (a mu of 5 eV on a 0.3 eV window gave 1e-75) */
+      if (tr->use_mu) PetscCheck(mu <= bte->emax, comm, PETSC_ERR_USER_INPUT, "-bte_chemical_potentials %g eV lies above the energy window's top, %g eV: the window cannot hold the Fermi sea; lower it or widen -bte_window", (double)mu, (double)bte->emax);
+      else PetscCheck(mu <= bte->emax, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_densities %g at T = %g K puts the chemical potential at %g eV, above the energy window's top, %g eV: the window cannot hold the Fermi sea; lower the density or widen -bte_window", (double)cs[ic], (double)T, (double)mu, (double)bte->emax);
       PetscCall(BTECarrierDensity(bte, T, mu, &n));
       r->chemical_potential = mu;
       r->carrier_density    = n;

@@ -87,6 +87,7 @@ struct _p_BTETransport {
   PetscBool           use_mu;   /* conc holds chemical potentials */
   PetscReal           ita_tol;
   PetscInt            ita_max_it;
+  PetscReal           residual_max; /* ksp: a solve whose residual is above this is not a solution */
   PetscInt            symmetric; /* -1 decide from the KSP type, 0 no, 1 yes */
   PetscBool           verbose;
   KSP                 ksp;
@@ -138,6 +139,7 @@ struct _p_BTEHighField {
   PetscReal          dir[3];    /* unit vector */
   PetscReal          density;   /* cm^-3 (cm^-2); 0: default */
   PetscReal          tol;       /* converged when ||r|| <= tol ||Gamma|| */
+  PetscReal          residual_max; /* and never above residual_max ||Gamma||, whatever the SNES's atol */
   PetscReal          ptc_dt0;   /* fs; 0: 1/<Gamma> */
   PetscReal          ptc_dtmax; /* fs */
   PetscInt           ptc_max_it;

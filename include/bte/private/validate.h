@@ -76,6 +76,10 @@
 PETSC_INTERN PetscErrorCode BTECheckRange(MPI_Comm, const char what[], PetscReal v, PetscReal lo, PetscReal hi, const char units[], const char hint[]);
 /* the same for v in (lo, hi]: a parameter that must exceed lo (a mass, a density: 0) */
 PETSC_INTERN PetscErrorCode BTECheckRangeAbove(MPI_Comm, const char what[], PetscReal v, PetscReal lo, PetscReal hi, const char units[], const char hint[]);
+/* A comma-separated list option of obj's options database as given (name with its dash): refused
+   when it is given with no value or with an empty entry ("100,,300", a comma at either end), which
+   PETSc's list parsers skip, so that a typo cannot silently drop a point; example: a valid list */
+PETSC_INTERN PetscErrorCode BTECheckListOption(PetscObject obj, const char name[], const char example[]);
 /* The BTE's physics settings (options or API) against their bounds; at BTESetUp. */
 PETSC_INTERN PetscErrorCode BTEValidateSettings(BTE);
 /* The finite-state guard of the run modes: ok when every entry of f is finite and, with tol >= 0,

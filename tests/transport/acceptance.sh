@@ -1,0 +1,48 @@
+# A solve is accepted only if it solved, a list keeps every entry, mu stays inside the window, and an
+# output file is written only when every option was used: each of these once ran to exit 0 with a
+# wrong or incomplete answer.
+. "$TESTDIR/common.sh"
+set -e
+W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
+m="-bte_model parabolic -bte_parabolic_a 20 -bte_grid 16 -bte_view 0"
+# tolerances that accept F = 0: refused before the work
+expect_fail "bte_transport_ksp_rtol 2.*must be in \[0, 1)" "$BTE" transport $m -bte_transport_ksp_rtol 2
+expect_fail "bte_transport_ksp_rtol -1.*must be in \[0, 1)" "$BTE" transport $m -bte_transport_ksp_rtol -1
+expect_fail "bte_transport_residual_max must be in (0, 1)" "$BTE" transport $m -bte_transport_residual_max 2
+# a KSP that "converged" without solving: NOT CONVERGED, a line naming the residual, no file
+for o in "-bte_transport_ksp_atol 1e6" "-bte_transport_ksp_type preonly" \
+         "-bte_transport_ksp_type richardson -bte_transport_ksp_max_it 3 -bte_transport_ksp_convergence_test skip"; do
+  expect_fail "above -bte_transport_residual_max 0.001: not a solution" "$BTE" transport $m $o -bte_output "$W/a.h5"
+  expect_fail "NOT CONVERGED" "$BTE" transport $m $o
+  [ ! -e "$W/a.h5" ] || { echo "an unconverged solve wrote $W/a.h5 ($o)"; exit 1; }
+done
+# the limit is the user's: preonly's RTA (residual 0.65) passes a limit of 0.9, and is the RTA
+out=$("$BTE" transport $m -bte_transport_ksp_type preonly -bte_transport_residual_max 0.9)
+rta=$("$BTE" transport $m -bte_transport_method rta)
+a=$(awk '$1 == "300.00" {print $4}' <<<"$out"); b=$(awk '$1 == "300.00" {print $4}' <<<"$rta")
+[ -n "$a" ] && [ "$a" = "$b" ] || { echo "preonly with the limit raised: '$a', RTA: '$b'"; echo "$out"; exit 1; }
+echo "ok: preonly under -bte_transport_residual_max 0.9 gives the RTA's $a"
+# and a real solve passes with room to spare: residual column below 1e-7
+"$BTE" transport $m -bte_output "$W/ok.h5" | awk '$1 == "300.00" { if ($NF + 0 > 1e-7 || $NF ~ /CONVERGED/) bad = 1; seen = 1 }
+  END { if (!seen || bad) { print "default solve: residual not below 1e-7"; exit 1 } print "ok: the default solve is accepted" }'
+[ -s "$W/ok.h5" ]
+# high field: an SNES atol above the starting residual accepted the equilibrium as the answer
+expect_fail "above -bte_highfield_residual_max 0.001: not a solution" "$BTE" highfield $m -bte_efield_list 1000 -bte_highfield_snes_atol 1e10
+expect_fail "bte_highfield_residual_max must be in (0,1)" "$BTE" highfield $m -bte_efield_list 1000 -bte_highfield_residual_max 0
+# lists: an empty entry lost a point silently
+expect_fail "bte_temperatures 100,,300: an empty entry" "$BTE" transport $m -bte_temperatures 100,,300
+expect_fail "bte_temperatures 300,: an empty entry" "$BTE" transport $m -bte_temperatures 300,
+expect_fail "bte_carrier_densities ,1e17: an empty entry" "$BTE" transport $m -bte_carrier_densities ,1e17
+expect_fail "bte_efield_list 100,,200: an empty entry" "$BTE" highfield $m -bte_efield_list 100,,200
+# mu above the window's top (0.3 eV): the window cannot hold the Fermi sea (mobility 1e-75 before)
+expect_fail "bte_chemical_potentials 5. eV lies above the energy window's top, 0.3 eV" "$BTE" transport $m -bte_chemical_potentials 5
+expect_fail "lies above the energy window's top" "$BTE" transport $m -bte_chemical_potentials 0.1,0.31
+"$BTE" transport $m -bte_chemical_potentials 0.29 > /dev/null
+# an unused option stops the run before the output is written
+for o in "-bte_transport_ksp_rtoll 1e-3" "-ksp_rtol 1e-3"; do
+  expect_fail "unused option(s): ${o%% *} 1e-3.*$W/u.h5 was not written" "$BTE" transport $m $o -bte_output "$W/u.h5"
+  [ ! -e "$W/u.h5" ] && [ ! -e "$W/u.h5.tmp" ] || { echo "wrote $W/u.h5 with $o unused"; exit 1; }
+done
+expect_fail "unused option(s): -bte_highfield_snes_rtoll 1e-3.*$W/h.h5 was not written" "$BTE" highfield $m -bte_efield_list 1000 -bte_highfield_snes_rtoll 1e-3 -bte_output "$W/h.h5"
+[ ! -e "$W/h.h5" ]
+echo "ok: nothing written with an unused option"
