@@ -207,6 +207,30 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   PetscOptionsBegin(comm, NULL, "bte bench: time the collision operator implementations", "BTE");
   PetscCall(PetscOptionsStringArray("-bte_bench_types", "Implementations to time (comma-separated; default: every registered type; <type>-mixed = that type with single-precision weights, for the types that have them)", "BTECollisionSetType", types, &ntypes, &flg));
   PetscCheck(!flg || ntypes <= BTE_BENCH_MAXTYPES, comm, PETSC_ERR_USER_INPUT, "-bte_bench_types takes at most %d types, got more", BTE_BENCH_MAXTYPES);
+  if (flg) { /* named as the option the user gave, not as -bte_collision_type */
+    const char **reg;
+    PetscInt     nreg;
+    char         list[256] = "";
+
+    PetscCall(BTECollisionGetTypes(&nreg, &reg));
+    for (PetscInt k = 0; k < nreg; k++) {
+      PetscCall(PetscStrlcat(list, " ", sizeof(list)));
+      PetscCall(PetscStrlcat(list, reg[k], sizeof(list)));
+    }
+    for (PetscInt t = 0; t < ntypes; t++) {
+      char      base[64];
+      size_t    len;
+      PetscBool known = PETSC_FALSE;
+      PetscCall(PetscStrncpy(base, types[t], sizeof(base)));
+      PetscCall(PetscStrlen(base, &len));
+      if (len > 6 && !strcmp(base + len - 6, "-mixed")) base[len - 6] = 0;
+      for (PetscInt k = 0; k < nreg; k++)
+        if (!strcmp(base, reg[k])) known = PETSC_TRUE;
+      if (!known) PetscCall(PetscFree(reg));
+      PetscCheck(known, comm, PETSC_ERR_USER_INPUT, "-bte_bench_types: unknown type '%s'; the types are%s, each also as <type>-mixed where it has single-precision weights", types[t], list);
+    }
+    PetscCall(PetscFree(reg));
+  }
   if (!flg) { /* every registered type, and its -mixed form where it has one */
     const char **reg;
     PetscInt     nreg;

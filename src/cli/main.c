@@ -1,10 +1,13 @@
 /* bte driver: picks a subcommand and hands the rest of the command line to PETSc. */
 #include <bte.h>
 #include "commands.h"
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char help[] = "bte: electron-phonon Boltzmann transport equation on PETSc.\n\n"
                            "Usage: bte <command> [-bte_... options] [PETSc options]\n"
@@ -73,11 +76,65 @@ static int BTEAllRanksFailed(MPI_Comm errcomm, double seconds)
   return done;
 }
 
+/* -options_file names a file PETSc reads inside PetscInitialize, where an error prints its full
+   traceback and an MPI abort banner (26 lines): a missing or unreadable file, or a directory, is
+   named here in one line instead. 0: fine. */
+static int BTECheckOptionsFiles(int argc, char **argv, const char *cmd)
+{
+  for (int a = 1; a < argc; a++) {
+    struct stat st;
+    if (strcmp(argv[a], "-options_file") && strcmp(argv[a], "-options_file_yaml")) continue;
+    if (a + 1 >= argc || argv[a + 1][0] == 0) {
+      fprintf(stderr, "bte%s%s: error: %s needs a file name\n", cmd ? " " : "", cmd ? cmd : "", argv[a]);
+      return 1;
+    }
+    if (stat(argv[a + 1], &st) || !S_ISREG(st.st_mode) || access(argv[a + 1], R_OK)) {
+      const char *why = stat(argv[a + 1], &st) ? strerror(errno) : (S_ISDIR(st.st_mode) ? "is a directory" : (!S_ISREG(st.st_mode) ? "is not a regular file" : strerror(errno)));
+      fprintf(stderr, "bte%s%s: error: %s %s: cannot read it (%s)\n", cmd ? " " : "", cmd ? cmd : "", argv[a], argv[a + 1], why);
+      return 1;
+    }
+    a++;
+  }
+  return 0;
+}
+
+/* PETSc's number parser names the value, not the option ("Input string 12,12,12 has no integer
+   value"): the option on the command line whose value, or one of whose comma-separated entries,
+   is that string, as "-bte_grid 12,12,12: " in where (empty when none is found) */
+static void BTEOptionOfBadValue(int argc, char **argv, const char *msg, char where[], size_t len)
+{
+  const char *p = strstr(msg, "Input string "), *q;
+  size_t      m;
+
+  where[0] = 0;
+  if (!p) return;
+  p += strlen("Input string ");
+  q = strstr(p, " has no");
+  if (!q || q == p) return;
+  m = (size_t)(q - p);
+  for (int a = 1; a + 1 < argc; a++) {
+    const char *v = argv[a + 1], *e;
+    if (argv[a][0] != '-') continue;
+    for (const char *t = v; t; t = e ? e + 1 : NULL) { /* v itself, then each entry */
+      e = strchr(t, ',');
+      if ((t == v && strlen(v) == m && !strncmp(v, p, m)) || ((size_t)(e ? (size_t)(e - t) : strlen(t)) == m && !strncmp(t, p, m))) {
+        snprintf(where, len, "%s %s: ", argv[a], v);
+        return;
+      }
+    }
+  }
+}
+
 int main(int argc, char **argv)
 {
   const BTECommand *cmd = NULL;
   size_t            n   = sizeof(commands) / sizeof(commands[0]);
 
+  if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    /* the conventions of other command-line tools: the usage on standard output, exit 0 */
+    fputs(help, stdout);
+    return 0;
+  }
   if (argc >= 2 && argv[1][0] != '-') {
     for (size_t c = 0; c < n; c++)
       if (!strcmp(argv[1], commands[c].name)) cmd = &commands[c];
@@ -88,6 +145,7 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc - 1; a++) argv[a] = argv[a + 1];
     argc--;
   }
+  if (BTECheckOptionsFiles(argc, argv, cmd ? cmd->name : NULL)) return 1;
   int single = BTESingletonMPIEnv();
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   /* output piped into a reader that stops early (bte info ... | head): end quietly as other
@@ -130,8 +188,13 @@ int main(int argc, char **argv)
       MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
       MPI_Comm_size(PETSC_COMM_WORLD, &size);
       PetscErrorMessage(ierr, &text, (void *)&specific); /* char ** before PETSc 3.20, const char ** after */
-      if (size > 1) fprintf(stderr, "bte %s: error [rank %d]: %s\n", cmd->name, rank, specific && specific[0] ? specific : (text ? text : "unknown error"));
-      else fprintf(stderr, "bte %s: error: %s\n", cmd->name, specific && specific[0] ? specific : (text ? text : "unknown error"));
+      {
+        const char *msg = specific && specific[0] ? specific : (text ? text : "unknown error");
+        char        where[512];
+        BTEOptionOfBadValue(argc, argv, msg, where, sizeof(where));
+        if (size > 1) fprintf(stderr, "bte %s: error [rank %d]: %s%s\n", cmd->name, rank, where, msg);
+        else fprintf(stderr, "bte %s: error: %s%s\n", cmd->name, where, msg);
+      }
       fflush(stderr);
       if (size > 1 && !BTEAllRanksFailed(errcomm, 5.0)) MPI_Abort(PETSC_COMM_WORLD, 1);
       if (errcomm != MPI_COMM_NULL) MPI_Comm_free(&errcomm);

@@ -549,12 +549,21 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
     if (flgtype && !flgpc) t = BTE_TRANSPORT_PC_JACOBI;
     PetscCall(BTETransportSetPCType(tr, t));
     PetscCall(BTETwoLevelGetParameters(tr->tl, &nbins, &ang, &split, &form));
-    PetscCall(PetscOptionsInt("-bte_transport_pc_bins", "twolevel: energy bins per valley (or band) in the coarse space", "BTETransportSetPCType", nbins, &nbins, NULL));
-    PetscCheck(nbins >= 1 && nbins <= 10000, comm, PETSC_ERR_USER_INPUT, "-bte_transport_pc_bins must be in [1, 10000], got %" PetscInt_FMT, nbins);
-    PetscCall(PetscOptionsInt("-bte_transport_pc_angular", "twolevel: angular functions per direction: 0 (v_d), 1 (+ v_d u_d^2), 2 (+ v_d u_d^4, v_d u_e^2 u_f^2)", "BTETransportSetPCType", ang, &ang, NULL));
-    PetscCheck(ang >= 0 && ang <= 2, comm, PETSC_ERR_USER_INPUT, "-bte_transport_pc_angular must be 0, 1 or 2, got %" PetscInt_FMT, ang);
-    PetscCall(PetscOptionsEnum("-bte_transport_pc_split", "twolevel: energy bins per valley (basin of a band minimum), per band, or for all states together", "BTETransportSetPCType", BTETwoLevelSplits, (PetscEnum)split, (PetscEnum *)&split, NULL));
-    PetscCall(PetscOptionsEnum("-bte_transport_pc_form", "twolevel: multiplicative (coarse correction, then the Gamma diagonal on the new residual) or additive", "BTETransportSetPCType", BTETwoLevelForms, (PetscEnum)form, (PetscEnum *)&form, NULL));
+    {
+      /* read always, so that -help lists them; given without the two-level preconditioner they
+         would change nothing, so such a run is refused rather than silently the same */
+      PetscBool set[4];
+      PetscCall(PetscOptionsInt("-bte_transport_pc_bins", "twolevel: energy bins per valley (or band) in the coarse space", "BTETransportSetPCType", nbins, &nbins, &set[0]));
+      PetscCheck(nbins >= 1 && nbins <= 10000, comm, PETSC_ERR_USER_INPUT, "-bte_transport_pc_bins must be in [1, 10000], got %" PetscInt_FMT, nbins);
+      PetscCall(PetscOptionsInt("-bte_transport_pc_angular", "twolevel: angular functions per direction: 0 (v_d), 1 (+ v_d u_d^2), 2 (+ v_d u_d^4, v_d u_e^2 u_f^2)", "BTETransportSetPCType", ang, &ang, &set[1]));
+      PetscCheck(ang >= 0 && ang <= 2, comm, PETSC_ERR_USER_INPUT, "-bte_transport_pc_angular must be 0, 1 or 2, got %" PetscInt_FMT, ang);
+      PetscCall(PetscOptionsEnum("-bte_transport_pc_split", "twolevel: energy bins per valley (basin of a band minimum), per band, or for all states together", "BTETransportSetPCType", BTETwoLevelSplits, (PetscEnum)split, (PetscEnum *)&split, &set[2]));
+      PetscCall(PetscOptionsEnum("-bte_transport_pc_form", "twolevel: multiplicative (coarse correction, then the Gamma diagonal on the new residual) or additive", "BTETransportSetPCType", BTETwoLevelForms, (PetscEnum)form, (PetscEnum *)&form, &set[3]));
+      for (PetscInt k = 0; k < 4; k++) {
+        static const char *names[] = {"-bte_transport_pc_bins", "-bte_transport_pc_angular", "-bte_transport_pc_split", "-bte_transport_pc_form"};
+        PetscCheck(!set[k] || (tr->pctype == BTE_TRANSPORT_PC_TWOLEVEL && tr->method == BTE_TRANSPORT_KSP), comm, PETSC_ERR_USER_INPUT, "%s is an option of the two-level preconditioner, which this run does not use: add -bte_transport_pc twolevel (with the ksp method) or leave it out", names[k]);
+      }
+    }
     PetscCall(BTETwoLevelSetParameters(tr->tl, nbins, ang, split, form));
   }
   PetscOptionsEnd();

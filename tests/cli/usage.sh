@@ -11,3 +11,21 @@ expect_fail "No scattering data" "$BTE" info
 err=$( { "$BTE" info -bte_input p.h5 | true; } 2>&1 )
 case "$err" in *"Caught signal"*|*"PETSC ERROR"*) echo "FAIL: SIGPIPE gave a traceback: $err"; exit 1;; esac
 echo "ok: SIGPIPE ends quietly"
+# --help and -h alone: the usage on standard output, exit 0, as other tools
+for h in --help -h; do "$BTE" $h | grep -q "Commands:" || { echo "FAIL: bte $h"; exit 1; }; done
+echo "ok: --help and -h exit 0"
+# an options file that cannot be read: one line naming it, not PETSc's traceback from its start-up
+expect_fail "bte info: error: -options_file nonexistent.opts: cannot read it (No such file or directory)" "$BTE" info -bte_input p.h5 -options_file nonexistent.opts
+mkdir -p optdir
+expect_fail "bte info: error: -options_file optdir: cannot read it (is a directory)" "$BTE" info -bte_input p.h5 -options_file optdir
+for o in "-options_file nonexistent.opts" "-options_file optdir"; do
+  out=$("$BTE" info -bte_input p.h5 $o 2>&1 || true)
+  [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || { echo "FAIL: $o gave more than one line:"; echo "$out"; exit 1; }
+done
+echo "ok: an unreadable options file is one line"
+# a value PETSc cannot parse is named with its option (PETSc's message names the value only)
+expect_fail "bte info: error: -bte_grid 12,12,12: Input string 12,12,12 has no integer value" "$BTE" info -bte_model parabolic -bte_grid 12,12,12
+expect_fail "bte info: error: -bte_temperature 3OO: Input string 3OO has no numeric value" "$BTE" info -bte_input p.h5 -bte_temperature 3OO
+expect_fail "bte dynamics: error: -bte_efield abc,0,0: Input string abc has no numeric value" "$BTE" dynamics -bte_input p.h5 -bte_efield abc,0,0
+# bench names its own option for an unknown type
+expect_fail "bte_bench_types: unknown type 'foo'; the types are baseline tgt fused pair" "$BTE" bench -bte_input p.h5 -bte_bench_types pair,foo
