@@ -46,6 +46,8 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
   if (!viewer) PetscCall(PetscViewerASCIIGetStdout(PetscObjectComm((PetscObject)bte), &viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
   if (!iascii) PetscFunctionReturn(0);
+  /* where the states and channels come from, instead of PETSc's "type not yet set" */
+  if (bte->input[0] || bte->model[0]) PetscCall(PetscObjectChangeTypeName((PetscObject)bte, bte->input[0] ? "table" : "generated"));
   PetscCall(PetscObjectPrintClassNamePrefixType((PetscObject)bte, viewer));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (bte->input[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "table: %s\n", bte->input));

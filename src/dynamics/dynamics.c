@@ -562,7 +562,7 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscCall(PetscOptionsReal("-bte_init_e0", "Centre (gaussian, lorentz) or chemical potential (fermi), eV on the table's energy zero", "BTEDynamicsSetInitialState", dyn->e0, &dyn->e0, &dyn->e0set));
   PetscCall(PetscOptionsReal("-bte_init_e0_edge", "The same, in eV above the band edge (lowest state in the window); used when -bte_init_e0 is not given (default 0.1, 0 for -bte_init fermi)", "BTEDynamicsSetInitialState", dyn->e0edge, &dyn->e0edge, &dyn->e0edgeset));
   PetscCall(PetscOptionsReal("-bte_init_smear", "Width (gaussian, lorentz) or kT (fermi) of the initial state, eV (0: 0.02 eV; kB T for fermi)", "BTEDynamicsSetInitialState", dyn->smear, &dyn->smear, NULL));
-  PetscCheck(dyn->smear >= 0, comm, PETSC_ERR_USER_INPUT, "-bte_init_smear must be positive (eV), got %g", (double)dyn->smear);
+  PetscCheck(dyn->smear >= 0, comm, PETSC_ERR_USER_INPUT, "-bte_init_smear must be >= 0 (eV; 0: the default width), got %g", (double)dyn->smear);
   PetscCall(BTECheckRange(comm, "-bte_init_e0", dyn->e0, -BTE_ENERGY_ABS_MAX, BTE_ENERGY_ABS_MAX, "eV", NULL));
   PetscCall(BTECheckRange(comm, "-bte_init_e0_edge", dyn->e0edge, -BTE_ENERGY_ABS_MAX, BTE_ENERGY_ABS_MAX, "eV", NULL));
   PetscCall(BTECheckRange(comm, "-bte_init_smear", dyn->smear, 0, 10, "eV", NULL));

@@ -336,7 +336,9 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
     PetscBool set;
     m[0] = p->ml[GAAS_L];
     m[1] = p->mt[GAAS_L];
-    PetscCall(PetscOptionsRealArray("-bte_gaas_l_masses", "L valley longitudinal,transverse masses (m_e), with -bte_gaas_masses anisotropic", "BTESetModel", m, &n, &set));
+    char      txt[256]; /* the whole default in the text: -help shows a list's first value only */
+    PetscCall(PetscSNPrintf(txt, sizeof(txt), "L valley longitudinal,transverse masses (m_e), with -bte_gaas_masses anisotropic (default %g,%g)", (double)m[0], (double)m[1]));
+    PetscCall(PetscOptionsRealArray("-bte_gaas_l_masses", txt, "BTESetModel", m, &n, &set));
     if (set) {
       PetscCheck(n == 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_SIZ, "-bte_gaas_l_masses needs two values (longitudinal,transverse), got %" PetscInt_FMT, n);
       PetscCheck(p->masses == GAAS_MASSES_ANISOTROPIC, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "-bte_gaas_l_masses needs -bte_gaas_masses anisotropic (the isotropic valleys use the density-of-states masses)");
@@ -346,7 +348,8 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
     n    = 3;
     m[0] = p->ml[GAAS_X];
     m[1] = p->mt[GAAS_X];
-    PetscCall(PetscOptionsRealArray("-bte_gaas_x_masses", "X valley longitudinal,transverse masses (m_e), with -bte_gaas_masses anisotropic", "BTESetModel", m, &n, &set));
+    PetscCall(PetscSNPrintf(txt, sizeof(txt), "X valley longitudinal,transverse masses (m_e), with -bte_gaas_masses anisotropic (default %g,%g)", (double)m[0], (double)m[1]));
+    PetscCall(PetscOptionsRealArray("-bte_gaas_x_masses", txt, "BTESetModel", m, &n, &set));
     if (set) {
       PetscCheck(n == 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_SIZ, "-bte_gaas_x_masses needs two values (longitudinal,transverse), got %" PetscInt_FMT, n);
       PetscCheck(p->masses == GAAS_MASSES_ANISOTROPIC, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_INCOMP, "-bte_gaas_x_masses needs -bte_gaas_masses anisotropic (the isotropic valleys use the density-of-states masses)");
@@ -361,7 +364,9 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
     PetscReal D[6];
     PetscBool set;
     for (int c = 0; c < 5; c++) D[c] = p->div[c];
-    PetscCall(PetscOptionsRealArray("-bte_gaas_intervalley_d", "Intervalley deformation potentials Gamma-L,L-L,L-X,Gamma-X,X-X (eV/cm)", "BTESetModel", D, &n, &set));
+    char      txt[256]; /* the whole default in the text: -help shows a list's first value only */
+    PetscCall(PetscSNPrintf(txt, sizeof(txt), "Intervalley deformation potentials Gamma-L,L-L,L-X,Gamma-X,X-X (eV/cm; default %g,%g,%g,%g,%g)", (double)D[0], (double)D[1], (double)D[2], (double)D[3], (double)D[4]));
+    PetscCall(PetscOptionsRealArray("-bte_gaas_intervalley_d", txt, "BTESetModel", D, &n, &set));
     if (set) {
       PetscCheck(n == 5, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_SIZ, "-bte_gaas_intervalley_d needs five values Gamma-L,L-L,L-X,Gamma-X,X-X (eV/cm), got %" PetscInt_FMT, n);
       for (int c = 0; c < 5; c++) {
@@ -374,7 +379,9 @@ static PetscErrorCode BTEModelSetFromOptions_GaAs(BTE bte)
     PetscInt  n = 3; /* one more than needed: a third value is an error, not dropped */
     PetscReal o[3] = {p->off[GAAS_L], p->off[GAAS_X], 0};
     PetscBool set;
-    PetscCall(PetscOptionsRealArray("-bte_gaas_offsets", "L and X valley minima above the Gamma minimum L,X (eV)", "BTESetModel", o, &n, &set));
+    char      txt[128]; /* the whole default in the text: -help shows a list's first value only */
+    PetscCall(PetscSNPrintf(txt, sizeof(txt), "L and X valley minima above the Gamma minimum L,X (eV; default %g,%g)", (double)o[0], (double)o[1]));
+    PetscCall(PetscOptionsRealArray("-bte_gaas_offsets", txt, "BTESetModel", o, &n, &set));
     if (set) {
       PetscCheck(n == 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_SIZ, "-bte_gaas_offsets needs two values L,X (eV), got %" PetscInt_FMT, n);
       PetscCheck(o[0] > 0 && o[0] < o[1] && o[1] <= 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_gaas_offsets: need 0 < L < X <= 2 eV, got L = %g, X = %g", (double)o[0], (double)o[1]);
