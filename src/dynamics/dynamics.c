@@ -658,6 +658,13 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscCall(TSGetTimeStep(dyn->ts, &dt));
   PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive (got -ts_dt %g fs)", (double)dt);
   PetscCall(BTECheckRange(comm, "time step (-ts_dt)", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
+  if (dyn->init != BTE_INIT_RESTART) {
+    /* a run that starts at 0 (a restart's start is known only from its file): refused here, before
+       the table is read, not after the setup (BTEDynamicsSolve checks it again for restarts) */
+    PetscReal tmax;
+    PetscCall(TSGetMaxTime(dyn->ts, &tmax));
+    PetscCheck(tmax > BTE_TIME_EPS(0.0), comm, PETSC_ERR_USER_INPUT, "The final time %g fs is not after the initial time 0 fs: raise -bte_final_time", (double)tmax);
+  }
   if (dyn->tswitch >= 0) {
     /* the second method: the same defaults, its options under the prefix sw_ */
     PetscReal tmax;

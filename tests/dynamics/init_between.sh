@@ -12,3 +12,8 @@ for o in "-bte_grid 40" "-bte_grid 30 -bte_init_smear 0.06"; do
   ! grep -q "falls between the grid's states" <<<"$out" || { echo "warned with $o:"; echo "$out"; exit 1; }
 done
 echo "ok: no warning where the grid holds the peak"
+# a final time not after the start is refused before the table is made (it was after the setup
+# and the summary): no summary line precedes the error
+out=$("$BTE" dynamics -bte_model gaas -bte_grid 30 -bte_final_time -5 2>&1 || true)
+[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && grep -q "The final time -5. fs is not after the initial time 0 fs" <<<"$out" || { echo "final time -5:"; echo "$out"; exit 1; }
+echo "ok: -bte_final_time -5 refused before any work"
