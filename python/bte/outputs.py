@@ -196,6 +196,8 @@ class Transport:
         temperature (n; K), chemical_potential (n; eV), carrier_density (n; cm^-3, cm^-2 in 2D),
         conductivity (n, 3, 3; S/m, S in 2D; row a current, column b field), mobility (n, 3, 3;
         cm^2/(V s)), iterations (n, 3), residual (n, 3), operator_applies (n), converged (n, bool);
+        scattering_rate (n, N; 1/fs: each state's Gamma_i = -diag J(f0), 2 Im Sigma / hbar) with
+        state_energy (N; eV), state_kindex, state_band (N), None in files written before bte had them;
         method, ksp_type, model (str), dim, spin_degeneracy, num_states, k_grid (3 ints), smearing
         (eV), ita_tol; lattice (Lattice), diagnostics (dict), provenance (dict: creator, created,
         source). A file that says it is incomplete (complete = 0) is refused.
@@ -220,6 +222,15 @@ class Transport:
             if np.any(self.temperature <= 0) or np.any(self.carrier_density <= 0):
                 raise BTEFileError("%s: /transport temperature or carrier_density is not > 0" % self.path)
             self.operator_applies = dataset(g, "operator_applies", dtype=int, rows=n)
+            # per state (files from before they were written have none)
+            self.state_energy = dataset(g, "state_energy", units="eV", ndim=1, required=False)
+            self.state_kindex = dataset(g, "state_kindex", dtype=int, ndim=1, required=False)
+            self.state_band = dataset(g, "state_band", dtype=int, ndim=1, required=False)
+            self.scattering_rate = dataset(g, "scattering_rate", units="1/fs", ndim=2, rows=n, required=False)
+            if self.scattering_rate is not None:
+                N = None if self.state_energy is None else len(self.state_energy)
+                if N is None or self.scattering_rate.shape != (n, N) or np.any(self.scattering_rate < 0):
+                    raise BTEFileError("%s: /transport scattering_rate is not [n][N] of rates >= 0 beside state_energy [N]" % self.path)
             self.converged = dataset(g, "converged", dtype=int, rows=n).astype(bool)
             if self.mobility.shape[1:] != (3, 3) or self.conductivity.shape[1:] != (3, 3):
                 raise BTEFileError("%s: /transport mobility or conductivity is not [n][3][3]" % self.path)
@@ -235,7 +246,8 @@ class Transport:
             self.diagnostics = _diagnostics(f)
         self.units = {"temperature": "K", "chemical_potential": "eV", "carrier_density": "cm^-2" if two else "cm^-3",
                       "conductivity": "S" if two else "S/m", "mobility": "cm^2/(V s)", "smearing": "eV",
-                      "residual": "1", "iterations": "1", "operator_applies": "1", "converged": "1"}
+                      "residual": "1", "iterations": "1", "operator_applies": "1", "converged": "1",
+                      "scattering_rate": "1/fs", "state_energy": "eV"}
 
     def __len__(self):
         return len(self.temperature)
@@ -307,6 +319,15 @@ class HighField:
             self.number_source = dataset(g, "number_source", units="1/fs", rows=n)
             self.iterations = dataset(g, "iterations", dtype=int, rows=n)
             self.operator_applies = dataset(g, "operator_applies", dtype=int, rows=n)
+            # per state (files from before they were written have none)
+            self.state_energy = dataset(g, "state_energy", units="eV", ndim=1, required=False)
+            self.state_kindex = dataset(g, "state_kindex", dtype=int, ndim=1, required=False)
+            self.state_band = dataset(g, "state_band", dtype=int, ndim=1, required=False)
+            self.scattering_rate = dataset(g, "scattering_rate", units="1/fs", ndim=2, rows=n, required=False)
+            if self.scattering_rate is not None:
+                N = None if self.state_energy is None else len(self.state_energy)
+                if N is None or self.scattering_rate.shape != (n, N) or np.any(self.scattering_rate < 0):
+                    raise BTEFileError("%s: /transport scattering_rate is not [n][N] of rates >= 0 beside state_energy [N]" % self.path)
             self.converged = dataset(g, "converged", dtype=int, rows=n).astype(bool)
             self.used_ptc = dataset(g, "used_ptc", dtype=int, rows=n).astype(bool)
             check_units(g, "carrier_density_units", "cm^-2" if two else "cm^-3", "/highfield carrier_density")

@@ -72,6 +72,14 @@ static int BTETransportWriter(const BTETransportWriteCtx *c, hid_t f, BTEH5Statu
   if (!st->bad) BTEH5WriteAttrReals(g, "smearing_eV", 1, (double[]){c->eta}, NULL, st);
   if (!st->bad) BTEH5WriteAttrString(g, "model", c->model ? c->model : "", st);
   if (!st->bad && tr->method == BTE_TRANSPORT_ITA) BTEH5WriteAttrReals(g, "ita_tol", 1, (double[]){tr->ita_tol}, NULL, st);
+  {
+    /* per state: filled by every rank's slab after this (BTETransportWriteHDF5) */
+    hsize_t N = (hsize_t)c->nstates, dr[2] = {(hsize_t)n, (hsize_t)c->nstates};
+    if (!st->bad && !BTEH5CreateDataset(g, "scattering_rate", H5T_IEEE_F64LE, 2, dr, 0, NULL, st)) BTEH5DescribeDataset(g, "scattering_rate", "1/fs", "Gamma_i = -diag J(f0) of each configuration: the out-scattering rate of each state at equilibrium, the inverse RTA lifetime (2 Im Sigma / hbar, Perturbo's imsigma)", st);
+    if (!st->bad && !BTEH5CreateDataset(g, "state_energy", H5T_IEEE_F64LE, 1, &N, 0, NULL, st)) BTEH5DescribeDataset(g, "state_energy", "eV", "energy of each state (the table's energy convention)", st);
+    if (!st->bad && !BTEH5CreateDataset(g, "state_kindex", BTE_TR_H5_INT, 1, &N, 0, NULL, st)) BTEH5DescribeDataset(g, "state_kindex", "", "full-grid k index of each state", st);
+    if (!st->bad && !BTEH5CreateDataset(g, "state_band", BTE_TR_H5_INT, 1, &N, 0, NULL, st)) BTEH5DescribeDataset(g, "state_band", "", "band index of each state", st);
+  }
   free(buf);
   free(ibuf);
   free(lbuf);
@@ -117,6 +125,21 @@ PetscErrorCode BTETransportWriteHDF5(BTETransport tr, const char file[])
   PetscCall(BTEOutputWriteRunInfo(out, NULL));
   PetscCall(BTEOutputGetFile(out, &f, &st));
   if (st) (void)BTETransportWriter(&c, f, st);
+  PetscCall(BTEOutputCheck(out));
+  {
+    BTE         bte = tr->bte;
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)tr), &rank));
+    PetscCall(BTEOutputWriteStates(out, rank ? -1 : f, "transport/state_energy", -1, PETSC_FALSE, bte->energy));
+    PetscCall(BTEOutputWriteStates(out, rank ? -1 : f, "transport/state_kindex", -1, PETSC_TRUE, bte->kindex));
+    PetscCall(BTEOutputWriteStates(out, rank ? -1 : f, "transport/state_band", -1, PETSC_TRUE, bte->band));
+    for (PetscInt k = 0; k < tr->nres; k++) {
+      const PetscScalar *a;
+      PetscCall(VecGetArrayRead(tr->rate[k], &a));
+      PetscCall(BTEOutputWriteStates(out, rank ? -1 : f, "transport/scattering_rate", k, PETSC_FALSE, (const PetscReal *)a));
+      PetscCall(VecRestoreArrayRead(tr->rate[k], &a));
+    }
+  }
   PetscCall(BTEOutputClose(&out));
   PetscCall(PetscLogEventEnd(BTE_TransportIO, tr, 0, 0, 0));
   PetscFunctionReturn(0);

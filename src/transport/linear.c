@@ -121,7 +121,7 @@ PetscErrorCode BTELinearCreateOperator(BTE bte, BTELinearCtx *ctx, PetscBool sym
 
 /* Builds D, Gamma and the active-state masks at f0. J must already hold J(f0)
    (BTECollisionComputeJacobian). */
-PetscErrorCode BTELinearCtxSetUp(BTE bte, Mat J, Vec f0, PetscReal T, PetscReal mu, BTELinearCtx *c)
+PetscErrorCode BTELinearCtxSetUp(BTE bte, Mat J, Vec f0, PetscReal T, PetscReal mu, Vec rate, BTELinearCtx *c)
 {
   PetscScalar *d, *di, *g, *in, *ac;
   PetscInt     n, nin = 0;
@@ -141,6 +141,7 @@ PetscErrorCode BTELinearCtxSetUp(BTE bte, Mat J, Vec f0, PetscReal T, PetscReal 
   PetscCall(VecGetLocalSize(c->D, &n));
   PetscCall(MatGetDiagonal(J, c->gamma));
   PetscCall(VecScale(c->gamma, -1.0));
+  if (rate) PetscCall(VecCopy(c->gamma, rate));
   PetscCall(VecGetArray(c->D, &d));
   PetscCall(VecGetArrayWrite(c->Dinv, &di));
   PetscCall(VecGetArray(c->gamma, &g));

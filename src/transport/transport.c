@@ -113,6 +113,7 @@ PetscErrorCode BTETransportDestroy(BTETransport *tr)
   PetscCall(PetscFree((*tr)->conc));
   PetscCall(PetscFree((*tr)->res));
   for (PetscInt b = 0; b < 3; b++) PetscCall(VecDestroy(&(*tr)->F[b]));
+  if ((*tr)->rate) PetscCall(VecDestroyVecs((*tr)->nres, &(*tr)->rate));
   PetscCall(PetscHeaderDestroy(tr));
   PetscFunctionReturn(0);
 }
@@ -905,10 +906,12 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
       PetscCall(PetscStrncpy(tr->ksp_type, t, sizeof(tr->ksp_type)));
     }
   } else PetscCall(PetscStrncpy(tr->ksp_type, "", sizeof(tr->ksp_type)));
+  if (tr->rate) PetscCall(VecDestroyVecs(tr->nres, &tr->rate));
   PetscCall(PetscFree(tr->res));
   tr->nres = nT * nc;
   PetscCall(PetscCalloc1(tr->nres, &tr->res));
   PetscCall(BTECreateStateVec(bte, &f0));
+  PetscCall(VecDuplicateVecs(f0, tr->nres, &tr->rate));
   for (PetscInt b = 0; b < 3; b++) {
     PetscCall(VecDestroy(&tr->F[b]));
     PetscCall(VecDuplicate(f0, &tr->F[b]));
@@ -947,7 +950,7 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
       PetscCall(VecSum(f0, &sumf));
       PetscCheck(sumf > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "No carriers at T = %g K, mu = %g eV: raise the chemical potential", (double)T, (double)mu);
       PetscCall(BTECollisionComputeJacobian(col, f0, J));
-      PetscCall(BTELinearCtxSetUp(bte, J, f0, T, mu, &ctx));
+      PetscCall(BTELinearCtxSetUp(bte, J, f0, T, mu, tr->rate[iT * nc + ic], &ctx));
       {
         PetscInt N;
         PetscCall(BTEGetNumStates(bte, NULL, &N));

@@ -28,7 +28,8 @@ typedef struct {
   PetscInt   ninactive; /* global */
 } BTELinearCtx;
 
-PETSC_INTERN PetscErrorCode BTELinearCtxSetUp(BTE, Mat J, Vec f0, PetscReal T, PetscReal mu, BTELinearCtx *);
+/* rate (may be NULL): -diag J(f0) of every state before the inactive ones are masked, 1/fs */
+PETSC_INTERN PetscErrorCode BTELinearCtxSetUp(BTE, Mat J, Vec f0, PetscReal T, PetscReal mu, Vec rate, BTELinearCtx *);
 PETSC_INTERN PetscErrorCode BTELinearCtxReset(BTELinearCtx *);
 /* Shells on a BTELinearCtx: the nonsymmetric A (diagonal Gamma) and the symmetric S (diagonal D Gamma). */
 PETSC_INTERN PetscErrorCode BTELinearCreateOperator(BTE, BTELinearCtx *, PetscBool symmetric, Mat *);
@@ -96,6 +97,7 @@ struct _p_BTETransport {
   PetscInt            nres;
   BTETransportResult *res;
   Vec                 F[3];
+  Vec                *rate;         /* per configuration: Gamma_i = -diag J(f0), 1/fs (the output's scattering_rate) */
   char                ksp_type[64]; /* for the output file */
   BTECollision        col;          /* the operator of the next solve (BTETransportSetUp) */
   PetscBool           colready, colkeep; /* col is set up for it; its rates are refreshed per temperature */
