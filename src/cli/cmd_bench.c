@@ -356,7 +356,9 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
     PetscCall(PetscPrintf(comm, "%-12s %11s %9s %11s %12s %10s %8s %7s %10s %9s %8s\n", "type", "apply (ms)", "ns/chan", "jac (ms)", "rk4 step(ms)", "layout B/c", "GB/s", "%copy", "host B/c", "setup (s)", "vs base"));
     for (PetscInt k = 0; k < ntypes; k++) {
       PetscLogDouble gbs = res[k].layout_bytes / res[k].apply / 1e9;
-      PetscCall(PetscPrintf(comm, "%-12s %11.4f %9.3f %11.4f %12.4f %10.1f %8.1f %7.1f %10.1f %9.2f %8.2f\n", res[k].type, res[k].apply * 1e3, res[k].apply * 1e9 / (double)nch, res[k].jac * 1e3, res[k].rk4 * 1e3, res[k].layout_bytes / (double)nch, gbs, 100 * gbs / bw, res[k].host_bytes / (double)nch, res[k].setup, tbase > 0 ? tbase / res[k].apply : 0.0));
+      char           vs[32] = "-"; /* no baseline timed in this run: no ratio, rather than 0.00 */
+      if (tbase > 0) PetscCall(PetscSNPrintf(vs, sizeof(vs), "%.2f", (double)(tbase / res[k].apply)));
+      PetscCall(PetscPrintf(comm, "%-12s %11.4f %9.3f %11.4f %12.4f %10.1f %8.1f %7.1f %10.1f %9.2f %8s\n", res[k].type, res[k].apply * 1e3, res[k].apply * 1e9 / (double)nch, res[k].jac * 1e3, res[k].rk4 * 1e3, res[k].layout_bytes / (double)nch, gbs, 100 * gbs / bw, res[k].host_bytes / (double)nch, res[k].setup, vs));
     }
     for (PetscInt k = 0; pipe && k < ntypes; k++) PetscCall(PetscPrintf(comm, "pipelined %-12s apply %.4f ms, jac %.4f ms (%" PetscInt_FMT " back to back in %" PetscInt_FMT " batches, each started together and ended by one device sync; median of the batches); the host's launches per apply %.4f ms, jac %.4f ms\n", res[k].type, res[k].papply * 1e3, res[k].pjac * 1e3, reps, PetscMin(reps, 5), res[k].lapply * 1e3, res[k].ljac * 1e3));
     if (hasjson && json[0]) {
