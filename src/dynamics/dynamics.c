@@ -636,6 +636,9 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
     PetscCall(PetscOptionsEList("-bte_efield_profile", "Time profile of the field: constant, step (off before -bte_efield_time, on after), pulse (Gaussian, peak at -bte_efield_time)", "BTEDynamicsSetFieldProfile", BTEFieldProfiles, 3, BTEFieldProfiles[s->fprofile], &prof, &f1));
     PetscCall(PetscOptionsReal("-bte_efield_time", "Time of the field's step, or of its pulse's peak, fs", "BTEDynamicsSetFieldProfile", ft, &ft, &f2));
     PetscCall(PetscOptionsReal("-bte_efield_fwhm", "Full width at half maximum of the field pulse, fs", "BTEDynamicsSetFieldProfile", fw, &fw, &f3));
+    /* a time or width for the constant profile, or a width for a step, would change nothing, silently */
+    PetscCheck(!(f2 || f3) || prof != (PetscInt)BTE_FIELD_CONSTANT, comm, PETSC_ERR_USER_INPUT, "-bte_efield_time and -bte_efield_fwhm shape a step or pulse: give -bte_efield_profile step or pulse; the constant field has neither");
+    PetscCheck(!f3 || prof == (PetscInt)BTE_FIELD_PULSE, comm, PETSC_ERR_USER_INPUT, "-bte_efield_fwhm is the width of a pulse: give -bte_efield_profile pulse; a step has no width");
     if (f1 || f2 || f3) PetscCall(BTEDynamicsSetFieldProfile(dyn, (BTEFieldProfile)prof, ft, fw));
     PetscCall(PetscOptionsReal("-bte_pump_density", "Carriers a pump pulse injects, cm^-3 (cm^-2 in 2D); 0: no pump", "BTEDynamicsSetPump", pd, &pd, &p1));
     PetscCall(PetscOptionsReal("-bte_pump_e0_edge", "Pump energy, eV above the band edge", "BTEDynamicsSetPump", pe, &pe, &p2));
@@ -1416,6 +1419,8 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(TSGetMaxTime(dyn->ts, &tmax));
   PetscCall(BTECheckRange(comm, "final time (-bte_final_time, -ts_max_time)", tmax, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
   PetscCheck(tmax > t0 + BTE_TIME_EPS(t0), comm, PETSC_ERR_USER_INPUT, "The final time %g fs is not after the initial time %g fs%s: raise -bte_final_time", (double)tmax, (double)t0, dyn->init == BTE_INIT_RESTART ? " (the restart snapshot's)" : "");
+  /* a step after the end is a run without a field (fine as the first leg of a restart, so said, not refused) */
+  if (dyn->drift && dyn->src.fprofile == BTE_FIELD_STEP && dyn->src.ftime >= tmax) PetscCall(PetscPrintf(comm, "field: WARNING the step of -bte_efield_profile step comes at %g fs, not before the final time %g fs: this run has no field\n", (double)dyn->src.ftime, (double)tmax));
   PetscCall(TSGetTimeStep(dyn->ts, &dt));
   PetscCheck(dt > 0, comm, PETSC_ERR_USER_INPUT, "The time step must be positive, got %g fs", (double)dt);
   PetscCall(BTECheckRange(comm, "time step (-bte_time_step, -ts_dt)", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));

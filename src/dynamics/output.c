@@ -13,16 +13,55 @@
 /* file types of PetscInt indices (i32, or i64 with 64-bit PetscInt) */
 #define BTE_DYN_H5_INDEX (sizeof(PetscInt) == 8 ? H5T_STD_I64LE : H5T_STD_I32LE)
 
-/* Rank 0, appending: the file must hold the states and energy bins of this run */
+/* Rank 0: the 3 reals of attribute name of /dynamics into v; 0 if it is missing or not 3 numbers */
+static int ReadAttr3(hid_t fid, const char name[], double v[3])
+{
+  hid_t a;
+  int   ok = 0;
+
+  if (BTEH5AttrExists(fid, "dynamics", name) != 1) return 0;
+  a = H5Aopen_by_name(fid, "dynamics", name, H5P_DEFAULT, H5P_DEFAULT);
+  if (a < 0) return 0;
+  {
+    hid_t sp = H5Aget_space(a);
+    if (sp >= 0 && H5Sget_simple_extent_npoints(sp) == 3 && H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0) ok = 1;
+    if (sp >= 0) H5Sclose(sp);
+  }
+  H5Aclose(a);
+  return ok;
+}
+
+static int Differ(double a, double b)
+{
+  return PetscAbsReal(a - b) > 1e-12 * PetscMax(1.0, PetscMax(PetscAbsReal(a), PetscAbsReal(b)));
+}
+
+/* Rank 0, appending: the file must hold the states and energy bins of this run, and its attributes
+   (one set for the whole file) must describe this run too: a restart in a field appended to a
+   field-free run's file said efield 0 beside a drift velocity of -7.9e6 cm/s */
 static int CheckAppend(hid_t fid, BTEDynamics dyn, long long *nt, PetscBool *hasdt, BTEH5Status *st)
 {
   BTE     bte = dyn->bte;
   hsize_t pop[2], occ[2], t[2];
+  const char *hint = ": the file's attributes describe the run that made it; write this run to a new file (-bte_output NEW.h5, with -bte_restart this file)";
 
   if (BTEH5Exists(fid, "dynamics") != 1) return BTEH5Fail(st, "it has no /dynamics group: not a bte dynamics file");
   if (BTEH5DatasetExtent(fid, "dynamics/occupations", occ) != 2 || BTEH5DatasetExtent(fid, "dynamics/population", pop) != 2 || BTEH5DatasetExtent(fid, "dynamics/time", t) != 1) return BTEH5Fail(st, "its /dynamics lacks time, occupations or population: not a complete bte dynamics file");
   if ((PetscInt)occ[1] != bte->nstates) return BTEH5Fail(st, "it holds %lld states per snapshot, this table has %" PetscInt_FMT ": not the same table", (long long)occ[1], bte->nstates);
   if ((PetscInt)pop[1] != dyn->out.ne) return BTEH5Fail(st, "it has %lld energy grid points, this run %" PetscInt_FMT ": append with the same -bte_output_energy_step", (long long)pop[1], dyn->out.ne);
+  {
+    double v, e[3];
+    char   s[64];
+    if (BTEH5AttrExists(fid, "dynamics", "temperature") == 1 && !BTEH5ReadAttrReal(fid, "dynamics", "temperature", &v, st) && Differ(v, bte->temperature)) return BTEH5Fail(st, "its run was at %g K, this one at %g K%s", v, (double)bte->temperature, hint);
+    if (BTEH5AttrExists(fid, "dynamics", "output_interval") == 1 && !BTEH5ReadAttrReal(fid, "dynamics", "output_interval", &v, st) && Differ(v, dyn->interval)) return BTEH5Fail(st, "its snapshots are %g fs apart, this run's %g fs (-bte_output_interval)%s", v, (double)dyn->interval, hint);
+    if (BTEH5AttrExists(fid, "dynamics", "drift_form") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "drift_form", s, sizeof(s), st) && strcmp(s, BTEDriftForms[dyn->driftform])) return BTEH5Fail(st, "its run used -bte_drift_form %s, this one %s%s", s, BTEDriftForms[dyn->driftform], hint);
+    if (ReadAttr3(fid, "efield", e) && (Differ(e[0], dyn->efield[0]) || Differ(e[1], dyn->efield[1]) || Differ(e[2], dyn->efield[2]))) return BTEH5Fail(st, "its run had -bte_efield %g,%g,%g V/cm, this one %g,%g,%g%s", e[0], e[1], e[2], (double)dyn->efield[0], (double)dyn->efield[1], (double)dyn->efield[2], hint);
+    if (BTEH5AttrExists(fid, "dynamics", "efield_profile") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "efield_profile", s, sizeof(s), st) && strcmp(s, BTEFieldProfiles[dyn->src.fprofile])) return BTEH5Fail(st, "its run had -bte_efield_profile %s, this one %s%s", s, BTEFieldProfiles[dyn->src.fprofile], hint);
+    v = 0;
+    if (BTEH5AttrExists(fid, "dynamics", "pump_density") == 1 && BTEH5ReadAttrReal(fid, "dynamics", "pump_density", &v, st)) return -1;
+    if (Differ(v, dyn->src.pdensity)) return BTEH5Fail(st, "its run had -bte_pump_density %g, this one %g%s", v, (double)dyn->src.pdensity, hint);
+    if (st->bad) return -1;
+  }
   *nt    = (long long)t[0];
   *hasdt = BTEH5Exists(fid, "dynamics/time_step") == 1 && BTEH5Exists(fid, "dynamics/time_step_unclipped") == 1 ? PETSC_TRUE : PETSC_FALSE; /* older files have no step sizes */
   return 0;
@@ -50,6 +89,17 @@ static int WriteHeader(hid_t fid, BTEDynamics dyn, PetscReal edge, const PetscRe
   if (BTEH5WriteAttrString(g, "drift_form", BTEDriftForms[dyn->driftform], st)) goto done;
   if (BTEH5WriteAttrReals(g, "temperature", 1, (double[]){bte->temperature}, "K", st)) goto done;
   if (BTEH5WriteAttrReals(g, "efield", 3, ef, "V/cm", st)) goto done;
+  /* the time dependence of the field and the pump pulse, so that the file describes the run */
+  if (BTEH5WriteAttrString(g, "efield_profile", BTEFieldProfiles[dyn->src.fprofile], st)) goto done;
+  if (dyn->src.fprofile != BTE_FIELD_CONSTANT && BTEH5WriteAttrReals(g, "efield_time", 1, (double[]){dyn->src.ftime}, "fs", st)) goto done;
+  if (dyn->src.fprofile == BTE_FIELD_PULSE && BTEH5WriteAttrReals(g, "efield_fwhm", 1, (double[]){dyn->src.ffwhm}, "fs", st)) goto done;
+  if (dyn->src.pdensity > 0) {
+    if (BTEH5WriteAttrReals(g, "pump_density", 1, (double[]){dyn->src.pdensity}, dunit, st)) goto done;
+    if (BTEH5WriteAttrReals(g, "pump_e0_edge", 1, (double[]){dyn->src.pe0edge}, "eV", st)) goto done;
+    if (BTEH5WriteAttrReals(g, "pump_smear", 1, (double[]){dyn->src.psmear}, "eV", st)) goto done;
+    if (BTEH5WriteAttrReals(g, "pump_time", 1, (double[]){dyn->src.ptime}, "fs", st)) goto done;
+    if (BTEH5WriteAttrReals(g, "pump_fwhm", 1, (double[]){dyn->src.pfwhm}, "fs", st)) goto done;
+  }
   if (BTEH5WriteAttrReals(g, "band_edge", 1, (double[]){edge}, "eV", st)) goto done;
   if (BTEH5WriteAttrReals(g, "cell_volume", 1, (double[]){bte->grid.volume}, bte->grid.dim == 2 ? "Angstrom^2" : "Angstrom^3", st)) goto done;
   if (BTEH5WriteAttrInts(g, "nk", 3, nk, st)) goto done;

@@ -49,6 +49,7 @@ fail1 "sq.h5 is a 2D material: the k and q grids must have 1 point along a3" $G 
 fail1 "no states of bands 1..1 in the window \[100., 101.\] eV" $E $K -bte_perturbo_emin 100 -bte_perturbo_emax 101
 fail1 "no states of bands 1..1 in the window" $E $K -bte_perturbo_carrier holes -bte_perturbo_emin 0 -bte_perturbo_emax 1
 fail1 "Give both -bte_perturbo_emin and -bte_perturbo_emax" $E $K -bte_perturbo_emin 1
+fail1 "Give either -bte_window (a width above the band edge) or -bte_perturbo_emin and -bte_perturbo_emax (an absolute window), not both" $E $K -bte_window 0.3 -bte_perturbo_emin 0 -bte_perturbo_emax 1
 fail1 "bte_perturbo_emin 3. must be below -bte_perturbo_emax 2." $E $K -bte_perturbo_emin 3 -bte_perturbo_emax 2
 fail1 "bte_perturbo_bands 2,2: the file has 1 Wannier bands" $E $K -bte_perturbo_bands 2,2
 fail1 "bte_perturbo_bands 0,1: the file has 1 Wannier bands" $E $K -bte_perturbo_bands 0,1

@@ -88,7 +88,7 @@ s = h5py.File('spinor_t.h5', 'r')['states'].attrs['spin_degeneracy']
 print(('ok  ' if s == 1 else 'FAIL') + ' spinor = 1: spin degeneracy %d' % s); sys.exit(0 if s == 1 else 1)"
 
 # bte info on the model built in memory = on its table (1 and NP ranks), but for the origin line
-norm() { grep -v -e '^ *model: ' -e '^ *table: ' -e 'largest rank' -e 'BTE Object' "$1" | sed 's/ on [0-9]* rank(s)//'; }
+norm() { grep -v -e '^ *model: ' -e '^ *table: ' -e '^ *type: ' -e 'largest rank' -e 'BTE Object' "$1" | sed 's/ on [0-9]* rank(s)//'; }
 for c in "a cubic.h5 -bte_perturbo_kdim 16,16,16 -bte_window 0.5 -bte_smearing 0.01 -bte_phonon_min 0.002" \
          "f polar.h5 -bte_perturbo_kdim 12,12,12 -bte_window 0.5 -bte_smearing 0.01 -bte_phonon_min 0.002"; do
   set -- $c; n=$1; shift; f=$1; shift

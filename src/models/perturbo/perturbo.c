@@ -633,6 +633,8 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
   PetscCheck(flg && file[0], comm, PETSC_ERR_USER_INPUT, "Model perturbo needs the epr file: -bte_perturbo_epr prefix_epr.h5 (docs/import.md)");
   PetscCheck(emin_set == emax_set, comm, PETSC_ERR_USER_INPUT, "Give both -bte_perturbo_emin and -bte_perturbo_emax (an absolute window), or neither (the window is -bte_window above the band edge)");
   PetscCheck(!emin_set || emax > emin, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_perturbo_emin %g must be below -bte_perturbo_emax %g", (double)emin, (double)emax);
+  /* the absolute window replaces -bte_window: both given, one would be dropped silently */
+  PetscCheck(!emin_set || !bte->window_set, comm, PETSC_ERR_USER_INPUT, "Give either -bte_window (a width above the band edge) or -bte_perturbo_emin and -bte_perturbo_emax (an absolute window), not both");
 
   /* the GPU (-bte_perturbo_device; auto: when bte has CUDA and a device is present) */
   dev = (PerturboDevice)o->device;
