@@ -63,7 +63,9 @@ class Dynamics:
         population (nt, nE; 1/(eV cell)) on energy_grid (nE; eV, bin centres; bin_width eV)
     Per state (N): state_energy (eV), state_kindex, state_band.
     Run: source, carrier_type ("electrons"/"holes"), init, drift_form, temperature (K), efield
-        (3; V/cm), band_edge (eV), cell_volume (Angstrom^3; Angstrom^2 in 2D), dim, spin_degeneracy,
+        (3; V/cm), efield_profile ("constant", "step", "pulse") with efield_time, efield_fwhm (fs;
+        None where they do not apply), pump (dict of density, e0_edge, smear, time, fwhm, or None),
+        band_edge (eV), cell_volume (Angstrom^3; Angstrom^2 in 2D), dim, spin_degeneracy,
         output_interval (fs).
     lattice (Lattice), diagnostics (dict), cost (dict or None), reference_error (dict or None),
     provenance (dict: creator, created, source), complete (True once the run that last wrote it
@@ -107,6 +109,11 @@ class Dynamics:
             self.drift_form = attr(g, "drift_form", "")
             self.temperature = number(g, "temperature", required=True)
             self.efield = _vector3(g, "efield")
+            # the field's time profile and the pump (older files: constant, none)
+            self.efield_profile = attr(g, "efield_profile", "constant")
+            self.efield_time = number(g, "efield_time")
+            self.efield_fwhm = number(g, "efield_fwhm")
+            self.pump = {k: number(g, "pump_" + k) for k in ("density", "e0_edge", "smear", "time", "fwhm")} if "pump_density" in g.attrs else None
             self.band_edge = number(g, "band_edge", required=True)
             self.cell_volume = number(g, "cell_volume", positive=True)
             self.spin_degeneracy = number(g, "spin_degeneracy", required=True, integer=True, choices=(1, 2))

@@ -37,3 +37,14 @@ expect_fail "bte_efield_time and -bte_efield_fwhm shape a step or pulse" "$BTE" 
 expect_fail "bte_efield_fwhm is the width of a pulse" "$BTE" dynamics $C -bte_final_time 100 -bte_efield 2000,0,0 -bte_efield_profile step -bte_efield_time 40 -bte_efield_fwhm 10
 "$BTE" dynamics $C -bte_final_time 100 -bte_efield 2000,0,0 -bte_efield_profile step -bte_efield_time 150 | grep -q "field: WARNING the step of -bte_efield_profile step comes at 150. fs, not before the final time 100. fs: this run has no field" || { echo "no warning for a step after the end"; exit 1; }
 echo "ok: refusals and the step warning"
+# and the package reads them
+if [ -n "$PYTHON" ]; then
+  PYTHONPATH="$TESTDIR/../python" PYTHONDONTWRITEBYTECODE=1 "$PYTHON" - <<'PY'
+import bte
+p, q, b = bte.open("p.h5"), bte.open("q.h5"), bte.open("b.h5")
+assert (p.efield_profile, p.efield_time, p.efield_fwhm, p.pump) == ("pulse", 40.0, 20.0, None), vars(p)
+assert q.efield_profile == "constant" and q.pump["density"] == 1e16 and q.pump["time"] == 30.0, q.pump
+assert b.efield_profile == "constant" and b.efield_time is None and b.pump is None
+print("ok: bte.Dynamics reads the profile and the pump")
+PY
+fi
