@@ -326,15 +326,6 @@ class HighField:
             self.number_source = dataset(g, "number_source", units="1/fs", rows=n)
             self.iterations = dataset(g, "iterations", dtype=int, rows=n)
             self.operator_applies = dataset(g, "operator_applies", dtype=int, rows=n)
-            # per state (files from before they were written have none)
-            self.state_energy = dataset(g, "state_energy", units="eV", ndim=1, required=False)
-            self.state_kindex = dataset(g, "state_kindex", dtype=int, ndim=1, required=False)
-            self.state_band = dataset(g, "state_band", dtype=int, ndim=1, required=False)
-            self.scattering_rate = dataset(g, "scattering_rate", units="1/fs", ndim=2, rows=n, required=False)
-            if self.scattering_rate is not None:
-                N = None if self.state_energy is None else len(self.state_energy)
-                if N is None or self.scattering_rate.shape != (n, N) or np.any(self.scattering_rate < 0):
-                    raise BTEFileError("%s: /transport scattering_rate is not [n][N] of rates >= 0 beside state_energy [N]" % self.path)
             self.converged = dataset(g, "converged", dtype=int, rows=n).astype(bool)
             self.used_ptc = dataset(g, "used_ptc", dtype=int, rows=n).astype(bool)
             check_units(g, "carrier_density_units", "cm^-2" if two else "cm^-3", "/highfield carrier_density")
