@@ -37,8 +37,9 @@ static int Differ(double a, double b)
 }
 
 /* Rank 0, appending: the file must hold the states and energy bins of this run, and its attributes
-   (one set for the whole file) must describe this run too: a restart in a field appended to a
-   field-free run's file said efield 0 beside a drift velocity of -7.9e6 cm/s */
+   of the physics (one set for the whole file) must describe this run too: a restart in a field
+   appended to a field-free run's file said efield 0 beside a drift velocity of -7.9e6 cm/s. (The
+   output interval may change: the time series says when each snapshot is.) */
 static int CheckAppend(hid_t fid, BTEDynamics dyn, long long *nt, PetscBool *hasdt, BTEH5Status *st)
 {
   BTE     bte = dyn->bte;
@@ -53,7 +54,6 @@ static int CheckAppend(hid_t fid, BTEDynamics dyn, long long *nt, PetscBool *has
     double v, e[3];
     char   s[64];
     if (BTEH5AttrExists(fid, "dynamics", "temperature") == 1 && !BTEH5ReadAttrReal(fid, "dynamics", "temperature", &v, st) && Differ(v, bte->temperature)) return BTEH5Fail(st, "its run was at %g K, this one at %g K%s", v, (double)bte->temperature, hint);
-    if (BTEH5AttrExists(fid, "dynamics", "output_interval") == 1 && !BTEH5ReadAttrReal(fid, "dynamics", "output_interval", &v, st) && Differ(v, dyn->interval)) return BTEH5Fail(st, "its snapshots are %g fs apart, this run's %g fs (-bte_output_interval)%s", v, (double)dyn->interval, hint);
     if (BTEH5AttrExists(fid, "dynamics", "drift_form") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "drift_form", s, sizeof(s), st) && strcmp(s, BTEDriftForms[dyn->driftform])) return BTEH5Fail(st, "its run used -bte_drift_form %s, this one %s%s", s, BTEDriftForms[dyn->driftform], hint);
     if (ReadAttr3(fid, "efield", e) && (Differ(e[0], dyn->efield[0]) || Differ(e[1], dyn->efield[1]) || Differ(e[2], dyn->efield[2]))) return BTEH5Fail(st, "its run had -bte_efield %g,%g,%g V/cm, this one %g,%g,%g%s", e[0], e[1], e[2], (double)dyn->efield[0], (double)dyn->efield[1], (double)dyn->efield[2], hint);
     if (BTEH5AttrExists(fid, "dynamics", "efield_profile") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "efield_profile", s, sizeof(s), st) && strcmp(s, BTEFieldProfiles[dyn->src.fprofile])) return BTEH5Fail(st, "its run had -bte_efield_profile %s, this one %s%s", s, BTEFieldProfiles[dyn->src.fprofile], hint);
