@@ -19,7 +19,8 @@ DYNAMICS_DOC = """Plots of a bte dynamics output file (docs/dynamics.md):
 TRANSPORT_DOC = """Plot bte's steady-state transport results (docs/transport.md).
 
 FILE.h5 written by `bte transport` (group /transport): mobility versus temperature,
-one curve per carrier density (or chemical potential).
+one curve per carrier density (or chemical potential); and, in FILE_rates.png, each state's
+scattering rate against its energy (the output's scattering_rate).
 FILE.h5 written by `bte highfield` (group /highfield): drift velocity versus field
 and, when valleys were found, the valley occupations versus field.
 """
@@ -90,7 +91,12 @@ def plot_transport_main(argv=None):
             if len(groups) == 2 and gname == "highfield":
                 out = (a.output[:-4] if a.output and a.output.endswith(".png") else base) + "_velocity.png"
             if gname == "transport":
-                plot.mobility(Transport(a.file), a.component, path=out)
+                tr = Transport(a.file)
+                plot.mobility(tr, a.component, path=out)
+                if tr.scattering_rate is not None:  # each state's rate against its energy
+                    print("wrote %s" % out)
+                    out = (out[:-4] if out.endswith(".png") else out) + "_rates.png"
+                    plot.scattering_rates(tr, path=out)
             else:
                 plot.velocity_field(HighField(a.file), path=out)
             print("wrote %s" % out)

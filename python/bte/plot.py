@@ -196,6 +196,32 @@ def mobility(tr, component="trace", path=None):
     return _save(fig, path)
 
 
+def scattering_rates(tr, path=None):
+    """Each state's scattering rate 1/tau = Gamma_i (1/ps, log scale) against its energy above the
+    lowest state, one marker set per configuration (temperature, density): the transport output's
+    scattering_rate, Perturbo's imsigma as 2 Im Sigma / hbar. tr: Transport or file name."""
+    from .outputs import BTEFileError, Transport
+    tr = _load(tr, Transport)
+    if tr.scattering_rate is None:
+        raise BTEFileError("%s: /transport has no scattering_rate (written by bte transport since it has them)" % tr.path)
+    e = tr.state_energy - tr.state_energy.min()
+    fig = _figure((5.5, 4.2))
+    ax = fig.subplots()
+    dunit = tr.units["carrier_density"]
+    for k in range(len(tr)):
+        g = tr.scattering_rate[k] * 1e3  # 1/fs -> 1/ps
+        ok = g > 0
+        ax.plot(e[ok], g[ok], ".", ms=3, alpha=0.6, label="%g K, n = %.3g %s" % (tr.temperature[k], tr.carrier_density[k], dunit))
+    ax.set_yscale("log")
+    ax.set_xlabel("energy above the lowest state (eV)")
+    ax.set_ylabel("scattering rate $1/\\tau$ (1/ps)")
+    ax.set_title("bte transport: %sscattering rates" % (tr.model + " " if tr.model else ""))
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, markerscale=3)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
 def velocity_field(hf, path=None):
     """|drift velocity| versus field with the peak marked, and the valley occupations versus field
     when there is more than one valley kind. hf: HighField or file name."""

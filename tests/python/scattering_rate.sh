@@ -57,3 +57,15 @@ with h5py.File("two.h5", "r") as f:
 assert r.units["scattering_rate"] == "1/fs"
 print("ok: bte.Transport reads scattering_rate (%d x %d)" % r.scattering_rate.shape)
 PY
+# the plot of the rates against energy: the function and the command's second PNG
+"$PYTHON" - <<'PY'
+import bte
+fig = bte.plot.scattering_rates("one.h5", path="rates.png")
+ax = fig.axes[0]
+assert ax.get_yscale() == "log" and len(ax.lines) == 4, (ax.get_yscale(), len(ax.lines))
+print("ok: bte.plot.scattering_rates, one marker set per configuration")
+PY
+[ -s rates.png ]
+"$PYTHON" "$TESTDIR/../scripts/plot_transport.py" one.h5 -o mob.png > plot.log
+grep -q "wrote mob.png" plot.log && grep -q "wrote mob_rates.png" plot.log && [ -s mob.png ] && [ -s mob_rates.png ] || { echo "plot_transport.py did not write both PNGs:"; cat plot.log; exit 1; }
+echo "ok: plot_transport.py writes the mobility and the rates"
