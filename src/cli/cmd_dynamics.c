@@ -30,6 +30,9 @@ PetscErrorCode BTECommandDynamics(MPI_Comm comm)
   PetscCall(BTESetUp(bte));
   /* set up first: the summary's diagnostics then come from the run's collision operator */
   PetscCall(BTEDynamicsSetUp(dyn));
+  /* every option but the end-of-run viewers has been read now: a misspelled one stops the run
+     before its output file is opened, not after the run */
+  PetscCall(BTECommandCheckOptionsSetUp(comm, "dynamics"));
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   if (view) PetscCall(BTEDynamicsView(dyn, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTEDynamicsSolve(dyn, NULL));

@@ -22,5 +22,6 @@ PetscErrorCode BTECommandCheckFiniteOptions(MPI_Comm); /* a -bte_ option given N
 PetscErrorCode BTECommandCheckOptionValues(MPI_Comm); /* a -bte_ option that takes a value given none */
 PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm, const char[], PetscBool *);
 PetscErrorCode BTECommandCheckOptionsBeforeWrite(MPI_Comm, const char[], const char[]);
+PetscErrorCode BTECommandCheckOptionsSetUp(MPI_Comm, const char[]);
 /* cores.c: a note when CPU binding leaves a rank far fewer cores than its share of the node */
 PetscErrorCode BTECommandCheckCores(MPI_Comm);

@@ -7,6 +7,8 @@
    it covers the -bte_ options, which bte reads in SetFromOptions only, except those of PETSc
    solvers inside bte (-bte_transport_*, -bte_highfield_*, -bte_jacobian_*: their sub-objects
    may read options at setup) and viewers (*_view, read when the object is viewed).
+   BTECommandCheckOptionsSetUp (dynamics) runs once the run is set up, before its first step: it
+   covers every option but the viewers and reports read when a solve ends.
    BTECommandCheckUnusedOptions runs when the command has finished and covers every option.
 
    Options from the PETSC_OPTIONS environment variable are exempt: it holds settings for many
@@ -35,6 +37,17 @@ static int InEnvironment(const char name[])
   return 0;
 }
 
+/* An option that may still be unread once the run's objects are set up: viewers and reports that
+   a solve reads when it ends (-ts_view, -ksp_converged_reason, -bte_collision_view) */
+static int ReadAtEnd(const char name[])
+{
+  size_t len = strlen(name), n = strlen("converged_reason");
+
+  for (const char *p = name; *p; p++)
+    if (!strncasecmp(p, "_view", 5)) return 1;
+  return len >= n && !strcasecmp(name + len - n, "converged_reason");
+}
+
 /* An option that must have been read once the objects' SetFromOptions ran */
 static int ReadUpFront(const char name[])
 {
@@ -60,8 +73,14 @@ static PetscErrorCode TouchFinalizeOptions(void)
   PetscFunctionReturn(0);
 }
 
-/* The unused options (all, or those read up front) as " -name value ..." in line */
-static PetscErrorCode Unused(PetscBool upfront, char line[], size_t len, PetscBool *any)
+typedef enum {
+  UNUSED_UPFRONT,   /* after SetFromOptions: the -bte_ options bte reads there */
+  UNUSED_SETUP,     /* after setup: every option but those read when a solve ends */
+  UNUSED_ALL        /* at the end */
+} UnusedWhen;
+
+/* The unused options (those that must have been read by when) as " -name value ..." in line */
+static PetscErrorCode Unused(UnusedWhen when, char line[], size_t len, PetscBool *any)
 {
   PetscBool check = PETSC_TRUE, set;
   PetscInt  N;
@@ -72,12 +91,12 @@ static PetscErrorCode Unused(PetscBool upfront, char line[], size_t len, PetscBo
   line[0] = 0;
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_left", &check, &set));
   if (set && !check) PetscFunctionReturn(0);
-  if (!upfront) PetscCall(TouchFinalizeOptions());
+  if (when != UNUSED_UPFRONT) PetscCall(TouchFinalizeOptions());
   PetscCall(PetscOptionsLeftGet(NULL, &N, &names, &values));
   for (PetscInt i = 0; i < N; i++) {
     const char *nm = names[i][0] == '-' ? names[i] + 1 : names[i];
     char        opt[256];
-    if (InEnvironment(nm) || (upfront && !ReadUpFront(nm))) continue;
+    if (InEnvironment(nm) || (when == UNUSED_UPFRONT && !ReadUpFront(nm)) || (when == UNUSED_SETUP && ReadAtEnd(nm))) continue;
     PetscCall(PetscSNPrintf(opt, sizeof(opt), " -%s%s%s", nm, values[i] ? " " : "", values[i] ? values[i] : ""));
     PetscCall(PetscStrlcat(line, opt, len));
     *any = PETSC_TRUE;
@@ -92,7 +111,7 @@ PetscErrorCode BTECommandCheckOptions(MPI_Comm comm, const char cmd[])
   PetscBool any;
 
   PetscFunctionBegin;
-  PetscCall(Unused(PETSC_TRUE, line, sizeof(line), &any));
+  PetscCall(Unused(UNUSED_UPFRONT, line, sizeof(line), &any));
   PetscCheck(!any, comm, PETSC_ERR_USER_INPUT, "unused option(s):%s (misspelled, or not used by this command: 'bte %s -help' lists its options; -options_left 0 accepts them)", line, cmd);
   PetscFunctionReturn(0);
 }
@@ -106,8 +125,22 @@ PetscErrorCode BTECommandCheckOptionsBeforeWrite(MPI_Comm comm, const char cmd[]
   PetscBool any;
 
   PetscFunctionBegin;
-  PetscCall(Unused(PETSC_FALSE, line, sizeof(line), &any));
+  PetscCall(Unused(UNUSED_ALL, line, sizeof(line), &any));
   PetscCheck(!any, comm, PETSC_ERR_USER_INPUT, "unused option(s):%s (misspelled, or not used by this command: 'bte %s -help' lists its options; -options_left 0 accepts them); %s was not written", line, cmd, file);
+  PetscFunctionReturn(0);
+}
+
+/* Once a run's objects are set up and before its first step and output: every option but the
+   viewers read when the solve ends must have been read (dynamics writes its file as it goes, so
+   the check at the end would come after a long run and a complete-looking file) */
+PetscErrorCode BTECommandCheckOptionsSetUp(MPI_Comm comm, const char cmd[])
+{
+  char      line[1024];
+  PetscBool any;
+
+  PetscFunctionBegin;
+  PetscCall(Unused(UNUSED_SETUP, line, sizeof(line), &any));
+  PetscCheck(!any, comm, PETSC_ERR_USER_INPUT, "unused option(s):%s (misspelled, or not used by this command: 'bte %s -help' lists its options; -options_left 0 accepts them)", line, cmd);
   PetscFunctionReturn(0);
 }
 
@@ -117,7 +150,7 @@ PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm comm, const char cmd[], Pet
   PetscMPIInt rank;
 
   PetscFunctionBegin;
-  PetscCall(Unused(PETSC_FALSE, line, sizeof(line), bad));
+  PetscCall(Unused(UNUSED_ALL, line, sizeof(line), bad));
   if (!*bad) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {

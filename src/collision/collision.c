@@ -495,7 +495,8 @@ PetscErrorCode BTECollisionGetPartition(BTECollision coll, BTECollisionPartition
 .  -bte_exchange_nccl_library <lib>        - the NCCL library to load (default libnccl.so.2)
 .  -bte_exchange_work_first <bool>         - NCCL or IPC: launch the hiding work before the exchange's own launches and calls
 .  -bte_collision_refresh <bool>           - keep what a change of temperature after setup needs to recompute only the rates
--  -bte_jacobian_assembled <bool>          - AIJ Jacobian
+.  -bte_jacobian_assembled <bool>          - AIJ Jacobian
+-  -bte_collision_view [viewer]            - view the operator after setup
 
    Level: beginner
 
@@ -527,6 +528,11 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
     PetscBool r = coll->refresh;
     PetscCall(PetscOptionsBool("-bte_collision_refresh", "Keep what a change of temperature after setup needs to recompute only the rates (pair type: 8 B per channel and 8 per pair on the host, or 4 B per channel on the device); the transport solver turns it on for more than one temperature", "BTECollisionSetTemperatureRefresh", r, &r, NULL));
     PetscCall(BTECollisionSetTemperatureRefresh(coll, r));
+  }
+  {
+    /* read by BTECollisionSetUp (PetscObjectViewFromOptions); named here so that -help lists it */
+    PetscBool v;
+    PetscCall(PetscOptionsName("-bte_collision_view", "View the operator after setup (type, channels, ghosts, layout bytes per rank)", "BTECollisionView", &v));
   }
   PetscOptionsEnd();
   coll->optionsset = PETSC_TRUE;

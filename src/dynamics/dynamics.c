@@ -1182,6 +1182,32 @@ static PetscErrorCode BTEDynamicsSwitch(BTEDynamics dyn, PetscReal tmax)
   PetscFunctionReturn(0);
 }
 
+/* An implicit method's linear solves on the matrix-free Jacobian: PETSc's default preconditioner
+   (ILU on one rank, block Jacobi with ILU on several) needs the matrix's entries and stops at the
+   first solve ("Could not locate a solver type for factorization type ILU and matrix type shell").
+   Unless -pc_type was given, such a PC becomes Jacobi, which the shell supports (its diagonal is
+   exact); a PC set to anything else, through the API or an option, is kept. */
+static PetscErrorCode BTEDynamicsDefaultPC(BTEDynamics dyn, TS ts)
+{
+  SNES        snes;
+  KSP         ksp;
+  PC          pc;
+  const char *prefix;
+  PetscBool   shell, given, deflt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)dyn->P, MATSHELL, &shell));
+  if (!shell) PetscFunctionReturn(0);
+  PetscCall(TSGetSNES(ts, &snes));
+  PetscCall(SNESGetKSP(snes, &ksp));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCGetOptionsPrefix(pc, &prefix));
+  PetscCall(PetscOptionsHasName(((PetscObject)pc)->options, prefix, "-pc_type", &given));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc, &deflt, PCILU, PCBJACOBI, ""));
+  if (!given && deflt) PetscCall(PCSetType(pc, PCJACOBI));
+  PetscFunctionReturn(0);
+}
+
 /*@
    BTEDynamicsSetUp - Sets up the collision operator, the drift term and the TS
 
@@ -1260,6 +1286,17 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   PetscCall(BTEDynamicsTSSetOperators(dyn, dyn->ts));
   if (dyn->tssw) PetscCall(BTEDynamicsTSSetOperators(dyn, dyn->tssw)); /* the second method (-bte_switch_time) */
   PetscCall(BTEDynamicsSourcesSetUp(dyn));
+  /* the integrators themselves, on the state vector's layout: some read options only here
+     (-ts_bdf_order), so once this returns every option of the run but the viewers has been read
+     and a caller can check them before the first step (the driver does, before its output opens) */
+  PetscCall(BTEDynamicsDefaultPC(dyn, dyn->ts));
+  PetscCall(TSSetSolution(dyn->ts, dyn->f));
+  PetscCall(TSSetUp(dyn->ts));
+  if (dyn->tssw) {
+    PetscCall(BTEDynamicsDefaultPC(dyn, dyn->tssw));
+    PetscCall(TSSetSolution(dyn->tssw, dyn->f));
+    PetscCall(TSSetUp(dyn->tssw));
+  }
   dyn->setupcalled = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
