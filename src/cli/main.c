@@ -1,10 +1,12 @@
 /* bte driver: picks a subcommand and hands the rest of the command line to PETSc. */
 #include <bte.h>
 #include "commands.h"
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,23 +78,99 @@ static int BTEAllRanksFailed(MPI_Comm errcomm, double seconds)
   return done;
 }
 
+/* PETSc's rule for an option's name (PetscOptionsValidKey): '-' (or '--') and a letter, and not a
+   number such as -1e3 */
+static int BTEValidKey(const char *key)
+{
+  char *end;
+  if (!key || key[0] != '-') return 0;
+  if (key[1] == '-') key++;
+  if (!isalpha((unsigned char)key[1])) return 0;
+  (void)strtod(key, &end);
+  return !(end != key && !(*end == '_' || isalnum((unsigned char)*end)));
+}
+
+/* The next token of a line as PETSc's options-file reader splits it (blanks; a quoted value is
+   one token), or NULL */
+static char *BTENextToken(char **p)
+{
+  char *s = *p, *t;
+  while (*s == ' ') s++;
+  if (!*s) return NULL;
+  t = s;
+  if (*s == '"') {
+    char *q = strchr(s + 1, '"');
+    s = q ? q + 1 : s + strlen(s);
+  }
+  while (*s && *s != ' ') s++;
+  if (*s) *s++ = 0;
+  *p = s;
+  return t;
+}
+
+static int BTECheckOptionsFile(const char *opt, const char *file, const char *cmd, int depth);
+
+/* The lines of an options file, by the rules of PETSc's reader (PETSc 3.2x's; 3.18 lets some of
+   them through and reads something else): "-name [value]" or "alias -name -other", '#' starts a
+   comment. A file named in it by -options_file is checked the same way. 0: fine. */
+static int BTECheckOptionsFileLines(const char *opt, const char *file, const char *cmd, int depth)
+{
+  FILE *fd = fopen(file, "r");
+  char  buf[4096];
+  int   line = 0, bad = 0;
+
+  if (!fd) return 0; /* checked by the caller */
+  while (!bad && fgets(buf, sizeof(buf), fd)) {
+    char *p = buf, *t[4], *c = strchr(buf, '#');
+    line++;
+    if (c) *c = 0;
+    for (char *q = buf; *q; q++)
+      if (*q == '\t' || *q == '\r' || *q == '\n') *q = ' ';
+    for (int k = 0; k < 4; k++) t[k] = BTENextToken(&p);
+    if (!t[0]) continue;
+    bad = 1;
+    if (t[0][0] == '-') {
+      if (!BTEValidKey(t[0])) fprintf(stderr, "bte%s%s: error: %s %s, line %d: %s is not an option name (a '-' and a letter)\n", cmd ? " " : "", cmd ? cmd : "", opt, file, line, t[0]);
+      else if ((t[1] && BTEValidKey(t[1])) || (t[2] && BTEValidKey(t[2]))) fprintf(stderr, "bte%s%s: error: %s %s, line %d: two options on one line (%s ... %s): one per line\n", cmd ? " " : "", cmd ? cmd : "", opt, file, line, t[0], BTEValidKey(t[1]) ? t[1] : t[2]);
+      else if (t[2]) fprintf(stderr, "bte%s%s: error: %s %s, line %d: %s has more than one value (%s %s ...): a list is one word, e.g. 1,2,3\n", cmd ? " " : "", cmd ? cmd : "", opt, file, line, t[0], t[1], t[2]);
+      else if (!strcmp(t[0], "-options_file") && t[1]) bad = BTECheckOptionsFile(t[0], t[1], cmd, depth + 1);
+      else bad = 0;
+    } else if (!strcasecmp(t[0], "alias")) {
+      if (!BTEValidKey(t[1]) || !BTEValidKey(t[2]) || t[3]) fprintf(stderr, "bte%s%s: error: %s %s, line %d: an alias line is 'alias -name -other'\n", cmd ? " " : "", cmd ? cmd : "", opt, file, line);
+      else bad = 0;
+    } else fprintf(stderr, "bte%s%s: error: %s %s, line %d: '%s' is not an option (an option starts with '-'; '#' starts a comment)\n", cmd ? " " : "", cmd ? cmd : "", opt, file, line, t[0]);
+  }
+  fclose(fd);
+  return bad;
+}
+
+/* One options file: it exists, can be read, and (-options_file; YAML has its own syntax) its lines
+   are options. 0: fine. */
+static int BTECheckOptionsFile(const char *opt, const char *file, const char *cmd, int depth)
+{
+  struct stat st;
+
+  if (!file || file[0] == 0) {
+    fprintf(stderr, "bte%s%s: error: %s needs a file name\n", cmd ? " " : "", cmd ? cmd : "", opt);
+    return 1;
+  }
+  if (stat(file, &st) || !S_ISREG(st.st_mode) || access(file, R_OK)) {
+    const char *why = stat(file, &st) ? strerror(errno) : (S_ISDIR(st.st_mode) ? "is a directory" : (!S_ISREG(st.st_mode) ? "is not a regular file" : strerror(errno)));
+    fprintf(stderr, "bte%s%s: error: %s %s: cannot read it (%s)\n", cmd ? " " : "", cmd ? cmd : "", opt, file, why);
+    return 1;
+  }
+  if (strcmp(opt, "-options_file") || depth > 8) return 0;
+  return BTECheckOptionsFileLines(opt, file, cmd, depth);
+}
+
 /* -options_file names a file PETSc reads inside PetscInitialize, where an error prints its full
-   traceback and an MPI abort banner (26 lines): a missing or unreadable file, or a directory, is
-   named here in one line instead. 0: fine. */
+   traceback and an MPI abort banner (26 lines): a missing or unreadable file, a directory, or a
+   line PETSc's reader refuses, is named here in one line instead. 0: fine. */
 static int BTECheckOptionsFiles(int argc, char **argv, const char *cmd)
 {
   for (int a = 1; a < argc; a++) {
-    struct stat st;
     if (strcmp(argv[a], "-options_file") && strcmp(argv[a], "-options_file_yaml")) continue;
-    if (a + 1 >= argc || argv[a + 1][0] == 0) {
-      fprintf(stderr, "bte%s%s: error: %s needs a file name\n", cmd ? " " : "", cmd ? cmd : "", argv[a]);
-      return 1;
-    }
-    if (stat(argv[a + 1], &st) || !S_ISREG(st.st_mode) || access(argv[a + 1], R_OK)) {
-      const char *why = stat(argv[a + 1], &st) ? strerror(errno) : (S_ISDIR(st.st_mode) ? "is a directory" : (!S_ISREG(st.st_mode) ? "is not a regular file" : strerror(errno)));
-      fprintf(stderr, "bte%s%s: error: %s %s: cannot read it (%s)\n", cmd ? " " : "", cmd ? cmd : "", argv[a], argv[a + 1], why);
-      return 1;
-    }
+    if (BTECheckOptionsFile(argv[a], a + 1 < argc ? argv[a + 1] : NULL, cmd, 0)) return 1;
     a++;
   }
   return 0;

@@ -23,6 +23,25 @@ for o in "-options_file nonexistent.opts" "-options_file optdir"; do
   [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || { echo "FAIL: $o gave more than one line:"; echo "$out"; exit 1; }
 done
 echo "ok: an unreadable options file is one line"
+# a line PETSc's options-file reader refuses (in its start-up, with a traceback): one line naming
+# the file and the line; comments, blank lines, tabs, quotes and alias lines are fine
+chk() { # chk CONTENT PATTERN
+  printf -- "$1" > bad.opts
+  expect_fail "$2" "$BTE" info -bte_input p.h5 -options_file bad.opts
+  out=$("$BTE" info -bte_input p.h5 -options_file bad.opts 2>&1 || true)
+  [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || { echo "FAIL: more than one line:"; echo "$out"; exit 1; }
+}
+chk '-bte_temperature 77\nbte_model parabolic\n' "bte info: error: -options_file bad.opts, line 2: 'bte_model' is not an option (an option starts with '-'; '#' starts a comment)"
+chk '-bte_temperature 77 -bte_smearing 0.02\n' "line 1: two options on one line (-bte_temperature ... -bte_smearing): one per line"
+chk '-bte_temperatures 100 200\n' "line 1: -bte_temperatures has more than one value (100 200 ...): a list is one word, e.g. 1,2,3"
+chk '# a comment\n-1e3 3\n' "line 2: -1e3 is not an option name"
+chk 'alias -bte_t\n' "line 1: an alias line is 'alias -name -other'"
+printf -- '-bte_temperature 77\n-bte_foo bar baz\n' > nested.opts
+chk '-options_file nested.opts\n' "-options_file nested.opts, line 2: -bte_foo has more than one value"
+chk '-options_file nonexistent.opts\n' "-options_file nonexistent.opts: cannot read it"
+printf -- '  # header\n\n\t-bte_temperature "77"  # the lattice\r\nalias -bte_t -bte_temperature\n' > good.opts
+"$BTE" info -bte_input p.h5 -options_file good.opts | grep -q "temperature: 77\. K" || { echo "FAIL: good.opts"; exit 1; }
+echo "ok: options-file lines PETSc refuses are one line naming the line"
 # a value PETSc cannot parse is named with its option (PETSc's message names the value only)
 expect_fail "bte info: error: -bte_grid 12,12,12: Input string 12,12,12 has no integer value" "$BTE" info -bte_model parabolic -bte_grid 12,12,12
 expect_fail "bte info: error: -bte_temperature 3OO: Input string 3OO has no numeric value" "$BTE" info -bte_input p.h5 -bte_temperature 3OO
