@@ -106,7 +106,7 @@ static int WriteHeader(hid_t fid, BTEDynamics dyn, PetscReal edge, const PetscRe
   if (BTEH5WriteAttrInts(g, "dim", 1, (long long[]){bte->grid.dim}, st)) goto done;
   if (BTEH5WriteAttrInts(g, "spin_degeneracy", 1, (long long[]){bte->spin}, st)) goto done;
   if (BTEH5WriteAttrInts(g, "nstates", 1, (long long[]){bte->nstates}, st)) goto done;
-  if (BTEH5WriteAttrReals(g, "output_interval", 1, (double[]){dyn->interval}, NULL, st)) goto done;
+  if (BTEH5WriteAttrReals(g, "output_interval", 1, (double[]){dyn->interval}, "fs", st)) goto done;
   if (BTEH5CreateSeries(g, "time", H5T_IEEE_F64LE, 0, "fs", "time of each snapshot; its length is the number of complete snapshots", st)) goto done;
   if (BTEH5CreateSeries(g, "step", H5T_STD_I64LE, 0, "", "TS step number of each snapshot", st)) goto done;
   if (BTEH5CreateSeries(g, "time_step", H5T_IEEE_F64LE, 0, "fs", "the step the integrator takes next (a restart continues with it)", st)) goto done;
@@ -125,7 +125,7 @@ static int WriteHeader(hid_t fid, BTEDynamics dyn, PetscReal edge, const PetscRe
       BTEH5Fail(st, "cannot open dataset energy_grid");
       goto done;
     }
-    BTEH5WriteAttrReals(d, "bin_width", 1, &bw, NULL, st);
+    BTEH5WriteAttrReals(d, "bin_width", 1, &bw, "eV", st);
     H5Dclose(d);
     if (st->bad) goto done;
   }
@@ -299,8 +299,8 @@ static int WriteCost(hid_t fid, const BTEDynamicsCost *c, const char type[], con
   else g = H5Gcreate2(fid, "dynamics/cost", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0) return BTEH5Fail(st, "cannot create group /dynamics/cost");
   for (int q = 0; q < 6 && !st->bad; q++) BTEH5WriteAttrInts(g, inames[q], 1, &ivals[q], st);
-  for (int q = 0; q < 4 && !st->bad; q++) BTEH5WriteAttrReals(g, rnames[q], 1, &rvals[q], NULL, st);
-  if (!st->bad) BTEH5WriteAttrString(g, "wall_time_units", "s", st);
+  for (int q = 0; q < 4 && !st->bad; q++) BTEH5WriteAttrReals(g, rnames[q], 1, &rvals[q], "s", st);
+  if (!st->bad) BTEH5WriteAttrString(g, "wall_time_units", "s", st); /* the one unit of all four, as files before each had its own */
   if (!st->bad) BTEH5WriteAttrString(g, "ts_type", type ? type : "", st);
   if (!st->bad) BTEH5WriteAttrString(g, "ts_adapt_type", atype ? atype : "", st);
   if (!st->bad)

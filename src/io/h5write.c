@@ -90,7 +90,7 @@ int BTEH5WriteStrings(hid_t loc, const char name[], hsize_t n, size_t width, con
     if (t >= 0) H5Tclose(t);
     return StackFail(st, "make the string type of", name);
   }
-  ret = BTEH5WriteDataset(loc, name, t, t, 1, &n, data, NULL, desc, st);
+  ret = BTEH5WriteDataset(loc, name, t, t, 1, &n, data, "", desc, st); /* labels: no unit */
   H5Tclose(t);
   return ret;
 }

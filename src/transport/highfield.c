@@ -1341,7 +1341,7 @@ static int HFWriter(const HFWriteCtx *c, hid_t f, BTEH5Status *st)
   for (PetscInt k = 0; !st->bad && k < nv; k++) buf[k] = val->nkind ? val->kind_e[k] - hf->emin : 0;
   REAL("valley_energy", 1, dk, "eV", "valley minimum above the lowest state");
   for (PetscInt k = 0; !st->bad && k < val->nkind; k++) strncpy(lbl + k * BTE_VALLEY_LABEL, val->label[k], BTE_VALLEY_LABEL - 1);
-  if (!st->bad) (void)BTEH5WriteStrings(g, "valley_label", (hsize_t)nv, BTE_VALLEY_LABEL, lbl, NULL, st);
+  if (!st->bad) (void)BTEH5WriteStrings(g, "valley_label", (hsize_t)nv, BTE_VALLEY_LABEL, lbl, "the valley kind of each column of valley_occupation", st);
   for (PetscInt k = 0; !st->bad && k < n; k++) buf[k] = hf->res[k].residual;
   REAL("residual", 1, d1, "1", "||r|| / ||Gamma|| at the returned state (r: residual scaled to 1/fs)");
   for (PetscInt k = 0; !st->bad && k < n; k++) buf[k] = hf->res[k].number_error;
@@ -1363,9 +1363,9 @@ static int HFWriter(const HFWriteCtx *c, hid_t f, BTEH5Status *st)
 #undef INT
   snprintf(grid, sizeof(grid), "%d x %d x %d", (int)c->nk[0], (int)c->nk[1], (int)c->nk[2]);
   if (!st->bad) BTEH5WriteAttrString(g, "method", BTEHighFieldMethods[hf->method], st);
-  if (!st->bad) BTEH5WriteAttrReals(g, "temperature_K", 1, (double[]){hf->T}, NULL, st);
+  if (!st->bad) BTEH5WriteAttrReals(g, "temperature_K", 1, (double[]){hf->T}, "K", st);
   if (!st->bad) BTEH5WriteAttrReals(g, "carrier_density", 1, (double[]){hf->n}, c->dim == 2 ? "cm^-2" : "cm^-3", st);
-  if (!st->bad) BTEH5WriteAttrReals(g, "chemical_potential_eV", 1, (double[]){hf->mu}, NULL, st);
+  if (!st->bad) BTEH5WriteAttrReals(g, "chemical_potential_eV", 1, (double[]){hf->mu}, "eV", st);
   if (!st->bad) BTEH5WriteAttrString(g, "k_grid", grid, st);
   if (!st->bad) BTEH5WriteAttrString(g, "model", c->model ? c->model : "", st);
   if (!st->bad) BTEH5WriteAttrInts(g, "dimension", 1, (long long[]){c->dim}, st);

@@ -69,7 +69,7 @@ static int BTETransportWriter(const BTETransportWriteCtx *c, hid_t f, BTEH5Statu
   if (!st->bad) BTEH5WriteAttrInts(g, "spin_degeneracy", 1, (long long[]){c->spin}, st);
   if (!st->bad) BTEH5WriteAttrInts(g, "num_states", 1, (long long[]){c->nstates}, st);
   if (!st->bad) BTEH5WriteAttrString(g, "k_grid", grid, st);
-  if (!st->bad) BTEH5WriteAttrReals(g, "smearing_eV", 1, (double[]){c->eta}, NULL, st);
+  if (!st->bad) BTEH5WriteAttrReals(g, "smearing_eV", 1, (double[]){c->eta}, "eV", st);
   if (!st->bad) BTEH5WriteAttrString(g, "model", c->model ? c->model : "", st);
   if (!st->bad && tr->method == BTE_TRANSPORT_ITA) BTEH5WriteAttrReals(g, "ita_tol", 1, (double[]){tr->ita_tol}, NULL, st);
   {
