@@ -566,6 +566,15 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   if (flg) bte->genreuse_set = PETSC_TRUE;
   PetscCall(PetscOptionsBool("-bte_diagnostics", "Diagnostics at setup (equilibrium defect, relaxation temperature, window edge) in views and outputs; 0 skips them (they cost a collision operator setup and ~10 applies)", "BTESetDiagnostics", bte->diagnostics, &bte->diagnostics, NULL));
   PetscOptionsEnd();
+  if (bte->input[0]) {
+    /* options that shape the table a model makes: a table read from a file has its own, and they
+       would be ignored without a word (-bte_grid 16 with a 12^3 table ran on 12^3) */
+    static const char *const shaping[] = {"-bte_grid", "-bte_window", "-bte_g2_cutoff", "-bte_phonon_min", "-bte_energy_tolerance", "-bte_generate_batch", "-bte_generate_pair_batch", "-bte_generate_reuse", "-bte_generate_monitor"};
+    for (size_t k = 0; k < sizeof(shaping) / sizeof(shaping[0]); k++) {
+      PetscCall(PetscOptionsHasName(((PetscObject)bte)->options, ((PetscObject)bte)->prefix, shaping[k], &flg));
+      PetscCheck(!flg, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "%s shapes the table a model makes (bte generate -bte_model NAME); the table %s (-bte_input) was made with its own and it would be ignored: drop it, or make a new table", shaping[k], bte->input);
+    }
+  }
   PetscCall(BTEModelSetFromOptions(bte));
   PetscFunctionReturn(0);
 }

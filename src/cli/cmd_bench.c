@@ -204,6 +204,15 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(comm, &size));
+  {
+    /* the types and precisions timed are -bte_bench_types' (the collision options of -help are
+       the types' own): these two would be ignored without a word */
+    static const char *const ignored[] = {"-bte_collision_type", "-bte_collision_precision"};
+    for (size_t k = 0; k < sizeof(ignored) / sizeof(ignored[0]); k++) {
+      PetscCall(PetscOptionsHasName(NULL, NULL, ignored[k], &flg));
+      PetscCheck(!flg, comm, PETSC_ERR_USER_INPUT, "bte bench times the types of -bte_bench_types (e.g. -bte_bench_types pair,pair-mixed), not %s: give the types there", ignored[k]);
+    }
+  }
   PetscOptionsBegin(comm, NULL, "bte bench: time the collision operator implementations", "BTE");
   PetscCall(PetscOptionsStringArray("-bte_bench_types", "Implementations to time (comma-separated; default: every registered type; <type>-mixed = that type with single-precision weights, for the types that have them)", "BTECollisionSetType", types, &ntypes, &flg));
   PetscCheck(!flg || ntypes <= BTE_BENCH_MAXTYPES, comm, PETSC_ERR_USER_INPUT, "-bte_bench_types takes at most %d types, got more", BTE_BENCH_MAXTYPES);

@@ -190,14 +190,18 @@ static void BTEOptionOfBadValue(int argc, char **argv, const char *msg, char whe
   q = strstr(p, " has no");
   if (!q || q == p) return;
   m = (size_t)(q - p);
-  for (int a = 1; a + 1 < argc; a++) {
-    const char *v = argv[a + 1], *e;
-    if (argv[a][0] != '-') continue;
-    for (const char *t = v; t; t = e ? e + 1 : NULL) { /* v itself, then each entry */
-      e = strchr(t, ',');
-      if ((t == v && strlen(v) == m && !strncmp(v, p, m)) || ((size_t)(e ? (size_t)(e - t) : strlen(t)) == m && !strncmp(t, p, m))) {
-        snprintf(where, len, "%s %s: ", argv[a], v);
-        return;
+  /* "has no integer value": an integer option first (-bte_parabolic_a 8.5 -bte_grid 8.5 is
+     -bte_grid's error), then any */
+  for (int pass = strstr(q, "integer") ? 0 : 1; pass < 2; pass++) {
+    for (int a = 1; a + 1 < argc; a++) {
+      const char *v = argv[a + 1], *e;
+      if (argv[a][0] != '-' || (!pass && !BTECommandIsIntegerOption(argv[a]))) continue;
+      for (const char *t = v; t; t = e ? e + 1 : NULL) { /* v itself, then each entry */
+        e = strchr(t, ',');
+        if ((t == v && strlen(v) == m && !strncmp(v, p, m)) || ((size_t)(e ? (size_t)(e - t) : strlen(t)) == m && !strncmp(t, p, m))) {
+          snprintf(where, len, "%s %s: ", argv[a], v);
+          return;
+        }
       }
     }
   }

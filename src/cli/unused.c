@@ -191,6 +191,12 @@ static int InList(const char *const list[], const char name[])
   return 0;
 }
 
+/* name (with its '-') is one of bte's integer options */
+int BTECommandIsIntegerOption(const char name[])
+{
+  return InList(IntegerOptions, name);
+}
+
 /* Runs before any object reads its options: every option is still unused, so PetscOptionsLeftGet
    holds them all with their values (NULL: none given), and reading them here would mark them used */
 PetscErrorCode BTECommandCheckOptionValues(MPI_Comm comm)
@@ -236,6 +242,23 @@ static PetscErrorCode CheckIntegerOption(MPI_Comm comm, const char name[], const
   PetscFunctionReturn(0);
 }
 
+/* Value options that name a file: a comma in them is part of the name, not a list's separator */
+static const char *const FileOptions[] = {"-bte_input", "-bte_output", "-bte_restart", "-bte_reference", "-bte_summary", "-bte_perturbo_epr", "-bte_bench_json", "-bte_exchange_nccl_library", NULL};
+
+/* A list value with an empty entry (1,,2; ,1; 1,): PETSc's array readers skip it silently
+   (-bte_efield 0,,1000,0 ran as 0,1000,0) or say "String of length zero" without the option */
+static PetscErrorCode CheckEmptyEntry(MPI_Comm comm, const char name[], const char value[])
+{
+  size_t len = strlen(value);
+  int    empty;
+
+  PetscFunctionBegin;
+  if (!strchr(value, ',') || InList(FileOptions, name)) PetscFunctionReturn(0);
+  empty = value[0] == ',' || value[len - 1] == ',' || strstr(value, ",,") != NULL;
+  PetscCheck(!empty, comm, PETSC_ERR_USER_INPUT, "%s %s: an empty entry (two commas in a row, or a comma at an end); give a comma-separated list without gaps", name, value);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTECommandCheckFiniteOptions(MPI_Comm comm)
 {
   char *all, *tok, *save = NULL, *prev = NULL;
@@ -245,6 +268,13 @@ PetscErrorCode BTECommandCheckFiniteOptions(MPI_Comm comm)
   for (tok = strtok_r(all, " \t\n", &save); tok; prev = tok, tok = strtok_r(NULL, " \t\n", &save)) {
     char  *end;
     double v;
+    if (prev && prev[0] == '-' && !(tok[0] == '-' && isalpha((unsigned char)tok[1])) && (InList(IntegerOptions, prev) || InList(ValueOptions, prev))) {
+      PetscErrorCode ierr = CheckEmptyEntry(comm, prev, tok);
+      if (ierr) {
+        PetscCall(PetscFree(all));
+        return ierr;
+      }
+    }
     if (prev && prev[0] == '-' && !(tok[0] == '-' && isalpha((unsigned char)tok[1])))
       for (int k = 0; IntegerOptions[k]; k++)
         if (!strcmp(prev, IntegerOptions[k])) {

@@ -559,7 +559,7 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
       dyn->init = (BTEInitType)ival;
     }
   }
-  PetscCall(PetscOptionsReal("-bte_init_e0", "Centre (gaussian, lorentz) or chemical potential (fermi), eV on the table's energy zero", "BTEDynamicsSetInitialState", dyn->e0, &dyn->e0, &dyn->e0set));
+  PetscCall(PetscOptionsReal("-bte_init_e0", "Centre (gaussian, lorentz) or chemical potential (fermi), eV on the table's energy zero (default: from -bte_init_e0_edge)", "BTEDynamicsSetInitialState", dyn->e0, &dyn->e0, &dyn->e0set));
   PetscCall(PetscOptionsReal("-bte_init_e0_edge", "The same, in eV above the band edge (lowest state in the window); used when -bte_init_e0 is not given (default 0.1, 0 for -bte_init fermi)", "BTEDynamicsSetInitialState", dyn->e0edge, &dyn->e0edge, &dyn->e0edgeset));
   PetscCall(PetscOptionsReal("-bte_init_smear", "Width (gaussian, lorentz) or kT (fermi) of the initial state, eV (0: 0.02 eV; kB T for fermi)", "BTEDynamicsSetInitialState", dyn->smear, &dyn->smear, NULL));
   PetscCheck(dyn->smear >= 0, comm, PETSC_ERR_USER_INPUT, "-bte_init_smear must be >= 0 (eV; 0: the default width), got %g", (double)dyn->smear);
@@ -567,11 +567,33 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscCall(BTECheckRange(comm, "-bte_init_e0_edge", dyn->e0edge, -BTE_ENERGY_ABS_MAX, BTE_ENERGY_ABS_MAX, "eV", NULL));
   PetscCall(BTECheckRange(comm, "-bte_init_smear", dyn->smear, 0, 10, "eV", NULL));
   PetscCall(PetscOptionsReal("-bte_carrier_density", "Carrier density of the initial state, cm^-3 (cm^-2 in 2D); sets the amplitude (fermi: the chemical potential)", "BTEDynamicsSetCarrierDensity", dyn->density, &v, &flg));
+  PetscCheck(!flg || v > 0, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_density %g: must be > 0 (cm^-3, cm^-2 in 2D); leave it out for the peak occupation -bte_init_occupation", (double)v);
   if (flg) PetscCall(BTEDynamicsSetCarrierDensity(dyn, v));
   PetscCall(PetscOptionsReal("-bte_init_occupation", "Peak occupation A of a gaussian/lorentz initial state (when no density is given)", "BTEDynamicsSetPeakOccupation", dyn->peak, &v, &flg));
   if (flg) PetscCall(BTEDynamicsSetPeakOccupation(dyn, v));
   PetscCall(PetscOptionsString("-bte_restart", "Dynamics output file to restart from (-bte_init restart): its last snapshot, time included", "BTEDynamicsSetRestart", dyn->restart, dyn->restart, sizeof(dyn->restart), &flg));
   PetscCheck(!flg || dyn->init == BTE_INIT_RESTART, comm, PETSC_ERR_USER_INPUT, "-bte_restart %s needs -bte_init restart (the initial state is -bte_init %s, which would ignore the file)", dyn->restart, BTEInitTypes[dyn->init]);
+  {
+    /* initial-state options the chosen state does not read: given, they would be ignored without
+       a word (-bte_init fermi -bte_init_occupation 0.5 ran at the Fermi level's occupations) */
+    const char *given[5] = {"-bte_init_e0", "-bte_init_e0_edge", "-bte_init_smear", "-bte_carrier_density", "-bte_init_occupation"};
+    PetscBool   set[5];
+    for (int k = 0; k < 5; k++) PetscCall(PetscOptionsHasName(((PetscObject)dyn)->options, ((PetscObject)dyn)->prefix, given[k], &set[k]));
+    /* a restart may keep the command line of the run it continues: its initial-state options are
+       then not used, which the run says when it starts (BTEDynamicsSolve) */
+    dyn->restartunused[0] = 0;
+    if (dyn->init == BTE_INIT_RESTART)
+      for (int k = 0; k < 5; k++)
+        if (set[k]) {
+          PetscCall(PetscStrlcat(dyn->restartunused, dyn->restartunused[0] ? ", " : "", sizeof(dyn->restartunused)));
+          PetscCall(PetscStrlcat(dyn->restartunused, given[k], sizeof(dyn->restartunused)));
+        }
+    PetscCheck(!set[0] || !set[1], comm, PETSC_ERR_USER_INPUT, "Give either -bte_init_e0 (eV on the table's energy zero) or -bte_init_e0_edge (eV above the band edge), not both");
+    if (dyn->init == BTE_INIT_FERMI) {
+      PetscCheck(!set[4], comm, PETSC_ERR_USER_INPUT, "-bte_init_occupation is the peak of a gaussian or lorentz initial state; -bte_init fermi sets its occupations by -bte_init_e0 (the chemical potential) or -bte_carrier_density");
+      PetscCheck(!set[3] || (!set[0] && !set[1]), comm, PETSC_ERR_USER_INPUT, "-bte_init fermi: give either the chemical potential (%s) or -bte_carrier_density (which sets it), not both", set[0] ? "-bte_init_e0" : "-bte_init_e0_edge");
+    } else if (dyn->init != BTE_INIT_RESTART) PetscCheck(!set[3] || !set[4], comm, PETSC_ERR_USER_INPUT, "-bte_init %s: give either -bte_carrier_density or -bte_init_occupation (both set the amplitude), not both", BTEInitTypes[dyn->init]);
+  }
   {
     /* an option given with no value is a mistake, not a request for no field */
     char val[8];
@@ -617,7 +639,7 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
       PetscCheck(found, comm, PETSC_ERR_USER_INPUT, "Unknown -bte_state_check %s: use auto, stage, step or none", buf);
     }
   }
-  PetscCall(PetscOptionsReal("-bte_switch_time", "Switch to a second method at this time, fs, in the same run: its TS options carry the prefix sw_ (-sw_ts_type rosw -sw_pc_type bte_twolevel ...)", "BTEDynamicsSolve", dyn->tswitch, &v, &flg));
+  PetscCall(PetscOptionsReal("-bte_switch_time", "Switch to a second method at this time, fs, in the same run: its TS options carry the prefix sw_ (-sw_ts_type rosw -sw_pc_type bte_twolevel ...) (default -1: no switch)", "BTEDynamicsSolve", dyn->tswitch, &v, &flg));
   if (flg) {
     PetscCheck(v >= 0 && !PetscIsInfOrNanReal(v), comm, PETSC_ERR_USER_INPUT, "-bte_switch_time must be a time >= 0 fs before the final time, got %g", (double)v);
     PetscCheck(!dyn->setupcalled || dyn->tssw, comm, PETSC_ERR_ARG_WRONGSTATE, "-bte_switch_time comes after BTEDynamicsSetUp(): set it before");
@@ -1447,6 +1469,7 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(BTEDynamicsSetUp(dyn));
   PetscCall(BTEDynamicsComputeInitialState(dyn, dyn->f, &t0));
   PetscCall(BTEDynamicsCheckState(dyn, dyn->f, t0, dyn->step0, dyn->init == BTE_INIT_RESTART ? "initial state (the restart snapshot)" : "initial state"));
+  if (dyn->init == BTE_INIT_RESTART && dyn->restartunused[0]) PetscCall(PetscPrintf(comm, "initial state: the restart snapshot's; not used: %s\n", dyn->restartunused));
   PetscCall(VecSum(dyn->f, &dyn->sum0));
   PetscCheck(dyn->sum0 > 0, comm, PETSC_ERR_USER_INPUT, "The initial state has no carriers (every occupation is 0): its energy (-bte_init_e0, -bte_init_e0_edge) is too far from the states in the window, or its width (-bte_init_smear) too small");
   dyn->warned  = PETSC_FALSE;

@@ -478,7 +478,7 @@ static PetscErrorCode PCSetFromOptions_BTETwoLevel(PC pc, BTEOptionItems PetscOp
   }
   PetscCall(PetscOptionsReal("-pc_bte_twolevel_states_per_block", "States per (group, bin) block aimed at when the bin count is from the grid", "PCBTETWOLEVEL", spb, &spb, &flg));
   if (flg) {
-    PetscCheck(spb >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_bte_twolevel_states_per_block must be >= 1, got %g", (double)spb);
+    PetscCheck(spb >= 1 && !PetscIsInfOrNanReal(spb), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_bte_twolevel_states_per_block must be a finite number >= 1, got %g", (double)spb);
     if (spb != tl->spb && tl->nbins == PETSC_DETERMINE) tl->basis_id = -1;
     tl->spb = spb;
   }
@@ -494,6 +494,7 @@ static PetscErrorCode PCSetFromOptions_BTETwoLevel(PC pc, BTEOptionItems PetscOp
   PetscCall(PetscOptionsRealArray("-pc_bte_twolevel_direction", "Split every block by the sign of v.d (d = the field's direction gives odd-in-k coarse functions)", "PCBTETWOLEVEL", dir, &ndir, &flg));
   if (flg) {
     PetscCheck(ndir == 3, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_SIZ, "-pc_bte_twolevel_direction needs 3 components, got %" PetscInt_FMT, ndir);
+    PetscCheck(!PetscIsInfOrNanReal(dir[0]) && !PetscIsInfOrNanReal(dir[1]) && !PetscIsInfOrNanReal(dir[2]) && (dir[0] != 0 || dir[1] != 0 || dir[2] != 0), PetscObjectComm((PetscObject)pc), PETSC_ERR_USER_INPUT, "-pc_bte_twolevel_direction %g,%g,%g: needs a finite, nonzero vector (e.g. the field's direction 1,0,0)", (double)dir[0], (double)dir[1], (double)dir[2]);
     if (dir[0] != tl->dir[0] || dir[1] != tl->dir[1] || dir[2] != tl->dir[2]) tl->basis_id = -1;
     for (PetscInt c = 0; c < 3; c++) tl->dir[c] = dir[c];
   }

@@ -169,15 +169,17 @@ static PetscErrorCode BTEModelSetFromOptions_Graphene(BTE bte)
 {
   GrapheneParams *g = (GrapheneParams *)bte->modeldata;
   PetscReal       t;
-  PetscBool       tset, dtaset, dlaset;
+  PetscBool       tset, vfset, dtaset, dlaset;
 
   PetscFunctionBegin;
   PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Graphene model (-bte_model graphene)", "BTE");
   PetscCall(PetscOptionsEList("-bte_graphene_band", "Conduction band: tb (nearest-neighbour tight binding, trigonal warping) or dirac (cone)", "BTEModelSpecGraphene", GrapheneBands, 2, GrapheneBands[g->band], &g->band, NULL));
   PetscCall(PetscOptionsReal("-bte_graphene_a", "Lattice constant, Angstrom", "BTEModelSpecGraphene", g->a, &g->a, NULL));
-  PetscCall(PetscOptionsReal("-bte_graphene_vf", "Fermi velocity, m/s", "BTEModelSpecGraphene", g->vf, &g->vf, NULL));
+  PetscCall(PetscOptionsReal("-bte_graphene_vf", "Fermi velocity, m/s", "BTEModelSpecGraphene", g->vf, &g->vf, &vfset));
   t = g->tset ? g->t : 2 * BTE_HBAR * g->vf * GR_MS_TO_AFS / (PetscSqrtReal(3.0) * g->a);
   PetscCall(PetscOptionsReal("-bte_graphene_t", "Hopping of the tb band, eV (default 2 hbar v_F/(sqrt(3) a); setting it sets v_F)", "BTEModelSpecGraphene", t, &t, &tset));
+  /* the hopping sets v_F: with both, -bte_graphene_vf was ignored without a word */
+  PetscCheck(!tset || !vfset, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "Give either -bte_graphene_vf or -bte_graphene_t (the hopping sets v_F = sqrt(3) a t / (2 hbar)), not both");
   if (tset) {
     g->t    = t;
     g->tset = PETSC_TRUE;
@@ -194,7 +196,7 @@ static PetscErrorCode BTEModelSetFromOptions_Graphene(BTE bte)
        scattering when D^2 (1 + v_LA^2/v_TA^2) = D_eff^2. */
     PetscReal deff = 0;
     PetscBool set;
-    PetscCall(PetscOptionsReal("-bte_graphene_d_ac_eff", "Acoustic deformation potential of one LA-like mode as fitted to transport (e.g. 18 eV); sets D_TA = D_LA = D_eff/sqrt(1 + v_LA^2/v_TA^2), eV", "BTEModelSpecGraphene", deff, &deff, &set));
+    PetscCall(PetscOptionsReal("-bte_graphene_d_ac_eff", "Acoustic deformation potential of one LA-like mode as fitted to transport (e.g. 18 eV); sets D_TA = D_LA = D_eff/sqrt(1 + v_LA^2/v_TA^2), eV (default: not set)", "BTEModelSpecGraphene", deff, &deff, &set));
     if (set) {
       PetscCheck(!dtaset && !dlaset, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "Give either -bte_graphene_d_ac_eff or -bte_graphene_d_ta/-bte_graphene_d_la, not both");
       PetscCheck(deff >= 0 && !PetscIsInfOrNanReal(deff), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_graphene_d_ac_eff must be >= 0 (eV), got %g", (double)deff);

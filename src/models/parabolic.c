@@ -89,6 +89,9 @@ static PetscErrorCode BTEModelGenerate_Parabolic(BTE bte)
     PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_hw_lo", p.hwlo, 0, BTE_PHONON_MAX, "eV", NULL));
     PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_eps_inf", p.epsinf, 0, BTE_MODEL_EPS_MAX, "", NULL));
     PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_eps_0", p.eps0, 0, BTE_MODEL_EPS_MAX, "", NULL));
+    /* the Frohlich strength is 1/eps_inf - 1/eps_0: zero or negative (its channels dropped, as if
+       -bte_parabolic_lo 0) is no polar crystal */
+    PetscCheck(!p.lo || p.eps0 > p.epsinf, comm, PETSC_ERR_USER_INPUT, "-bte_parabolic_eps_0 %g is not above -bte_parabolic_eps_inf %g: the LO (Frohlich) coupling 1/eps_inf - 1/eps_0 would be %s (a polar crystal has eps_0 > eps_inf); -bte_parabolic_lo 0 turns LO scattering off", (double)p.eps0, (double)p.epsinf, p.eps0 == p.epsinf ? "zero" : "negative");
     PetscCall(BTECheckRange(comm, "-bte_parabolic_dac", p.dac, -BTE_MODEL_DAC_MAX, BTE_MODEL_DAC_MAX, "eV", NULL));
     PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_vs", p.vs, 0, BTE_MODEL_SOUND_MAX, "m/s", NULL));
     PetscCall(BTECheckRangeAbove(comm, "-bte_parabolic_density", p.rho, 0, BTE_MODEL_DENSITY_MAX, "kg/m^3", NULL));

@@ -383,6 +383,7 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
     PetscCall(BTEHighFieldSetMethod(hf, m));
   }
   PetscCall(BTECheckListOption((PetscObject)hf, "-bte_efield_list", "500,1000,2000"));
+  nv = BTEListDefault(PetscOptionsObject->printhelp, hf->E ? hf->nE : 0, hf->E, 513, vals);
   PetscCall(PetscOptionsRealArray("-bte_efield_list", "Field strengths, V/cm (comma-separated; each solve starts from the previous one)", "BTEHighFieldSetFields", vals, &nv, &flg));
   if (flg) {
     PetscCheck(nv <= 512, comm, PETSC_ERR_USER_INPUT, "-bte_efield_list takes at most 512 field strengths, got more");

@@ -3,6 +3,7 @@
    T: one operator whose rates are refreshed, -bte_collision_refresh, or a fresh one), then
    for every carrier density / chemical potential the three systems A F_b = v_b
    (linear.c) are solved by KSP, RTA or ITA and eq. 6 gives the tensors. */
+#include <math.h>
 #include "transportimpl.h"
 #include <bte/private/diagnostics.h>
 
@@ -467,6 +468,16 @@ static PetscErrorCode BTETransportKSPTypeIsRight(const char type[], PetscBool *r
   PetscFunctionReturn(0);
 }
 
+/* A list option's array before PetscOptionsRealArray: the current values (ncur of cur; none: NaN,
+   which -help shows as "nan") and the count to read. -help prints as many values as the count, so
+   under -help it is the current count (the command ends after the help); otherwise max, one more
+   than a list takes, so that one value too many is an error and not dropped. */
+PetscInt BTEListDefault(PetscBool help, PetscInt ncur, const PetscReal cur[], PetscInt max, PetscReal vals[])
+{
+  for (PetscInt i = 0; i < max; i++) vals[i] = i < ncur && cur ? cur[i] : (i ? 0.0 : (PetscReal)NAN);
+  return help ? PetscMax(ncur, 1) : max;
+}
+
 /*@
    BTETransportSetFromOptions - Reads the transport solver's options, its KSP's included (prefix bte_transport_)
 
@@ -499,21 +510,26 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
   PetscCall(BTECheckListOption((PetscObject)tr, "-bte_temperatures", "100,200,300"));
   PetscCall(BTECheckListOption((PetscObject)tr, "-bte_carrier_densities", "1e16,1e17"));
   PetscCall(BTECheckListOption((PetscObject)tr, "-bte_chemical_potentials", "-0.1,-0.05"));
-  n = 257;
+  /* -help prints the n values passed in: the current ones (NaN: none), and under -help only those
+     are read (the run ends after the help); otherwise one more than a list takes */
+  n = BTEListDefault(PetscOptionsObject->printhelp, tr->T ? tr->nT : 1, tr->T ? tr->T : &tr->bte->temperature, 257, vals);
   PetscCall(PetscOptionsRealArray("-bte_temperatures", "Temperatures, K (comma-separated; default: -bte_temperature)", "BTETransportSetTemperatures", vals, &n, &flg));
   if (flg) {
     PetscCheck(n <= 256, comm, PETSC_ERR_USER_INPUT, "-bte_temperatures takes at most 256 values, got more");
     PetscCheck(n > 0, comm, PETSC_ERR_USER_INPUT, "-bte_temperatures needs a comma-separated list of temperatures in K, e.g. -bte_temperatures 100,200,300");
     PetscCall(BTETransportSetTemperatures(tr, n, vals));
   }
-  n = 257;
+  {
+    PetscReal d = 1e17;
+    n = BTEListDefault(PetscOptionsObject->printhelp, tr->conc && !tr->use_mu ? tr->nc : 1, tr->conc && !tr->use_mu ? tr->conc : &d, 257, vals);
+  }
   PetscCall(PetscOptionsRealArray("-bte_carrier_densities", "Carrier densities, cm^-3 (cm^-2 in 2D) (default 1e17, 1e12 in 2D)", "BTETransportSetCarrierDensities", vals, &n, &flgd));
   if (flgd) {
     PetscCheck(n <= 256, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_densities takes at most 256 values, got more");
     PetscCheck(n > 0, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_densities needs a comma-separated list, e.g. -bte_carrier_densities 1e16,1e17");
     PetscCall(BTETransportSetCarrierDensities(tr, n, vals));
   }
-  n = 257;
+  n = BTEListDefault(PetscOptionsObject->printhelp, tr->conc && tr->use_mu ? tr->nc : 0, tr->conc, 257, vals);
   PetscCall(PetscOptionsRealArray("-bte_chemical_potentials", "Chemical potentials, eV (instead of densities)", "BTETransportSetChemicalPotentials", vals, &n, &flgm));
   if (flgm) {
     PetscCheck(!flgd, comm, PETSC_ERR_USER_INPUT, "Give either -bte_carrier_densities or -bte_chemical_potentials, not both");
@@ -529,7 +545,7 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
     PetscCall(PetscOptionsReal("-bte_transport_residual_max", "ksp: a solve whose residual ||v - A F||/||v|| (before the carrier-number projection) is above this is NOT CONVERGED, whatever the KSP's tolerances", "BTETransportSetMaxResidual", rmax, &rmax, &flg));
     if (flg) PetscCall(BTETransportSetMaxResidual(tr, rmax));
   }
-  PetscCall(PetscOptionsBool("-bte_transport_symmetric", "Solve the symmetric form S F = D v, S = -J D (default: with symmetric Krylov methods such as cg)", "BTETransportSolve", sym, &sym, &flg));
+  PetscCall(PetscOptionsBool("-bte_transport_symmetric", "Solve the symmetric form S F = D v, S = -J D (default, when not given: on with symmetric Krylov methods such as cg, off otherwise)", "BTETransportSolve", sym, &sym, &flg));
   if (flg) tr->symmetric = sym ? 1 : 0;
   PetscCall(PetscOptionsBool("-bte_transport_monitor", "Print each configuration as it is solved", "BTETransportSolve", tr->verbose, &tr->verbose, NULL));
   {
@@ -603,6 +619,7 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
       PetscCall(KSPGetTolerances(tr->ksp, &rtol, &atol, &dtol, &maxit));
       PetscCheck(rtol >= 0 && rtol < 1, comm, PETSC_ERR_USER_INPUT, "-bte_transport_ksp_rtol %g: must be in [0, 1) (a relative tolerance of 1 accepts F = 0)", (double)rtol);
       PetscCheck(atol >= 0, comm, PETSC_ERR_USER_INPUT, "-bte_transport_ksp_atol %g: must be >= 0", (double)atol);
+      PetscCheck(maxit >= 1, comm, PETSC_ERR_USER_INPUT, "-bte_transport_ksp_max_it %" PetscInt_FMT ": must be >= 1", maxit);
       PetscCheck(dtol > 1 || dtol == (PetscReal)PETSC_DEFAULT, comm, PETSC_ERR_USER_INPUT, "-bte_transport_ksp_divtol %g: must be above 1 (the residual's growth that counts as divergence)", (double)dtol);
     }
     PetscCall(BTETransportSetUpPC(tr));

@@ -67,6 +67,7 @@ PETSC_INTERN PetscErrorCode BTEEquilibrium(BTE, PetscReal, PetscReal, Vec, Vec);
 /* Conversion factors: conductivity (S/m or S) per (s/(V Nk)) sum v F D in
    Angstrom^2/(fs eV) / V, and density (cm^-3 or cm^-2) per 1/V. */
 PETSC_INTERN PetscErrorCode BTETransportUnits(BTE, PetscReal *, PetscReal *, PetscReal *);
+PETSC_INTERN PetscInt       BTEListDefault(PetscBool, PetscInt, const PetscReal[], PetscInt, PetscReal[]);
 
 /* Log events */
 PETSC_EXTERN PetscLogEvent BTE_TransportSolve, BTE_TransportIO, BTE_HighFieldSolve;

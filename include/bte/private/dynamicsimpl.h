@@ -180,6 +180,7 @@ struct _p_BTEDynamics {
   PetscReal    density;    /* cm^-3 (cm^-2 in 2D); 0: use peak */
   PetscReal    peak;       /* peak occupation A */
   char         restart[PETSC_MAX_PATH_LEN];
+  char         restartunused[160]; /* initial-state options given with -bte_init restart (said once, when the run starts) */
   /* times, fs */
   PetscReal    dt, tfinal, interval;
   char         output[PETSC_MAX_PATH_LEN];

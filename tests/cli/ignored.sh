@@ -1,0 +1,55 @@
+# Options whose value would be ignored, or read as something else, without a word: each is refused
+# with one line naming it (an options audit found every one of these running to exit 0).
+. "$TESTDIR/common.sh"
+set -e
+P="-bte_model parabolic -bte_parabolic_a 20 -bte_grid 8"
+D="$BTE dynamics $P -bte_view 0 -bte_final_time 10"
+"$BTE" generate $P -bte_output t8.h5 -bte_view 0 > /dev/null
+# a list with an empty entry: PETSc's readers skipped it (-bte_efield 0,,1000,0 ran as 0,1000,0)
+expect_fail "bte_efield 0,,1000,0: an empty entry" $D -bte_efield 0,,1000,0
+expect_fail "bte_efield 1,0,0,: an empty entry" $D -bte_efield 1,0,0,
+expect_fail "bte_efield ,1,0,0: an empty entry" $D -bte_efield ,1,0,0
+expect_fail "bte_gaas_offsets 0.3,,0.5: an empty entry" "$BTE" info -bte_model gaas -bte_grid 8 -bte_gaas_offsets 0.3,,0.5
+expect_fail "bte_bench_types fused,,pair: an empty entry" "$BTE" bench $P -bte_bench_types fused,,pair
+# a comma inside a file name is not a list
+"$BTE" generate $P -bte_output "t,8.h5" -bte_view 0 > /dev/null && [ -f "t,8.h5" ]
+# the parabolic model's Frohlich strength 1/eps_inf - 1/eps_0 at or below zero dropped LO silently
+expect_fail "bte_parabolic_eps_0 5. is not above -bte_parabolic_eps_inf 10.92" "$BTE" info $P -bte_parabolic_eps_0 5
+expect_fail "would be zero" "$BTE" info $P -bte_parabolic_eps_0 10.92
+"$BTE" info $P -bte_parabolic_eps_0 5 -bte_parabolic_lo 0 > /dev/null
+# options that shape a model's table, given with a table read from a file
+for o in "-bte_grid 16" "-bte_window 0.2" "-bte_phonon_min 0.02" "-bte_g2_cutoff 1e-9" "-bte_energy_tolerance 4" "-bte_generate_batch 100"; do
+  expect_fail "${o%% *} shapes the table a model makes" "$BTE" info -bte_input t8.h5 $o
+done
+# bench times -bte_bench_types, not -bte_collision_type / _precision
+expect_fail "bte bench times the types of -bte_bench_types .* not -bte_collision_type" "$BTE" bench $P -bte_collision_type fused
+expect_fail "not -bte_collision_precision" "$BTE" bench $P -bte_collision_precision mixed
+# initial-state options the chosen state does not read
+expect_fail "bte_init_occupation is the peak of a gaussian or lorentz" $D -bte_init fermi -bte_init_occupation 0.5
+expect_fail "bte_init fermi: give either the chemical potential (-bte_init_e0) or -bte_carrier_density" $D -bte_init fermi -bte_carrier_density 1e17 -bte_init_e0 0.2
+expect_fail "give either -bte_carrier_density or -bte_init_occupation" $D -bte_carrier_density 1e17 -bte_init_occupation 0.01
+expect_fail "Give either -bte_init_e0 .* or -bte_init_e0_edge" $D -bte_init_e0 0.05 -bte_init_e0_edge 0.2
+"$BTE" dynamics $P -bte_view 0 -bte_final_time 10 -bte_output r.h5 > /dev/null
+# a restart may keep the command line of the run it continues: its initial-state options are said
+# to be unused when the run starts
+$D -bte_init restart -bte_restart r.h5 -bte_final_time 20 -bte_init_smear 0.1 -bte_carrier_density 1e17 | grep -q "initial state: the restart snapshot's; not used: -bte_init_smear, -bte_carrier_density" || { echo "FAIL: restart with initial-state options"; exit 1; }
+expect_fail "bte_carrier_density 0.: must be > 0" $D -bte_carrier_density 0
+# each alone still runs
+for o in "-bte_init fermi -bte_carrier_density 1e17" "-bte_init fermi -bte_init_e0_edge 0.01" "-bte_init_occupation 0.01" "-bte_carrier_density 1e17"; do
+  $D $o > /dev/null || { echo "FAIL: dynamics $o"; exit 1; }
+done
+# graphene: the hopping sets v_F, so both were one ignored
+expect_fail "Give either -bte_graphene_vf or -bte_graphene_t" "$BTE" info -bte_model graphene -bte_grid 30 -bte_graphene_t 2.7 -bte_graphene_vf 5e5
+# the two-level PC's direction split: a NaN or zero direction claimed a split it did not make
+I="-ts_type beuler -ts_adapt_type none -ts_dt 2 -pc_type bte_twolevel -bte_output i.h5"
+expect_fail "pc_bte_twolevel_direction nan.,0.,0.: needs a finite, nonzero vector" $D $I -pc_bte_twolevel_direction nan,0,0
+expect_fail "pc_bte_twolevel_direction 0.,0.,0.: needs a finite, nonzero vector" $D $I -pc_bte_twolevel_direction 0,0,0
+expect_fail "pc_bte_twolevel_states_per_block must be a finite number" $D $I -pc_bte_twolevel_states_per_block inf
+$D $I -pc_bte_twolevel_direction 1,0,0 > /dev/null
+# a KSP allowed no iteration
+expect_fail "bte_transport_ksp_max_it 0: must be >= 1" "$BTE" transport -bte_input t8.h5 -bte_view 0 -bte_transport_ksp_max_it 0
+# -help shows the lists' defaults, not uninitialised memory
+"$BTE" transport -help | grep -q -- "-bte_temperatures <300\.>" || { echo "FAIL: transport -help temperatures"; "$BTE" transport -help | grep -- "-bte_temperatures"; exit 1; }
+"$BTE" transport -help | grep -q -- "-bte_carrier_densities <1e+17>" || { echo "FAIL: transport -help densities"; exit 1; }
+! "$BTE" transport -help | grep -- "-bte_chemical_potentials\|-bte_temperatures\|-bte_carrier_densities" | grep -q "e-3[0-9][0-9]" || { echo "FAIL: uninitialised defaults in -help"; exit 1; }
+echo "ok: every ignored option refused with one line"
