@@ -185,9 +185,19 @@ static void BTEOptionOfBadValue(int argc, char **argv, const char *msg, char whe
   size_t      m;
 
   where[0] = 0;
-  if (!p) return;
-  p += strlen("Input string ");
-  q = strstr(p, " has no");
+  if (p) {
+    p += strlen("Input string ");
+    q = strstr(p, " has no");
+  } else {
+    /* PETSc's other messages that name the value only: a Boolean option's ("Unknown logical value:
+       maybe") and a type's ("Unknown Mat type given: foo") */
+    static const char *const keys[] = {"Unknown logical value: ", "type given: "};
+    for (size_t k = 0; !p && k < sizeof(keys) / sizeof(keys[0]); k++)
+      if ((p = strstr(msg, keys[k]))) p += strlen(keys[k]);
+    if (!p) return;
+    for (q = p; *q && *q != ' ' && *q != '\n'; q++) { }
+    if (q > p && (q[-1] == '.' || q[-1] == ',')) q--;
+  }
   if (!q || q == p) return;
   m = (size_t)(q - p);
   /* "has no integer value": an integer option first (-bte_parabolic_a 8.5 -bte_grid 8.5 is

@@ -46,6 +46,11 @@ echo "ok: options-file lines PETSc refuses are one line naming the line"
 expect_fail "bte info: error: -bte_grid 12,12,12: Input string 12,12,12 has no integer value" "$BTE" info -bte_model parabolic -bte_grid 12,12,12
 expect_fail "bte info: error: -bte_temperature 3OO: Input string 3OO has no numeric value" "$BTE" info -bte_input p.h5 -bte_temperature 3OO
 expect_fail "bte dynamics: error: -bte_efield abc,0,0: Input string abc has no numeric value" "$BTE" dynamics -bte_input p.h5 -bte_efield abc,0,0
+# PETSc's Boolean and type messages name the value only: the option is named too
+expect_fail "bte info: error: -bte_parabolic_lo maybe: Unknown logical value: maybe" "$BTE" info -bte_model parabolic -bte_grid 8 -bte_parabolic_lo maybe
+expect_fail "bte dynamics: error: -bte_drift_mat_type foo: Unknown Mat type given: foo" "$BTE" dynamics -bte_input p.h5 -bte_efield 100,0,0 -bte_final_time 1 -bte_drift_mat_type foo
+# an integer option's error names the integer option, not another with the same value
+expect_fail "bte info: error: -bte_grid 8.5: Input string 8.5 has no integer value" "$BTE" info -bte_model parabolic -bte_parabolic_a 8.5 -bte_grid 8.5
 # bench names its own option for an unknown type
 # (the types listed are the build's: a CUDA build lists them in another order, with -mixed forms)
 expect_fail "bte_bench_types: unknown type 'foo'; the types are .*pair" "$BTE" bench -bte_input p.h5 -bte_bench_types pair,foo
