@@ -291,6 +291,7 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
     PetscFunctionReturn(0);
   }
   PetscCall(BTECommandCheckOptions(comm, "bench"));
+  PetscCall(BTECommandCheckOptionsSetUp(comm, "bench")); /* the scratch objects above read every option of the timed ones: checked before the timings */
   if (hasjson && json[0]) PetscCall(BTECheckOutputFile(bte, json, "-bte_bench_json"));
   PetscCall(BTESetUp(bte));
   PetscCall(BTEGetNumChannels(bte, NULL, &nch));

@@ -27,6 +27,7 @@ PetscErrorCode BTECommandInfo(MPI_Comm comm)
     PetscFunctionReturn(0);
   }
   PetscCall(BTECommandCheckOptions(comm, "info"));
+  PetscCall(BTECommandCheckOptionsSetUp(comm, "info")); /* info reads nothing later: every option is checked before the table is read */
   PetscCall(BTEGetMemoryLimit(bte, &limit)); /* > 0: a limit was given (-bte_memory_limit) */
   PetscCall(BTESetLoadChannels(bte, which == 1 ? PETSC_BOOL3_FALSE : (which == 2 || (limit > 0 && !set)) ? PETSC_BOOL3_TRUE : PETSC_BOOL3_UNKNOWN));
   PetscCall(BTESetUp(bte));

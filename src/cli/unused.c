@@ -55,6 +55,7 @@ static int ReadUpFront(const char name[])
   size_t             len     = strlen(name);
 
   if (strncasecmp(name, "bte_", 4)) return 0;
+  if (!strcasecmp(name, "bte_view")) return 1; /* the commands' own switch, read up front (not a viewer) */
   for (size_t k = 0; k < sizeof(later) / sizeof(later[0]); k++)
     if (!strncasecmp(name, later[k], strlen(later[k]))) return 0;
   if (len >= 5 && !strcasecmp(name + len - 5, "_view")) return 0;
