@@ -478,6 +478,48 @@ PetscInt BTEListDefault(PetscBool help, PetscInt ncur, const PetscReal cur[], Pe
   return help ? PetscMax(ncur, 1) : max;
 }
 
+/* Options of another method than the run's: read always, so
+   that -help lists them, but they would change nothing, so such a run is refused rather than
+   silently the same (-bte_transport_method rta -bte_transport_ksp_rtol 1e-3 ran the RTA) */
+static PetscErrorCode BTETransportCheckMethodOptions(BTETransport tr)
+{
+  MPI_Comm    comm = PetscObjectComm((PetscObject)tr);
+  PetscOptions options = ((PetscObject)tr)->options;
+  const char *prefix;
+  PetscBool   flg;
+  char        pre[256], *all, *tok, *save = NULL;
+  static const char *const ita[] = {"-bte_ita_tol", "-bte_ita_max_it"};
+  static const char *const ksp[] = {"-bte_transport_residual_max", "-bte_transport_symmetric", "-bte_transport_pc"};
+
+  PetscFunctionBegin;
+  if (tr->method != BTE_TRANSPORT_ITA)
+    for (size_t k = 0; k < sizeof(ita) / sizeof(ita[0]); k++) {
+      PetscCall(PetscOptionsHasName(options, NULL, ita[k], &flg));
+      PetscCheck(!flg, comm, PETSC_ERR_USER_INPUT, "%s is an option of the ita method, which this run does not use (-bte_transport_method %s): leave it out", ita[k], BTETransportMethods[tr->method]);
+    }
+  if (tr->method == BTE_TRANSPORT_KSP) PetscFunctionReturn(0);
+  for (size_t k = 0; k < sizeof(ksp) / sizeof(ksp[0]); k++) {
+    PetscCall(PetscOptionsHasName(options, NULL, ksp[k], &flg));
+    PetscCheck(!flg, comm, PETSC_ERR_USER_INPUT, "%s is an option of the ksp method, which this run does not use (-bte_transport_method %s): leave it out", ksp[k], BTETransportMethods[tr->method]);
+  }
+  /* the solver's own options (-bte_transport_ksp_rtol, -bte_transport_pc_type, ...) */
+  PetscCall(KSPGetOptionsPrefix(tr->ksp, &prefix));
+  PetscCall(PetscSNPrintf(pre, sizeof(pre), "-%s", prefix ? prefix : ""));
+  PetscCall(PetscOptionsGetAll(options, &all));
+  for (tok = strtok_r(all, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+    size_t n = strlen(pre);
+    if (strncmp(tok, pre, n) || (strncmp(tok + n, "ksp_", 4) && strncmp(tok + n, "pc_", 3))) continue;
+    {
+      char name[256];
+      PetscCall(PetscStrncpy(name, tok, sizeof(name)));
+      PetscCall(PetscFree(all));
+      SETERRQ(comm, PETSC_ERR_USER_INPUT, "%s is an option of the ksp method's solver, which this run does not use (-bte_transport_method %s): leave it out", name, BTETransportMethods[tr->method]);
+    }
+  }
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
 /*@
    BTETransportSetFromOptions - Reads the transport solver's options, its KSP's included (prefix bte_transport_)
 
@@ -584,6 +626,7 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
     PetscCall(BTETwoLevelSetParameters(tr->tl, nbins, ang, split, form));
   }
   PetscOptionsEnd();
+  PetscCall(BTETransportCheckMethodOptions(tr));
 
   {
     /* Right preconditioning with the true residual norm where the method allows it, so

@@ -46,6 +46,14 @@ expect_fail "pc_bte_twolevel_direction nan.,0.,0.: needs a finite, nonzero vecto
 expect_fail "pc_bte_twolevel_direction 0.,0.,0.: needs a finite, nonzero vector" $D $I -pc_bte_twolevel_direction 0,0,0
 expect_fail "pc_bte_twolevel_states_per_block must be a finite number" $D $I -pc_bte_twolevel_states_per_block inf
 $D $I -pc_bte_twolevel_direction 1,0,0 > /dev/null
+# options of another transport method than the run's
+expect_fail "bte_ita_tol is an option of the ita method, which this run does not use (-bte_transport_method rta)" "$BTE" transport -bte_input t8.h5 -bte_view 0 -bte_transport_method rta -bte_ita_tol 1e-3
+expect_fail "bte_ita_max_it is an option of the ita method, which this run does not use (-bte_transport_method ksp)" "$BTE" transport -bte_input t8.h5 -bte_view 0 -bte_ita_max_it 5
+expect_fail "bte_transport_ksp_rtol is an option of the ksp method's solver" "$BTE" transport -bte_input t8.h5 -bte_view 0 -bte_transport_method rta -bte_transport_ksp_rtol 1e-3
+expect_fail "bte_transport_pc_type is an option of the ksp method's solver" "$BTE" transport -bte_input t8.h5 -bte_view 0 -bte_transport_method ita -bte_transport_pc_type none
+for o in "-bte_transport_pc twolevel" "-bte_transport_symmetric" "-bte_transport_residual_max 1e-2"; do
+  expect_fail "${o%% *} is an option of the ksp method, which this run does not use (-bte_transport_method ita)" "$BTE" transport -bte_input t8.h5 -bte_view 0 -bte_transport_method ita $o
+done
 # a KSP allowed no iteration
 expect_fail "bte_transport_ksp_max_it 0: must be >= 1" "$BTE" transport -bte_input t8.h5 -bte_view 0 -bte_transport_ksp_max_it 0
 # -help shows the lists' defaults, not uninitialised memory
