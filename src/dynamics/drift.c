@@ -312,7 +312,9 @@ PetscErrorCode BTEDriftSetFromOptions(BTEDrift d)
   }
   {
     BTEDriftLimiter lim = d->limiter;
-    PetscCall(PetscOptionsEnum("-bte_drift_limiter", "Slope limiter of the muscl drift form", "BTEDriftSetLimiter", BTEDriftLimiters, (PetscEnum)lim, (PetscEnum *)&lim, NULL));
+    PetscCall(PetscOptionsEnum("-bte_drift_limiter", "Slope limiter of the muscl drift form", "BTEDriftSetLimiter", BTEDriftLimiters, (PetscEnum)lim, (PetscEnum *)&lim, &flg));
+    /* the other forms have no slopes: the limiter would be ignored */
+    PetscCheck(!flg || d->form == BTE_DRIFT_MUSCL, PetscObjectComm((PetscObject)d), PETSC_ERR_USER_INPUT, "-bte_drift_limiter is an option of the muscl drift form; -bte_drift_form %s has no slopes to limit: leave it out", BTEDriftForms[d->form]);
     PetscCall(BTEDriftSetLimiter(d, lim));
   }
   {

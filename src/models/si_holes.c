@@ -586,6 +586,33 @@ static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
   PetscCall(PetscOptionsReal("-bte_si_holes_interband", "Overlap factor between different bands (overlap const)", "BTEModelSpecSiHoles", p->finter, &p->finter, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_so_overlap", "Overlap factor between the split-off band and each other band (overlap wiley)", "BTEModelSpecSiHoles", p->fso, &p->fso, NULL));
   PetscOptionsEnd();
+  {
+    /* parameters of a coupling the run does not select: they would change nothing (while the
+       model's parameter list printed them), so they are refused */
+    static const struct {
+      const char *name, *needs;
+      int         kind, value; /* kind 0: acoustic, 1: optical, 2: overlap */
+    } uses[] = {
+      {"-bte_si_holes_dac", "-bte_si_holes_acoustic isotropic", 0, SI_ACOUSTIC_ISOTROPIC},
+      {"-bte_si_holes_vs", "-bte_si_holes_acoustic isotropic", 0, SI_ACOUSTIC_ISOTROPIC},
+      {"-bte_si_holes_bp_a", "-bte_si_holes_acoustic bir-pikus", 0, SI_ACOUSTIC_BIR_PIKUS},
+      {"-bte_si_holes_bp_b", "-bte_si_holes_acoustic bir-pikus", 0, SI_ACOUSTIC_BIR_PIKUS},
+      {"-bte_si_holes_bp_d", "-bte_si_holes_acoustic bir-pikus", 0, SI_ACOUSTIC_BIR_PIKUS},
+      {"-bte_si_holes_c11", "-bte_si_holes_acoustic bir-pikus", 0, SI_ACOUSTIC_BIR_PIKUS},
+      {"-bte_si_holes_c12", "-bte_si_holes_acoustic bir-pikus", 0, SI_ACOUSTIC_BIR_PIKUS},
+      {"-bte_si_holes_c44", "-bte_si_holes_acoustic bir-pikus", 0, SI_ACOUSTIC_BIR_PIKUS},
+      {"-bte_si_holes_dop", "-bte_si_holes_optical isotropic", 1, SI_OPTICAL_ISOTROPIC},
+      {"-bte_si_holes_bp_d0", "-bte_si_holes_optical bir-pikus", 1, SI_OPTICAL_BIR_PIKUS},
+      {"-bte_si_holes_interband", "-bte_si_holes_overlap const", 2, SI_OVERLAP_CONST},
+      {"-bte_si_holes_so_overlap", "-bte_si_holes_overlap wiley", 2, SI_OVERLAP_WILEY},
+    };
+    for (size_t k = 0; k < sizeof(uses) / sizeof(uses[0]); k++) {
+      int       sel = uses[k].kind == 0 ? (int)p->acoustic : uses[k].kind == 1 ? (int)p->optical : (int)p->overlap;
+      PetscBool flg;
+      PetscCall(PetscOptionsHasName(((PetscObject)bte)->options, ((PetscObject)bte)->prefix, uses[k].name, &flg));
+      PetscCheck(!flg || sel == uses[k].value, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "%s is a parameter of %s, which this run does not use: leave it out, or select that coupling", uses[k].name, uses[k].needs);
+    }
+  }
   PetscFunctionReturn(0);
 }
 
