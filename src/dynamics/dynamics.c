@@ -1480,6 +1480,7 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(BTECheckRange(comm, "final time (-bte_final_time, -ts_max_time)", tmax, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
   PetscCheck(tmax > t0 + BTE_TIME_EPS(t0), comm, PETSC_ERR_USER_INPUT, "The final time %g fs is not after the initial time %g fs%s: raise -bte_final_time", (double)tmax, (double)t0, dyn->init == BTE_INIT_RESTART ? " (the restart snapshot's)" : "");
   /* a step after the end is a run without a field (fine as the first leg of a restart, so said, not refused) */
+  if (dyn->src.pdensity > 0 && dyn->src.ptime - 1.5 * dyn->src.pfwhm >= tmax) PetscCall(PetscPrintf(comm, "pump: WARNING the pulse at %g fs (FWHM %g fs) comes after the final time %g fs: this run injects almost nothing\n", (double)dyn->src.ptime, (double)dyn->src.pfwhm, (double)tmax));
   if (dyn->drift && dyn->src.fprofile == BTE_FIELD_STEP && dyn->src.ftime >= tmax) PetscCall(PetscPrintf(comm, "field: WARNING the step of -bte_efield_profile step comes at %g fs, not before the final time %g fs: this run has no field\n", (double)dyn->src.ftime, (double)tmax));
   PetscCall(TSGetTimeStep(dyn->ts, &dt));
   PetscCheck(dt > 0, comm, PETSC_ERR_USER_INPUT, "The time step must be positive, got %g fs", (double)dt);

@@ -408,8 +408,10 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
   PetscCall(BTECheckRange(comm, "-bte_highfield_ptc_dt_max", hf->ptc_dtmax, BTE_TIME_STEP_MIN, PETSC_MAX_REAL, "fs", NULL));
   PetscCall(PetscOptionsInt("-bte_highfield_ptc_max_it", "Pseudo-transient continuation: most steps per field", "BTEHighFieldSolve", hf->ptc_max_it, &hf->ptc_max_it, NULL));
   PetscCheck(hf->ptc_max_it >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_highfield_ptc_max_it must be >= 1");
-  PetscCall(PetscOptionsReal("-bte_highfield_ptc_switch", "Newton fallback: hand over from PTC to Newton when ||r|| drops by this factor", "BTEHighFieldSolve", hf->ptc_switch, &hf->ptc_switch, NULL));
-  PetscCall(BTECheckRange(comm, "-bte_highfield_ptc_switch", hf->ptc_switch, 0, PETSC_MAX_REAL, "", NULL));
+  PetscCall(PetscOptionsReal("-bte_highfield_ptc_switch", "Newton fallback: hand over from PTC to Newton when ||r|| drops by this factor (in (0, 1); method newton)", "BTEHighFieldSolve", hf->ptc_switch, &hf->ptc_switch, &flg));
+  PetscCheck(!flg || hf->method == BTE_HIGHFIELD_NEWTON, comm, PETSC_ERR_USER_INPUT, "-bte_highfield_ptc_switch is the hand-over of the newton method's fallback; -bte_highfield_method ptc never hands over: leave it out");
+  PetscCheck(hf->ptc_switch > 0 && hf->ptc_switch < 1, comm, PETSC_ERR_USER_INPUT, "-bte_highfield_ptc_switch %g: must be in (0, 1) (the factor by which the residual drops before Newton takes over)", (double)hf->ptc_switch);
+  PetscCheck(hf->ptc_dt0 <= hf->ptc_dtmax, comm, PETSC_ERR_USER_INPUT, "-bte_highfield_ptc_dt %g fs is above -bte_highfield_ptc_dt_max %g fs: the first step may not exceed the largest", (double)hf->ptc_dt0, (double)hf->ptc_dtmax);
   {
     const char *vars[] = {"auto", "log", "linear"};
     PetscInt    v      = hf->vars + 1;

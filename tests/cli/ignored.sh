@@ -65,6 +65,12 @@ expect_fail "bte_si_holes_interband is a parameter of -bte_si_holes_overlap cons
 "$BTE" info $S -bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_bp_a 2 -bte_si_holes_optical bir-pikus -bte_si_holes_bp_d0 30 > /dev/null
 # the drift's slope limiter with a form that has no slopes
 expect_fail "bte_drift_limiter is an option of the muscl drift form; -bte_drift_form upwind" $D -bte_efield 1000,0,0 -bte_drift_form upwind -bte_drift_limiter minmod
+# high-field continuation options that would not act, and the two-level PC's rule beside its count
+H="$BTE highfield -bte_input t8.h5 -bte_view 0 -bte_efield_list 100"
+expect_fail "bte_highfield_ptc_switch is the hand-over of the newton method's fallback" $H -bte_highfield_method ptc -bte_highfield_ptc_switch 1e-2
+expect_fail "bte_highfield_ptc_switch 5.: must be in (0, 1)" $H -bte_highfield_ptc_switch 5
+expect_fail "bte_highfield_ptc_dt 10. fs is above -bte_highfield_ptc_dt_max 1. fs" $H -bte_highfield_ptc_dt 10 -bte_highfield_ptc_dt_max 1
+$D -bte_pump_density 1e15 -bte_pump_time 1e6 | grep -q "pump: WARNING the pulse at 1e+06 fs (FWHM 50. fs) comes after the final time 10. fs" || { echo "FAIL: no warning for a pump after the end"; exit 1; }
 # a KSP allowed no iteration
 expect_fail "bte_transport_ksp_max_it 0: must be >= 1" "$BTE" transport -bte_input t8.h5 -bte_view 0 -bte_transport_ksp_max_it 0
 # -help shows the lists' defaults, not uninitialised memory
