@@ -12,11 +12,13 @@ PetscErrorCode BTECommandInfo(MPI_Comm comm)
   BTE         bte;
   const char *choices[] = {"auto", "0", "1"};
   PetscInt    which     = 0;
-  PetscBool   set, help;
+  PetscBool   set, help, view = PETSC_TRUE;
   PetscLogDouble limit;
 
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "bte info: summary of a scattering table", "BTE");
+  /* as in the other commands; 0: the table is read and checked, nothing printed (a check of a file) */
+  PetscCall(PetscOptionsBool("-bte_view", "Print the summary (0: only read and check the table or model)", "BTEView", view, &view, NULL));
   PetscCall(PetscOptionsEList("-bte_info_channels", "Load the channel arrays: auto (if they fit in memory), 0 (count only), 1 (load, refuse if they do not fit)", "BTESetLoadChannels", choices, 3, choices[which], &which, &set));
   PetscOptionsEnd();
   PetscCall(BTECreate(comm, &bte));
@@ -31,7 +33,7 @@ PetscErrorCode BTECommandInfo(MPI_Comm comm)
   PetscCall(BTEGetMemoryLimit(bte, &limit)); /* > 0: a limit was given (-bte_memory_limit) */
   PetscCall(BTESetLoadChannels(bte, which == 1 ? PETSC_BOOL3_FALSE : (which == 2 || (limit > 0 && !set)) ? PETSC_BOOL3_TRUE : PETSC_BOOL3_UNKNOWN));
   PetscCall(BTESetUp(bte));
-  PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
+  if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTEDestroy(&bte));
   PetscFunctionReturn(0);
 }

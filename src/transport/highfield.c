@@ -263,8 +263,12 @@ PetscErrorCode BTEHighFieldSetDirection(BTEHighField hf, const PetscReal d[3])
   PetscFunctionBegin;
   PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
   PetscAssertPointer(d, 2);
-  n = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  PetscCheck(n > 0 && !PetscIsInfOrNanReal(n), PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "The field direction must be a nonzero vector");
+  {
+    /* scaled by the largest component first: (1e300, 1e300, 0) is a direction, not an overflow */
+    PetscReal m = PetscMax(PetscAbsReal(d[0]), PetscMax(PetscAbsReal(d[1]), PetscAbsReal(d[2])));
+    PetscCheck(m > 0 && !PetscIsInfOrNanReal(m), PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "The field direction (-bte_efield_direction %g,%g,%g) must be a finite, nonzero vector", (double)d[0], (double)d[1], (double)d[2]);
+    n = m * PetscSqrtReal((d[0] / m) * (d[0] / m) + (d[1] / m) * (d[1] / m) + (d[2] / m) * (d[2] / m));
+  }
   for (PetscInt a = 0; a < 3; a++) hf->dir[a] = d[a] / n;
   PetscFunctionReturn(0);
 }
@@ -733,7 +737,7 @@ static PetscErrorCode HFPseudoTransient(BTEHighField hf, PetscReal target, Petsc
   PetscCall(VecDuplicate(hf->g, &dg));
   PetscCall(VecDuplicate(hf->g, &gold));
   PetscCall(HFResidual(hf, hf->g, hf->r, &ok));
-  PetscCheck(ok, PetscObjectComm((PetscObject)hf), PETSC_ERR_NOT_CONVERGED, "High field: the starting occupations are out of range");
+  PetscCheck(ok, PetscObjectComm((PetscObject)hf), PETSC_ERR_NOT_CONVERGED, "High field: the starting occupations are outside what the log unknowns g = ln((1-f)/f) hold in double precision (f rounds to 0 or 1: at T = %g K the occupations span too many orders of magnitude): raise -bte_temperature or give -bte_highfield_variables linear", (double)hf->bte->temperature);
   PetscCall(VecNorm(hf->r, NORM_2, &rn));
   dt = hf->ptc_dt0;
   if (dt <= 0) dt = 1.0 / hf->c;

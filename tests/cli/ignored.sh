@@ -72,6 +72,10 @@ expect_fail "bte_highfield_ptc_switch is the hand-over of the newton method's fa
 expect_fail "bte_highfield_ptc_switch 5.: must be in (0, 1)" $H -bte_highfield_ptc_switch 5
 expect_fail "bte_highfield_ptc_dt 10. fs is above -bte_highfield_ptc_dt_max 1. fs" $H -bte_highfield_ptc_dt 10 -bte_highfield_ptc_dt_max 1
 $D -bte_pump_density 1e15 -bte_pump_time 1e6 | grep -q "pump: WARNING the pulse at 1e+06 fs (FWHM 50. fs) comes after the final time 10. fs" || { echo "FAIL: no warning for a pump after the end"; exit 1; }
+# a direction with huge components is a direction (its norm had overflowed: "must be nonzero"),
+# and a start the log unknowns cannot hold says what to change
+$H -bte_efield_direction 1e300,1e300,0 > /dev/null
+expect_fail "outside what the log unknowns g = ln((1-f)/f) hold in double precision .* T = 0.5 K" $H -bte_temperature 0.5
 # a KSP allowed no iteration
 expect_fail "bte_transport_ksp_max_it 0: must be >= 1" "$BTE" transport -bte_input t8.h5 -bte_view 0 -bte_transport_ksp_max_it 0
 # -help shows the lists' defaults, not uninitialised memory

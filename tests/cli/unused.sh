@@ -18,6 +18,8 @@ one_line "$BTE" info $M -bte_temprature 77
 # turned off: the run proceeds (at the default temperature)
 "$BTE" info $M -bte_temprature 77 -options_left 0 | grep -q "temperature: 300\. K"
 "$BTE" info $M -bte_temprature 77 -options_left false >/dev/null
+# -bte_view 0: info reads and checks, prints nothing, exit 0
+[ -z "$("$BTE" info $M -bte_view 0)" ] || { echo "FAIL: info -bte_view 0 printed something"; exit 1; }
 # spelled right: used
 "$BTE" info $M -bte_temperature 77 | grep -q "temperature: 77\. K"
 # checked before the work: no table written

@@ -60,7 +60,7 @@ expect_fail "bte_temperatures takes at most 256 values" timeout 60 "$BTE" transp
 expect_fail "bte_carrier_densities takes at most 256 values" timeout 60 "$BTE" transport $m -bte_carrier_densities $(seq -s, 1e10 1e10 2.57e12)
 expect_fail "bte_chemical_potentials takes at most 256 values" timeout 60 "$BTE" transport $m -bte_chemical_potentials $(seq -s, -0.3 0.001 -0.044)
 expect_fail "bte_efield_list takes at most 512 field strengths" timeout 60 "$BTE" highfield $m -bte_efield_list $(seq -s, 1 513)
-g="-bte_model gaas -bte_grid 8 -bte_view 0"
+g="-bte_model gaas -bte_grid 8"
 expect_fail "bte_gaas_l_masses needs two values (longitudinal,transverse), got 3" timeout 60 "$BTE" info $g -bte_gaas_masses anisotropic -bte_gaas_l_masses 1.9,0.075,5
 expect_fail "bte_gaas_x_masses needs two values (longitudinal,transverse), got 3" timeout 60 "$BTE" info $g -bte_gaas_masses anisotropic -bte_gaas_x_masses 1.3,0.2,9
 expect_fail "bte_gaas_offsets needs two values L,X (eV), got 3" timeout 60 "$BTE" info $g -bte_gaas_offsets 0.29,0.48,7
