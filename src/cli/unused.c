@@ -106,14 +106,22 @@ static PetscErrorCode Unused(UnusedWhen when, char line[], size_t len, PetscBool
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTECommandCheckOptions(MPI_Comm comm, const char cmd[])
+/* The check that stops a command on the options still unused by when */
+static PetscErrorCode CheckUnused(MPI_Comm comm, UnusedWhen when, const char cmd[])
 {
   char      line[1024];
   PetscBool any;
 
   PetscFunctionBegin;
-  PetscCall(Unused(UNUSED_UPFRONT, line, sizeof(line), &any));
+  PetscCall(Unused(when, line, sizeof(line), &any));
   PetscCheck(!any, comm, PETSC_ERR_USER_INPUT, "unused option(s):%s (misspelled, or not used by this command: 'bte %s -help' lists its options; -options_left 0 accepts them)", line, cmd);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECommandCheckOptions(MPI_Comm comm, const char cmd[])
+{
+  PetscFunctionBegin;
+  PetscCall(CheckUnused(comm, UNUSED_UPFRONT, cmd));
   PetscFunctionReturn(0);
 }
 
@@ -136,12 +144,8 @@ PetscErrorCode BTECommandCheckOptionsBeforeWrite(MPI_Comm comm, const char cmd[]
    the check at the end would come after a long run and a complete-looking file) */
 PetscErrorCode BTECommandCheckOptionsSetUp(MPI_Comm comm, const char cmd[])
 {
-  char      line[1024];
-  PetscBool any;
-
   PetscFunctionBegin;
-  PetscCall(Unused(UNUSED_SETUP, line, sizeof(line), &any));
-  PetscCheck(!any, comm, PETSC_ERR_USER_INPUT, "unused option(s):%s (misspelled, or not used by this command: 'bte %s -help' lists its options; -options_left 0 accepts them)", line, cmd);
+  PetscCall(CheckUnused(comm, UNUSED_SETUP, cmd));
   PetscFunctionReturn(0);
 }
 
