@@ -5,7 +5,7 @@ PetscErrorCode BTECommandGenerate(MPI_Comm comm)
 {
   BTE       bte;
   char      out[PETSC_MAX_PATH_LEN] = "";
-  PetscBool flg, view = PETSC_TRUE, stream = PETSC_TRUE, help;
+  PetscBool flg, view = PETSC_TRUE, stream = PETSC_TRUE, help, batch;
 
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "bte generate: build a model's scattering table", "BTE");
@@ -13,6 +13,8 @@ PetscErrorCode BTECommandGenerate(MPI_Comm comm)
   PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary", "BTEView", view, &view, NULL));
   PetscCall(PetscOptionsBool("-bte_generate_stream", "Write the table while generating, -bte_generate_batch channels at a time (0: build it in memory, then write)", "BTEGenerateTable", stream, &stream, NULL));
   PetscOptionsEnd();
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_generate_batch", &batch));
+  PetscCheck(stream || !batch, comm, PETSC_ERR_USER_INPUT, "-bte_generate_batch sets how much of the table is written at a time while generating; -bte_generate_stream 0 builds it in memory first: leave one out");
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
   PetscCall(BTECommandHelpRequested(&help));

@@ -209,17 +209,20 @@ PetscErrorCode BTECommandCheckOptionValues(MPI_Comm comm)
   PetscInt N;
   char   **names, **values;
   char     bad[256] = "";
+  PetscBool letter = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PetscOptionsLeftGet(NULL, &N, &names, &values));
-  for (PetscInt i = 0; i < N && !bad[0]; i++) {
-    char name[256];
-    if (values[i]) continue;
-    PetscCall(PetscSNPrintf(name, sizeof(name), "-%s", names[i][0] == '-' ? names[i] + 1 : names[i]));
+  for (PetscInt i = 0; i < N; i++) {
+    char        name[256];
+    const char *nm = names[i][0] == '-' ? names[i] + 1 : names[i];
+    if (strlen(nm) == 1) letter = PETSC_TRUE; /* -x: meant as a value (-bte_efield_direction -x)? */
+    if (values[i] || bad[0]) continue;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "-%s", nm));
     if (InList(IntegerOptions, name) || InList(ValueOptions, name)) PetscCall(PetscStrncpy(bad, name, sizeof(bad)));
   }
   PetscCall(PetscOptionsLeftRestore(NULL, &N, &names, &values));
-  PetscCheck(!bad[0], comm, PETSC_ERR_USER_INPUT, "option %s needs a value (given without one it would silently keep its default)", bad);
+  PetscCheck(!bad[0], comm, PETSC_ERR_USER_INPUT, "option %s needs a value (given without one it would silently keep its default)%s", bad, letter ? "; a value that starts with '-' and a letter is read as another option: write a direction as numbers, e.g. -1,0,0" : "");
   PetscFunctionReturn(0);
 }
 

@@ -76,6 +76,10 @@ $D -bte_pump_density 1e15 -bte_pump_time 1e6 | grep -q "pump: WARNING the pulse 
 # and a start the log unknowns cannot hold says what to change
 $H -bte_efield_direction 1e300,1e300,0 > /dev/null
 expect_fail "outside what the log unknowns g = ln((1-f)/f) hold in double precision .* T = 0.5 K" $H -bte_temperature 0.5
+# -x as a direction is read by PETSc as an option of its own: the missing value is named with a hint
+expect_fail "option -bte_efield_direction needs a value .*write a direction as numbers, e.g. -1,0,0" $H -bte_efield_direction -x
+# the write batch of a streamed table, with the table built in memory
+expect_fail "bte_generate_batch sets how much of the table is written at a time while generating" "$BTE" generate $P -bte_output g.h5 -bte_generate_stream 0 -bte_generate_batch 100
 # a KSP allowed no iteration
 expect_fail "bte_transport_ksp_max_it 0: must be >= 1" "$BTE" transport -bte_input t8.h5 -bte_view 0 -bte_transport_ksp_max_it 0
 # -help shows the lists' defaults, not uninitialised memory
