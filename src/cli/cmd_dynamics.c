@@ -19,7 +19,6 @@ PetscErrorCode BTECommandDynamics(MPI_Comm comm)
   PetscCall(BTEDynamicsSetFromOptions(dyn));
   PetscCall(BTECommandOptionsVec(comm));
   PetscCall(BTECommandOptionsCollision(bte, NULL));
-  PetscCall(BTECommandOptionsDrift(bte));
   PetscCall(BTECommandHelpRequested(&help));
   if (help) {
     PetscCall(BTEDynamicsDestroy(&dyn));

@@ -3,39 +3,6 @@
 #include "commands.h"
 #include <bte/transport.h>
 
-/* With -help the drift's SetFromOptions lists its options, -bte_efield among them, which bte
-   highfield refuses (each solve sets its own field: -bte_efield_list, -bte_efield_direction).
-   While it lists them, this printer (PETSc lets a program replace PetscHelpPrintf) leaves that
-   entry out. PETSc prints an entry in pieces (its name with the first value, further values,
-   then the text and a newline): from a piece that starts the entry, pieces are dropped to the
-   end of its line. */
-static PetscErrorCode (*HelpPrintfSaved)(MPI_Comm, const char[], ...);
-static PetscBool HelpDropping;
-
-static PetscErrorCode HelpPrintfNoEfield(MPI_Comm comm, const char format[], ...)
-{
-  char    piece[4096];
-  char   *nl;
-  size_t  len;
-  va_list ap;
-
-  PetscFunctionBegin;
-  va_start(ap, format);
-  PetscCall(PetscVSNPrintf(piece, sizeof(piece), format, &len, ap));
-  va_end(ap);
-  if (!HelpDropping) {
-    PetscBool start;
-    PetscCall(PetscStrncmp(piece, "  -bte_efield", 13, &start));
-    HelpDropping = start && (piece[13] == ' ' || piece[13] == ':') ? PETSC_TRUE : PETSC_FALSE; /* not -bte_efield_list */
-  }
-  if (!HelpDropping) PetscCall((*HelpPrintfSaved)(comm, "%s", piece));
-  else {
-    PetscCall(PetscStrchr(piece, '\n', &nl));
-    if (nl) HelpDropping = PETSC_FALSE;
-  }
-  PetscFunctionReturn(0);
-}
-
 PetscErrorCode BTECommandHighfield(MPI_Comm comm)
 {
   BTE          bte;
@@ -59,17 +26,11 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
   PetscCall(BTECommandOptionsVec(comm));
   PetscCall(BTECommandOptionsCollision(bte, NULL));
   if (help) {
-    HelpPrintfSaved = PetscHelpPrintf;
-    PetscHelpPrintf = HelpPrintfNoEfield;
-  }
-  PetscCall(BTECommandOptionsDrift(bte));
-  if (help) {
-    PetscHelpPrintf = HelpPrintfSaved;
     PetscCall(BTEHighFieldDestroy(&hf));
     PetscCall(BTEDestroy(&bte));
     PetscFunctionReturn(0);
   }
-  /* the drift reads -bte_efield (marking it used), but each solve sets its own field */
+  /* each solve sets its own field: -bte_efield, which bte dynamics takes, would be ignored */
   PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_efield", &flg));
   PetscCheck(!flg, comm, PETSC_ERR_USER_INPUT, "bte highfield does not use -bte_efield: give the field strengths with -bte_efield_list (V/cm) and the direction with -bte_efield_direction");
   PetscCall(BTECommandCheckOptions(comm, "highfield"));

@@ -12,7 +12,6 @@ PetscErrorCode BTECommandBench(MPI_Comm);
 /* help.c: -help, and the options of the objects a run creates later (read up front) */
 PetscErrorCode BTECommandHelpRequested(PetscBool *);
 PetscErrorCode BTECommandOptionsCollision(BTE, const char[]);
-PetscErrorCode BTECommandOptionsDrift(BTE);
 PetscErrorCode BTECommandOptionsVec(MPI_Comm);
 /* unused.c: options no object read. CheckOptions: those that must have been read once the
    command's objects read their options (an error naming them); CheckUnusedOptions: all, when

@@ -1,5 +1,5 @@
-/* Options of the objects a run creates only at setup or solve (the collision operator, the drift,
-   the state vectors): each command reads them up front on scratch objects, so that
+/* Options of the objects a run creates only at setup or solve (the collision operator, the state
+   vectors): each command reads them up front on scratch objects, so that
    - with -help their SetFromOptions list them with their defaults, and the command stops before
      any setup (the help needs no table);
    - the check for unused options (unused.c) can run before the work, not after it. */
@@ -22,17 +22,6 @@ PetscErrorCode BTECommandOptionsCollision(BTE bte, const char type[])
   if (type) PetscCall(BTECollisionSetType(c, type));
   PetscCall(BTECollisionSetFromOptions(c));
   PetscCall(BTECollisionDestroy(&c));
-  PetscFunctionReturn(0);
-}
-
-PetscErrorCode BTECommandOptionsDrift(BTE bte)
-{
-  BTEDrift d;
-
-  PetscFunctionBegin;
-  PetscCall(BTEDriftCreate(bte, &d));
-  PetscCall(BTEDriftSetFromOptions(d));
-  PetscCall(BTEDriftDestroy(&d));
   PetscFunctionReturn(0);
 }
 

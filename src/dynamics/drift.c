@@ -300,12 +300,14 @@ PetscErrorCode BTEDriftSetFromOptions(BTEDrift d)
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   for (PetscInt a = 0; a < 3; a++) E[a] = d->efield[a];
   PetscObjectOptionsBegin((PetscObject)d);
-  PetscCall(PetscOptionsRealArray("-bte_efield", "Static electric field Ex,Ey,Ez, V/cm", "BTEDriftSetField", E, &n, &flg));
-  if (flg) {
-    PetscCheck(n == 3, PetscObjectComm((PetscObject)d), PETSC_ERR_USER_INPUT, "-bte_efield needs three components Ex,Ey,Ez (V/cm), got %" PetscInt_FMT, n);
-    PetscCall(BTEDriftSetField(d, E));
+  if (!d->ownerfield) {
+    PetscCall(PetscOptionsRealArray("-bte_efield", "Static electric field Ex,Ey,Ez, V/cm", "BTEDriftSetField", E, &n, &flg));
+    if (flg) {
+      PetscCheck(n == 3, PetscObjectComm((PetscObject)d), PETSC_ERR_USER_INPUT, "-bte_efield needs three components Ex,Ey,Ez (V/cm), got %" PetscInt_FMT, n);
+      PetscCall(BTEDriftSetField(d, E));
+    }
   }
-  {
+  if (!d->ownerform) {
     BTEDriftForm form = d->form;
     PetscCall(PetscOptionsEnum("-bte_drift_form", "Discretisation of the drift term: muscl (conserves carriers, 0 <= f <= 1), log (Perturbo's), plain or upwind", "BTEDriftSetForm", BTEDriftForms, (PetscEnum)form, (PetscEnum *)&form, NULL));
     PetscCall(BTEDriftSetForm(d, form));
@@ -326,6 +328,18 @@ PetscErrorCode BTEDriftSetFromOptions(BTEDrift d)
     }
   }
   PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+/* A drift inside another object: a dynamics reads -bte_efield and -bte_drift_form itself (and lists
+   them in -help), a high-field solve sets each field of its list; they set these through the API,
+   so the drift's SetFromOptions leaves them out (no option listed twice, none read and ignored) */
+PetscErrorCode BTEDriftSetOwned(BTEDrift d, PetscBool field, PetscBool form)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
+  d->ownerfield = field;
+  d->ownerform  = form;
   PetscFunctionReturn(0);
 }
 

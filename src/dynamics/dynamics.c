@@ -676,6 +676,18 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
     if (f1) PetscCall(BTEDynamicsSetPositivity(dyn, pos));
   }
   PetscOptionsEnd();
+  {
+    /* the drift's own options (-bte_drift_limiter, -bte_drift_mat_type): read now, on a scratch
+       drift of the run's form, so that -help lists them (once: the field and form above are the
+       dynamics') and a limiter of another form is refused before the table is read; the run's drift
+       reads them again at setup */
+    BTEDrift d;
+    PetscCall(BTEDriftCreate(dyn->bte, &d));
+    PetscCall(BTEDriftSetOwned(d, PETSC_TRUE, PETSC_TRUE));
+    PetscCall(BTEDriftSetForm(d, dyn->driftform));
+    PetscCall(BTEDriftSetFromOptions(d));
+    PetscCall(BTEDriftDestroy(&d));
+  }
   PetscCall(BTEDynamicsSourcesCheck(dyn));
   /* the TS: defaults first, then the command line */
   PetscCall(BTEDynamicsCreateTS(dyn));
@@ -1267,9 +1279,10 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   if (Emag > 0) {
     PetscCall(BTEFieldCaveat(bte, Emag));
     PetscCall(BTEDriftCreate(bte, &dyn->drift));
-    PetscCall(BTEDriftSetFromOptions(dyn->drift)); /* its own options (-bte_drift_mat_type); the dynamics' field and form win */
+    PetscCall(BTEDriftSetOwned(dyn->drift, PETSC_TRUE, PETSC_TRUE)); /* the field and form are the dynamics' */
     PetscCall(BTEDriftSetField(dyn->drift, dyn->efield));
     PetscCall(BTEDriftSetForm(dyn->drift, dyn->driftform));
+    PetscCall(BTEDriftSetFromOptions(dyn->drift)); /* its own options: the limiter, -bte_drift_mat_type */
     PetscCall(BTEDriftSetUp(dyn->drift));
   }
   PetscCheck(dyn->coll || dyn->drift, comm, PETSC_ERR_USER_INPUT, "Nothing to integrate: -bte_scattering 0 needs a field (-bte_efield)");

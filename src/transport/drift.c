@@ -1,6 +1,7 @@
 /* The high-field solver's view of the drift term (docs/theory.md section 5): an adapter
    to the dynamics module's BTEDrift (b-vector finite differences, its -bte_drift_form). */
 #include "transportimpl.h"
+#include <bte/private/dynamicsimpl.h> /* BTEDriftSetOwned */
 
 static PetscErrorCode HFDriftSetField(void *ctx, const PetscReal E[3])
 {
@@ -53,6 +54,7 @@ PetscErrorCode BTEHighFieldCreateDefaultDrift(BTEHighField hf, BTEHighFieldDrift
 
   PetscFunctionBegin;
   PetscCall(BTEDriftCreate(hf->bte, &d));
+  PetscCall(BTEDriftSetOwned(d, PETSC_TRUE, PETSC_FALSE)); /* each solve sets its field */
   PetscCall(BTEDriftSetFromOptions(d));
   PetscCall(BTEDriftSetUp(d));
   PetscCall(BTEDriftGetForm(d, &form));

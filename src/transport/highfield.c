@@ -34,6 +34,7 @@
    Euler steps (I/dt + J_r) d = -r with dt grown by switched evolution relaxation,
    dt <- dt ||r_old||/||r_new||. The constraint term relaxes N to N0 at the rate c. */
 #include "transportimpl.h"
+#include <bte/private/dynamicsimpl.h> /* BTEDriftSetOwned */
 #include <bte/private/output.h>
 #include <bte/private/diagnostics.h>
 #include "valleys.h"
@@ -424,6 +425,16 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
   }
   PetscCall(PetscOptionsBool("-bte_highfield_monitor", "Print each field as it is solved", "BTEHighFieldSolve", hf->monitor, &hf->monitor, NULL));
   PetscOptionsEnd();
+  {
+    /* the default drift's options (-bte_drift_form, _limiter, _mat_type; not -bte_efield, each solve
+       sets its field): read now, on a scratch drift, so that -help lists them and a bad one is
+       refused before the table is read; the solve's drift reads them again when it is made */
+    BTEDrift d;
+    PetscCall(BTEDriftCreate(hf->bte, &d));
+    PetscCall(BTEDriftSetOwned(d, PETSC_TRUE, PETSC_FALSE));
+    PetscCall(BTEDriftSetFromOptions(d));
+    PetscCall(BTEDriftDestroy(&d));
+  }
   PetscCall(SNESSetFromOptions(hf->snes));
   PetscCall(KSPSetFromOptions(hf->ptc_ksp));
   PetscFunctionReturn(0);

@@ -24,7 +24,16 @@ need bench -bte_bench_types -bte_bench_reps -bte_bench_pipelined -vec_type "-bte
 out=$("$BTE" highfield -help 2>&1)
 ! grep -Eq -- "-bte_efield[ :]" <<<"$out" || { echo "bte highfield -help lists -bte_efield, which it refuses"; exit 1; }
 need highfield -bte_drift_limiter -bte_drift_mat_type
-need dynamics "-bte_efield[ :].*BTEDriftSetField"
+need dynamics "-bte_efield[ :].*BTEDynamicsSetField" "-bte_drift_limiter"
+# no command lists one of bte's options twice (the dynamics reads the field and the drift form for
+# its drift, which leaves them out of its own list); the options bte's objects read (their manual
+# page, at the end, is a BTE function or object), not those of PETSc's solvers under a bte prefix,
+# some of which PETSc lists twice itself
+for c in generate info dynamics transport highfield bench; do
+  twice=$("$BTE" $c -help 2>&1 | grep -E "\((BTE|PCBTE)[A-Za-z_]*\)$" | grep -o -- "^  -[a-z0-9_]*" | sort | uniq -d | tr '\n' ' ')
+  [ -z "$twice" ] || { echo "bte $c -help lists twice: $twice"; exit 1; }
+done
+echo "no command's -help lists a -bte_ option twice"
 # the transport KSP's side and norm as used: right, the true residual (set before its SetFromOptions)
 need transport "-bte_transport_ksp_pc_side:? <now RIGHT" "-bte_transport_ksp_norm_type:? <now UNPRECONDITIONED"
 # the driver's own option

@@ -37,6 +37,7 @@ struct _p_BTEDrift {
   BTE          bte;
   PetscReal    efield[3]; /* V/cm */
   BTEDriftForm form;
+  PetscBool    ownerfield, ownerform; /* set by the owner (a dynamics, a high-field solve): SetFromOptions leaves -bte_efield / -bte_drift_form to it */
   BTEBVectors  bv;
   PetscReal   *c;         /* per b: -(w_b F.b)/hbar, 1/fs */
   PetscInt     nlocal, nghost;
@@ -69,6 +70,7 @@ struct _p_BTEDrift {
   void           *mcuda;    /* CUDA: the neighbour table and the Jacobian state on the device (BTEDriftCUDAMUSCL) */
 };
 
+PETSC_INTERN PetscErrorCode BTEDriftSetOwned(BTEDrift, PetscBool, PetscBool);
 PETSC_INTERN PetscErrorCode BTEDriftMUSCLSetUp(BTEDrift);
 PETSC_INTERN PetscErrorCode BTEDriftMUSCLDestroy(BTEDrift);
 PETSC_INTERN PetscErrorCode BTEDriftMUSCLApplyAdd(BTEDrift, Vec, Vec);
