@@ -18,8 +18,13 @@ PetscErrorCode BTECommandDynamics(MPI_Comm comm)
   PetscCall(BTEDynamicsCreate(bte, &dyn));
   PetscCall(BTEDynamicsSetFromOptions(dyn));
   PetscCall(BTECommandOptionsVec(comm));
-  PetscCall(BTECommandOptionsCollision(bte, NULL));
   PetscCall(BTECommandHelpRequested(&help));
+  {
+    /* drift only (-bte_scattering 0) makes no collision operator: its options are then unused */
+    PetscBool scattering = PETSC_TRUE;
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-bte_scattering", &scattering, NULL));
+    if (scattering || help) PetscCall(BTECommandOptionsCollision(bte, NULL));
+  }
   if (help) {
     PetscCall(BTEDynamicsDestroy(&dyn));
     PetscCall(BTEDestroy(&bte));

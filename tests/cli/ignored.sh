@@ -86,4 +86,8 @@ expect_fail "bte_transport_ksp_max_it 0: must be >= 1" "$BTE" transport -bte_inp
 "$BTE" transport -help | grep -q -- "-bte_temperatures:\? <300\.>" || { echo "FAIL: transport -help temperatures"; "$BTE" transport -help | grep -- "-bte_temperatures"; exit 1; }
 "$BTE" transport -help | grep -q -- "-bte_carrier_densities:\? <1e+17>" || { echo "FAIL: transport -help densities"; exit 1; }
 ! "$BTE" transport -help | grep -- "-bte_chemical_potentials\|-bte_temperatures\|-bte_carrier_densities" | grep -q "e-3[0-9][0-9]" || { echo "FAIL: uninitialised defaults in -help"; exit 1; }
+# drift only (-bte_scattering 0) builds no collision operator: its options are unused (the same
+# run without them passes)
+expect_fail "unused option.*-bte_collision_type fused -bte_pair_tile 64" $D -bte_scattering 0 -bte_efield 100,0,0 -bte_output so.h5 -bte_collision_type fused -bte_pair_tile 64
+$D -bte_scattering 0 -bte_efield 100,0,0 -bte_output so.h5 > /dev/null
 echo "ok: every ignored option refused with one line"
