@@ -56,7 +56,7 @@ PetscErrorCode BTEDynamicsCostView(BTEDynamics dyn)
   /* the step rate from bte's own clock (PetscTime around TSSolve, output excluded): on the GPU the
      guard's reduction synchronises every step (-bte_state_check step) or every stage (stage), so
      the device cannot run ahead of this clock by more than a step */
-  if (c->steps > 0 && c->stepping > 0) PetscCall(PetscPrintf(comm, "dynamics: step rate: %.4g steps/s, %.4g ms per step, %.4g ms per collision apply (stepping time / applies)\n", (double)(c->steps / c->stepping), (double)(1e3 * c->stepping / c->steps), c->coll_applies + c->jac_applies > 0 ? (double)(1e3 * c->stepping / (PetscReal)(c->coll_applies + c->jac_applies)) : 0.0));
+  if (c->steps > 0 && c->stepping > 0) PetscCall(PetscPrintf(comm, "dynamics: step rate: %.4g steps/s, %.4g ms per step, %.4g ms per apply (stepping time / collision and Jacobian applies)\n", (double)(c->steps / c->stepping), (double)(1e3 * c->stepping / c->steps), c->coll_applies + c->jac_applies > 0 ? (double)(1e3 * c->stepping / (PetscReal)(c->coll_applies + c->jac_applies)) : 0.0));
   PetscFunctionReturn(0);
 }
 
@@ -142,6 +142,11 @@ PetscErrorCode BTEDynamicsCostWriteJSON(BTEDynamics dyn)
       BTEJSONReal(fp, dyn->t0);
       fprintf(fp, ",\n  \"final_time\": ");
       BTEJSONReal(fp, t);
+      /* the final time asked for: final_time falls short of it when the run stopped early
+         (-ts_max_steps; complete false) or at a steady state */
+      fprintf(fp, ",\n  \"requested_final_time\": ");
+      BTEJSONReal(fp, dyn->tend);
+      fprintf(fp, ",\n  \"complete\": %s", dyn->stopped ? "false" : "true");
       fprintf(fp, ",\n  \"time_units\": \"fs\",\n  \"snapshots_written\": %lld,\n", (long long)dyn->out.nt);
       fprintf(fp, "  \"steps\": %lld,\n  \"rejected_steps\": %lld,\n  \"collision_applies\": %lld,\n  \"jacobian_applies\": %lld,\n  \"nonlinear_iterations\": %lld,\n  \"linear_iterations\": %lld,\n", (long long)c->steps, (long long)c->rejects, (long long)c->coll_applies, (long long)c->jac_applies, (long long)c->snes_its, (long long)c->ksp_its);
       fprintf(fp, "  \"positivity_rejections\": %lld,\n  \"guard_rejections\": %lld,\n  \"state_check\": \"%s\",\n", (long long)dyn->src.npositivity, (long long)(dyn->src.nguard + dyn->src.nguardstep), BTEStateCheckTypes[dyn->scheckuse]);

@@ -484,6 +484,29 @@ static PetscErrorCode BTEDynamicsCreateTSObject(BTEDynamics dyn, const char pref
   PetscFunctionReturn(0);
 }
 
+/* The command line's TS options, then what bte needs of them:
+   - ARKIMEX fully implicit unless -ts_arkimex_fully_implicit is given: the equation is one
+     right-hand side with no implicit part, so the IMEX form would integrate it explicitly;
+   - steps that end at the final time: bte lands them there itself (BTEDynamicsSolve, from PETSc's
+     matchstep); stepover would end after it and interpolate would label the state interpolated to
+     the final time with the time stepped to. */
+static PetscErrorCode BTEDynamicsTSSetFromOptions(BTEDynamics dyn, TS ts)
+{
+  PetscBool              ark, given;
+  const char            *prefix;
+  TSExactFinalTimeOption eft;
+
+  PetscFunctionBegin;
+  PetscCall(TSSetFromOptions(ts));
+  PetscCall(TSGetOptionsPrefix(ts, &prefix));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSARKIMEX, &ark));
+  PetscCall(PetscOptionsHasName(((PetscObject)ts)->options, prefix, "-ts_arkimex_fully_implicit", &given));
+  if (ark && !given) PetscCall(TSARKIMEXSetFullyImplicit(ts, PETSC_TRUE));
+  PetscCall(TSGetExactFinalTime(ts, &eft));
+  PetscCheck(eft == TS_EXACTFINALTIME_MATCHSTEP, PetscObjectComm((PetscObject)dyn), PETSC_ERR_USER_INPUT, "-%sts_exact_final_time %s: bte dynamics lands its steps on the output times and the final time itself; leave the option out (matchstep)", prefix ? prefix : "", TSExactFinalTimeOptions[eft]);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode BTEDynamicsCreateTS(BTEDynamics dyn)
 {
   PetscFunctionBegin;
@@ -559,8 +582,15 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
       dyn->init = (BTEInitType)ival;
     }
   }
-  PetscCall(PetscOptionsReal("-bte_init_e0", "Centre (gaussian, lorentz) or chemical potential (fermi), eV on the table's energy zero (default: from -bte_init_e0_edge)", "BTEDynamicsSetInitialState", dyn->e0, &dyn->e0, &dyn->e0set));
-  PetscCall(PetscOptionsReal("-bte_init_e0_edge", "The same, in eV above the band edge (lowest state in the window); used when -bte_init_e0 is not given (default 0.1, 0 for -bte_init fermi)", "BTEDynamicsSetInitialState", dyn->e0edge, &dyn->e0edge, &dyn->e0edgeset));
+  {
+    /* an energy set through BTEDynamicsSetInitialState stays unless one of these options is given */
+    PetscBool fe0, fedge;
+    PetscCall(PetscOptionsReal("-bte_init_e0", "Centre (gaussian, lorentz) or chemical potential (fermi), eV on the table's energy zero (default: from -bte_init_e0_edge)", "BTEDynamicsSetInitialState", dyn->e0, &dyn->e0, &fe0));
+    PetscCall(PetscOptionsReal("-bte_init_e0_edge", "The same, in eV above the band edge (lowest state in the window); used when -bte_init_e0 is not given (default 0.1, 0 for -bte_init fermi)", "BTEDynamicsSetInitialState", dyn->e0edge, &dyn->e0edge, &fedge));
+    if (fe0) dyn->e0set = PETSC_TRUE;
+    else if (fedge) dyn->e0set = PETSC_FALSE;
+    if (fedge) dyn->e0edgeset = PETSC_TRUE;
+  }
   PetscCall(PetscOptionsReal("-bte_init_smear", "Width (gaussian, lorentz) or kT (fermi) of the initial state, eV (0: 0.02 eV; kB T for fermi)", "BTEDynamicsSetInitialState", dyn->smear, &dyn->smear, NULL));
   PetscCheck(dyn->smear >= 0, comm, PETSC_ERR_USER_INPUT, "-bte_init_smear must be >= 0 (eV; 0: the default width), got %g", (double)dyn->smear);
   PetscCall(BTECheckRange(comm, "-bte_init_e0", dyn->e0, -BTE_ENERGY_ABS_MAX, BTE_ENERGY_ABS_MAX, "eV", NULL));
@@ -608,12 +638,23 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscCall(PetscOptionsEnum("-bte_drift_form", "Drift discretisation: muscl (conserves carriers, 0 <= f <= 1), log (Perturbo's), plain or upwind", "BTEDriftSetForm", BTEDriftForms, (PetscEnum)dyn->driftform, (PetscEnum *)&dyn->driftform, NULL));
   PetscCall(PetscOptionsBool("-bte_normalize", "Rescale the occupations to the initial carrier number after every step (Perturbo's boltz_norm_dist; for the log drift form)", "BTEDynamicsSetFromOptions", dyn->normalize, &dyn->normalize, NULL));
   PetscCall(PetscOptionsBool("-bte_scattering", "Include the collision integral (0: drift only, for tests)", "BTEDynamicsSetCollision", dyn->scattering, &dyn->scattering, NULL));
-  dt = dyn->dt;
-  PetscCall(PetscOptionsReal("-bte_time_step", "Time step, fs (first step for adaptive TS; -ts_dt overrides)", "BTEDynamicsSetTimes", dt, &dt, NULL));
-  PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive: -bte_time_step %g fs", (double)dt);
-  PetscCall(BTECheckRange(comm, "-bte_time_step", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
-  PetscCall(PetscOptionsReal("-bte_final_time", "Final time, fs (-ts_max_time overrides)", "BTEDynamicsSetTimes", dyn->tfinal, &v, &flg));
-  PetscCall(BTEDynamicsSetTimes(dyn, dt, flg ? v : dyn->tfinal));
+  {
+    /* only what is given goes into the TS: a step or final time set on it (BTEDynamicsGetTS) stays */
+    PetscBool fdt;
+    dt = dyn->dt;
+    PetscCall(PetscOptionsReal("-bte_time_step", "Time step, fs (first step for adaptive TS; -ts_dt overrides)", "BTEDynamicsSetTimes", dt, &dt, &fdt));
+    PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive: -bte_time_step %g fs", (double)dt);
+    PetscCall(BTECheckRange(comm, "-bte_time_step", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
+    PetscCall(PetscOptionsReal("-bte_final_time", "Final time, fs (-ts_max_time overrides)", "BTEDynamicsSetTimes", dyn->tfinal, &v, &flg));
+    if (fdt || flg) {
+      PetscReal tsdt = dyn->dt, tsmax = dyn->tfinal;
+      if (dyn->ts) {
+        PetscCall(TSGetTimeStep(dyn->ts, &tsdt));
+        PetscCall(TSGetMaxTime(dyn->ts, &tsmax));
+      }
+      PetscCall(BTEDynamicsSetTimes(dyn, fdt ? dt : tsdt, flg ? v : tsmax));
+    }
+  }
   PetscCall(PetscOptionsString("-bte_output", "HDF5 file for the snapshots (docs/dynamics.md)", "BTEDynamicsSetOutput", dyn->output, dyn->output, sizeof(dyn->output), NULL));
   PetscCall(PetscOptionsReal("-bte_output_interval", "Time between snapshots and monitor lines, fs", "BTEDynamicsSetOutput", dyn->interval, &v, &flg));
   if (flg) PetscCall(BTEDynamicsSetOutput(dyn, dyn->output, v));
@@ -691,7 +732,7 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   PetscCall(BTEDynamicsSourcesCheck(dyn));
   /* the TS: defaults first, then the command line */
   PetscCall(BTEDynamicsCreateTS(dyn));
-  PetscCall(TSSetFromOptions(dyn->ts));
+  PetscCall(BTEDynamicsTSSetFromOptions(dyn, dyn->ts));
   PetscCall(TSGetTimeStep(dyn->ts, &dt));
   PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive (got -ts_dt %g fs)", (double)dt);
   PetscCall(BTECheckRange(comm, "time step (-ts_dt)", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
@@ -708,7 +749,7 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
     PetscCall(TSGetMaxTime(dyn->ts, &tmax));
     PetscCheck(dyn->tswitch < tmax - BTE_TIME_EPS(tmax), comm, PETSC_ERR_USER_INPUT, "-bte_switch_time %g fs is not before the final time %g fs (-bte_final_time, -ts_max_time)", (double)dyn->tswitch, (double)tmax);
     if (!dyn->tssw) PetscCall(BTEDynamicsCreateTSObject(dyn, "sw_", &dyn->tssw));
-    PetscCall(TSSetFromOptions(dyn->tssw));
+    PetscCall(BTEDynamicsTSSetFromOptions(dyn, dyn->tssw));
     PetscCall(TSGetTimeStep(dyn->tssw, &dt));
     PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive (got -sw_ts_dt %g fs)", (double)dt);
     PetscCall(BTECheckRange(comm, "time step (-sw_ts_dt)", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
@@ -840,6 +881,8 @@ PetscErrorCode BTEDynamicsTSRHSFunction(TS ts, PetscReal t, Vec f, Vec F, void *
   BTEDynamics dyn = (BTEDynamics)ctx;
 
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 5);
+  PetscCheck(dyn->setupcalled, PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_WRONGSTATE, "Call BTEDynamicsSetUp() before using the dynamics as a TS right-hand side");
   if (dyn->coll) PetscCall(BTECollisionApply(dyn->coll, f, F));
   else PetscCall(VecZeroEntries(F));
   if (dyn->drift) {
@@ -878,6 +921,8 @@ PetscErrorCode BTEDynamicsTSRHSJacobian(TS ts, PetscReal t, Vec f, Mat A, Mat P,
   BTEDynamics dyn = (BTEDynamics)ctx;
 
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 6);
+  PetscCheck(dyn->setupcalled, PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_WRONGSTATE, "Call BTEDynamicsSetUp() before using the dynamics as a TS right-hand side Jacobian");
   if (dyn->coll) PetscCall(BTECollisionComputeJacobian(dyn->coll, f, dyn->Jc));
   if (dyn->drift) PetscCall(BTEDriftSetJacobianState(dyn->drift, f));
   if (dyn->drift) PetscCall(BTEDynamicsFieldScale(dyn, ts, t, &dyn->src.jscale));
@@ -1004,6 +1049,19 @@ static PetscErrorCode BTEDynamicsPostStep(TS ts)
 
   PetscFunctionBegin;
   PetscCall(TSGetApplicationContext(ts, &dyn));
+  {
+    /* t accumulates t + dt: a step meant to end on an output time or the final time can miss it by
+       a rounding error (0.1 fs steps reach 99.9999999999986 fs for 100), and the run would take a
+       step of that size after it. Such a step is put exactly on its boundary; at the final time
+       the run ends here (PETSc checks the final time before this hook). */
+    PetscReal tmax;
+    PetscCall(TSGetTime(ts, &t));
+    PetscCall(TSGetMaxTime(ts, &tmax));
+    if (dyn->landfinal && t < tmax && tmax - t <= BTE_TIME_EPS(tmax)) {
+      PetscCall(TSSetTime(ts, tmax));
+      PetscCall(TSSetConvergedReason(ts, TS_CONVERGED_TIME));
+    } else if (t != dyn->tnext && PetscAbsReal(t - dyn->tnext) <= BTE_TIME_EPS(dyn->tnext)) PetscCall(TSSetTime(ts, dyn->tnext));
+  }
   if (dyn->scheckuse == BTE_STATE_CHECK_STAGE) {
     /* step: checked before the step was accepted (BTEDynamicsPostEvaluate); none: not at all */
     Vec      u;
@@ -1070,14 +1128,17 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
       PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  t %10.3f fs  steps %7" PetscInt_FMT "  carriers %.12e /cell (%.6e cm^-%d)  <E> %.6f eV (edge + %.6f)  v_d %.5e cm/s\n", (double)t, step, (double)ncell, (double)dens, dyn->bte->grid.dim, (double)emean, (double)(emean - edge), (double)vd));
     } else PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  t %10.3f fs  steps %7" PetscInt_FMT "  carriers %.12e /cell (%.6e cm^-%d)  <E> %.6f eV (edge + %.6f)\n", (double)t, step, (double)ncell, (double)dens, dyn->bte->grid.dim, (double)emean, (double)(emean - edge)));
   }
-  if (dyn->drift && !dyn->normalize && dyn->sum0 > 0) {
+  if (!dyn->normalize && dyn->sum0 > 0) {
+    /* the collision integral and the plain, upwind and muscl drift forms conserve the carrier number
+       exactly: a change is the log form's or the time integration's */
     PetscReal sum, rel;
     PetscReal expect = dyn->sum0 + BTEDynamicsPumpInjected(dyn, dyn->t0, t); /* with a pump, what it injected */
     PetscCall(VecSum(f, &sum));
     rel = sum / expect - 1;
     if (!dyn->warned && PetscAbsReal(rel) > 1e-6) {
       dyn->warned = PETSC_TRUE;
-      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the %s drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form muscl or upwind (exactly conservative, 0 <= f <= 1), a finer grid or a wider window, or -bte_normalize\n", (double)rel, BTEDriftForms[dyn->driftform]));
+      if (dyn->drift && dyn->driftform == BTE_DRIFT_LOG) PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative): the log drift form does not conserve carriers on coarse grids or at the window edge; use -bte_drift_form muscl or upwind (exactly conservative, 0 <= f <= 1), a finer grid or a wider window, or -bte_normalize\n", (double)rel));
+      else PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: the carrier number changed by %.2e (relative), which the equation%s conserves exactly: the time integration lost it (an implicit method's inexact linear solves: tighten -ksp_rtol, or solve each step by Newton instead of -snes_type ksponly; or too large steps)\n", (double)rel, dyn->drift ? " with this drift form" : ""));
     }
     /* the first crossing can be small against what follows (a 68-fold growth in 1 ps on GaAs 40^3 at
        4 kV/cm was announced as +12 % at 50 fs): keep the latest and the largest for the run's end */
@@ -1187,8 +1248,9 @@ static PetscErrorCode BTEDynamicsSwitch(BTEDynamics dyn, PetscReal tmax)
   dyn->switched = PETSC_TRUE;
   PetscCall(TSSetMaxTime(second, tmax));
   PetscCall(TSGetExactFinalTime(second, &eft));
-  dyn->landfinal = eft == TS_EXACTFINALTIME_MATCHSTEP ? PETSC_TRUE : PETSC_FALSE;
-  if (dyn->landfinal) PetscCall(TSSetExactFinalTime(second, TS_EXACTFINALTIME_STEPOVER));
+  PetscCheck(eft == TS_EXACTFINALTIME_MATCHSTEP || eft == TS_EXACTFINALTIME_STEPOVER, comm, PETSC_ERR_USER_INPUT, "TS exact final time %s of the second method: bte dynamics lands its steps on the output times and the final time itself; use matchstep", TSExactFinalTimeOptions[eft]);
+  dyn->landfinal = PETSC_TRUE; /* the final time, landed by bte as in BTEDynamicsSolve */
+  PetscCall(TSSetExactFinalTime(second, TS_EXACTFINALTIME_STEPOVER));
   PetscCall(TSGetAdapt(second, &adapt));
   PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
   PetscCall(TSGetTimeStep(second, &dt2));
@@ -1266,6 +1328,7 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   bte  = dyn->bte;
   comm = PetscObjectComm((PetscObject)dyn);
   PetscCall(BTESetUp(bte));
+  PetscCall(BTEDynamicsSourcesCheck(dyn)); /* again: the values may have come through the API */
   PetscCall(BTEDynamicsCreateTS(dyn));
   if (dyn->scattering && !dyn->coll) {
     PetscCall(BTECollisionCreate(bte, &dyn->coll));
@@ -1471,7 +1534,7 @@ PetscErrorCode BTEDynamicsComputeInitialState(BTEDynamics dyn, Vec f, PetscReal 
 PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
 {
   MPI_Comm       comm;
-  PetscReal      t0, tmax, t, dt;
+  PetscReal      t0, tmax, t, dt, tfirst;
   PetscBool      append = PETSC_FALSE;
   PetscInt       steps, rejects, nfails;
   PetscLogDouble w0, w1, s0, o0, o1;
@@ -1491,6 +1554,8 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   dyn->nrelmax = 0;
   PetscCall(TSGetMaxTime(dyn->ts, &tmax));
   PetscCall(BTECheckRange(comm, "final time (-bte_final_time, -ts_max_time)", tmax, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
+  dyn->tend    = tmax;
+  dyn->stopped = PETSC_FALSE;
   PetscCheck(tmax > t0 + BTE_TIME_EPS(t0), comm, PETSC_ERR_USER_INPUT, "The final time %g fs is not after the initial time %g fs%s: raise -bte_final_time", (double)tmax, (double)t0, dyn->init == BTE_INIT_RESTART ? " (the restart snapshot's)" : "");
   /* a step after the end is a run without a field (fine as the first leg of a restart, so said, not refused) */
   if (dyn->src.pdensity > 0 && dyn->src.ptime - 1.5 * dyn->src.pfwhm >= tmax) PetscCall(PetscPrintf(comm, "pump: WARNING the pulse at %g fs (FWHM %g fs) comes after the final time %g fs: this run injects almost nothing\n", (double)dyn->src.ptime, (double)dyn->src.pfwhm, (double)tmax));
@@ -1534,8 +1599,15 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     PetscCall(PetscTime(&o1));
     dyn->cost.tsnap += o1 - o0;
   }
-  /* the restart snapshot is already in the file we append to */
-  dyn->tnext   = append ? t0 + dyn->interval : t0;
+  /* the restart snapshot is already in the file we append to: the next output time is the next of
+     the file's own (its first time + k interval), so a run stopped between two (-ts_max_steps) and
+     continued writes the snapshots the whole run would have */
+  if (append) {
+    PetscReal k = PetscFloorReal((t0 - dyn->rs.tfirst) / dyn->interval + 0.5);
+    if (PetscAbsReal(t0 - (dyn->rs.tfirst + k * dyn->interval)) <= BTE_TIME_EPS(t0)) dyn->tnext = t0 + dyn->interval; /* at an output time: as the whole run */
+    else dyn->tnext = dyn->rs.tfirst + PetscCeilReal((t0 - dyn->rs.tfirst) / dyn->interval) * dyn->interval;
+  } else dyn->tnext = t0;
+  tfirst = dyn->tnext;
   dyn->tlast   = append ? t0 : PETSC_MIN_REAL;
   dyn->clipped = PETSC_FALSE;
   {
@@ -1546,7 +1618,10 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     TSAdapt                adapt;
     PetscBool              none;
     PetscCall(TSGetExactFinalTime(dyn->ts, &eft));
-    dyn->landfinal = eft == TS_EXACTFINALTIME_MATCHSTEP ? PETSC_TRUE : PETSC_FALSE;
+    /* stepover here is bte's own from an earlier solve; anything else set on the TS is refused as in
+       BTEDynamicsTSSetFromOptions */
+    PetscCheck(eft == TS_EXACTFINALTIME_MATCHSTEP || (eft == TS_EXACTFINALTIME_STEPOVER && dyn->landfinal), comm, PETSC_ERR_USER_INPUT, "TS exact final time %s: bte dynamics lands its steps on the output times and the final time itself; use matchstep", TSExactFinalTimeOptions[eft]);
+    dyn->landfinal = PETSC_TRUE;
     if (dyn->tswitch >= 0 && dyn->tssw && !dyn->switched) dyn->landfinal = PETSC_TRUE; /* the first method's last step lands on the switch time */
     if (dyn->landfinal) PetscCall(TSSetExactFinalTime(dyn->ts, TS_EXACTFINALTIME_STEPOVER));
     PetscCall(TSGetAdapt(dyn->ts, &adapt));
@@ -1560,7 +1635,6 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     } else {
       /* the first step lands on the next boundary, as every later one (BTEDynamicsPostStep) */
       PetscReal tn;
-      dyn->tnext = append ? t0 + dyn->interval : t0;
       PetscCall(BTEDynamicsNextBoundary(dyn, t0, &tn));
       if (t0 + dt > tn + BTE_TIME_EPS(tn)) {
         dyn->dtsaved = dt;
@@ -1568,7 +1642,7 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
         PetscCall(TSSetTimeStep(dyn->ts, tn - t0));
       }
     }
-    dyn->tnext = append ? t0 + dyn->interval : t0;
+    dyn->tnext = tfirst;
   }
   PetscCall(TSSetTime(dyn->ts, t0));
   PetscCall(TSSetStepNumber(dyn->ts, dyn->step0));
@@ -1592,8 +1666,18 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     PetscCall(TSGetConvergedReason(dyn->ts, &reason));
     PetscCall(PetscPrintf(comm, "dynamics: t = %g fs after %" PetscInt_FMT " steps (%" PetscInt_FMT " rejected) in %.2f s; %s\n", (double)t, steps - dyn->step0, rejects, (double)(w1 - w0), TSConvergedReasons[reason]));
     PetscCheck(reason >= 0, comm, PETSC_ERR_NOT_CONVERGED, "The time integration failed (%s)%s", TSConvergedReasons[reason], nfails ? ": nonlinear solves failed; try a smaller -ts_dt or -ts_adapt_type basic" : (rejects ? ": steps were rejected (error estimate, or stages or steps not finite or outside [-tol, 1 + tol], -bte_state_tolerance); try a smaller -ts_dt or a looser -ts_rtol" : ""));
+    /* a TS that stops before the final time without failing (-ts_max_steps) has not done the run
+       asked for: said, and its file is not marked complete (a steady state is an end of its own) */
+    if (!dyn->src.steady && t < tmax - BTE_TIME_EPS(tmax)) {
+      PetscInt maxsteps;
+      char     why[160] = "";
+      PetscCall(TSGetMaxSteps(dyn->ts, &maxsteps));
+      if (reason == TS_CONVERGED_ITS) PetscCall(PetscSNPrintf(why, sizeof(why), ": -ts_max_steps %" PetscInt_FMT " reached (it counts from step 0 of the run, a restart's earlier steps included)", maxsteps));
+      dyn->stopped = PETSC_TRUE;
+      PetscCall(PetscPrintf(comm, "dynamics: WARNING the run stopped at t = %g fs, before its final time %g fs (%s)%s; %s\n", (double)t, (double)tmax, TSConvergedReasons[reason], why, dyn->output[0] ? "its output keeps complete = 0, and a restart from its last snapshot (-bte_init restart) goes on" : "a restart from a snapshot (-bte_output, -bte_init restart) would go on"));
+    }
   }
-  if (dyn->warned) PetscCall(PetscPrintf(comm, "dynamics: WARNING: at t = %g fs the carrier number is %.6g times what the run started with%s (the largest relative change during the run %.3g): the %s drift form did not conserve it (the warning above)\n", (double)t, (double)(1 + dyn->nrel), dyn->src.pdensity > 0 ? " and the pump injected" : "", (double)dyn->nrelmax, BTEDriftForms[dyn->driftform]));
+  if (dyn->warned) PetscCall(PetscPrintf(comm, "dynamics: WARNING: at t = %g fs the carrier number is %.6g times what the run started with%s (the largest relative change during the run %.3g): %s did not conserve it (the warning above)\n", (double)t, (double)(1 + dyn->nrel), dyn->src.pdensity > 0 ? " and the pump injected" : "", (double)dyn->nrelmax, dyn->drift && dyn->driftform == BTE_DRIFT_LOG ? "the log drift form" : "the time integration"));
   if (dyn->src.sthr > 0) {
     const BTEDynamicsSources *sr = &dyn->src;
     if (sr->steady) PetscCall(PetscPrintf(comm, "dynamics: steady state at t = %g fs: v_d = %.6e cm/s, |dv_d/dt| = %.3e cm/s^2 over the last two output intervals (-bte_steady_threshold %g)\n", (double)sr->steadyt, (double)sr->steadyv, (double)sr->steadyacc, (double)sr->sthr));

@@ -277,11 +277,13 @@ PetscErrorCode BTEDynamicsOutputWrite(BTEDynamics dyn, PetscReal t, PetscInt ste
   PetscFunctionReturn(0);
 }
 
-/* Normal end of a run: the file is complete (a run that fails leaves complete = 0) */
+/* End of a run: the file is complete, unless the run stopped before its final time (a run that
+   fails leaves complete = 0 too) */
 PetscErrorCode BTEDynamicsOutputClose(BTEDynamics dyn)
 {
   PetscFunctionBegin;
-  PetscCall(BTEOutputClose(&dyn->out.file));
+  if (dyn->stopped) PetscCall(BTEOutputCloseStopped(&dyn->out.file));
+  else PetscCall(BTEOutputClose(&dyn->out.file));
   PetscFunctionReturn(0);
 }
 

@@ -49,7 +49,7 @@ static int RestartReadLocal(BTE bte, const char file[], PetscReal *f, BTEDynamic
 {
   hid_t       fid = -1;
   hsize_t     nt = 0, d[2];
-  double      tt, dts[2];
+  double      tt, t1, dts[2];
   long long   stp, v;
   char        s[64];
   PetscInt   *ibuf = NULL;
@@ -94,6 +94,11 @@ static int RestartReadLocal(BTE bte, const char file[], PetscReal *f, BTEDynamic
   if (ReadElements(fid, "/dynamics/time", H5T_NATIVE_DOUBLE, nt - 1, 0, 1, 1, &tt, st) || ReadElements(fid, "/dynamics/step", H5T_NATIVE_LLONG, nt - 1, 0, 1, 1, &stp, st)) goto done;
   if (!(tt >= -BTE_TIME_MAX && tt <= BTE_TIME_MAX)) {
     BTEH5Fail(st, "/dynamics/time[%llu] = %g fs is not a time in [%g, %g] fs; the file is damaged", (unsigned long long)(nt - 1), tt, -BTE_TIME_MAX, BTE_TIME_MAX);
+    goto done;
+  }
+  if (ReadElements(fid, "/dynamics/time", H5T_NATIVE_DOUBLE, 0, 0, 1, 1, &t1, st)) goto done;
+  if (!(t1 >= -BTE_TIME_MAX && t1 <= tt)) {
+    BTEH5Fail(st, "/dynamics/time[0] = %g fs is not a time in [%g, %g] fs (the last snapshot's); the file is damaged", t1, -BTE_TIME_MAX, tt);
     goto done;
   }
   if (stp < 0 || stp > PETSC_MAX_INT) {
@@ -142,7 +147,8 @@ static int RestartReadLocal(BTE bte, const char file[], PetscReal *f, BTEDynamic
     rs->dt     = (PetscReal)dts[0];
     rs->dtclip = (PetscReal)dts[1];
   }
-  rs->t    = (PetscReal)tt;
+  rs->t     = (PetscReal)tt;
+  rs->tfirst = (PetscReal)t1;
   rs->step = (PetscInt)stp;
   ret      = 0;
 done:

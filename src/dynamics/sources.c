@@ -62,6 +62,7 @@ PetscErrorCode BTEDynamicsSetFieldProfile(BTEDynamics dyn, BTEFieldProfile profi
   PetscFunctionBegin;
   PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   comm = PetscObjectComm((PetscObject)dyn);
+  PetscCheck(!dyn->setupcalled, comm, PETSC_ERR_ARG_WRONGSTATE, "Set the field profile before BTEDynamicsSetUp()");
   PetscCheck(profile >= BTE_FIELD_CONSTANT && profile <= BTE_FIELD_PULSE, comm, PETSC_ERR_ARG_OUTOFRANGE, "Unknown field profile %d: use constant, step or pulse", (int)profile);
   PetscCall(BTECheckRange(comm, "field time (-bte_efield_time)", t0, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
   if (profile == BTE_FIELD_PULSE) PetscCall(BTECheckRange(comm, "field pulse width (-bte_efield_fwhm)", fwhm, BTE_TIME_STEP_MIN, BTE_TIME_MAX, "fs", NULL));

@@ -226,7 +226,7 @@ PetscErrorCode BTEOutputPublish(BTEOutput o)
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode BTEOutputClose(BTEOutput *out)
+static PetscErrorCode OutputClose(BTEOutput *out, int complete)
 {
   BTEOutput o = *out;
 
@@ -236,7 +236,7 @@ PetscErrorCode BTEOutputClose(BTEOutput *out)
   Silence(o);
   if (o->rank == 0 && (o->published || !o->growing)) {
     /* complete = 1 last, once everything else is in the file */
-    if (!BTEH5WriteAttrInt(o->fid, "complete", 1, &o->st) && H5Fclose(o->fid) < 0) BTEH5Fail(&o->st, "cannot close it (HDF5): check the free space");
+    if (!BTEH5WriteAttrInt(o->fid, "complete", complete, &o->st) && H5Fclose(o->fid) < 0) BTEH5Fail(&o->st, "cannot close it (HDF5): check the free space");
     else if (o->st.bad) H5Fclose(o->fid);
     o->fid = -1;
     if (!o->st.bad && !o->published && rename(o->tmp, o->file)) BTEH5Fail(&o->st, "cannot rename %s to %s: %s", o->tmp, o->file, strerror(errno));
@@ -255,6 +255,20 @@ PetscErrorCode BTEOutputClose(BTEOutput *out)
     SETERRQ(comm, PETSC_ERR_FILE_WRITE, "Writing the %s output %s: %s", what, name, msg);
   }
   PetscCall(OutputFree(out));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEOutputClose(BTEOutput *out)
+{
+  PetscFunctionBegin;
+  PetscCall(OutputClose(out, 1));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTEOutputCloseStopped(BTEOutput *out)
+{
+  PetscFunctionBegin;
+  PetscCall(OutputClose(out, 0));
   PetscFunctionReturn(0);
 }
 

@@ -98,6 +98,7 @@ typedef struct {
 /* What a restart reads from the last complete snapshot of a dynamics output. */
 typedef struct {
   PetscReal t;         /* fs */
+  PetscReal tfirst;    /* the file's first snapshot, fs: its output times are tfirst + k interval */
   PetscInt  step;      /* TS step number */
   PetscBool hasdt;     /* the file has the step sizes (older files do not) */
   PetscReal dt;        /* the step the run was about to take, fs */
@@ -192,6 +193,8 @@ struct _p_BTEDynamics {
   PetscReal    sum0;       /* sum_i f_i of the initial state */
   PetscBool    warned;     /* carrier-number warning printed */
   PetscReal    nrel, nrelmax; /* once warned: the carrier number's relative change at the latest snapshot, and its largest |value| (said again at the run's end) */
+  PetscBool    stopped;    /* the run ended before its final time (-ts_max_steps), not at a steady state: its file stays complete = 0 */
+  PetscReal    tend;       /* the final time the run was asked for (fs) */
   PetscBool    warnedf;    /* occupations-outside-[0,1] warning printed */
   PetscReal    statetol;   /* occupations must stay finite and in [-statetol, 1 + statetol] (< 0: finite only) */
   BTEStateCheckType scheck;    /* where the guard looks, as set (auto, stage, step, none) */

@@ -33,6 +33,9 @@ PETSC_INTERN PetscErrorCode BTEOutputPublish(BTEOutput);
 /* Collective. Checks, sets complete = 1, closes and (if not yet) renames FILE.tmp to FILE. A
    growing file never published is removed instead: it holds nothing complete. */
 PETSC_INTERN PetscErrorCode BTEOutputClose(BTEOutput *);
+/* Collective. As BTEOutputClose, but complete stays 0: a run that stopped before its end (its
+   snapshots so far are valid, a restart continues it) */
+PETSC_INTERN PetscErrorCode BTEOutputCloseStopped(BTEOutput *);
 /* Closes without marking it complete (an abandoned run): FILE.tmp is removed, a
    published file keeps what it had. Does nothing after BTEOutputClose. */
 PETSC_INTERN PetscErrorCode BTEOutputDestroy(BTEOutput *);
