@@ -128,7 +128,7 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
 PetscErrorCode BTEDestroy(BTE *bte)
 {
   PetscFunctionBegin;
-  if (!*bte) PetscFunctionReturn(0);
+  if (!bte || !*bte) PetscFunctionReturn(0);
   PetscValidHeaderSpecific(*bte, BTE_CLASSID, 1);
   if (--((PetscObject)(*bte))->refct > 0) {
     *bte = NULL;
@@ -241,7 +241,7 @@ PetscErrorCode BTEGetModel(BTE bte, const char *model[])
 
    Input Parameters:
 +  bte - the BTE
--  n   - k points per direction (>= 1)
+-  n   - k points per direction (>= 2)
 
    Options Database Key:
 .  -bte_grid <n> - k points per direction
@@ -496,8 +496,9 @@ PetscErrorCode BTEGetMemoryLimit(BTE bte, PetscLogDouble *bytes)
 -  -bte_smearing <eV>   - Gaussian smearing eta
 
    Notes:
-   The only place the BTE reads the options database; values set through the API before or after it
-   are used as set. -help lists every option, those of every model included.
+   The only place the BTE reads the options database. As everywhere in PETSc, an option given
+   replaces a value set through the API before this call; a value set after it is used as set, and
+   a value no option names is kept. -help lists every option, those of every model included.
 
    Level: beginner
 

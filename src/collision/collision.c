@@ -286,6 +286,7 @@ PetscErrorCode BTECollisionSetTemperature(BTECollision coll, PetscReal T)
   PetscValidHeaderSpecific(coll, BTECOLLISION_CLASSID, 1);
   PetscValidLogicalCollectiveReal(coll, T, 2);
   PetscCheck(T > 0 && !PetscIsInfOrNanReal(T), PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "Temperature must be positive (K), got %g", (double)T);
+  PetscCall(BTECheckRange(PetscObjectComm((PetscObject)coll), "temperature", T, BTE_TEMPERATURE_MIN, BTE_TEMPERATURE_MAX, "K", NULL)); /* as BTESetTemperature */
   coll->Tset = T;
   if (coll->setupcalled && T != coll->temperature) coll->tstale = PETSC_TRUE;
   else if (coll->setupcalled) coll->tstale = PETSC_FALSE; /* back to the temperature it was built at */
@@ -516,10 +517,14 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
   PetscCall(PetscOptionsFList("-bte_collision_type", "Collision operator implementation", "BTECollisionSetType", BTECollisionList, deft, type, sizeof(type), &flg));
   if (flg || !((PetscObject)coll)->type_name) PetscCall(BTECollisionSetType(coll, flg ? type : deft));
   PetscCall(PetscOptionsEnum("-bte_collision_precision", "Storage precision of the fused and pair weights (mixed: float weights, double sums)", "BTECollision", BTECollisionPrecisions, prec, &prec, NULL));
+  /* a built operator keeps its layout: a different precision, partition or exchange is refused, as
+     the setters refuse it (BTECollisionSetMixedPrecision, BTECollisionSetPartition) */
+  PetscCheck(!coll->setupcalled || prec == (PetscEnum)coll->precision, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "-bte_collision_precision: set the precision before BTECollisionSetUp()");
   coll->precision = (BTECollisionPrecision)prec;
   PetscCall(PetscOptionsEnum("-bte_partition", "Which rank computes a channel whose ends live on two ranks: both (states), one of them with its contribution to the other end sent back (pairs; pair type only), or auto (pairs for the pair type on several ranks)", "BTECollisionSetPartition", BTECollisionPartitions, part, &part, NULL));
-  coll->partition = (BTECollisionPartition)part;
+  PetscCall(BTECollisionSetPartition(coll, (BTECollisionPartition)part));
   PetscCall(PetscOptionsEnum("-bte_exchange", "How ghost values and sums move between ranks with CUDA Vecs: scatter (PETSc's VecScatter; staged through host memory unless the MPI is GPU-aware), nccl (NCCL between the ranks' GPUs; one GPU per rank), ipc (CUDA IPC between the GPUs of one host), or auto (ipc on one host with a GPU per rank, else nccl where it can run)", "BTECollision", BTECollisionExchanges, xchg, &xchg, NULL));
+  PetscCheck(!coll->setupcalled || xchg == (PetscEnum)coll->exchange, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "-bte_exchange: set the exchange before BTECollisionSetUp()");
   coll->exchange = (BTECollisionExchange)xchg;
   PetscCall(PetscOptionsBool("-bte_exchange_work_first", "NCCL or IPC exchange: launch the work that hides an exchange before the exchange's own launches and calls are made (the transfers still wait for the values they send)", "BTECollision", coll->xwork, &coll->xwork, NULL));
   PetscCall(PetscOptionsString("-bte_exchange_nccl_library", "The NCCL shared library loaded for -bte_exchange nccl/auto (a name searched like any shared library, or a path)", "BTECollision", coll->ncclpath, coll->ncclpath, sizeof(coll->ncclpath), NULL));

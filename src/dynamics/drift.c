@@ -78,7 +78,7 @@ PetscErrorCode BTEDriftDestroy(BTEDrift *drift)
   BTEDrift d;
 
   PetscFunctionBegin;
-  if (!*drift) PetscFunctionReturn(0);
+  if (!drift || !*drift) PetscFunctionReturn(0);
   PetscValidHeaderSpecific(*drift, BTEDRIFT_CLASSID, 1);
   d = *drift;
   if (--((PetscObject)d)->refct > 0) {
@@ -160,6 +160,7 @@ PetscErrorCode BTEDriftSetField(BTEDrift d, const PetscReal E[3])
 PetscErrorCode BTEDriftGetField(BTEDrift d, PetscReal E[3])
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   for (PetscInt a = 0; a < 3; a++) E[a] = d->efield[a];
   PetscFunctionReturn(0);
 }
@@ -269,6 +270,7 @@ PetscErrorCode BTEDriftGetLimiter(BTEDrift d, BTEDriftLimiter *limiter)
 PetscErrorCode BTEDriftGetForm(BTEDrift d, BTEDriftForm *form)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   *form = d->form;
   PetscFunctionReturn(0);
 }
@@ -867,6 +869,18 @@ static PetscErrorCode BTEDriftLogJacobianMultVec(BTEDrift d, Vec dd, Vec x, Vec 
   PetscFunctionReturn(0);
 }
 
+/* A Vec of the caller must be a state vector: the host loops index it by the owned states */
+static PetscErrorCode BTEDriftCheckVec(BTEDrift d, Vec v, PetscInt arg)
+{
+  PetscInt n;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(v, VEC_CLASSID, arg);
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCheck(n == d->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vec argument %" PetscInt_FMT " has local size %" PetscInt_FMT " but this rank owns %" PetscInt_FMT " states; create it with BTECreateStateVec()", arg, n, d->nlocal);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode BTEDriftApply_Private(BTEDrift d, Vec f, Vec y, PetscBool add)
 {
   Vec       fw, out;
@@ -874,6 +888,8 @@ static PetscErrorCode BTEDriftApply_Private(BTEDrift d, Vec f, Vec y, PetscBool 
 
   PetscFunctionBegin;
   PetscCall(BTEDriftSetUp(d));
+  PetscCall(BTEDriftCheckVec(d, f, 2));
+  PetscCall(BTEDriftCheckVec(d, y, 3));
   PetscCall(PetscLogEventBegin(BTE_DriftApply, d, f, y, 0));
   PetscCall(BTEDriftIn(d, f, &fw));
   PetscCall(BTEDriftSameKind(d, y, &same));
@@ -965,6 +981,7 @@ PetscErrorCode BTEDriftSetJacobianState(BTEDrift d, Vec f)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   PetscCall(BTEDriftSetUp(d));
+  PetscCall(BTEDriftCheckVec(d, f, 2));
   PetscCall(PetscLogEventBegin(BTE_DriftJacobian, d, f, 0, 0));
   if (d->form == BTE_DRIFT_LOG) {
     PetscCall(BTEDriftIn(d, f, &fw));
@@ -1008,6 +1025,8 @@ PetscErrorCode BTEDriftJacobianMultAdd(BTEDrift d, Vec x, Vec y)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   PetscCheck(d->jstate && d->setupcalled, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_WRONGSTATE, "Call BTEDriftSetJacobianState() first");
+  PetscCall(BTEDriftCheckVec(d, x, 2));
+  PetscCall(BTEDriftCheckVec(d, y, 3));
   PetscCall(PetscLogEventBegin(BTE_DriftApply, d, x, y, 0));
   PetscCall(BTEDriftIn(d, x, &xw));
   PetscCall(BTEDriftSameKind(d, y, &same));
@@ -1050,6 +1069,7 @@ PetscErrorCode BTEDriftJacobianDiagonalAdd(BTEDrift d, Vec diag)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   PetscCheck(d->jstate && d->setupcalled, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_WRONGSTATE, "Call BTEDriftSetJacobianState() first");
+  PetscCall(BTEDriftCheckVec(d, diag, 2));
   dv = d->form == BTE_DRIFT_LOG ? d->jdiag : (d->form == BTE_DRIFT_MUSCL ? d->mdiag : d->adiag);
   PetscCall(BTEDriftSameKind(d, diag, &same));
   if (same) PetscCall(VecAXPY(diag, 1.0, dv));
@@ -1082,6 +1102,8 @@ PetscErrorCode BTEDriftGradient(BTEDrift d, Vec u, Vec grad[3])
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   PetscCall(BTEDriftSetUp(d));
+  PetscCall(BTEDriftCheckVec(d, u, 2));
+  for (PetscInt a = 0; a < 3; a++) PetscCall(BTEDriftCheckVec(d, grad[a], 3));
   nb = d->bv.nb;
   nl = d->nlocal;
   PetscCall(BTEDriftGhosts(d, u, d->xghost));

@@ -85,7 +85,7 @@ PetscErrorCode BTEDynamicsDestroy(BTEDynamics *dyn)
   BTEDynamics d;
 
   PetscFunctionBegin;
-  if (!*dyn) PetscFunctionReturn(0);
+  if (!dyn || !*dyn) PetscFunctionReturn(0);
   PetscValidHeaderSpecific(*dyn, BTEDYNAMICS_CLASSID, 1);
   d = *dyn;
   if (--((PetscObject)d)->refct > 0) {
@@ -153,6 +153,7 @@ PetscErrorCode BTEDynamicsSetCollision(BTEDynamics dyn, BTECollision coll)
 PetscErrorCode BTEDynamicsGetCollision(BTEDynamics dyn, BTECollision *coll)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   *coll = dyn->coll;
   PetscFunctionReturn(0);
 }
@@ -208,6 +209,7 @@ PetscErrorCode BTEDynamicsSetField(BTEDynamics dyn, const PetscReal E[3])
 PetscErrorCode BTEDynamicsGetDrift(BTEDynamics dyn, BTEDrift *drift)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   *drift = dyn->drift;
   PetscFunctionReturn(0);
 }
@@ -266,6 +268,7 @@ PetscErrorCode BTEDynamicsSetInitialState(BTEDynamics dyn, BTEInitType type, Pet
 PetscErrorCode BTEDynamicsSetCarrierDensity(BTEDynamics dyn, PetscReal n)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   PetscCheck(n >= 0 && !PetscIsInfOrNanReal(n), PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_OUTOFRANGE, "Carrier density must be >= 0 (0: unset), got %g", (double)n);
   dyn->density = n;
   PetscFunctionReturn(0);
@@ -290,6 +293,7 @@ PetscErrorCode BTEDynamicsSetCarrierDensity(BTEDynamics dyn, PetscReal n)
 PetscErrorCode BTEDynamicsSetPeakOccupation(BTEDynamics dyn, PetscReal A)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   PetscCheck(A > 0 && A <= 1, PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_OUTOFRANGE, "The peak occupation (-bte_init_occupation) must lie in (0, 1], got %g", (double)A);
   dyn->peak = A;
   PetscFunctionReturn(0);
@@ -314,6 +318,7 @@ PetscErrorCode BTEDynamicsSetPeakOccupation(BTEDynamics dyn, PetscReal A)
 PetscErrorCode BTEDynamicsSetRestart(BTEDynamics dyn, const char file[])
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   PetscCall(PetscStrncpy(dyn->restart, file ? file : "", sizeof(dyn->restart)));
   PetscFunctionReturn(0);
 }
@@ -341,6 +346,7 @@ PetscErrorCode BTEDynamicsSetTimes(BTEDynamics dyn, PetscReal dt, PetscReal tfin
   MPI_Comm comm = PetscObjectComm((PetscObject)dyn);
 
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_ARG_OUTOFRANGE, "The time step must be positive (fs), got %g", (double)dt);
   PetscCheck(!PetscIsInfOrNanReal(tfinal), comm, PETSC_ERR_ARG_OUTOFRANGE, "The final time must be a number (fs)");
   PetscCall(BTECheckRange(comm, "time step (-bte_time_step)", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
@@ -375,6 +381,7 @@ PetscErrorCode BTEDynamicsSetTimes(BTEDynamics dyn, PetscReal dt, PetscReal tfin
 PetscErrorCode BTEDynamicsSetOutput(BTEDynamics dyn, const char file[], PetscReal interval)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(dyn, BTEDYNAMICS_CLASSID, 1);
   PetscCheck(interval > 0 && !PetscIsInfOrNanReal(interval), PetscObjectComm((PetscObject)dyn), PETSC_ERR_ARG_OUTOFRANGE, "The output interval must be positive (fs), got %g", (double)interval);
   PetscCall(BTECheckRange(PetscObjectComm((PetscObject)dyn), "output interval (-bte_output_interval)", interval, BTE_INTERVAL_MIN, BTE_TIME_MAX, "fs", NULL));
   if (file != dyn->output) PetscCall(PetscStrncpy(dyn->output, file ? file : "", sizeof(dyn->output))); /* SetFromOptions passes dyn->output itself: no overlapping copy */
@@ -1329,6 +1336,7 @@ PetscErrorCode BTEDynamicsSetUp(BTEDynamics dyn)
   comm = PetscObjectComm((PetscObject)dyn);
   PetscCall(BTESetUp(bte));
   PetscCall(BTEDynamicsSourcesCheck(dyn)); /* again: the values may have come through the API */
+  PetscCheck(!dyn->restart[0] || dyn->init == BTE_INIT_RESTART, comm, PETSC_ERR_USER_INPUT, "A restart file (%s, BTEDynamicsSetRestart()) needs the initial state restart, not %s, which would ignore it", dyn->restart, BTEInitTypes[dyn->init]);
   PetscCall(BTEDynamicsCreateTS(dyn));
   if (dyn->scattering && !dyn->coll) {
     PetscCall(BTECollisionCreate(bte, &dyn->coll));

@@ -142,7 +142,7 @@ static PetscErrorCode BTEHighFieldResetSolve(BTEHighField hf)
 @*/
 PetscErrorCode BTEHighFieldDestroy(BTEHighField *hfp)
 {
-  BTEHighField hf = *hfp;
+  BTEHighField hf = hfp ? *hfp : NULL;
 
   PetscFunctionBegin;
   if (!hf) PetscFunctionReturn(0);

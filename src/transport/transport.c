@@ -100,7 +100,7 @@ PetscErrorCode BTETransportCreate(BTE bte, BTETransport *tr)
 PetscErrorCode BTETransportDestroy(BTETransport *tr)
 {
   PetscFunctionBegin;
-  if (!*tr) PetscFunctionReturn(0);
+  if (!tr || !*tr) PetscFunctionReturn(0);
   PetscValidHeaderSpecific(*tr, BTETRANSPORT_CLASSID, 1);
   if (--((PetscObject)(*tr))->refct > 0) {
     *tr = NULL;
@@ -163,6 +163,7 @@ PetscErrorCode BTETransportSetMethod(BTETransport tr, BTETransportMethod m)
 PetscErrorCode BTETransportGetMethod(BTETransport tr, BTETransportMethod *m)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
   *m = tr->method;
   PetscFunctionReturn(0);
 }
@@ -210,6 +211,7 @@ PetscErrorCode BTETransportSetPCType(BTETransport tr, BTETransportPCType t)
 PetscErrorCode BTETransportGetPCType(BTETransport tr, BTETransportPCType *t)
 {
   PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
   *t = tr->pctype;
   PetscFunctionReturn(0);
 }

@@ -103,6 +103,11 @@ static PetscErrorCode NullHandles(void)
   TRY("destroy-null/highfield", WANT_OK, BTEHighFieldDestroy(&hf));
   TRY("destroy-null/drift", WANT_OK, BTEDriftDestroy(&dr));
   TRY("destroy-null/collision", WANT_OK, BTECollisionDestroy(&co));
+  TRY("destroy-null-pointer/bte", WANT_OK, BTEDestroy(NULL));
+  TRY("destroy-null-pointer/dynamics", WANT_OK, BTEDynamicsDestroy(NULL));
+  TRY("destroy-null-pointer/transport", WANT_OK, BTETransportDestroy(NULL));
+  TRY("destroy-null-pointer/highfield", WANT_OK, BTEHighFieldDestroy(NULL));
+  TRY("destroy-null-pointer/drift", WANT_OK, BTEDriftDestroy(NULL));
   TRY_DEBUG("null-handle/create-output", BTECreate(PETSC_COMM_WORLD, NULL));
   TRY_DEBUG("null-handle/set-grid", BTESetGrid(NULL, 8));
   TRY_DEBUG("null-handle/set-temperature", BTESetTemperature(NULL, 300));
@@ -278,6 +283,54 @@ static PetscErrorCode AfterSetUp(void)
   PetscFunctionReturn(0);
 }
 
+/* a drift and a collision operator on a set-up BTE: vectors of another size and values out of range
+   are refused (a wrong-size gradient had written past its array) */
+static PetscErrorCode DriftCollision(void)
+{
+  BTE          bte;
+  BTEDrift     dr;
+  BTECollision co;
+  Vec          v, f, g[3], w[3];
+
+  PetscFunctionBegin;
+  PetscCall(NewBTE(PETSC_TRUE, &bte));
+  PetscCall(BTEDriftCreate(bte, &dr));
+  PetscCall(BTEDriftSetField(dr, (PetscReal[3]){100, 0, 0}));
+  PetscCall(BTEDriftSetUp(dr));
+  PetscCall(VecCreateMPI(PETSC_COMM_WORLD, 3, PETSC_DETERMINE, &v));
+  PetscCall(BTECreateStateVec(bte, &f));
+  PetscCall(VecSet(f, 0.1));
+  for (int a = 0; a < 3; a++) {
+    PetscCall(VecDuplicate(f, &g[a]));
+    w[a] = v;
+  }
+  TRY("wrong-vec/drift-apply", WANT_ERROR, BTEDriftApply(dr, v, f));
+  TRY("wrong-vec/drift-apply-add-output", WANT_ERROR, BTEDriftApplyAdd(dr, f, v));
+  TRY("wrong-vec/drift-gradient-output", WANT_ERROR, BTEDriftGradient(dr, f, w));
+  TRY("wrong-vec/drift-gradient-input", WANT_ERROR, BTEDriftGradient(dr, v, g));
+  TRY("wrong-vec/drift-jacobian-state", WANT_ERROR, BTEDriftSetJacobianState(dr, v));
+  TRY("drift/jacobian-state", WANT_OK, BTEDriftSetJacobianState(dr, f));
+  TRY("wrong-vec/drift-jacobian-mult", WANT_ERROR, BTEDriftJacobianMultAdd(dr, v, f));
+  TRY("wrong-vec/drift-jacobian-diagonal", WANT_ERROR, BTEDriftJacobianDiagonalAdd(dr, v));
+  TRY("drift/gradient", WANT_OK, BTEDriftGradient(dr, f, g));
+  PetscCall(CollisionSetUp(bte, &co));
+  TRY("bad-value/collision-temperature-huge", WANT_ERROR, BTECollisionSetTemperature(co, 1e9));
+  TRY("bad-value/collision-temperature-tiny", WANT_ERROR, BTECollisionSetTemperature(co, 1e-9));
+  TRY("collision/temperature", WANT_OK, BTECollisionSetTemperature(co, 250));
+  /* a built operator's layout: options that would change it are refused, as the setters refuse them */
+  PetscCall(PetscOptionsSetValue(NULL, "-bte_collision_precision", "mixed"));
+  TRY("after-setup/collision-options-precision", WANT_ERROR, BTECollisionSetFromOptions(co));
+  PetscCall(PetscOptionsClearValue(NULL, "-bte_collision_precision"));
+  TRY("after-setup/collision-options-none", WANT_OK, BTECollisionSetFromOptions(co));
+  for (int a = 0; a < 3; a++) PetscCall(VecDestroy(&g[a]));
+  PetscCall(VecDestroy(&v));
+  PetscCall(VecDestroy(&f));
+  PetscCall(BTECollisionDestroy(&co));
+  PetscCall(BTEDriftDestroy(&dr));
+  PetscCall(BTEDestroy(&bte));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode Transport(void)
 {
   BTE                bte, none, counted;
@@ -423,6 +476,7 @@ static PetscErrorCode Dynamics(void)
   TRY("dynamics/set-pump-after-setup", WANT_ERROR, BTEDynamicsSetPump(dyn, 1e15, 0.1, 0.02, 10, 10));
   TRY("dynamics/set-collision-after-setup", WANT_ERROR, BTEDynamicsSetCollision(dyn, co));
   TRY("dynamics/set-times-after-setup", WANT_OK, BTEDynamicsSetTimes(dyn, 1, 3));
+  TRY("dynamics/set-field-profile-after-setup", WANT_ERROR, BTEDynamicsSetFieldProfile(dyn, BTE_FIELD_PULSE, 2, 1));
   PetscCall(VecCreateMPI(PETSC_COMM_WORLD, 3, PETSC_DETERMINE, &v));
   TRY("wrong-vec/dynamics-initial-state", WANT_ERROR, BTEDynamicsComputeInitialState(dyn, v, &t0));
   TRY("wrong-vec/dynamics-solve-output", WANT_ERROR, BTEDynamicsSolve(dyn, v));
@@ -442,6 +496,58 @@ static PetscErrorCode Dynamics(void)
   PetscFunctionReturn(0);
 }
 
+/* values set through the dynamics' API, and on its TS, that SetFromOptions keeps when no option
+   names them; combinations the options refuse are refused through the API too (at setup); the
+   right-hand side of a dynamics not set up is refused, not zero */
+static PetscErrorCode DynamicsAPI(void)
+{
+  BTE         bte;
+  BTEDynamics d1, d2;
+  TS          ts;
+  Vec         f1, f2, F;
+  PetscReal   edge, t0, dt = 0, tmax = 0;
+  PetscBool   same = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(NewBTE(PETSC_TRUE, &bte));
+  PetscCall(BTEGetBandEdge(bte, &edge));
+  PetscCall(BTECreateStateVec(bte, &f1));
+  PetscCall(VecDuplicate(f1, &f2));
+  PetscCall(VecDuplicate(f1, &F));
+  PetscCall(BTEDynamicsCreate(bte, &d1));
+  PetscCall(BTEDynamicsCreate(bte, &d2));
+  PetscCall(BTEDynamicsSetInitialState(d1, BTE_INIT_GAUSSIAN, edge + 0.05, 0.02));
+  PetscCall(BTEDynamicsSetInitialState(d2, BTE_INIT_GAUSSIAN, edge + 0.05, 0.02));
+  PetscCall(BTEDynamicsSetFromOptions(d1));
+  PetscCall(BTEDynamicsComputeInitialState(d1, f1, &t0));
+  PetscCall(BTEDynamicsComputeInitialState(d2, f2, &t0));
+  PetscCall(VecEqual(f1, f2, &same));
+  TRYX("api-kept/dynamics-initial-energy", WANT_OK, same, BTEDynamicsSetFromOptions(d1));
+  PetscCall(BTEDynamicsGetTS(d2, &ts));
+  PetscCall(TSSetTimeStep(ts, 0.25));
+  PetscCall(TSSetMaxTime(ts, 7));
+  PetscCall(BTEDynamicsSetFromOptions(d2));
+  PetscCall(TSGetTimeStep(ts, &dt));
+  PetscCall(TSGetMaxTime(ts, &tmax));
+  TRYX("api-kept/dynamics-ts-step-and-final-time", WANT_OK, dt == 0.25 && tmax == 7, BTEDynamicsSetFromOptions(d2));
+  TRY("dynamics/rhs-before-setup", WANT_ERROR, BTEDynamicsTSRHSFunction(ts, 0, f1, F, d2));
+  PetscCall(BTEDynamicsDestroy(&d1));
+  PetscCall(BTEDynamicsDestroy(&d2));
+  PetscCall(BTEDynamicsCreate(bte, &d1));
+  PetscCall(BTEDynamicsSetRestart(d1, "misuse-no-such-restart.h5"));
+  TRY("api-combination/dynamics-restart-file-gaussian", WANT_ERROR, BTEDynamicsSetUp(d1));
+  PetscCall(BTEDynamicsDestroy(&d1));
+  PetscCall(BTEDynamicsCreate(bte, &d1));
+  PetscCall(BTEDynamicsSetSteadyStateThreshold(d1, 1e30));
+  TRY("api-combination/dynamics-steady-no-field", WANT_ERROR, BTEDynamicsSetUp(d1));
+  PetscCall(BTEDynamicsDestroy(&d1));
+  PetscCall(VecDestroy(&f1));
+  PetscCall(VecDestroy(&f2));
+  PetscCall(VecDestroy(&F));
+  PetscCall(BTEDestroy(&bte));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, "misuse: wrong calls to the API return PETSc errors"));
@@ -457,6 +563,8 @@ int main(int argc, char **argv)
   PetscCall(Transport());
   PetscCall(HighField());
   PetscCall(Dynamics());
+  PetscCall(DriftCollision());
+  PetscCall(DynamicsAPI());
   if (!list) {
     if (nbad) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " of %" PetscInt_FMT " case(s) BAD\n", nbad, nrun));
     else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "all checks passed (%" PetscInt_FMT " cases)\n", nrun));
