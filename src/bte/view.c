@@ -74,7 +74,9 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "bands: %" PetscInt_FMT ", phonon modes: %" PetscInt_FMT "\n", bte->nbands, bte->nmodes));
   PetscCall(PetscViewerASCIIPrintf(viewer, "states (n,k) in window: %" PetscInt_FMT " on %d rank(s)\n", bte->nstates, size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "scattering channels: %" PetscInt64_FMT "%s\n", bte->ch.nglobal, bte->chcounted ? " (counted; channel arrays not loaded)" : ""));
-  if (!bte->chcounted) {
+  /* no channel at all: the graph of single states would read as "connected" */
+  if (bte->ch.nglobal == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "channel graph: WARNING no scattering channel: none of the %" PetscInt_FMT " states in the window scatters, so nothing relaxes (transport and high-field solves refuse this table); the k grid is too coarse for the window: raise -bte_grid or -bte_window\n", bte->nstates));
+  else if (!bte->chcounted) {
     PetscInt  np, nout;
     PetscReal eout;
     PetscCall(BTEGetChannelGraph(bte, &np, &nout, &eout));
