@@ -88,6 +88,7 @@ PETSC_EXTERN PetscErrorCode BTETransportView(BTETransport, PetscViewer);
 /* Writes /transport/... (docs/transport.md) to an HDF5 file (created or truncated). Collective; rank 0 writes. */
 PETSC_EXTERN PetscErrorCode BTETransportWriteHDF5(BTETransport, const char[]);
 PETSC_EXTERN PetscErrorCode BTETransportDestroy(BTETransport *);
+PETSC_EXTERN PetscErrorCode BTETransportSetOptionsPrefix(BTETransport, const char[]);
 
 /* ------------------------------------------------------------------------- */
 /* BTEHighField: steady state of df/dt = drift(f; E) + I[f] at fixed carrier number,
@@ -145,3 +146,4 @@ PETSC_EXTERN PetscErrorCode BTEHighFieldGetSolution(BTEHighField, Vec *);
 PETSC_EXTERN PetscErrorCode BTEHighFieldView(BTEHighField, PetscViewer);
 PETSC_EXTERN PetscErrorCode BTEHighFieldWriteHDF5(BTEHighField, const char[]);
 PETSC_EXTERN PetscErrorCode BTEHighFieldDestroy(BTEHighField *);
+PETSC_EXTERN PetscErrorCode BTEHighFieldSetOptionsPrefix(BTEHighField, const char[]);

@@ -54,6 +54,7 @@ PetscErrorCode BTEHighFieldCreateDefaultDrift(BTEHighField hf, BTEHighFieldDrift
 
   PetscFunctionBegin;
   PetscCall(BTEDriftCreate(hf->bte, &d));
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)d, ((PetscObject)hf)->prefix)); /* the solver's prefix: -b_bte_drift_form */
   PetscCall(BTEDriftSetOwned(d, PETSC_TRUE, PETSC_FALSE)); /* each solve sets its field */
   PetscCall(BTEDriftSetFromOptions(d));
   PetscCall(BTEDriftSetUp(d));

@@ -129,6 +129,37 @@ static PetscErrorCode BTEHighFieldResetSolve(BTEHighField hf)
 }
 
 /*@
+   BTEHighFieldSetOptionsPrefix - Sets the prefix of the high-field solver's options and of its SNES's and continuation KSP's
+
+   Logically Collective
+
+   Input Parameters:
++  hf     - the high-field solver
+-  prefix - the prefix (no leading -), e.g. "a_": then -a_bte_efield_list, -a_bte_highfield_snes_type,
+            -a_bte_drift_form (its drift's options)
+
+   Notes:
+   Call it before BTEHighFieldSetFromOptions().
+
+   Level: intermediate
+
+.seealso: `BTEHighFieldSetFromOptions()`
+@*/
+PetscErrorCode BTEHighFieldSetOptionsPrefix(BTEHighField hf, const char prefix[])
+{
+  char p[256];
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)hf, prefix));
+  PetscCall(PetscSNPrintf(p, sizeof(p), "%sbte_highfield_", prefix ? prefix : ""));
+  PetscCall(SNESSetOptionsPrefix(hf->snes, p));
+  PetscCall(PetscSNPrintf(p, sizeof(p), "%sbte_highfield_ptc_", prefix ? prefix : ""));
+  PetscCall(KSPSetOptionsPrefix(hf->ptc_ksp, p));
+  PetscFunctionReturn(0);
+}
+
+/*@
    BTEHighFieldDestroy - Destroys a high-field solver
 
    Collective
@@ -431,6 +462,7 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
        refused before the table is read; the solve's drift reads them again when it is made */
     BTEDrift d;
     PetscCall(BTEDriftCreate(hf->bte, &d));
+    PetscCall(PetscObjectSetOptionsPrefix((PetscObject)d, ((PetscObject)hf)->prefix));
     PetscCall(BTEDriftSetOwned(d, PETSC_TRUE, PETSC_FALSE));
     PetscCall(BTEDriftSetFromOptions(d));
     PetscCall(BTEDriftDestroy(&d));

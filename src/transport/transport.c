@@ -86,6 +86,35 @@ PetscErrorCode BTETransportCreate(BTE bte, BTETransport *tr)
 }
 
 /*@
+   BTETransportSetOptionsPrefix - Sets the prefix of the transport solver's options and of its KSP's
+
+   Logically Collective
+
+   Input Parameters:
++  tr     - the transport solver
+-  prefix - the prefix (no leading -), e.g. "a_": then -a_bte_transport_method, -a_bte_transport_ksp_type
+
+   Notes:
+   Two solvers in one program take their options apart this way. Call it before
+   BTETransportSetFromOptions().
+
+   Level: intermediate
+
+.seealso: `BTETransportSetFromOptions()`
+@*/
+PetscErrorCode BTETransportSetOptionsPrefix(BTETransport tr, const char prefix[])
+{
+  char kp[256];
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)tr, prefix));
+  PetscCall(PetscSNPrintf(kp, sizeof(kp), "%sbte_transport_", prefix ? prefix : ""));
+  PetscCall(KSPSetOptionsPrefix(tr->ksp, kp));
+  PetscFunctionReturn(0);
+}
+
+/*@
    BTETransportDestroy - Destroys a transport solver
 
    Collective
@@ -496,12 +525,12 @@ static PetscErrorCode BTETransportCheckMethodOptions(BTETransport tr)
   PetscFunctionBegin;
   if (tr->method != BTE_TRANSPORT_ITA)
     for (size_t k = 0; k < sizeof(ita) / sizeof(ita[0]); k++) {
-      PetscCall(PetscOptionsHasName(options, NULL, ita[k], &flg));
+      PetscCall(PetscOptionsHasName(options, ((PetscObject)tr)->prefix, ita[k], &flg));
       PetscCheck(!flg, comm, PETSC_ERR_USER_INPUT, "%s is an option of the ita method, which this run does not use (-bte_transport_method %s): leave it out", ita[k], BTETransportMethods[tr->method]);
     }
   if (tr->method == BTE_TRANSPORT_KSP) PetscFunctionReturn(0);
   for (size_t k = 0; k < sizeof(ksp) / sizeof(ksp[0]); k++) {
-    PetscCall(PetscOptionsHasName(options, NULL, ksp[k], &flg));
+    PetscCall(PetscOptionsHasName(options, ((PetscObject)tr)->prefix, ksp[k], &flg));
     PetscCheck(!flg, comm, PETSC_ERR_USER_INPUT, "%s is an option of the ksp method, which this run does not use (-bte_transport_method %s): leave it out", ksp[k], BTETransportMethods[tr->method]);
   }
   /* the solver's own options (-bte_transport_ksp_rtol, -bte_transport_pc_type, ...) */

@@ -5,7 +5,9 @@
       J(f0) D 1 ~ 0 up to the smearing error (right null vector 1 of A);
    3. BTETransport through the API: isotropic, symmetric tensors, mobility = sigma/(e n),
       the returned F keeps the carrier number (D^T F = 0), results identical when solved
-      by chemical potential instead of density. */
+      by chemical potential instead of density;
+   4. options prefixes (BTETransportSetOptionsPrefix, BTEHighFieldSetOptionsPrefix) keep two
+      solvers' options apart. */
 #include <bte.h>
 #include <bte/transport.h>
 
@@ -167,6 +169,64 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "by mu: mobility %.8g vs by n: %.8g\n", (double)r2.mobility[0], (double)r.mobility[0]));
     CHECK(PetscAbsReal(r2.mobility[0] / r.mobility[0] - 1) < 1e-8, "mobility by mu %g != by n %g\n", (double)r2.mobility[0], (double)r.mobility[0]);
     PetscCall(BTETransportDestroy(&tr));
+  }
+  /* 4. two solvers apart by their options prefixes: a_ takes -a_bte_transport_ksp_type cg and
+     -a_bte_transport_method rta, the unprefixed one neither; -bte_ita_tol is the unprefixed (ita)
+     solver's, not a_'s, while -a_bte_ita_tol with a_'s rta is refused */
+  {
+    BTETransport       ta, tb;
+    BTETransportMethod ma, mb;
+    KSP                ka, kb;
+    KSPType            kta, ktb;
+    PetscErrorCode     e;
+    PetscCall(PetscOptionsSetValue(NULL, "-a_bte_transport_ksp_type", "cg"));
+    PetscCall(PetscOptionsSetValue(NULL, "-bte_ita_tol", "0.1"));
+    PetscCall(BTETransportCreate(bte, &ta));
+    PetscCall(BTETransportCreate(bte, &tb));
+    PetscCall(BTETransportSetOptionsPrefix(ta, "a_"));
+    PetscCall(BTETransportSetMethod(tb, BTE_TRANSPORT_ITA));
+    PetscCall(BTETransportSetFromOptions(ta));
+    PetscCall(BTETransportSetFromOptions(tb));
+    PetscCall(BTETransportGetKSP(ta, &ka));
+    PetscCall(BTETransportGetKSP(tb, &kb));
+    PetscCall(KSPGetType(ka, &kta));
+    PetscCall(KSPGetType(kb, &ktb));
+    CHECK(!strcmp(kta, KSPCG) && strcmp(ktb, KSPCG), "prefixed KSP types: a_ %s, unprefixed %s\n", kta, ktb);
+    PetscCall(PetscOptionsClearValue(NULL, "-a_bte_transport_ksp_type"));
+    PetscCall(PetscOptionsSetValue(NULL, "-a_bte_transport_method", "rta"));
+    PetscCall(BTETransportSetFromOptions(ta)); /* -bte_ita_tol is not a_'s: no refusal */
+    PetscCall(BTETransportGetMethod(ta, &ma));
+    PetscCall(BTETransportGetMethod(tb, &mb));
+    CHECK(ma == BTE_TRANSPORT_RTA && mb == BTE_TRANSPORT_ITA, "prefixed methods: a_ %s, unprefixed %s\n", BTETransportMethods[ma], BTETransportMethods[mb]);
+    PetscCall(PetscOptionsSetValue(NULL, "-a_bte_ita_tol", "0.1"));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    e = BTETransportSetFromOptions(ta);
+    PetscCall(PetscPopErrorHandler());
+    CHECK(e != 0, "-a_bte_ita_tol with -a_bte_transport_method rta was accepted\n");
+    PetscCall(PetscOptionsClearValue(NULL, "-a_bte_ita_tol"));
+    PetscCall(PetscOptionsClearValue(NULL, "-bte_ita_tol"));
+    PetscCall(PetscOptionsClearValue(NULL, "-a_bte_transport_method"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "options prefix a_: KSP %s, then method %s; unprefixed: KSP %s, method %s\n", kta, BTETransportMethods[ma], ktb, BTETransportMethods[mb]));
+    PetscCall(BTETransportDestroy(&ta));
+    PetscCall(BTETransportDestroy(&tb));
+  }
+  /* 5. the high-field solver's prefix reaches its SNES: -b_bte_highfield_snes_type newtontr */
+  {
+    BTEHighField hf;
+    SNES         snes;
+    SNESType     st;
+    PetscCall(PetscOptionsSetValue(NULL, "-b_bte_highfield_snes_type", "newtontr"));
+    PetscCall(PetscOptionsSetValue(NULL, "-b_bte_efield_list", "100"));
+    PetscCall(BTEHighFieldCreate(bte, &hf));
+    PetscCall(BTEHighFieldSetOptionsPrefix(hf, "b_"));
+    PetscCall(BTEHighFieldSetFromOptions(hf));
+    PetscCall(BTEHighFieldGetSNES(hf, &snes));
+    PetscCall(SNESGetType(snes, &st));
+    CHECK(!strcmp(st, SNESNEWTONTR), "prefixed high-field SNES type %s\n", st);
+    PetscCall(PetscOptionsClearValue(NULL, "-b_bte_highfield_snes_type"));
+    PetscCall(PetscOptionsClearValue(NULL, "-b_bte_efield_list"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "options prefix b_: high-field SNES %s\n", st));
+    PetscCall(BTEHighFieldDestroy(&hf));
   }
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(VecDestroy(&f0));
