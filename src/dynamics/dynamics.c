@@ -1629,9 +1629,8 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     /* stepover here is bte's own from an earlier solve; anything else set on the TS is refused as in
        BTEDynamicsTSSetFromOptions */
     PetscCheck(eft == TS_EXACTFINALTIME_MATCHSTEP || (eft == TS_EXACTFINALTIME_STEPOVER && dyn->landfinal), comm, PETSC_ERR_USER_INPUT, "TS exact final time %s: bte dynamics lands its steps on the output times and the final time itself; use matchstep", TSExactFinalTimeOptions[eft]);
-    dyn->landfinal = PETSC_TRUE;
-    if (dyn->tswitch >= 0 && dyn->tssw && !dyn->switched) dyn->landfinal = PETSC_TRUE; /* the first method's last step lands on the switch time */
-    if (dyn->landfinal) PetscCall(TSSetExactFinalTime(dyn->ts, TS_EXACTFINALTIME_STEPOVER));
+    dyn->landfinal = PETSC_TRUE; /* with -bte_switch_time the first method's last step lands on the switch time */
+    PetscCall(TSSetExactFinalTime(dyn->ts, TS_EXACTFINALTIME_STEPOVER));
     PetscCall(TSGetAdapt(dyn->ts, &adapt));
     PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
     if (dyn->init == BTE_INIT_RESTART && dyn->rs.hasdt && (!none || (dyn->rs.dtclip > 0 ? dyn->rs.dtclip : dyn->rs.dt) == dt)) {
