@@ -100,7 +100,10 @@ PETSC_EXTERN PetscErrorCode BTEGetChannelGraph(BTE, PetscInt *, PetscInt *, Pets
      0 for an exact detailed-balance discretisation; relax_temperature: the Fermi-Dirac temperature
      with the mean energy of the stationary state f0 relaxes to (a run without a field ends there;
      the carriers of the largest piece of the channel graph; NaN if none was found); edge_share:
-     share of the carriers of f0 in states within edge_width (3 kT) of the window's top.
+     share of the carriers of f0 in states within edge_width (3 kT) of the window's top;
+   relax_velocity: the mean velocity of the stationary state, a current without a field (0 unless
+     the couplings break k -> -k symmetry: a table from a Wannier interpolation evaluates each
+     channel's coupling at one end), against thermal_speed.
    BTEGetDiagnostics computes them once (a collision operator setup, an apply and a GMRES solve of
    10-40 Jacobian applies) and caches them; collective. computed is PETSC_FALSE when they are
    switched off (-bte_diagnostics 0, BTESetDiagnostics) or need what the BTE lacks (loaded
@@ -117,6 +120,8 @@ typedef struct {
   PetscReal edge_width;        /* eV */
   PetscInt  applies;           /* collision applies they took */
   PetscLogDouble time;         /* seconds they took (collision setup included) */
+  PetscReal relax_velocity[3]; /* cm/s: mean velocity of that stationary state (0 when the table is symmetric under k -> -k) */
+  PetscReal thermal_speed;     /* cm/s: mean speed |v| of f0, the scale of relax_velocity */
 } BTEDiagnostics;
 PETSC_EXTERN PetscErrorCode BTESetDiagnostics(BTE, PetscBool);
 PETSC_EXTERN PetscErrorCode BTEGetDiagnostics(BTE, BTEDiagnostics *);

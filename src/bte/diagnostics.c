@@ -13,6 +13,10 @@
      Fermi-Dirac distribution exchanges no energy with the lattice, a few applies, was 8 K off a
      10 K shift: the stationary state does not have the Fermi-Dirac shape.
    - edge share: the share of the carriers of f0 in states within 3 kT of the window's top.
+   - zero-field current: the mean velocity of that stationary state against the mean thermal speed
+     of f0. A table symmetric under k -> -k gives 0 to rounding; one whose couplings are evaluated at
+     one end of each channel from a non-Hermitian interpolation (a Perturbo file from a coarse grid)
+     does not, and its runs carry a current without a field.
    Cost: one collision operator setup (or the run's, when it exists), one apply, one scattering-rate
    pass and 10-40 Jacobian applies of GMRES; BTE_Diagnostics in -log_view. Vector operations only, so
    CUDA state Vecs (-vec_type cuda) keep the work on the device. */
@@ -78,11 +82,34 @@ static PetscErrorCode MeanEnergy(BTE bte, PetscReal T, PetscReal emin, Vec E, Ve
   PetscFunctionReturn(0);
 }
 
+/* Mean velocity (cm/s) of f and, if speed is not NULL, its mean speed |v| */
+static PetscErrorCode MeanVelocity(BTE bte, Vec f, PetscReal v[3], PetscReal *speed)
+{
+  const PetscScalar *a;
+  PetscReal          s[5] = {0, 0, 0, 0, 0};
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(f, &a));
+  for (PetscInt i = 0; i < bte->nlocal; i++) {
+    PetscReal        fi = PetscRealPart(a[i]);
+    const PetscReal *vi = bte->velocity + 3 * i;
+    s[0] += fi;
+    for (PetscInt c = 0; c < 3; c++) s[1 + c] += fi * vi[c];
+    s[4] += fi * PetscSqrtReal(vi[0] * vi[0] + vi[1] * vi[1] + vi[2] * vi[2]);
+  }
+  PetscCall(VecRestoreArrayRead(f, &a));
+  PetscCall(MPIU_Allreduce(MPI_IN_PLACE, s, 5, MPIU_REAL, MPIU_SUM, PetscObjectComm((PetscObject)bte)));
+  for (PetscInt c = 0; c < 3; c++) v[c] = s[0] > 0 ? 1e7 * s[1 + c] / s[0] : 0; /* Angstrom/fs -> cm/s */
+  if (speed) *speed = s[0] > 0 ? 1e7 * s[4] / s[0] : 0;
+  PetscFunctionReturn(0);
+}
+
 /* f0 (Fermi-Dirac at T), Gamma = -diag J(f0), I = I[f0], E = e - e_min, B = 1 on the largest
    piece of the channel graph (0 elsewhere): the temperature of the Fermi-Dirac distribution on B
    with the mean energy of the stationary state reached from f0 B (NaN if the solve fails or the
-   energy is out of [T/64, 64 T]'s). Channels do not leave a piece, so I[f0 B] = I[f0] B. */
-static PetscErrorCode RelaxationTemperature(BTE bte, BTECollision coll, PetscReal T, PetscReal emin, Vec f0, Vec Gamma, Vec Iv, Vec E, Vec B, PetscReal *Trel, PetscInt *applies)
+   energy is out of [T/64, 64 T]'s), and the stationary state's mean velocity (vstar, cm/s; left
+   as it is if the solve fails). Channels do not leave a piece, so I[f0 B] = I[f0] B. */
+static PetscErrorCode RelaxationTemperature(BTE bte, BTECollision coll, PetscReal T, PetscReal emin, Vec f0, Vec Gamma, Vec Iv, Vec E, Vec B, PetscReal *Trel, PetscReal vstar[3], PetscInt *applies)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)bte);
   RelaxShell         r;
@@ -160,6 +187,7 @@ static PetscErrorCode RelaxationTemperature(BTE bte, BTECollision coll, PetscRea
     /* f* = f0 B + D phi, its mean energy, and the Fermi-Dirac temperature with that mean energy */
     PetscCall(VecPointwiseMult(r.work, r.D, phi));
     PetscCall(VecAXPY(r.work, 1.0, r.D));
+    PetscCall(MeanVelocity(bte, r.work, vstar, NULL));
     PetscCall(VecDot(r.work, E, &num));
     PetscCall(VecSum(r.work, &n));
     Estar = PetscRealPart(num) / PetscRealPart(n);
@@ -269,9 +297,11 @@ static PetscErrorCode BTEDiagnosticsRun(BTE bte, BTECollision runcoll)
   PetscCall(VecDot(f0, M, &s));
   nedge         = PetscRealPart(s);
   d->edge_share = nf > 0 ? nedge / nf : 0;
-  /* the stationary state reached from f0 */
-  if (d->defect > 1e-13) PetscCall(RelaxationTemperature(bte, coll, T, emin, f0, G, Iv, E, B, &d->relax_temperature, &d->applies));
-  else d->relax_temperature = T; /* f0 is stationary to rounding (or nothing scatters) */
+  /* the stationary state reached from f0 (f0 B itself when f0 is stationary to rounding or nothing
+     scatters), its temperature and mean velocity */
+  PetscCall(MeanVelocity(bte, f0, d->relax_velocity, &d->thermal_speed));
+  if (d->defect > 1e-13) PetscCall(RelaxationTemperature(bte, coll, T, emin, f0, G, Iv, E, B, &d->relax_temperature, d->relax_velocity, &d->applies));
+  else d->relax_temperature = T;
   d->computed = PETSC_TRUE;
 
   PetscCall(VecDestroy(&B));
@@ -416,6 +446,12 @@ PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
     PetscReal rel = d.relax_temperature / d.temperature - 1;
     if (PetscAbsReal(rel) > BTE_DIAG_TRELAX_MAX) PetscCall(PetscViewerASCIIPrintf(v, "relaxation temperature: WARNING %s%s, %+.2f%% from the lattice's %s (above 2%%): runs without a field relax there, not to the lattice temperature; %s\n", Tr, piece, (double)(100 * rel), T, fix));
     else PetscCall(PetscViewerASCIIPrintf(v, "relaxation temperature: %s%s, %+.2f%% from the lattice's %s (where a run without a field relaxes)\n", Tr, piece, (double)(100 * rel), T));
+  }
+  {
+    PetscReal vs = PetscSqrtReal(d.relax_velocity[0] * d.relax_velocity[0] + d.relax_velocity[1] * d.relax_velocity[1] + d.relax_velocity[2] * d.relax_velocity[2]);
+    PetscReal rv = d.thermal_speed > 0 ? vs / d.thermal_speed : 0;
+    if (rv > BTE_DIAG_VREL_MAX) PetscCall(PetscViewerASCIIPrintf(v, "zero-field current: WARNING the stationary state carries v = (%.4g, %.4g, %.4g) cm/s without a field, %.2g of the mean thermal speed %.3g cm/s (above 1e-5): the couplings are not symmetric under k -> -k (each channel's is evaluated at one end; an interpolation from a coarse grid is not Hermitian), so runs without a field drift and a weak field's velocity is offset by this; %s\n", (double)d.relax_velocity[0], (double)d.relax_velocity[1], (double)d.relax_velocity[2], (double)rv, (double)d.thermal_speed, bte->delta == BTE_DELTA_BALANCED ? "refine the coarse grid of the couplings" : "use -bte_delta balanced (Fermi-Dirac is then the steady state, with no current)"));
+    else PetscCall(PetscViewerASCIIPrintf(v, "zero-field current: %.2g of the mean thermal speed %.3g cm/s in the stationary state (none: symmetric under k -> -k)\n", (double)rv, (double)d.thermal_speed));
   }
   if (d.edge_share > BTE_DIAG_EDGE_MAX) PetscCall(PetscViewerASCIIPrintf(v, "window edge: WARNING %.2e of the carriers of Fermi-Dirac at %s lie within %s of the window's top (above 1e-3): the window cuts the distribution's tail off; widen it (-bte_window)\n", (double)d.edge_share, T, w));
   else PetscCall(PetscViewerASCIIPrintf(v, "window edge: %.2e of the carriers of Fermi-Dirac at %s lie within %s of the window's top\n", (double)d.edge_share, T, w));

@@ -4,7 +4,8 @@ read with h5py and the formulas of docs/theory.md (section 2) in numpy: no code 
     python diag_reference.py TABLE T [ETA]      prints defect, relaxation temperature, edge share
 
 As a module: reference(table, T, eta=None) -> dict(defect, relax_temperature, edge_share, pieces,
-states_cut), and largest_piece(table) -> boolean mask of the largest piece of the channel graph."""
+states_cut, relax_velocity (cm/s, 3 components), thermal_speed (cm/s)), and largest_piece(table) ->
+boolean mask of the largest piece of the channel graph."""
 import sys
 import h5py
 import numpy as np
@@ -97,6 +98,10 @@ def reference(table, T, eta=None):
             hi = mid
     out["relax_temperature"] = np.sqrt(lo * hi)
     out["stationary_min"] = fs.min() / fs.max()
+    # the stationary state's mean velocity, and the mean speed of f0 (Angstrom/fs -> cm/s)
+    v = t["states/velocity"][:]
+    out["relax_velocity"] = 1e7 * (fs[:, None] * v[idx]).sum(axis=0) / fs.sum()
+    out["thermal_speed"] = 1e7 * (f * np.linalg.norm(v, axis=1)).sum() / f.sum()
     return out
 
 
