@@ -1,6 +1,7 @@
 /* BTEView and the memory estimate that bte info prints. */
 #include <bte/private/diagnostics.h>
 #include <stdio.h>
+#include <string.h>
 
 /* BTEGetMemoryEstimate: src/bte/memory.c */
 
@@ -75,7 +76,7 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "states (n,k) in window: %" PetscInt_FMT " on %d rank(s)\n", bte->nstates, size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "scattering channels: %" PetscInt64_FMT "%s\n", bte->ch.nglobal, bte->chcounted ? " (counted; channel arrays not loaded)" : ""));
   /* no channel at all: the graph of single states would read as "connected" */
-  if (bte->ch.nglobal == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "channel graph: WARNING no scattering channel: none of the %" PetscInt_FMT " states in the window scatters, so nothing relaxes (transport and high-field solves refuse this table); the k grid is too coarse for the window: raise -bte_grid or -bte_window\n", bte->nstates));
+  if (bte->ch.nglobal == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "channel graph: WARNING no scattering channel: none of the %" PetscInt_FMT " states in the window scatters, so nothing relaxes (transport and high-field solves refuse this table); the k grid is too coarse for the window: %s\n", bte->nstates, BTEGridAdvice(bte)));
   else if (!bte->chcounted) {
     PetscInt  np, nout;
     PetscReal eout;
@@ -95,7 +96,7 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
   PetscCall(MPIU_Allreduce(&mloc, &msum, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, PetscObjectComm((PetscObject)bte)));
   /* 1 rank: every channel once; P ranks (this layout): a channel whose ends live on two ranks is held by both */
   PetscCall(BTEViewBytes(viewer, bte->devlayout ? "memory for a run on 1 rank (table + host part of the collision operator, its layout built on the GPU)" : "memory for a run on 1 rank (table + collision operator)", mtot));
-  {
+  if (size > 1) { /* on one rank the line above says it all */
     char b1[32], b2[32];
     PetscCall(PetscViewerASCIIPrintf(viewer, "memory for a run on %d rank(s): largest rank %s, %s in all\n", size, BTEBytes(mmax, b1, sizeof(b1)), BTEBytes(msum, b2, sizeof(b2))));
   }
@@ -112,6 +113,19 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
 /* A built-in model's warnings that hold only under a field (gaas's isotropic L and X masses above
    ~5 kV/cm, its classic Gamma-L coupling from ~3 kV/cm): the field-driven runs (highfield, dynamics
    with -bte_efield) call this once with their largest field, so that a low-field run stays quiet */
+const char *BTEGridAdvice(BTE bte)
+{
+  if (bte->input[0]) return "make the table on a finer k grid (bte generate)";
+  if (!strcmp(bte->model, "perturbo")) return "raise -bte_perturbo_kdim or -bte_window";
+  return "raise -bte_grid or -bte_window";
+}
+
+const char *BTEWindowAdvice(BTE bte)
+{
+  if (bte->input[0]) return "make the table with a wider energy window (bte generate -bte_window)";
+  return "widen the window (-bte_window)";
+}
+
 PetscErrorCode BTEFieldCaveat(BTE bte, PetscReal field)
 {
   PetscFunctionBegin;

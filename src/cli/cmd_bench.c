@@ -190,7 +190,7 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   BTE            bte;
   char          *types[BTE_BENCH_MAXTYPES + 1], json[PETSC_MAX_PATH_LEN] = ""; /* one more than taken: a ninth is an error, not dropped */
   PetscInt       ntypes = BTE_BENCH_MAXTYPES + 1, reps = 10, copyn = 1 << 25;
-  PetscBool      flg, hasjson, dork4 = PETSC_TRUE, dojac = PETSC_TRUE, help, pipe = PETSC_FALSE;
+  PetscBool      flg, hasjson, dork4 = PETSC_TRUE, dojac = PETSC_TRUE, help, pipe = PETSC_FALSE, view = PETSC_FALSE;
   BenchResult    res[BTE_BENCH_MAXTYPES];
   PetscLogDouble bw = 0;
   PetscInt64     nch;
@@ -266,6 +266,8 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   PetscCall(PetscOptionsBool("-bte_bench_jacobian", "Also time one Jacobian apply", "", dojac, &dojac, NULL));
   PetscCall(PetscOptionsBool("-bte_bench_pipelined", "Also time the applies back to back: -bte_bench_reps of them in 5 batches, each started together on all ranks and ended by one device sync; the median of the batches' time per apply", "", pipe, &pipe, NULL));
   PetscCall(PetscOptionsString("-bte_bench_json", "Write the results as JSON to this file", "", json, json, sizeof(json), &hasjson));
+  /* as the other commands take it (a command line shared by all of them stays valid); off here */
+  PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary before the timings", "BTEView", view, &view, NULL));
   PetscOptionsEnd();
 
   PetscCall(BTECreate(comm, &bte));
@@ -294,6 +296,7 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   PetscCall(BTECommandCheckOptionsSetUp(comm, "bench")); /* the scratch objects above read every option of the timed ones: checked before the timings */
   if (hasjson && json[0]) PetscCall(BTECheckOutputFile(bte, json, "-bte_bench_json"));
   PetscCall(BTESetUp(bte));
+  if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTEGetNumChannels(bte, NULL, &nch));
   PetscCall(BTEGetNumStates(bte, NULL, &nstates));
   PetscCall(BTEGetSmearing(bte, &eta));

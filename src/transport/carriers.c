@@ -172,7 +172,7 @@ PetscErrorCode BTEChemicalPotential(BTE bte, PetscReal T, PetscReal n, PetscReal
   PetscCall(BTECarrierDensity(bte, T, lo, &nlo));
   PetscCall(BTECarrierDensity(bte, T, hi, &nhi));
   PetscCheck(n > nlo, comm, PETSC_ERR_ARG_OUTOFRANGE, "Carrier density %g %s is too small for these states at %g K (below %g)", (double)n, dim == 2 ? "cm^-2" : "cm^-3", (double)T, (double)nlo);
-  PetscCheck(n < nhi, comm, PETSC_ERR_ARG_OUTOFRANGE, "Carrier density %g %s is more than the states in the energy window can hold (%g %s at %g K); lower it or widen the window (-bte_window)", (double)n, dim == 2 ? "cm^-2" : "cm^-3", (double)nhi, dim == 2 ? "cm^-2" : "cm^-3", (double)T);
+  PetscCheck(n < nhi, comm, PETSC_ERR_ARG_OUTOFRANGE, "Carrier density %g %s is more than the states in the energy window can hold (%g %s at %g K); lower it or %s", (double)n, dim == 2 ? "cm^-2" : "cm^-3", (double)nhi, dim == 2 ? "cm^-2" : "cm^-3", (double)T, BTEWindowAdvice(bte));
   for (PetscInt it = 0; it < 200 && hi - lo > 1e-13 * PetscMax(1.0, PetscAbsReal(lo)); it++) {
     PetscReal mid = 0.5 * (lo + hi), nm;
     PetscCall(BTECarrierDensity(bte, T, mid, &nm));

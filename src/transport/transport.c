@@ -1077,7 +1077,7 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
       {
         PetscInt N;
         PetscCall(BTEGetNumStates(bte, NULL, &N));
-        PetscCheck(ctx.ninactive < N, comm, PETSC_ERR_ARG_WRONGSTATE, "No state in the window scatters at T = %g K (%" PetscInt_FMT " states, none with a channel): the k grid is too coarse for the energy window (raise -bte_grid or -bte_window)", (double)T, N);
+        PetscCheck(ctx.ninactive < N, comm, PETSC_ERR_ARG_WRONGSTATE, "No state in the window scatters at T = %g K (%" PetscInt_FMT " states, none with a channel): the k grid is too coarse for the energy window: %s", (double)T, N, BTEGridAdvice(tr->bte));
       }
       if (ctx.ninactive) PetscCall(PetscInfo(tr, "%" PetscInt_FMT " states have no scattering (Gamma = 0) or no weight (D = 0): left out\n", ctx.ninactive));
       PetscCall(BTELinearCreateOperator(bte, &ctx, PETSC_FALSE, &A));

@@ -155,6 +155,10 @@ PETSC_EXTERN PetscErrorCode BTEFreeChannels(BTE);
 PETSC_EXTERN PetscErrorCode BTEChannelsGetHost(BTE);
 PETSC_EXTERN PetscErrorCode BTEGridSetReciprocal(BTEGrid *);
 PETSC_EXTERN PetscErrorCode BTEStateOwner(BTE, PetscInt, PetscMPIInt *);
+/* What to change for a finer k grid or a wider window, as advice ends an error or warning line:
+   the table's maker for a table read from a file, else the model's own grid option (view.c) */
+PETSC_INTERN const char *BTEGridAdvice(BTE);
+PETSC_INTERN const char *BTEWindowAdvice(BTE);
 /* The model's field caveat, printed when the run's largest field reaches its threshold (view.c) */
 PETSC_INTERN PetscErrorCode BTEFieldCaveat(BTE, PetscReal);
 /* The piece of the channel graph of each owned state and the largest piece (BTEGetChannelGraph;
