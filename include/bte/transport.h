@@ -51,6 +51,7 @@ typedef struct {
   PetscReal  residual[3];        /* per field direction: ||v - A F|| / ||v|| of the returned F */
   PetscInt64 applies;            /* collision Jacobian applies used by the solver (all directions) */
   PetscBool  converged;          /* every direction met its tolerance */
+  PetscReal  edge_share;         /* the conducting carriers' (weight f0 (1 - f0)) share within 3 kT of the window's top; above 1e-3 warned */
 } BTETransportResult;
 
 PETSC_EXTERN PetscErrorCode BTETransportCreate(BTE, BTETransport *);

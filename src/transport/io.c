@@ -44,6 +44,8 @@ static int BTETransportWriter(const BTETransportWriteCtx *c, hid_t f, BTEH5Statu
   REAL("chemical_potential", 1, d1, "eV", "chemical potential (table's energy convention)");
   FILL(carrier_density);
   REAL("carrier_density", 1, d1, dunit, "n_c = s/(V Nk) sum_i f0_i");
+  FILL(edge_share);
+  REAL("edge_share", 1, d1, "1", "share of the conducting carriers (weight f0 (1 - f0)) within 3 kT of the window's top; above 1e-3 the window cuts the distribution");
 #undef FILL
   for (PetscInt k = 0; !st->bad && k < n; k++)
     for (PetscInt a = 0; a < 9; a++) buf[9 * k + a] = tr->res[k].conductivity[a];

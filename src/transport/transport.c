@@ -1064,14 +1064,31 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
       else PetscCall(BTEChemicalPotential(bte, T, cs[ic], &mu));
       /* above the window's top the window holds only part of the Fermi sea: the carriers that
          conduct, within a few kT of mu, are cut off (a mu of 5 eV on a 0.3 eV window gave 1e-75) */
-      if (tr->use_mu) PetscCheck(mu <= bte->emax, comm, PETSC_ERR_USER_INPUT, "-bte_chemical_potentials %g eV lies above the energy window's top, %g eV: the window cannot hold the Fermi sea; lower it or widen -bte_window", (double)mu, (double)bte->emax);
-      else PetscCheck(mu <= bte->emax, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_densities %g at T = %g K puts the chemical potential at %g eV, above the energy window's top, %g eV: the window cannot hold the Fermi sea; lower the density or widen -bte_window", (double)cs[ic], (double)T, (double)mu, (double)bte->emax);
+      if (tr->use_mu) PetscCheck(mu <= bte->emax, comm, PETSC_ERR_USER_INPUT, "-bte_chemical_potentials %g eV lies above the energy window's top, %g eV%s: the window cannot hold the Fermi sea; lower it or %s", (double)mu, (double)bte->emax, bte->carrier > 0 ? " (holes: energies are the negated band energies, as the window's)" : "", BTEWindowAdvice(bte));
+      else PetscCheck(mu <= bte->emax, comm, PETSC_ERR_USER_INPUT, "-bte_carrier_densities %g at T = %g K puts the chemical potential at %g eV, above the energy window's top, %g eV: the window cannot hold the Fermi sea; lower the density or %s", (double)cs[ic], (double)T, (double)mu, (double)bte->emax, BTEWindowAdvice(bte));
       PetscCall(BTECarrierDensity(bte, T, mu, &n));
       r->chemical_potential = mu;
       r->carrier_density    = n;
       PetscCall(BTEEquilibrium(bte, T, mu, f0, NULL));
       PetscCall(VecSum(f0, &sumf));
       PetscCheck(sumf > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "No carriers at T = %g K, mu = %g eV: raise the chemical potential", (double)T, (double)mu);
+      {
+        /* the carriers that conduct, weighted f0 (1 - f0), within 3 kT of the window's top: the setup
+           diagnostics check the window at the table's temperature, nondegenerate; a high density or
+           temperature of this configuration can reach the top (a Fermi sea cut by the window) */
+        const PetscScalar *fa;
+        PetscReal          w[2] = {0, 0}, kT = BTE_KB * T;
+        PetscCall(VecGetArrayRead(f0, &fa));
+        for (PetscInt i = 0; i < bte->nlocal; i++) {
+          PetscReal fi = PetscRealPart(fa[i]), wi = fi * (1 - fi);
+          w[0] += wi;
+          if (bte->energy[i] >= bte->emax - 3 * kT) w[1] += wi;
+        }
+        PetscCall(VecRestoreArrayRead(f0, &fa));
+        PetscCall(MPIU_Allreduce(MPI_IN_PLACE, w, 2, MPIU_REAL, MPIU_SUM, comm));
+        r->edge_share = w[0] > 0 ? w[1] / w[0] : 0;
+        if (r->edge_share > 1e-3) PetscCall(PetscPrintf(comm, "transport: WARNING at T = %g K, n = %g: %.2g of the conducting carriers (weight f0 (1 - f0)) lie within 3 kT of the window's top (above 1e-3): the window cuts the distribution and this mobility is not converged in it; %s\n", (double)T, (double)n, (double)r->edge_share, BTEWindowAdvice(bte)));
+      }
       PetscCall(BTECollisionComputeJacobian(col, f0, J));
       PetscCall(BTELinearCtxSetUp(bte, J, f0, T, mu, tr->rate[iT * nc + ic], &ctx));
       {
