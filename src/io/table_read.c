@@ -738,6 +738,14 @@ PetscErrorCode BTETableRead(BTE bte, const char file[])
      options (BTESetSmearing, BTESetTemperature, BTESetDelta, BTESetFromOptions) wins over the file's. */
   if (!bte->smearing_set) bte->smearing = (PetscReal)h->smearing;
   else if (bte->smearing != (PetscReal)h->smearing) PetscCall(PetscInfo(bte, "%s: using the smearing set, %g eV, instead of the table's %g eV\n", file, (double)bte->smearing, h->smearing));
+  /* a wider smearing than the table's: its channels were selected within tol_eta x its own eta of
+     energy conservation, so the run's Gaussians are cut short and the channels it would add are
+     not in the table (a narrower one is what the table allows: the channels are a superset) */
+  if (bte->smearing_set && bte->smearing > (PetscReal)h->smearing * (1 + 1e-12)) {
+    char msg[512]; /* the C library's %g: PETSc's printf writes 3 as "3." */
+    snprintf(msg, sizeof(msg), "WARNING: the smearing %g eV (-bte_smearing) is wider than the table's %g eV: its channels were selected within %g x %g eV of energy conservation, so this run's Gaussians are cut at %.2g of its widths and the channels it would add are missing; make the table with this smearing (bte generate -bte_smearing %g)", (double)bte->smearing, h->smearing, (double)bte->tol_eta, h->smearing, (double)(bte->tol_eta * h->smearing / bte->smearing), (double)bte->smearing);
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)bte), "%s\n", msg));
+  }
   if (h->has_delta && !bte->delta_set) bte->delta = (BTEDelta)h->delta;
   else if (h->has_delta && (int)bte->delta != h->delta) PetscCall(PetscInfo(bte, "%s: using the delta set, %s, instead of the table's %s\n", file, BTEDeltas[bte->delta], BTEDeltas[h->delta]));
   if (h->has_temperature && !bte->temperature_set) bte->temperature = (PetscReal)h->temperature;

@@ -25,3 +25,11 @@ expect_fail "Cannot write the output file" "$BTE" highfield $m -bte_efield_list 
 "$BTE" info -bte_model graphene -bte_grid 6 -bte_view 0 > /dev/null 2>&1 && expect_fail "No state in the window scatters" "$BTE" transport -bte_model graphene -bte_grid 60 -bte_view 0
 # and with MPI: one message, nonzero exit
 expect_fail "Temperatures must be positive" $MPIEXEC -n ${TEST_NP:-2} "$BTE" transport $m -bte_temperatures -1
+# a smearing wider than the table's: its channels were selected within 3 x its own: warned (not for
+# a narrower one, whose channels the table holds); the table's maker is named for a window too small
+"$BTE" generate $m -bte_output s.h5 > /dev/null
+out=$("$BTE" transport -bte_input s.h5 -bte_view 0 -bte_smearing 0.02 2>&1)
+grep -q "WARNING: the smearing 0.02 eV (-bte_smearing) is wider than the table's 0.01 eV: its channels were selected within 3 x 0.01 eV .* cut at 1.5 of its widths" <<<"$out" || { echo "$out"; echo "FAIL: no warning for a wider smearing"; exit 1; }
+"$BTE" transport -bte_input s.h5 -bte_view 0 -bte_smearing 0.005 2>&1 | grep -q "WARNING: the smearing" && { echo "FAIL: a narrower smearing warned"; exit 1; }
+expect_fail "more than the states in the energy window can hold .* make the table with a wider energy window" "$BTE" transport -bte_input s.h5 -bte_view 0 -bte_carrier_densities 1e25
+echo "ok: smearing and window advice for a table"
