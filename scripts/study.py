@@ -2,6 +2,7 @@
 """Work-precision study of time integrators for bte dynamics (docs/timestepping.md).
 
     scripts/study.py STUDY.json [--bte build/bin/bte] [--out DIR] [--np N] [--mpiexec CMD]
+                                [--extra OPTIONS] [--reuse | --overwrite | --only-existing | --plot-only]
 
 STUDY.json names the problem (the options every run shares: table or model, initial state,
 sources, final time, output interval), the reference, and the integrator configurations:
@@ -19,6 +20,13 @@ sources, final time, output interval), the reference, and the integrator configu
       ],
       "baseline": "RK4 fixed", "max_error": 1e-3
     }
+
+A relative options file ("options_file", or -options_file in any options string) is looked for
+next to the study file, then in the repository (the folder above scripts/), wherever the study is
+run from: the example's options/rk4-fixed.opts is the repository's. The whole study file is checked
+before anything runs (unknown keys, a method without a name, a sweep without an option or values,
+"methods": [], a text where a number belongs, an options file found in neither place): one line
+naming the problem, exit status 1.
 
 The reference is one run of the same problem with the reference's options and step (by default
 classical RK4 at a fixed 0.25 fs; a tight-tolerance high-order run is the other choice), written
@@ -40,6 +48,16 @@ larger of the two legs' (the first leg is compared at 0 and T, the second at T +
 and the final time, the restart state included: give the reference snapshots at those times with
 "reference": {"output_interval": ...}, e.g. 50 fs, so that no comparison interpolates it).
 
+What made each result is kept beside it: DIR/reference.cmd.json records the reference's bte
+options (the launcher and the driver's path aside; an options file by its content) and the
+SHA-256 of reference.h5, and TAG.cmd.json each run's options and the reference it was compared
+with. An existing reference is used only when it was made by the same options, is unchanged and
+complete (its run reached the final time); otherwise it is made again, with a line saying why. A
+directory that already holds a study's results (study.csv/.json/.md or run summaries) is refused
+unless --reuse (keep each run whose summary was made by the same options against the same
+reference, make the others again, and write the tables again from them) or --overwrite (make every
+run again); --only-existing tabulates only the runs that pass the same test.
+
 Writes DIR/study.csv, DIR/study.json, DIR/study.md (the tables in Markdown) and DIR/study.png
 (error vs applies and vs stepping wall time, one curve per method), and prints, for each method, the cheapest run at least as accurate as the
 baseline method's largest stable step (its cheapest run that completes with an error below
@@ -54,7 +72,12 @@ neither the driver nor the reference:
     scripts/study.py STUDY.json --bte build/bin/bte --out DIR --no-plot --extra '-vec_type cuda'   # there
     scripts/study.py STUDY.json --out DIR --plot-only                                               # here
 """
-import argparse, csv, json, os, re, resource, shlex, subprocess, sys, time
+import argparse, csv, hashlib, json, math, os, re, resource, shlex, subprocess, sys, time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STUDY_KEYS = ("title", "common", "output_interval", "reference", "methods", "baseline", "max_error", "target_error",
+              "timeout", "remake_reference")
+METHOD_KEYS = ("name", "options", "options_file", "sweep", "fixed", "count_linear", "first_leg")
 
 
 def cpu_children():
@@ -85,6 +108,186 @@ def last_error_line(log):
         return lines[-1] if lines else "exit nonzero"
     except OSError:
         return "no log"
+
+
+class StudyError(Exception):
+    """A study file that cannot be run: the message names the problem."""
+
+
+def resolve(f, base):
+    """A relative options file next to the study file (base), else in the repository; None if neither has it."""
+    if os.path.isabs(f):
+        return f if os.path.exists(f) else None
+    for d in (base, REPO):
+        if os.path.exists(os.path.join(d, f)):
+            return os.path.join(d, f)
+    return None
+
+
+def split_options(text, what, base, files=True):
+    """The options of a study string as arguments, each -options_file resolved (resolve()); StudyError
+    for unbalanced quotes or an options file found in neither place (files=False: not looked for)."""
+    if not isinstance(text, str):
+        raise StudyError("%s is %r: give the options as one string" % (what, text))
+    try:
+        o = shlex.split(text)
+    except ValueError as e:
+        raise StudyError("%s: %s" % (what, e))
+    for i, x in enumerate(o):
+        if x == "-options_file":
+            if i + 1 == len(o):
+                raise StudyError("%s ends with -options_file: give its file" % what)
+            if files:
+                f = resolve(o[i + 1], base)
+                if f is None:
+                    raise StudyError("%s: the options file %s is neither next to the study (%s) nor in the repository (%s)" % (what, o[i + 1], base, REPO))
+                o[i + 1] = f
+    return o
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def tag_of(name, value):
+    """A run's file name from its method and setting (so that a study split into parts, or extended,
+    finds its runs again)."""
+    return re.sub(r"[^A-Za-z0-9.+-]+", "_", "%s_%s" % (name, value)).strip("_")
+
+
+def check_study(st, base, files=True):
+    """Refuses (StudyError) what a study file gets wrong before anything runs: every key, type and
+    name the runs use; files=False leaves out the options files (--plot-only runs nothing)."""
+    if not isinstance(st, dict):
+        raise StudyError("is not a JSON object")
+    for key in ("common", "methods"):
+        if key not in st:
+            raise StudyError("has no \"%s\"" % key)
+
+    def keys(d, known, what):
+        if not isinstance(d, dict):
+            raise StudyError("%s is %r: expected a JSON object" % (what, d))
+        for k in d:
+            if k not in known:
+                raise StudyError("%s has an unknown key \"%s\" (known: %s)" % (what, k, ", ".join(known)))
+
+    def number(d, k, what, positive=True):
+        if k in d and not (is_number(d[k]) and (d[k] > 0 or not positive)):
+            raise StudyError("%s \"%s\" is %r: give a %snumber" % (what, k, d[k], "positive " if positive else ""))
+
+    def flag(d, k, what):
+        if k in d and not isinstance(d[k], bool):
+            raise StudyError("%s \"%s\" is %r: give true or false" % (what, k, d[k]))
+
+    keys(st, STUDY_KEYS, "the study")
+    split_options(st["common"], "\"common\"", base, files)
+    for k in ("output_interval", "max_error", "target_error", "timeout"):
+        number(st, k, "the study's")
+    flag(st, "remake_reference", "the study's")
+    if "title" in st and not isinstance(st["title"], str):
+        raise StudyError("\"title\" is %r: give a string" % (st["title"],))
+    ref = st.get("reference", {})
+    keys(ref, ("options", "dt", "output_interval"), "\"reference\"")
+    if "options" in ref:
+        split_options(ref["options"], "the reference's \"options\"", base, files)
+    for k in ("dt", "output_interval"):
+        number(ref, k, "the reference's")
+    ms = st["methods"]
+    if not isinstance(ms, list) or not ms:
+        raise StudyError("\"methods\" is %r: give a list of at least one method" % (ms,))
+    names, tags = set(), {}
+    for i, m in enumerate(ms):
+        what = "methods[%d]" % i
+        keys(m, METHOD_KEYS, what)
+        if not isinstance(m.get("name"), str) or not m["name"].strip():
+            raise StudyError("%s has no \"name\" (a non-empty string)" % what)
+        what = "method \"%s\"" % m["name"]
+        if m["name"] in names:
+            raise StudyError("two methods are named \"%s\"" % m["name"])
+        names.add(m["name"])
+        split_options(m.get("options", ""), "%s: \"options\"" % what, base, files)
+        if "options_file" in m:
+            if not isinstance(m["options_file"], str):
+                raise StudyError("%s: \"options_file\" is %r: give a file name" % (what, m["options_file"]))
+            if files and resolve(m["options_file"], base) is None:
+                raise StudyError("%s: the options file %s is neither next to the study (%s) nor in the repository (%s)" % (what, m["options_file"], base, REPO))
+        for k in ("fixed", "count_linear"):
+            flag(m, k, what + ":")
+        values = [None]
+        if "sweep" in m:
+            sw = m["sweep"]
+            keys(sw, ("option", "values", "scale"), what + ": \"sweep\"")
+            if not isinstance(sw.get("option"), str) or not sw["option"].startswith("-"):
+                raise StudyError("%s: the sweep has no \"option\" (an option such as -ts_dt)" % what)
+            values = sw.get("values")
+            if not isinstance(values, list) or not values or not all(is_number(v) for v in values):
+                raise StudyError("%s: the sweep's \"values\" is %r: give a list of numbers" % (what, values))
+            sc = sw.get("scale", {})
+            if not isinstance(sc, dict) or not all(isinstance(k, str) and k.startswith("-") and is_number(v) for k, v in sc.items()):
+                raise StudyError("%s: the sweep's \"scale\" is %r: give {\"-option\": factor, ...}" % (what, sc))
+        if "first_leg" in m:
+            leg = m["first_leg"]
+            keys(leg, ("until", "options"), what + ": \"first_leg\"")
+            if not (is_number(leg.get("until")) and leg["until"] > 0):
+                raise StudyError("%s: first_leg \"until\" is %r: give the time (fs) the first leg ends" % (what, leg.get("until")))
+            split_options(leg.get("options", ""), "%s: first_leg \"options\"" % what, base, files)
+        if len(set(values)) != len(values):
+            raise StudyError("%s: the sweep's \"values\" %r list a value twice" % (what, values))
+        for v in values:
+            t = tag_of(m["name"], v)
+            if t in tags:
+                raise StudyError("%s and %s both write the run %s: give the methods names that differ in letters or digits" % (tags[t], what, t))
+            tags[t] = what
+    if "baseline" in st and st["baseline"] not in names:
+        raise StudyError("the baseline %r is none of the methods' names" % (st["baseline"],))
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as fp:
+        for b in iter(lambda: fp.read(1 << 20), b""):
+            h.update(b)
+    return h.hexdigest()
+
+
+def identity(args, out):
+    """What determines a run's results, to compare with a record: its bte arguments, with the paths in
+    the output directory relative to it and each options file by its content (so that a directory
+    copied elsewhere, or another launcher or driver path, still matches)."""
+    prefix = os.path.join(out, "")
+    r = []
+    for i, x in enumerate(args):
+        if i and args[i - 1] == "-options_file":
+            try:
+                x = "sha256:" + sha256(x)
+            except OSError:
+                pass
+        elif x.startswith(prefix):
+            x = "$OUT/" + x[len(prefix):]
+        r.append(x)
+    return r
+
+
+def read_json(path):
+    """A JSON file, or None where it is missing or unreadable."""
+    try:
+        with open(path) as fp:
+            return json.load(fp)
+    except (OSError, ValueError):
+        return None
+
+
+def difference(old, new):
+    """Where two argument lists first differ, in a few words."""
+    i = next((i for i, (x, y) in enumerate(zip(old, new)) if x != y), min(len(old), len(new)))
+    return "'%s' then, '%s' now" % (" ".join(old[max(i - 1, 0):i + 2]), " ".join(new[max(i - 1, 0):i + 2]))
+
+
+def ratio_text(r):
+    """The baseline's applies over a run's, as "2.50x fewer", "1.22x more" or "as many"."""
+    if abs(r - 1) < 5e-3:
+        return "as many"
+    return "%.2fx fewer" % r if r > 1 else "%.2fx more" % (1 / r)
 
 
 def plot(st, rows, refdesc, out):
@@ -127,8 +330,9 @@ def main():
     ap.add_argument("--mpiexec", default=os.environ.get("MPIEXEC", ""), help="launcher, e.g. mpiexec")
     ap.add_argument("--extra", default="", help="options appended to every run (e.g. -vec_type cuda)")
     ap.add_argument("--no-plot", action="store_true", help="no PNG")
-    ap.add_argument("--reuse", action="store_true", help="keep the runs whose summary is already in the output directory")
-    ap.add_argument("--only-existing", action="store_true", help="run nothing: tabulate the summaries already there (others: not run)")
+    ap.add_argument("--reuse", action="store_true", help="keep the runs whose summary in the output directory was made by the same options against the same reference; make the others again")
+    ap.add_argument("--overwrite", action="store_true", help="make every run again in an output directory that holds an earlier study's results")
+    ap.add_argument("--only-existing", action="store_true", help="run nothing: tabulate the summaries already there that --reuse would keep (others: not run)")
     ap.add_argument("--plot-only", action="store_true", help="run nothing: draw study.png from the study.json already in the output directory (written with --no-plot, e.g. where there is no matplotlib)")
     a = ap.parse_args()
 
@@ -136,9 +340,15 @@ def main():
         st = json.load(open(a.study))
     except (OSError, ValueError) as e:
         sys.exit("study.py: cannot read the study %s: %s" % (a.study, e))
-    for key in ("common", "methods"):
-        if key not in st:
-            sys.exit("study.py: the study %s has no \"%s\"" % (a.study, key))
+    base = os.path.dirname(os.path.abspath(a.study))
+    try:
+        check_study(st, base, files=not a.plot_only)
+        extra = shlex.split(a.extra)
+    except StudyError as e:
+        # "the study S has no ..." / "is not ...", else "the study S: methods[2] has no ..."
+        sys.exit(("study.py: the study %s %s" if re.match(r"(has|is) ", str(e)) else "study.py: the study %s: %s") % (a.study, e))
+    except ValueError as e:
+        sys.exit("study.py: --extra %r: %s" % (a.extra, e))
     if a.plot_only:
         # needs neither the driver nor the reference: the rows of a study.json written elsewhere
         try:
@@ -149,63 +359,106 @@ def main():
             sys.exit(1)
         print("wrote %s/study.png" % a.out)
         return
+    if a.overwrite and (a.reuse or a.only_existing):
+        sys.exit("study.py: --overwrite makes every run again: give it without --reuse and --only-existing")
     if not os.access(a.bte, os.X_OK):
         sys.exit("study.py: the driver %s is not an executable (give --bte)" % a.bte)
-    os.makedirs(a.out, exist_ok=True)
     launch = (shlex.split(a.mpiexec) + ["-n", str(a.np)]) if a.mpiexec else []
     interval = float(st.get("output_interval", 50))
-    common = shlex.split(st["common"]) + ["-bte_view", "0", "-bte_dynamics_monitor", "0",
-                                          "-bte_output_interval", repr(interval)] + shlex.split(a.extra)
-    base = os.path.dirname(os.path.abspath(a.study))
+    common = split_options(st["common"], "common", base) + ["-bte_view", "0", "-bte_dynamics_monitor", "0",
+                                                            "-bte_output_interval", repr(interval)] + extra
 
     def opts_of(m):
         o = []
         if m.get("options_file"):
-            f = m["options_file"]
-            if not os.path.isabs(f) and not os.path.exists(f):
-                f = os.path.join(base, f)
-            o += ["-options_file", f]
-        return o + shlex.split(m.get("options", ""))
+            o += ["-options_file", resolve(m["options_file"], base)]
+        return o + split_options(m.get("options", ""), "options", base)
 
-    # the reference
+    # every configuration of the study, in order: (method, sweep value, run name)
+    configs = [(m, v, tag_of(m["name"], v)) for m in st["methods"] for v in m.get("sweep", {}).get("values", [None])]
+
+    # an earlier study's results are replaced only when asked (--reuse, --overwrite, --only-existing)
+    tables = [n for n in ("study.csv", "study.json", "study.md") if os.path.exists(os.path.join(a.out, n))]
+    summaries = [t for _, _, t in configs if os.path.exists(os.path.join(a.out, t + ".json"))]
+    if (tables or summaries) and not (a.reuse or a.overwrite or a.only_existing):
+        sys.exit("study.py: %s holds an earlier study's results (%s): give --reuse to keep the runs made by the same options "
+                 "and make the others again, --overwrite to make every run again, or another --out"
+                 % (a.out, ", ".join(tables + ["%d run summaries" % len(summaries)] if summaries else tables)))
+    if a.overwrite and (tables or summaries):
+        print("study.py: --overwrite: every run of %s is made again and the tables replaced" % a.out)
+    os.makedirs(a.out, exist_ok=True)
+
+    # the reference: made again unless reference.cmd.json says the same options made it, it is
+    # unchanged since, and its run reached the final time (an incomplete one, e.g. stopped by
+    # -ts_max_steps or killed, holds fewer snapshots than the runs are compared at)
     ref = st.get("reference", {})
-    refopts = shlex.split(ref.get("options", "-ts_type rk -ts_rk_type 4 -ts_adapt_type none"))
+    refopts = split_options(ref.get("options", "-ts_type rk -ts_rk_type 4 -ts_adapt_type none"), "reference", base)
     refdt = float(ref.get("dt", 0.25))
     refh5 = os.path.join(a.out, "reference.h5")
-    refdesc = "%s, step %g fs" % (" ".join(refopts), refdt)
-    if a.only_existing and not os.path.exists(refh5):
-        sys.exit("study.py: --only-existing, but there is no reference %s" % refh5)
-    if not os.path.exists(refh5) or st.get("remake_reference", False):
-        if os.path.exists(refh5):
-            os.remove(refh5)
+    refjs, refrec = os.path.join(a.out, "reference.json"), os.path.join(a.out, "reference.cmd.json")
+    refargs = ["dynamics"] + common + refopts + ["-ts_dt", repr(refdt), "-bte_output", refh5,
+                                                 "-bte_output_interval", repr(float(ref.get("output_interval", interval))),
+                                                 "-bte_summary", refjs]
+    refdesc = "%s, step %g fs" % (" ".join(refopts), refdt) + ("; every run with %s" % a.extra if a.extra.strip() else "")
+    refid = identity(refargs, a.out)
+
+    def reference_complete(js):
+        """the reference's summary says its run reached the final time (older bte: CONVERGED_TIME)"""
+        return bool(js) and js.get("complete", js.get("converged_reason") == "CONVERGED_TIME") is True
+
+    why = None  # why the existing reference is not used
+    rec = read_json(refrec)
+    if not os.path.exists(refh5):
+        why = "" if not os.path.exists(refrec) else "reference.h5 is missing"
+    elif st.get("remake_reference", False):
+        why = "the study asks for it (\"remake_reference\")"
+    elif not isinstance(rec, dict) or "command" not in rec or "sha256" not in rec:
+        why = "nothing records the options that made it (reference.cmd.json)"
+    elif rec["command"] != refid:
+        why = "it was made by other options (%s)" % difference(rec["command"], refid)
+    elif not reference_complete(read_json(refjs)):
+        why = "its run did not reach the final time (reference.json: complete false, or missing)"
+    elif sha256(refh5) != rec["sha256"]:
+        why = "it changed after it was made (its SHA-256 differs from reference.cmd.json's)"
+    if why is not None and a.only_existing:
+        sys.exit("study.py: --only-existing, but %s" % ("there is no reference %s" % refh5 if not why else "the reference %s cannot be used: %s" % (refh5, why)))
+    if why is not None:
+        if why:
+            print("reference: making %s again: %s" % (refh5, why))
+        for f in (refh5, refjs, refrec):
+            if os.path.exists(f):
+                os.remove(f)
         t0 = time.time()
-        rc, _ = run(launch + [a.bte, "dynamics"] + common + refopts + ["-ts_dt", repr(refdt), "-bte_output", refh5,
-                 "-bte_output_interval", repr(float(ref.get("output_interval", interval))),
-                 "-bte_summary", os.path.join(a.out, "reference.json")], os.path.join(a.out, "reference.log"))
+        rc, _ = run(launch + [a.bte] + refargs, os.path.join(a.out, "reference.log"))
         if rc:
             sys.exit("study.py: the reference run failed: %s (%s)" % (last_error_line(os.path.join(a.out, "reference.log")), os.path.join(a.out, "reference.log")))
+        js = read_json(refjs)
+        if not reference_complete(js):
+            js = js or {}
+            sys.exit("study.py: the reference run stopped before its final time (%s: complete %s, %s at %s fs): check the reference's options and --extra (e.g. -ts_max_steps)"
+                     % (refjs, json.dumps(js.get("complete")), js.get("converged_reason"), js.get("final_time")))
+        refsha = sha256(refh5)
+        json.dump({"command": refid, "sha256": refsha}, open(refrec, "w"), indent=1)
         print("reference: %s (%.1f s)" % (refdesc, time.time() - t0))
     else:
-        print("reference: %s (existing %s)" % (refdesc, refh5))
+        refsha = rec["sha256"]
+        print("reference: %s (existing %s, made by the same options)" % (refdesc, refh5))
 
-    def run_split(leg, o, tag, sj, log):
+    def run_split(leg, cmds, tag, sj, log):
         """a split run: the first leg's options up to leg["until"] fs (written to TAG.leg1.h5),
         then the method's options from its last snapshot (-bte_init restart) to the final time, both
-        against the reference; the summary sj adds up the legs' costs and takes the larger error"""
+        against the reference (cmds: the two legs' arguments, legs_of); the summary sj adds up the
+        legs' costs and takes the larger error"""
         h5, s1, s2 = (os.path.join(a.out, tag + x) for x in (".leg1.h5", ".leg1.json", ".leg2.json"))
         for f in (h5, s1, s2):
             if os.path.exists(f):
                 os.remove(f)
-        T = float(leg["until"])
-        lo = shlex.split(leg.get("options", "")) + ["-bte_final_time", repr(T), "-bte_output_interval", repr(T)]
-        rc, cpu = run(launch + [a.bte, "dynamics"] + common + lo + ["-bte_output", h5, "-bte_reference", refh5, "-bte_summary", s1],
-                      os.path.join(a.out, tag + ".leg1.log"), st.get("timeout"))
+        rc, cpu = run(launch + [a.bte] + cmds[0], os.path.join(a.out, tag + ".leg1.log"), st.get("timeout"))
         if rc:
             with open(log, "w") as fp:
                 fp.write("first leg: %s\n" % last_error_line(os.path.join(a.out, tag + ".leg1.log")))
             return rc, cpu
-        rc, cpu2 = run(launch + [a.bte, "dynamics"] + common + o + ["-bte_init", "restart", "-bte_restart", h5,
-                       "-bte_reference", refh5, "-bte_summary", s2], log, st.get("timeout"))
+        rc, cpu2 = run(launch + [a.bte] + cmds[1], log, st.get("timeout"))
         if rc or not os.path.exists(s2):
             return rc or 1, cpu + cpu2
         j1, j2 = json.load(open(s1)), json.load(open(s2))
@@ -224,65 +477,82 @@ def main():
         json.dump(js, open(sj, "w"), indent=1)
         return 0, cpu + cpu2
 
+    def legs_of(leg, o, tag):
+        """the bte arguments of a split run's two legs"""
+        h5, s1, s2 = (os.path.join(a.out, tag + x) for x in (".leg1.h5", ".leg1.json", ".leg2.json"))
+        T = float(leg["until"])
+        lo = split_options(leg.get("options", ""), "first_leg", base) + ["-bte_final_time", repr(T), "-bte_output_interval", repr(T)]
+        return (["dynamics"] + common + lo + ["-bte_output", h5, "-bte_reference", refh5, "-bte_summary", s1],
+                ["dynamics"] + common + o + ["-bte_init", "restart", "-bte_restart", h5, "-bte_reference", refh5, "-bte_summary", s2])
+
     rows = []
-    for mi, m in enumerate(st["methods"]):
+    for m, v, tag in configs:
         sw = m.get("sweep", {})
-        values = sw.get("values", [None])
-        for vi, v in enumerate(values):
-            # named by method and setting, so that a study split into parts (or extended) reuses runs
-            tag = re.sub(r"[^A-Za-z0-9.+-]+", "_", "%s_%s" % (m["name"], v)).strip("_")
-            o = opts_of(m)
-            if v is not None:
-                o += [sw["option"], repr(v)]
-                for opt, fac in sw.get("scale", {}).items():
-                    o += [opt, repr(v * fac)]
-            sj, log = os.path.join(a.out, tag + ".json"), os.path.join(a.out, tag + ".log")
-            row = {"method": m["name"], "option": sw.get("option", ""), "value": v, "run": tag, "status": "ok"}
-            cpufile = os.path.join(a.out, tag + ".cpu")
-            have = os.path.exists(sj) and os.path.getmtime(sj) >= os.path.getmtime(refh5)
-            if (a.reuse or a.only_existing) and (have or (os.path.exists(log) and not os.path.exists(sj) and a.only_existing)):
-                rc = 0 if have else 1
-                row["cpu_total"] = float(open(cpufile).read()) if os.path.exists(cpufile) else None
-                if not have and last_error_line(log) == "exit nonzero":  # a log without an error: stopped from outside
-                    row["status"] = "not finished"
-                    rows.append(row)
-                    print("%-28s %-10s %-10s not finished" % (m["name"], row["option"], v))
-                    continue
-            elif a.only_existing:
-                row["status"] = "not run"
+        o = opts_of(m)
+        if v is not None:
+            o += [sw["option"], repr(v)]
+            for opt, fac in sw.get("scale", {}).items():
+                o += [opt, repr(v * fac)]
+        sj, log = os.path.join(a.out, tag + ".json"), os.path.join(a.out, tag + ".log")
+        rec_file = os.path.join(a.out, tag + ".cmd.json")
+        if m.get("first_leg"):
+            cmds = list(legs_of(m["first_leg"], o, tag))
+        else:
+            cmds = [["dynamics"] + common + o + ["-bte_reference", refh5, "-bte_summary", sj]]
+        record = {"commands": [identity(c, a.out) for c in cmds], "reference_sha256": refsha}
+        row = {"method": m["name"], "option": sw.get("option", ""), "value": v, "run": tag, "status": "ok"}
+        cpufile = os.path.join(a.out, tag + ".cpu")
+        # a summary counts only with the record of the options that made it, against this reference
+        have = os.path.exists(sj) and read_json(rec_file) == record
+        if (a.reuse or a.only_existing) and os.path.exists(sj) and not have:
+            print("%-28s %-10s %-10s %s" % (m["name"], row["option"], v, "its summary was made by other options or against another reference: " +
+                                            ("not used" if a.only_existing else "made again")))
+        if (a.reuse or a.only_existing) and (have or (os.path.exists(log) and not os.path.exists(sj) and a.only_existing)):
+            rc = 0 if have else 1
+            row["cpu_total"] = float(open(cpufile).read()) if os.path.exists(cpufile) else None
+            if not have and last_error_line(log) == "exit nonzero":  # a log without an error: stopped from outside
+                row["status"] = "not finished"
                 rows.append(row)
-                print("%-28s %-10s %-10s not run" % (m["name"], row["option"], v))
+                print("%-28s %-10s %-10s not finished" % (m["name"], row["option"], v))
                 continue
-            else:
-                if os.path.exists(sj):
-                    os.remove(sj)
-                if m.get("first_leg"):
-                    rc, cpu = run_split(m["first_leg"], o, tag, sj, log)
-                else:
-                    rc, cpu = run(launch + [a.bte, "dynamics"] + common + o + ["-bte_reference", refh5, "-bte_summary", sj], log, st.get("timeout"))
-                row["cpu_total"] = cpu
-                open(cpufile, "w").write("%.3f\n" % cpu)
-            if rc or not os.path.exists(sj):
-                row["status"] = "failed: " + last_error_line(log)
-            else:
-                s = json.load(open(sj))
-                re_ = s["reference_error"]
-                row.update(steps=s["steps"], rejected=s["rejected_steps"], collision_applies=s["collision_applies"],
-                           jacobian_applies=s["jacobian_applies"],
-                           # an assembled Jacobian is applied by MatMult on AIJ, not counted as a
-                           # Jacobian apply: "count_linear" counts one per linear iteration instead
-                           applies=s["collision_applies"] + s["jacobian_applies"] + (s["linear_iterations"] if m.get("count_linear") else 0),
-                           linear_iterations=s["linear_iterations"], wall_stepping=s["wall_time"]["stepping"],
-                           error_max=re_["max"]["f_max"], error_final=re_["final"]["f_max"],
-                           error_rel_l2_max=re_["max"]["f_l2_relative"])
-                if row["error_max"] is None:  # NaN or Inf in the summary
-                    row["status"] = "failed: error not finite"
+        elif a.only_existing:
+            row["status"] = "not run"
             rows.append(row)
-            if row["status"] == "ok":
-                print("%-28s %-10s %-10s applies %8d (+%8d Jac)  error %.2e  stepping %.3f s" % (
-                    m["name"], row["option"], v, row["collision_applies"], row["jacobian_applies"], row["error_max"], row["wall_stepping"]))
+            print("%-28s %-10s %-10s not run" % (m["name"], row["option"], v))
+            continue
+        else:
+            for f in (sj, rec_file):
+                if os.path.exists(f):
+                    os.remove(f)
+            if m.get("first_leg"):
+                rc, cpu = run_split(m["first_leg"], cmds, tag, sj, log)
             else:
-                print("%-28s %-10s %-10s %s" % (m["name"], row["option"], v, row["status"]))
+                rc, cpu = run(launch + [a.bte] + cmds[0], log, st.get("timeout"))
+            row["cpu_total"] = cpu
+            open(cpufile, "w").write("%.3f\n" % cpu)
+            if os.path.exists(sj):
+                json.dump(record, open(rec_file, "w"), indent=1)
+        if rc or not os.path.exists(sj):
+            row["status"] = "failed: " + last_error_line(log)
+        else:
+            s = json.load(open(sj))
+            re_ = s["reference_error"]
+            row.update(steps=s["steps"], rejected=s["rejected_steps"], collision_applies=s["collision_applies"],
+                       jacobian_applies=s["jacobian_applies"],
+                       # an assembled Jacobian is applied by MatMult on AIJ, not counted as a
+                       # Jacobian apply: "count_linear" counts one per linear iteration instead
+                       applies=s["collision_applies"] + s["jacobian_applies"] + (s["linear_iterations"] if m.get("count_linear") else 0),
+                       linear_iterations=s["linear_iterations"], wall_stepping=s["wall_time"]["stepping"],
+                       error_max=re_["max"]["f_max"], error_final=re_["final"]["f_max"],
+                       error_rel_l2_max=re_["max"]["f_l2_relative"])
+            if row["error_max"] is None:  # NaN or Inf in the summary
+                row["status"] = "failed: error not finite"
+        rows.append(row)
+        if row["status"] == "ok":
+            print("%-28s %-10s %-10s applies %8d (+%8d Jac)  error %.2e  stepping %.3f s" % (
+                m["name"], row["option"], v, row["collision_applies"], row["jacobian_applies"], row["error_max"], row["wall_stepping"]))
+        else:
+            print("%-28s %-10s %-10s %s" % (m["name"], row["option"], v, row["status"]))
 
     # equal accuracy: the baseline's largest stable step sets the target error; a study's
     # "target_error" adds a second comparison at that error (still against that step's cost)
@@ -304,8 +574,8 @@ def main():
                  "error_max": c["error_max"], "wall_stepping": c["wall_stepping"], "applies_ratio": b["applies"] / c["applies"],
                  "wall_ratio": b["wall_stepping"] / c["wall_stepping"] if c["wall_stepping"] > 0 else None}
             out.append(e)
-            print("  %-28s %s %-8s %8d applies (%5.2fx fewer), error %.2e, %.3f s" % (
-                m["name"], c["option"], c["value"], c["applies"], e["applies_ratio"], c["error_max"], c["wall_stepping"]))
+            print("  %-28s %s %-8s %8d applies (%s), error %.2e, %.3f s" % (
+                m["name"], c["option"], c["value"], c["applies"], ratio_text(e["applies_ratio"]), c["error_max"], c["wall_stepping"]))
         return {"target": target, "what": what, "methods": out}
 
     comparisons = []
@@ -322,7 +592,7 @@ def main():
         w.writeheader()
         for r in rows:
             w.writerow(r)
-    json.dump({"title": st.get("title", ""), "reference": refdesc, "baseline": bname, "runs": rows, "equal_accuracy": summary, "comparisons": comparisons},
+    json.dump({"title": st.get("title", ""), "reference": refdesc, "extra": a.extra, "baseline": bname, "runs": rows, "equal_accuracy": summary, "comparisons": comparisons},
               open(os.path.join(a.out, "study.json"), "w"), indent=1)
     # the same as Markdown tables (docs/timestepping.md is made of these)
     with open(os.path.join(a.out, "study.md"), "w") as fp:
@@ -337,14 +607,14 @@ def main():
                          r["jacobian_applies"], r["linear_iterations"], r["error_max"], r["wall_stepping"]))
         for cmp in comparisons:
             fp.write("\nAt %s, %.1e: the cheapest run of each method at least as accurate\n\n" % (cmp["what"], cmp["target"]))
-            fp.write("| method | setting | applies | fewer applies than %s at its largest usable step | error | stepping (s) |\n|---|---|---|---|---|---|\n" % bname)
+            fp.write("| method | setting | applies | applies against %s at its largest usable step | error | stepping (s) |\n|---|---|---|---|---|---|\n" % bname)
             for e in cmp["methods"]:
                 if not e["reached"]:
                     fp.write("| %s | does not reach it |||||\n" % e["method"])
                 else:
-                    fp.write("| %s | %s %s | %d | %.2fx | %.2e | %.2f |\n" % (e["method"], e["option"], e["value"], e["applies"], e["applies_ratio"], e["error_max"], e["wall_stepping"]))
+                    fp.write("| %s | %s %s | %d | %s | %.2e | %.2f |\n" % (e["method"], e["option"], e["value"], e["applies"], ratio_text(e["applies_ratio"]), e["error_max"], e["wall_stepping"]))
     png = False if a.no_plot else plot(st, rows, refdesc, a.out)
-    print("\nwrote %s/study.csv, study.json, study.md%s" % (a.out, ", study.png" if png else ""))
+    print("\nwrote %s/study.csv, study.json, study.md%s%s" % (a.out, ", study.png" if png else "", " (replacing the earlier ones)" if tables else ""))
 
 
 if __name__ == "__main__":

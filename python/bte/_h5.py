@@ -19,16 +19,64 @@ def text(x):
     return str(x)
 
 
+# A dynamics file is read while bte still writes it (complete = 0), and the writer holds HDF5's
+# file lock: a reader that asks for the lock is refused. h5py >= 3.5 opens without it where the
+# HDF5 library can (1.10.7 and later 1.10 releases, 1.12.1 and later).
+_HDF5 = tuple(h5py.version.hdf5_version_tuple[:3])
+_NO_LOCKING = {"locking": False} if tuple(h5py.version.version_tuple[:2]) >= (3, 5) and (
+    (1, 10, 7) <= _HDF5 < (1, 11) or _HDF5 >= (1, 12, 1)) else {}
+
+# What h5py raises on a file whose metadata is damaged once it is open: a checksum or a header that
+# does not read surfaces as KeyError ("Unable to open object"), RuntimeError ("Error iterating over
+# attributes"), OSError ("Can't read data"), ValueError or TypeError (a datatype it cannot map).
+_H5_ERRORS = (KeyError, RuntimeError, OSError, ValueError, TypeError)
+
+
+class _Reading:
+    """The open file as the body of a with statement; h5py's exceptions inside it (damage found
+    while reading) become BTEFileError naming the file, and the file is closed either way."""
+
+    def __init__(self, f, path):
+        self.f, self.path = f, path
+
+    def __enter__(self):
+        return self.f
+
+    def __exit__(self, etype, e, tb):
+        try:
+            self.f.close()
+        except _H5_ERRORS:
+            pass  # a damaged file may fail to close; the reading's own error (or none) is what counts
+        if etype is not None and issubclass(etype, _H5_ERRORS) and not issubclass(etype, BTEFileError):
+            raise BTEFileError("%s: damaged or unreadable (%s)" % (self.path, str(e).strip("'\"") or etype.__name__)) from None
+        return False
+
+
 def open_file(path):
-    """h5py.File(path, 'r'), or BTEFileError saying why it cannot be read."""
+    """h5py.File(path, 'r') for a with statement (without HDF5's file lock where h5py and HDF5 can:
+    a file a running bte writes is read), or BTEFileError saying why it cannot be read; an h5py
+    error raised while reading inside the with statement becomes BTEFileError "damaged or
+    unreadable"."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise BTEFileError("%s: no such file" % path)
     if os.path.isdir(path):
         raise BTEFileError("%s: is a directory, not an HDF5 file" % path)
     try:
-        return h5py.File(path, "r")
+        try:
+            return _Reading(h5py.File(path, "r", **_NO_LOCKING), path)
+        except OSError as e:
+            if not (_NO_LOCKING and "lock" in str(e).lower()):
+                raise
+        # open already in this process with the lock (h5py's default): HDF5 shares the open file
+        # only with the same locking flags
+        return _Reading(h5py.File(path, "r"), path)
     except OSError as e:
+        if "lock" in str(e).lower():
+            raise BTEFileError("%s: locked by the process writing it (%s; h5py %s, HDF5 %s%s): set "
+                               "HDF5_USE_FILE_LOCKING=FALSE in the environment to read it"
+                               % (path, e, h5py.version.version, h5py.version.hdf5_version,
+                                  "" if _NO_LOCKING else ", which cannot open a file without the lock")) from None
         raise BTEFileError("%s: not a readable HDF5 file (%s)" % (path, e)) from None
 
 

@@ -49,6 +49,11 @@ def plot_dynamics_main(argv=None):
         return _fail(ap.prog, "--times %r: give comma-separated finite numbers (fs)" % args.times)
     if not math.isfinite(args.smooth):
         return _fail(ap.prog, "--smooth %r: give a finite number of bins (0: none)" % args.smooth)
+    if args.kspace is not None:  # checked before any PNG is written: a bad plane leaves none behind
+        try:
+            plot.check_plane(args.kspace)
+        except ValueError as e:
+            return _fail(ap.prog, "--kspace: %s" % e)
     try:
         dyn = Dynamics(args.file)
         if dyn.nsnapshots == 0:
@@ -60,7 +65,7 @@ def plot_dynamics_main(argv=None):
         plot.energy_distribution(dyn, times=times, smooth_bins=args.smooth, path=p1)
         plot.mean_energy(dyn, path=p2)
         paths = [p1, p2]
-        if args.kspace:
+        if args.kspace is not None:
             p3 = os.path.join(outdir, stem + "_kspace.png")
             plot.kspace(dyn, -1, args.kspace, path=p3)
             paths.append(p3)

@@ -114,13 +114,44 @@ class Lattice:
         return (c[..., 0] * self.nk[1] + c[..., 1]) * self.nk[2] + c[..., 2]
 
     # ---- coordinates ----
-    def crystal(self, kindex, centered=False):
+    def crystal(self, kindex, centered=False, nearest=False):
         """Flat k index -> crystal coordinates (..., 3), i_a / nk_a in [0, 1); centered: in [-1/2, 1/2)
-        (the image nearest Gamma)."""
+        (the image nearest Gamma on a cell whose reciprocal vectors are orthogonal, not on a skewed
+        one such as fcc); nearest: the image nearest Gamma (nearest_image)."""
         c = self.ijk(kindex) / self.nk
+        if nearest:
+            return self.nearest_image(c)
         if centered:
             c = c - np.floor(c + 0.5)
         return c
+
+    def nearest_image(self, crystal):
+        """Crystal coordinates (..., 3) -> those of the periodic image (c + n, n integer) with the
+        smallest Cartesian |k|; of images equally near, the one in [-1/2, 1/2) where it is among them."""
+        self._need_vectors()
+        c = _points(crystal, "crystal coordinates")
+        c = c - np.floor(c + 0.5)
+        B = self.reciprocal
+        best = c.copy()
+        best2 = np.einsum("...i,...i->...", c @ B, c @ B)
+        # an image nearer than the centred one has |k| <= r, the largest centred |k|, so crystal
+        # coordinates (c + n)_a = k . a_a / 2 pi of at most r |a_a| / 2 pi: |n_a| <= that + 1/2
+        A = TWO_PI * np.linalg.inv(B).T
+        r = np.sqrt(best2.max()) if best2.size else 0.0
+        m = np.ceil(r * np.linalg.norm(A, axis=1) / TWO_PI + 0.5).astype(int)
+        if self.dim == 2:
+            m[2] = 0  # b3 is normal to the plane: a shift along it only moves k away from it
+        rng = [np.arange(-n, n + 1) for n in m]
+        for n in np.stack(np.meshgrid(*rng, indexing="ij"), axis=-1).reshape(-1, 3):
+            if not n.any():
+                continue
+            t = c + n
+            k = t @ B
+            k2 = np.einsum("...i,...i->...", k, k)
+            closer = k2 < best2 * (1 - 1e-12)  # a tie keeps the centred image
+            best = np.where(closer[..., None], t, best)
+            best2 = np.where(closer, k2, best2)
+        return best
 
     def _need_vectors(self):
         if self.reciprocal is None:
@@ -137,9 +168,10 @@ class Lattice:
         self._need_vectors()
         return _points(kcart, "Cartesian k") @ self.lattice.T / TWO_PI
 
-    def kpoints(self, kindex, cartesian=False, centered=False):
-        """k points of flat indices: crystal coordinates, or Cartesian (1/Angstrom) with cartesian=True."""
-        c = self.crystal(kindex, centered=centered)
+    def kpoints(self, kindex, cartesian=False, centered=False, nearest=False):
+        """k points of flat indices: crystal coordinates, or Cartesian (1/Angstrom) with cartesian=True;
+        centered, nearest: as in crystal()."""
+        c = self.crystal(kindex, centered=centered, nearest=nearest)
         return self.cartesian(c) if cartesian else c
 
     def nearest_kindex(self, crystal):

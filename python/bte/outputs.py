@@ -9,6 +9,7 @@ from ._h5 import BTEFileError, attr, check_units, complete_flag, dataset, group,
 from .lattice import Lattice
 
 E_CHARGE = 1.602176634e-19  # C
+PUMP_KEYS = ("density", "e0_edge", "smear", "time", "fwhm")  # /dynamics pump_<key> attributes
 
 
 def _lattice(f, nk=None, dim=3, what="nk"):
@@ -71,7 +72,8 @@ class Dynamics:
     provenance (dict: creator, created, source), complete (True once the run that last wrote it
     ended; False while a run writes it or after one was stopped, its snapshots still valid; None
     for older files).
-    occupations(i): f of every state at snapshot i (read on demand; all with i=None).
+    occupations(i): f of every state at snapshot i (read on demand; all with i=None; IndexError
+    outside the snapshots). units: the unit of each attribute (pump's: a dict by key).
     """
 
     def __init__(self, path):
@@ -97,11 +99,13 @@ class Dynamics:
             self.population = dataset(g, "population", units="1/(eV cell)", rows=nt, ndim=2)
             self.energy_grid = dataset(g, "energy_grid", units="eV", ndim=1)
             self.bin_width = number(g["energy_grid"], "bin_width", positive=True)
+            check_units(g["energy_grid"], "bin_width_units", "eV", "/dynamics/energy_grid bin_width")
             self.state_energy = dataset(g, "state_energy", units="eV", ndim=1)
             self.state_kindex = dataset(g, "state_kindex", dtype=int, ndim=1)
             self.state_band = dataset(g, "state_band", dtype=int, ndim=1)
-            for name, u in (("temperature", "K"), ("efield", "V/cm"), ("band_edge", "eV"),
-                            ("cell_volume", "Angstrom^2" if two else "Angstrom^3")):
+            # every attribute with a unit has a <name>_units sibling (docs/format.md); the pump's
+            # and the field profile's only where the run had them
+            for name, u in self._attribute_units(two).items():
                 check_units(g, name + "_units", u, "/dynamics " + name)
             self.source = attr(g, "source", "")
             self.carrier_type = attr(g, "carriers", "")
@@ -113,7 +117,7 @@ class Dynamics:
             self.efield_profile = attr(g, "efield_profile", "constant")
             self.efield_time = number(g, "efield_time")
             self.efield_fwhm = number(g, "efield_fwhm")
-            self.pump = {k: number(g, "pump_" + k) for k in ("density", "e0_edge", "smear", "time", "fwhm")} if "pump_density" in g.attrs else None
+            self.pump = {k: number(g, "pump_" + k) for k in PUMP_KEYS} if "pump_density" in g.attrs else None
             self.band_edge = number(g, "band_edge", required=True)
             self.cell_volume = number(g, "cell_volume", positive=True)
             self.spin_degeneracy = number(g, "spin_degeneracy", required=True, integer=True, choices=(1, 2))
@@ -127,6 +131,9 @@ class Dynamics:
             N = len(self.state_energy)
             if len(self.state_kindex) != N or len(self.state_band) != N:
                 raise BTEFileError("%s: state_energy, state_kindex and state_band differ in length" % self.path)
+            nstates = number(g, "nstates", integer=True)
+            if nstates is not None and nstates != N:
+                raise BTEFileError("%s: /dynamics nstates = %d, but state_energy holds %d states" % (self.path, nstates, N))
             occ = g["occupations"] if "occupations" in g else None
             if occ is None or not hasattr(occ, "ndim") or occ.ndim != 2 or occ.shape[1] != N or occ.shape[0] < nt:
                 raise BTEFileError("%s: /dynamics/occupations is missing or not [%d][%d]" % (self.path, nt, N))
@@ -143,11 +150,21 @@ class Dynamics:
                 r = g["reference_error"]
                 self.reference_error = {k: r[k][()] for k in r}
                 self.reference_error.update({k: attr(r, k) for k in r.attrs})
+        au = self._attribute_units(two)
         self.units = {"time": "fs", "carriers": "1/cell", "carrier_density": "cm^-2" if two else "cm^-3",
                       "mean_energy": "eV", "drift_velocity": "cm/s", "velocity": "cm/s", "population": "1/(eV cell)",
                       "energy_grid": "eV", "bin_width": "eV", "state_energy": "eV", "temperature": "K",
-                      "efield": "V/cm", "band_edge": "eV", "cell_volume": "Angstrom^2" if two else "Angstrom^3",
-                      "output_interval": "fs", "occupations": ""}
+                      "efield": "V/cm", "efield_time": "fs", "efield_fwhm": "fs", "band_edge": "eV",
+                      "cell_volume": au["cell_volume"], "output_interval": "fs", "occupations": "",
+                      "pump": {k: au["pump_" + k] for k in PUMP_KEYS}}
+
+    @staticmethod
+    def _attribute_units(two):
+        """The unit of each /dynamics attribute that has one (its <name>_units sibling)."""
+        u = {"temperature": "K", "efield": "V/cm", "efield_time": "fs", "efield_fwhm": "fs", "band_edge": "eV",
+             "cell_volume": "Angstrom^2" if two else "Angstrom^3", "output_interval": "fs"}
+        u.update(("pump_" + k, v) for k, v in zip(PUMP_KEYS, ("cm^-2" if two else "cm^-3", "eV", "eV", "fs", "fs")))
+        return u
 
     @property
     def nstates(self):
@@ -187,9 +204,10 @@ class Dynamics:
         """Mean energy above the band edge, eV (nt)."""
         return self.mean_energy - self.band_edge
 
-    def kpoints(self, cartesian=False, centered=False):
-        """k point of each state: crystal coordinates, or Cartesian (1/Angstrom) with cartesian=True."""
-        return self.lattice.kpoints(self.state_kindex, cartesian=cartesian, centered=centered)
+    def kpoints(self, cartesian=False, centered=False, nearest=False):
+        """k point of each state: crystal coordinates, or Cartesian (1/Angstrom) with cartesian=True;
+        centered (in [-1/2, 1/2)), nearest (the image nearest Gamma): as in Lattice.crystal."""
+        return self.lattice.kpoints(self.state_kindex, cartesian=cartesian, centered=centered, nearest=nearest)
 
     def __repr__(self):
         return "Dynamics(%r: %d snapshots, t = %g..%g fs, %d states, %s)" % (
@@ -246,8 +264,9 @@ class Transport:
             self.model = attr(g, "model", "")
             self.spin_degeneracy = number(g, "spin_degeneracy", integer=True, choices=(1, 2))
             self.num_states = number(g, "num_states", integer=True)
-            self.k_grid = _parse_grid(attr(g, "k_grid", ""))
+            self.k_grid = _parse_grid(g)
             self.smearing = number(g, "smearing_eV", positive=True)
+            check_units(g, "smearing_eV_units", "eV", "/transport smearing_eV")
             self.ita_tol = number(g, "ita_tol")
             self.lattice = _lattice(f, self.k_grid, self.dim, what="/transport k_grid")
             self.diagnostics = _diagnostics(f)
@@ -331,16 +350,19 @@ class HighField:
             check_units(g, "carrier_density_units", "cm^-2" if two else "cm^-3", "/highfield carrier_density")
             self.method = attr(g, "method", "")
             self.model = attr(g, "model", "")
+            check_units(g, "temperature_K_units", "K", "/highfield temperature_K")
+            check_units(g, "chemical_potential_eV_units", "eV", "/highfield chemical_potential_eV")
             self.temperature = number(g, "temperature_K", positive=True)
             self.carrier_density = number(g, "carrier_density", positive=True)
             self.chemical_potential = number(g, "chemical_potential_eV")
-            self.k_grid = _parse_grid(attr(g, "k_grid", ""))
+            self.k_grid = _parse_grid(g)
             self.lattice = _lattice(f, self.k_grid, self.dim, what="/highfield k_grid")
             self.diagnostics = _diagnostics(f)
         self.units = {"field": "V/cm", "field_direction": "1", "drift_velocity": "cm/s", "velocity": "cm/s",
                       "mean_energy": "eV", "valley_occupation": "1", "band_occupation": "1", "valley_energy": "eV",
-                      "number_source": "1/fs", "temperature": "K", "carrier_density": "cm^-2" if two else "cm^-3",
-                      "chemical_potential": "eV"}
+                      "number_source": "1/fs", "residual": "1", "number_error": "1", "edge_occupation": "1",
+                      "iterations": "1", "operator_applies": "1", "converged": "1", "used_ptc": "1",
+                      "temperature": "K", "carrier_density": "cm^-2" if two else "cm^-3", "chemical_potential": "eV"}
 
     def __len__(self):
         return len(self.field)
@@ -410,13 +432,19 @@ def _vector3(g, name):
     return a
 
 
-def _parse_grid(s):
-    """"8 x 8 x 8" -> [8, 8, 8] (None when absent or unreadable)."""
+def _parse_grid(g):
+    """The k_grid attribute of g, "8 x 8 x 8", as [8, 8, 8]; None when absent, BTEFileError when it
+    is not three integers (it is checked against /grid: an unreadable one would skip that check)."""
+    s = attr(g, "k_grid")
+    if s is None:
+        return None
     try:
         v = [int(x) for x in s.split("x")]
-        return v if len(v) == 3 else None
     except (ValueError, AttributeError):
-        return None
+        v = None
+    if v is None or len(v) != 3:
+        raise BTEFileError("%s: attribute 'k_grid' of %s is %r, expected three integers as \"N0 x N1 x N2\"" % (g.file.filename, g.name, s))
+    return v
 
 
 def kinds(path):

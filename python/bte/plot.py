@@ -146,16 +146,21 @@ def mean_energy(dyn, path=None):
     return _save(fig, path)
 
 
+def check_plane(plane):
+    """plane ("xy", "xz", "yz", ...) as the indices of its two axes, or ValueError."""
+    if not isinstance(plane, str) or len(plane) != 2 or any(c not in "xyz" for c in plane) or plane[0] == plane[1]:
+        raise ValueError("plane %r: give two of x, y, z (e.g. xy)" % (plane,))
+    return "xyz".index(plane[0]), "xyz".index(plane[1])
+
+
 def kspace(dyn, snapshot=-1, plane="xy", path=None):
     """Occupations of one snapshot in k space: every state at its Cartesian k (1/Angstrom, the image
     nearest Gamma) projected on plane ("xy", "xz" or "yz"), coloured by f (largest on top)."""
     from .outputs import Dynamics
+    a, b = check_plane(plane)
     dyn = _load(dyn, Dynamics)
-    if len(plane) != 2 or any(c not in "xyz" for c in plane) or plane[0] == plane[1]:
-        raise ValueError("plane %r: give two of x, y, z (e.g. xy)" % plane)
     f = dyn.occupations(snapshot)
-    k = dyn.kpoints(cartesian=True, centered=True)
-    a, b = "xyz".index(plane[0]), "xyz".index(plane[1])
+    k = dyn.kpoints(cartesian=True, nearest=True)
     order = np.argsort(f)
     fig = _figure((5.8, 5))
     ax = fig.subplots()
@@ -222,29 +227,43 @@ def scattering_rates(tr, path=None):
     return _save(fig, path)
 
 
+def _open_markers(ax, x, y, color, label):
+    """Points drawn over the filled markers as open ones (white inside): fields whose solve did not converge."""
+    if len(x):
+        ax.plot(x, y, "o", ls="none", mfc="white", mec=color, zorder=3, label=label)
+
+
 def velocity_field(hf, path=None):
     """|drift velocity| versus field with the peak marked, and the valley occupations versus field
-    when there is more than one valley kind. hf: HighField or file name."""
+    when there is more than one valley kind. hf: HighField or file name. Fields whose solve did not
+    converge (converged false) are drawn as open markers and named in the legend; the peak is
+    taken over the converged ones where there are any."""
     from .outputs import HighField
     hf = _load(hf, HighField)
     E, vd = hf.field, np.abs(hf.drift_velocity)
     occ = hf.valley_occupation
+    bad = ~hf.converged
     have_valleys = occ.ndim == 2 and occ.shape[1] > 1
     fig = _figure((10 if have_valleys else 5.5, 4.2))
     axes = fig.subplots(1, 2 if have_valleys else 1)
     ax = axes[0] if have_valleys else axes
-    ax.plot(E / 1e3, vd / 1e7, "o-")
-    k = int(np.argmax(vd))
-    ax.annotate("peak %.3g cm/s\nat %.3g kV/cm" % (vd[k], E[k] / 1e3), (E[k] / 1e3, vd[k] / 1e7),
+    line, = ax.plot(E / 1e3, vd / 1e7, "o-", label="converged" if bad.any() else None)
+    _open_markers(ax, E[bad] / 1e3, vd[bad] / 1e7, line.get_color(), "not converged (%d of %d fields)" % (bad.sum(), len(E)))
+    k = int(np.argmax(np.where(bad, -np.inf, vd))) if not bad.all() else int(np.argmax(vd))
+    ax.annotate("peak%s %.3g cm/s\nat %.3g kV/cm" % (" of the converged" if bad.any() and not bad.all() else "", vd[k], E[k] / 1e3), (E[k] / 1e3, vd[k] / 1e7),
                 textcoords="offset points", xytext=(10, -30), fontsize=8)
     ax.set_xlabel("field (kV/cm)")
     ax.set_ylabel("drift velocity (10$^7$ cm/s)")
-    ax.set_title("bte highfield: %s%s" % (hf.model, " %g K" % hf.temperature if hf.temperature is not None else ""))
+    ax.set_title("bte highfield: %s%s%s" % (hf.model, " %g K" % hf.temperature if hf.temperature is not None else "",
+                                            ", %d not converged (open)" % bad.sum() if bad.any() else ""))
     ax.grid(True, alpha=0.3)
+    if bad.any():
+        ax.legend(fontsize=8)
     if have_valleys:
         labels = hf.valley_label if len(hf.valley_label) == occ.shape[1] else ["valley %d" % i for i in range(occ.shape[1])]
         for v in range(occ.shape[1]):
-            axes[1].plot(E / 1e3, occ[:, v], "o-", label=labels[v])
+            line, = axes[1].plot(E / 1e3, occ[:, v], "o-", label=labels[v])
+            _open_markers(axes[1], E[bad] / 1e3, occ[bad, v], line.get_color(), None)
         axes[1].set_xlabel("field (kV/cm)")
         axes[1].set_ylabel("valley occupation (fraction)")
         axes[1].set_ylim(0, 1)

@@ -191,9 +191,10 @@ class Table:
                 self._channels = Channels(f["channels"], self.nstates, self.nmodes)
         return self._channels
 
-    def kpoints(self, cartesian=False, centered=False):
-        """k point of each state: crystal coordinates, or Cartesian (1/Angstrom) with cartesian=True."""
-        return self.lattice.kpoints(self.kindex, cartesian=cartesian, centered=centered)
+    def kpoints(self, cartesian=False, centered=False, nearest=False):
+        """k point of each state: crystal coordinates, or Cartesian (1/Angstrom) with cartesian=True;
+        centered (in [-1/2, 1/2)), nearest (the image nearest Gamma): as in Lattice.crystal."""
+        return self.lattice.kpoints(self.kindex, cartesian=cartesian, centered=centered, nearest=nearest)
 
     def carriers(self, f):
         """Carriers per unit cell of occupations f: s/Nk sum_i f_i."""
