@@ -1555,7 +1555,7 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(BTEDynamicsCheckState(dyn, dyn->f, t0, dyn->step0, dyn->init == BTE_INIT_RESTART ? "initial state (the restart snapshot)" : "initial state"));
   if (dyn->init == BTE_INIT_RESTART && dyn->restartunused[0]) PetscCall(PetscPrintf(comm, "initial state: the restart snapshot's; not used: %s\n", dyn->restartunused));
   PetscCall(VecSum(dyn->f, &dyn->sum0));
-  PetscCheck(dyn->sum0 > 0, comm, PETSC_ERR_USER_INPUT, "The initial state has no carriers (every occupation is 0): its energy (-bte_init_e0, -bte_init_e0_edge) is too far from the states in the window, or its width (-bte_init_smear) too small");
+  PetscCheck(dyn->sum0 > 0, comm, PETSC_ERR_USER_INPUT, "The initial state has no carriers (every occupation is 0): its energy (-bte_init_e0, -bte_init_e0_edge) is too far from the states in the window [%g, %g] eV%s, or its width (-bte_init_smear) too small", (double)dyn->bte->emin, (double)dyn->bte->emax, dyn->bte->carrier > 0 ? " (holes: energies are the negated band energies)" : "");
   dyn->warned  = PETSC_FALSE;
   dyn->warnedf = PETSC_FALSE;
   dyn->nrel    = 0;
