@@ -29,6 +29,17 @@ PetscErrorCode BTECheckRangeAbove(MPI_Comm comm, const char what[], PetscReal v,
   PetscFunctionReturn(0);
 }
 
+PetscErrorCode BTECheckStateVec(Vec v, PetscInt nlocal, PetscInt arg)
+{
+  PetscInt n;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(v, VEC_CLASSID, arg);
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCheck(n == nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vec argument %" PetscInt_FMT " has local size %" PetscInt_FMT " but this rank owns %" PetscInt_FMT " states; create it with BTECreateStateVec()", arg, n, nlocal);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTECheckListOption(PetscObject obj, const char name[], const char example[])
 {
   char      val[4096];

@@ -722,12 +722,8 @@ PetscErrorCode BTECollisionGetInfo(BTECollision coll, PetscCount *nch, PetscCoun
 
 static PetscErrorCode BTECollisionCheckVec(BTECollision coll, Vec v, PetscInt arg)
 {
-  PetscInt n;
-
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(v, VEC_CLASSID, arg);
-  PetscCall(VecGetLocalSize(v, &n));
-  PetscCheck(n == coll->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vec argument %" PetscInt_FMT " has local size %" PetscInt_FMT " but this rank owns %" PetscInt_FMT " states; create it with BTECreateStateVec()", arg, n, coll->nlocal);
+  PetscCall(BTECheckStateVec(v, coll->nlocal, arg));
   PetscFunctionReturn(0);
 }
 

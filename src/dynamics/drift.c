@@ -872,12 +872,8 @@ static PetscErrorCode BTEDriftLogJacobianMultVec(BTEDrift d, Vec dd, Vec x, Vec 
 /* A Vec of the caller must be a state vector: the host loops index it by the owned states */
 static PetscErrorCode BTEDriftCheckVec(BTEDrift d, Vec v, PetscInt arg)
 {
-  PetscInt n;
-
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(v, VEC_CLASSID, arg);
-  PetscCall(VecGetLocalSize(v, &n));
-  PetscCheck(n == d->nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Vec argument %" PetscInt_FMT " has local size %" PetscInt_FMT " but this rank owns %" PetscInt_FMT " states; create it with BTECreateStateVec()", arg, n, d->nlocal);
+  PetscCall(BTECheckStateVec(v, d->nlocal, arg));
   PetscFunctionReturn(0);
 }
 

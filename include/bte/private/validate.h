@@ -74,6 +74,9 @@
 /* v must be a finite number in [lo, hi]; else one collective error
    "<what> = <v> <units> is outside [lo, hi] <units><hint>". */
 PETSC_INTERN PetscErrorCode BTECheckRange(MPI_Comm, const char what[], PetscReal v, PetscReal lo, PetscReal hi, const char units[], const char hint[]);
+/* A caller's Vec must be a state vector (nlocal entries on this rank; argument number arg): loops
+   over the owned states index it */
+PETSC_INTERN PetscErrorCode BTECheckStateVec(Vec v, PetscInt nlocal, PetscInt arg);
 /* the same for v in (lo, hi]: a parameter that must exceed lo (a mass, a density: 0) */
 PETSC_INTERN PetscErrorCode BTECheckRangeAbove(MPI_Comm, const char what[], PetscReal v, PetscReal lo, PetscReal hi, const char units[], const char hint[]);
 /* A comma-separated list option of obj's options database as given (name with its dash): refused
