@@ -1308,6 +1308,18 @@ PetscErrorCode BTEHighFieldView(BTEHighField hf, PetscViewer v)
   PetscCall(PetscViewerASCIIPushTab(v));
   PetscCall(PetscViewerASCIIPrintf(v, "method: %s\n", hf->method == BTE_HIGHFIELD_NEWTON ? "newton (SNES; pseudo-transient continuation if Newton fails)" : "ptc (pseudo-transient continuation)"));
   PetscCall(PetscViewerASCIIPrintf(v, "field direction: (%g, %g, %g)\n", (double)hf->dir[0], (double)hf->dir[1], (double)hf->dir[2]));
+  if (!hf->nres) {
+    /* before a solve: what it will do (the settings; the results table comes after it) */
+    char line[1024] = "fields (V/cm):", item[32];
+    for (PetscInt k = 0; k < hf->nE; k++) {
+      PetscCall(PetscSNPrintf(item, sizeof(item), " %g", (double)hf->E[k]));
+      PetscCall(PetscStrlcat(line, item, sizeof(line)));
+    }
+    if (!hf->nE) PetscCall(PetscStrlcat(line, " none set (-bte_efield_list)", sizeof(line)));
+    PetscCall(PetscViewerASCIIPrintf(v, "%s\n", line));
+    if (hf->density > 0) PetscCall(PetscViewerASCIIPrintf(v, "carrier density: %g (cm^-3; cm^-2 in 2D)\n", (double)hf->density));
+    else PetscCall(PetscViewerASCIIPrintf(v, "carrier density: the default (1e17 cm^-3, 1e12 cm^-2 in 2D)\n"));
+  }
   if (hf->nres) {
     val = (BTEValleys)hf->valleys;
     PetscCall(BTEGetGrid(hf->bte, &dim, NULL, NULL, NULL, NULL));

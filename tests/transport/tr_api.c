@@ -223,6 +223,15 @@ int main(int argc, char **argv)
     PetscCall(BTEHighFieldGetSNES(hf, &snes));
     PetscCall(SNESGetType(snes, &st));
     CHECK(!strcmp(st, SNESNEWTONTR), "prefixed high-field SNES type %s\n", st);
+    {
+      /* before a solve the view shows what it will do: the fields and the density */
+      PetscViewer sv;
+      char        buf[4096] = "";
+      PetscCall(PetscViewerStringOpen(PETSC_COMM_WORLD, buf, sizeof(buf), &sv));
+      PetscCall(BTEHighFieldView(hf, sv));
+      PetscCall(PetscViewerDestroy(&sv));
+      CHECK(strstr(buf, "fields (V/cm): 100") && strstr(buf, "carrier density: the default"), "high-field view before a solve:\n%s\n", buf);
+    }
     PetscCall(PetscOptionsClearValue(NULL, "-b_bte_highfield_snes_type"));
     PetscCall(PetscOptionsClearValue(NULL, "-b_bte_efield_list"));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "options prefix b_: high-field SNES %s\n", st));
