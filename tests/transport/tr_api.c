@@ -227,9 +227,16 @@ int main(int argc, char **argv)
       /* before a solve the view shows what it will do: the fields and the density */
       PetscViewer sv;
       char        buf[4096] = "";
-      PetscCall(PetscViewerStringOpen(PETSC_COMM_WORLD, buf, sizeof(buf), &sv));
+      FILE       *fp;
+      size_t      nr = 0;
+      PetscCall(PetscViewerASCIIOpen(PETSC_COMM_WORLD, "hfview.txt", &sv));
       PetscCall(BTEHighFieldView(hf, sv));
       PetscCall(PetscViewerDestroy(&sv));
+      PetscCall(PetscFOpen(PETSC_COMM_WORLD, "hfview.txt", "r", &fp));
+      if (fp) nr = fread(buf, 1, sizeof(buf) - 1, fp); /* rank 0 reads it and sends it to the others */
+      buf[nr] = 0;
+      PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
+      PetscCallMPI(MPI_Bcast(buf, (int)sizeof(buf), MPI_CHAR, 0, PETSC_COMM_WORLD));
       CHECK(strstr(buf, "fields (V/cm): 100") && strstr(buf, "carrier density: the default"), "high-field view before a solve:\n%s\n", buf);
     }
     PetscCall(PetscOptionsClearValue(NULL, "-b_bte_highfield_snes_type"));
