@@ -110,9 +110,7 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
   PetscFunctionReturn(0);
 }
 
-/* A built-in model's warnings that hold only under a field (gaas's isotropic L and X masses above
-   ~5 kV/cm, its classic Gamma-L coupling from ~3 kV/cm): the field-driven runs (highfield, dynamics
-   with -bte_efield) call this once with their largest field, so that a low-field run stays quiet */
+/* What to change for a finer grid or a wider window (bteimpl.h) */
 const char *BTEGridAdvice(BTE bte)
 {
   if (bte->input[0]) return "make the table on a finer k grid (bte generate)";
@@ -126,6 +124,9 @@ const char *BTEWindowAdvice(BTE bte)
   return "widen the window (-bte_window)";
 }
 
+/* A built-in model's warnings that hold only under a field (gaas's isotropic L and X masses above
+   ~5 kV/cm, its classic Gamma-L coupling from ~3 kV/cm): the field-driven runs (highfield, dynamics
+   with -bte_efield) call this once with their largest field, so that a low-field run stays quiet */
 PetscErrorCode BTEFieldCaveat(BTE bte, PetscReal field)
 {
   PetscFunctionBegin;
