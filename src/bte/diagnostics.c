@@ -419,7 +419,7 @@ PetscErrorCode BTEDiagnosticsGetReason(BTE bte, const char *why[])
   PetscFunctionReturn(0);
 }
 
-/* The three lines of BTEView (after the channel graph's): one each, WARNING and one piece of
+/* The four lines of BTEView (after the channel graph's): one each, WARNING and one piece of
    advice when out of bounds (docs/diagnostics.md) */
 PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
 {
