@@ -451,7 +451,10 @@ PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
     PetscReal vs = PetscSqrtReal(d.relax_velocity[0] * d.relax_velocity[0] + d.relax_velocity[1] * d.relax_velocity[1] + d.relax_velocity[2] * d.relax_velocity[2]);
     PetscReal rv = d.thermal_speed > 0 ? vs / d.thermal_speed : 0;
     if (rv > BTE_DIAG_VREL_MAX) PetscCall(PetscViewerASCIIPrintf(v, "zero-field current: WARNING the stationary state carries v = (%.4g, %.4g, %.4g) cm/s without a field, %.2g of the mean thermal speed %.3g cm/s (above 1e-5): the couplings are not symmetric under k -> -k (each channel's is evaluated at one end; an interpolation from a coarse grid is not Hermitian), so runs without a field drift and a weak field's velocity is offset by this; %s\n", (double)d.relax_velocity[0], (double)d.relax_velocity[1], (double)d.relax_velocity[2], (double)rv, (double)d.thermal_speed, bte->delta == BTE_DELTA_BALANCED ? "refine the coarse grid of the couplings" : "use -bte_delta balanced (Fermi-Dirac is then the steady state, with no current)"));
-    else PetscCall(PetscViewerASCIIPrintf(v, "zero-field current: %.2g of the mean thermal speed %.3g cm/s in the stationary state (none: symmetric under k -> -k)\n", (double)rv, (double)d.thermal_speed));
+    /* below the threshold the value is rounding or the stationary solve's tolerance, which differ
+       with the rank count: a summary says how small, not digits that change from run to run */
+    else if (rv < 1e-8) PetscCall(PetscViewerASCIIPrintf(v, "zero-field current: none (below 1e-8 of the mean thermal speed %.3g cm/s in the stationary state: symmetric under k -> -k)\n", (double)d.thermal_speed));
+    else PetscCall(PetscViewerASCIIPrintf(v, "zero-field current: %.0e of the mean thermal speed %.3g cm/s in the stationary state (below 1e-5)\n", (double)rv, (double)d.thermal_speed));
   }
   if (d.edge_share > BTE_DIAG_EDGE_MAX) PetscCall(PetscViewerASCIIPrintf(v, "window edge: WARNING %.2e of the carriers of Fermi-Dirac at %s lie within %s of the window's top (above 1e-3): the window cuts the distribution's tail off; widen it (-bte_window)\n", (double)d.edge_share, T, w));
   else PetscCall(PetscViewerASCIIPrintf(v, "window edge: %.2e of the carriers of Fermi-Dirac at %s lie within %s of the window's top\n", (double)d.edge_share, T, w));
