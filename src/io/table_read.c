@@ -31,7 +31,7 @@ typedef struct {
   int         has_g2_cutoff, has_phonon_min, has_tol_eta, has_temperature, has_delta;
   int         delta; /* BTEDelta, when has_delta */
   BTEParams   params;
-  char        source[256];
+  char        source[512];
   char        caveat[512], fieldcaveat[2][512]; /* a model's warnings (optional root attributes) */
   double      fieldcaveat_min[2];
   BTEH5Status st;

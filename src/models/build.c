@@ -35,6 +35,7 @@
    safe); return 0 on success, nonzero on failure. */
 #include <bte/private/modelimpl.h>
 #include <bte/private/validate.h>
+#include <ctype.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1195,6 +1196,43 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
 
 /* ---------------------------------------------------------------------------------------- */
 
+
+/* The model's own options as given (-bte_<model>_*, e.g. -bte_si_holes_bands kp6) appended to the
+   table's source, so that the command it shows makes the same table; " ..." ends a list that does
+   not fit. */
+static PetscErrorCode AppendModelOptions(BTE bte, const char *model, char *buf, size_t len)
+{
+  char   pre[64], *all, *tok, *save = NULL;
+  size_t n;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(pre, sizeof(pre), "-bte_%s_", model));
+  for (char *c = pre; *c; c++)
+    if (*c == '-' && c != pre) *c = '_';
+  n = strlen(pre);
+  PetscCall(PetscOptionsGetAll(((PetscObject)bte)->options, &all));
+  for (tok = strtok_r(all, " \t\n", &save); tok;) {
+    char  *val = strtok_r(NULL, " \t\n", &save);
+    size_t used = strlen(buf);
+    int    isname = val && val[0] == '-' && isalpha((unsigned char)val[1]);
+    if (!strncmp(tok, pre, n)) {
+      size_t need = strlen(tok) + 1 + (val && !isname ? strlen(val) + 1 : 0);
+      if (used + need + 5 > len) {
+        if (used + 5 <= len) PetscCall(PetscStrlcat(buf, " ...", len));
+        break;
+      }
+      PetscCall(PetscStrlcat(buf, " ", len));
+      PetscCall(PetscStrlcat(buf, tok, len));
+      if (val && !isname) {
+        PetscCall(PetscStrlcat(buf, " ", len));
+        PetscCall(PetscStrlcat(buf, val, len));
+      }
+    }
+    tok = val && !isname ? strtok_r(NULL, " \t\n", &save) : val;
+  }
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
 PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
 {
   MPI_Comm       comm = PetscObjectComm((PetscObject)bte);
@@ -1236,11 +1274,18 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   bte->emax    = spec->eedge + (spec->window > 0 ? spec->window : bte->window);
   {
     char extra[128] = "";
-    if (bte->tol_eta != 3.0) PetscCall(PetscSNPrintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_energy_tolerance %g", (double)bte->tol_eta));
-    if (bte->phonon_min != 0.001) PetscCall(PetscSNPrintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_phonon_min %g", (double)bte->phonon_min));
-    if (bte->g2_cutoff != 0) PetscCall(PetscSNPrintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_g2_cutoff %g", (double)bte->g2_cutoff));
+    if (bte->tol_eta != 3.0) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_energy_tolerance %g", (double)bte->tol_eta);
+    if (bte->phonon_min != 0.001) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_phonon_min %g", (double)bte->phonon_min);
+    if (bte->g2_cutoff != 0) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_g2_cutoff %g", (double)bte->g2_cutoff);
+    /* the table records its temperature and delta too (the defaults of runs from it) */
+    if (bte->temperature != 300.0) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_temperature %g", (double)bte->temperature);
+    if (bte->delta != BTE_DELTA_PERTURBO) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_delta %s", BTEDeltas[bte->delta]);
     if (spec->source) PetscCall(PetscStrncpy(bte->source, spec->source, sizeof(bte->source)));
-    else PetscCall(PetscSNPrintf(bte->source, sizeof(bte->source), "bte generate -bte_model %s -bte_grid %" PetscInt_FMT " -bte_window %g -bte_smearing %g%s", spec->name, bte->ngrid, (double)bte->window, (double)bte->smearing, extra));
+    else {
+      /* snprintf: PETSc writes %g of a whole number as "4.", which would not read back as typed */
+      snprintf(bte->source, sizeof(bte->source), "bte generate -bte_model %s -bte_grid %" PetscInt_FMT " -bte_window %g -bte_smearing %g%s", spec->name, bte->ngrid, (double)bte->window, (double)bte->smearing, extra);
+      PetscCall(AppendModelOptions(bte, spec->name, bte->source, sizeof(bte->source)));
+    }
   }
 
   /* Refuse a grid whose states could not be held, before enumerating it (worst case: every

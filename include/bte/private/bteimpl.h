@@ -66,7 +66,7 @@ struct _p_BTE {
   /* where the table comes from */
   char      input[PETSC_MAX_PATH_LEN]; /* table file, or "" */
   char      model[64];                 /* built-in model name, or "" */
-  char      source[256];               /* provenance string, e.g. "bte generate gaas" or a Perturbo prefix */
+  char      source[512];               /* provenance string, e.g. "bte generate gaas" or a Perturbo prefix */
   char      caveat[512];               /* a built-in model's warning about its own physics (its view prints it), or "" */
   char      fieldcaveat[2][512];       /* a built-in model's warnings for runs under a field of at least fieldcaveat_min (BTEFieldCaveat()), or "" */
   PetscReal fieldcaveat_min[2];        /* V/cm */
