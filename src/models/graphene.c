@@ -43,6 +43,10 @@ typedef struct {
   PetscReal    cop[GR_NMODES];      /* hbar D^2 / (2 M w), eV^2 (optical modes 2..5; 2,3 share D_G) */
 } GrapheneCtx;
 
+/* |k - K| (1/Angstrom), and |f(k)| of the tight-binding band, below which k is the Dirac point itself
+   (rounding of a grid point on K); the nearest other grid point is ~1e-4 away even at N = 10^4 */
+#define GR_DIRAC_TOL 1e-9
+
 /* Valley of k: 0 for K, 1 for K'; kappa = k - (nearest K or K' image), Cartesian. */
 static inline int GrapheneValley(const GrapheneCtx *c, const PetscReal k[3], PetscReal kappa[2])
 {
@@ -83,8 +87,13 @@ static PetscErrorCode GrapheneBands_Fn(void *ctx, const PetscReal k[3], PetscRea
     (void)GrapheneValley(c, k, kappa);
     r    = PetscSqrtReal(kappa[0] * kappa[0] + kappa[1] * kappa[1]);
     e[0] = c->hvf * r;
-    v[0] = r > 0 ? c->vf * kappa[0] / r : 0;
-    v[1] = r > 0 ? c->vf * kappa[1] / r : 0;
+    /* At the Dirac point itself the cone has no gradient and its velocity is 0 (the mean over
+       directions, as k -> -k symmetry needs). A grid with N a multiple of 3 has that point, where
+       rounding leaves r ~ 1e-16 rather than 0: kappa / r would then be a unit vector in an arbitrary
+       direction, a velocity v_F that breaks the symmetry (a current without a field, a singular
+       linear response). The smallest r of a grid point off K is ~|b|/N ~ 1e-4 1/Angstrom. */
+    v[0] = r > GR_DIRAC_TOL ? c->vf * kappa[0] / r : 0;
+    v[1] = r > GR_DIRAC_TOL ? c->vf * kappa[1] / r : 0;
     v[2] = 0;
   } else {
     /* f = 1 + exp(-i p1) + exp(-i p2), p_i = k.a_i; grad f = -i a1 exp(-i p1) - i a2 exp(-i p2) */
@@ -94,7 +103,7 @@ static PetscErrorCode GrapheneBands_Fn(void *ctx, const PetscReal k[3], PetscRea
 
     e[0] = c->t * af;
     v[2] = 0;
-    if (af > 0) {
+    if (af > GR_DIRAC_TOL) { /* |f| ~ (sqrt(3)/2) a |kappa| near K: at K itself 0 (above) */
       for (int d = 0; d < 2; d++) {
         /* d f / d k_d = -i a1_d (c1 - i s1) - i a2_d (c2 - i s2) = (-a1_d s1 - a2_d s2) + i (-a1_d c1 - a2_d c2) */
         PetscReal gr = -c->a1[d] * s1 - c->a2[d] * s2, gi = -c->a1[d] * c1 - c->a2[d] * c2;
