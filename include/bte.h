@@ -29,6 +29,7 @@ PETSC_EXTERN PetscErrorCode BTECreate(MPI_Comm, BTE *);
 PETSC_EXTERN PetscErrorCode BTESetFromOptions(BTE);
 PETSC_EXTERN PetscErrorCode BTESetUp(BTE);
 PETSC_EXTERN PetscErrorCode BTEView(BTE, PetscViewer);
+PETSC_EXTERN PetscErrorCode BTEViewWarnings(BTE, PetscViewer);
 PETSC_EXTERN PetscErrorCode BTEDestroy(BTE *);
 
 /* Where the table comes from: a file (-bte_input) or a built-in model (-bte_model). */

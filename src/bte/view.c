@@ -1,6 +1,7 @@
 /* BTEView and the memory estimate that bte info prints. */
 #include <bte/private/diagnostics.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* BTEGetMemoryEstimate: src/bte/memory.c */
@@ -86,7 +87,7 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
       char where[64];
       if (eout - emin < 1e-12) PetscCall(PetscSNPrintf(where, sizeof(where), "the lowest state among them"));
       else PetscCall(PetscSNPrintf(where, sizeof(where), "from %.4g eV above the lowest state", (double)(eout - emin)));
-      PetscCall(PetscViewerASCIIPrintf(viewer, "channel graph: WARNING %" PetscInt_FMT " disconnected pieces; %" PetscInt_FMT " of %" PetscInt_FMT " states (%s) are not connected to the largest: carriers there cannot relax with the rest and no single Fermi-Dirac equilibrium is reached; refine the grid or widen the window or smearing\n", np, nout, bte->nstates, where));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "channel graph: WARNING %" PetscInt_FMT " disconnected pieces; %" PetscInt_FMT " of %" PetscInt_FMT " states (%s) are not connected to the largest: carriers there cannot relax with the rest and no single Fermi-Dirac equilibrium is reached, and a field drives carriers into pieces they cannot scatter back from (high-field and field-driven results are not those of the material); refine the grid or widen the window or smearing\n", np, nout, bte->nstates, where));
     }
     PetscCall(BTEDiagnosticsView(bte, viewer)); /* equilibrium defect, relaxation temperature, window edge */
   }
@@ -107,6 +108,52 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPopTab(viewer));
   }
   PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(0);
+}
+
+/*@
+   BTEViewWarnings - Prints only the WARNING lines of BTEView(): what a run without its summary
+   (-bte_view 0) must still say about a table that cannot represent what it is asked for
+
+   Collective
+
+   Input Parameters:
++  bte    - the BTE
+-  viewer - an ASCII viewer, e.g. PETSC_VIEWER_STDOUT_WORLD (NULL: stdout)
+
+   Level: intermediate
+
+.seealso: `BTEView()`, `BTEGetDiagnostics()`
+@*/
+PetscErrorCode BTEViewWarnings(BTE bte, PetscViewer viewer)
+{
+  MPI_Comm    comm;
+  PetscViewer mem;
+  PetscBool   iascii;
+  char       *buf = NULL, *line, *save = NULL;
+  size_t      len = 0;
+  FILE       *fp;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
+  comm = PetscObjectComm((PetscObject)bte);
+  if (!viewer) PetscCall(PetscViewerASCIIGetStdout(comm, &viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(0);
+  /* the summary into memory (the lines are BTEView's own, so the two cannot disagree), then its
+     warnings; only rank 0 writes, the other ranks' buffers stay empty */
+  fp = open_memstream(&buf, &len);
+  PetscCheck(fp, PETSC_COMM_SELF, PETSC_ERR_SYS, "BTEViewWarnings: cannot open a memory stream");
+  PetscCall(PetscViewerASCIIOpenWithFILE(comm, fp, &mem));
+  PetscCall(BTEView(bte, mem));
+  PetscCall(PetscViewerDestroy(&mem)); /* leaves fp open */
+  fclose(fp);
+  for (line = buf ? strtok_r(buf, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+    if (!strstr(line, "WARNING")) continue;
+    while (*line == ' ') line++;
+    PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", line));
+  }
+  free(buf);
   PetscFunctionReturn(0);
 }
 

@@ -11,7 +11,7 @@ PetscErrorCode BTECommandDynamics(MPI_Comm comm)
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
   PetscOptionsBegin(comm, NULL, "bte dynamics: real-time Boltzmann dynamics (docs/dynamics.md)", "BTE");
-  PetscCall(PetscOptionsBool("-bte_view", "Print the table's and the run's summary", "BTEView", view, &view, NULL));
+  PetscCall(PetscOptionsBool("-bte_view", "Print the table's and the run's summary (its WARNING lines are always printed)", "BTEView", view, &view, NULL));
   PetscOptionsEnd();
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
@@ -38,6 +38,7 @@ PetscErrorCode BTECommandDynamics(MPI_Comm comm)
      before its output file is opened, not after the run */
   PetscCall(BTECommandCheckOptionsSetUp(comm, "dynamics"));
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
+  else PetscCall(BTEViewWarnings(bte, PETSC_VIEWER_STDOUT_(comm))); /* no summary, but its warnings */
   if (view) PetscCall(BTEDynamicsView(dyn, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTEDynamicsSolve(dyn, NULL));
   PetscCall(BTEDynamicsDestroy(&dyn));

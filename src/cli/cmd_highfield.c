@@ -14,7 +14,7 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "bte highfield: steady state in a static field", "BTE");
   PetscCall(PetscOptionsString("-bte_output", "HDF5 file for /highfield (docs/transport.md)", "BTEHighFieldWriteHDF5", out, out, sizeof(out), &flg));
-  PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary (the results are always printed)", "BTEView", view, &view, NULL));
+  PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary (the results, and the summary's WARNING lines, are always printed)", "BTEView", view, &view, NULL));
   PetscCall(PetscOptionsBool("-bte_allow_unconverged", "Write the results and exit 0 although a field did not converge (else: exit 1, nothing written)", "BTEHighFieldSolve", allow, &allow, NULL));
   PetscOptionsEnd();
   PetscCall(BTECommandHelpRequested(&help));
@@ -40,6 +40,7 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
   /* set up first: the summary's diagnostics then come from the run's collision operator */
   PetscCall(BTEHighFieldSetUp(hf));
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
+  else PetscCall(BTEViewWarnings(bte, PETSC_VIEWER_STDOUT_(comm))); /* no summary, but its warnings */
   PetscCall(BTEHighFieldSolve(hf));
   PetscCall(BTEHighFieldView(hf, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTEHighFieldGetNumResults(hf, &nres));

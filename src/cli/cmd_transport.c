@@ -14,7 +14,7 @@ PetscErrorCode BTECommandTransport(MPI_Comm comm)
   PetscFunctionBegin;
   PetscOptionsBegin(comm, NULL, "bte transport: low-field mobility (KSP, RTA, ITA)", "BTE");
   PetscCall(PetscOptionsString("-bte_output", "HDF5 file for /transport (docs/transport.md)", "BTETransportWriteHDF5", out, out, sizeof(out), &flg));
-  PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary (the results are always printed)", "BTEView", view, &view, NULL));
+  PetscCall(PetscOptionsBool("-bte_view", "Print the table's summary (the results, and the summary's WARNING lines, are always printed)", "BTEView", view, &view, NULL));
   PetscCall(PetscOptionsBool("-bte_allow_unconverged", "Write the results and exit 0 although a solve did not converge (else: exit 1, nothing written)", "BTETransportSolve", allow, &allow, NULL));
   PetscOptionsEnd();
   PetscCall(BTECommandHelpRequested(&help));
@@ -35,6 +35,7 @@ PetscErrorCode BTECommandTransport(MPI_Comm comm)
   /* set up first: the summary's diagnostics then come from the run's collision operator */
   PetscCall(BTETransportSetUp(tr));
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
+  else PetscCall(BTEViewWarnings(bte, PETSC_VIEWER_STDOUT_(comm))); /* no summary, but its warnings */
   PetscCall(BTETransportSolve(tr));
   PetscCall(BTETransportView(tr, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(BTETransportGetNumResults(tr, &nres));

@@ -20,6 +20,7 @@ int BTEDiagnosticsWriteH5(hid_t loc, const BTEDiagnostics *d, const char why[], 
   BTEH5WriteAttrInt(g, "computed", d->computed ? 1 : 0, &st);
   if (!d->computed) BTEH5WriteAttrString(g, "reason", why ? why : "", &st);
   else {
+    if (d->pieces > 1) strcat(warn, "channel_graph ");
     if (d->defect > BTE_DIAG_DEFECT_MAX) strcat(warn, "equilibrium_defect ");
     if (d->relax_temperature != d->relax_temperature || PetscAbsReal(d->relax_temperature / d->temperature - 1) > BTE_DIAG_TRELAX_MAX) strcat(warn, "relaxation_temperature ");
     if (d->edge_share > BTE_DIAG_EDGE_MAX) strcat(warn, "edge_share ");

@@ -84,3 +84,27 @@ good = a["computed"] == 0 and "-bte_diagnostics 0" in a["reason"]
 print(("ok   " if good else "FAIL ") + "off.h5: computed %d, reason '%s'" % (a["computed"], a["reason"]))
 sys.exit(0 if ok and good else 1)
 PY
+
+# -bte_view 0: no summary, but its WARNING lines (all of them, alone) in every solving command;
+# a table in several pieces is named in /diagnostics warnings (graphene 91^2: 4 pieces)
+g91="-bte_model graphene -bte_grid 91"
+for cmd in "transport -bte_output g91.h5" "highfield -bte_efield_list 100 -bte_output g91hf.h5" "dynamics -bte_final_time 1 -bte_output g91dyn.h5"; do
+  full=$("$BTE" ${cmd%% *} $g91 ${cmd#* } 2>&1 | grep "WARNING" | grep -E "channel graph|window edge|equilibrium|relaxation|zero-field|defaults" | sed 's/^ *//')
+  quiet=$("$BTE" ${cmd%% *} $g91 ${cmd#* } -bte_view 0 2>&1)
+  has "$quiet" "channel graph: WARNING 4 disconnected pieces" "a field drives carriers into pieces they cannot scatter back from"
+  hasnot "$quiet" "grid: 2D"
+  while IFS= read -r l; do has "$quiet" "$l"; done <<<"$full"
+  echo "ok   ${cmd%% *} -bte_view 0: the summary's $(wc -l <<<"$full") WARNING lines, no summary"
+done
+quiet=$(run_np $NP "$BTE" transport $p24 -bte_delta balanced -bte_view 0)
+hasnot "$quiet" "WARNING"
+hasnot "$quiet" "channel graph"
+echo "ok   -bte_view 0 on a clean table: no summary line on $NP ranks"
+"$PYTHON" -c "
+import h5py
+for f in ('g91.h5', 'g91hf.h5', 'g91dyn.h5'):
+    w = h5py.File(f, 'r')['diagnostics'].attrs['warnings']
+    w = w.decode() if isinstance(w, bytes) else w
+    assert 'channel_graph' in w.split(), (f, w)
+print('ok   /diagnostics warnings name channel_graph')
+"
