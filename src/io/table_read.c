@@ -407,7 +407,43 @@ static PetscErrorCode CheckMemory(BTE bte, const char file[], PetscInt64 nch, Pe
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ReadStates(BTE bte, ReadCtx *c, const char file[])
+/* Each (k point, band) is one state: two rows with the same pair would be one state counted twice
+   (its carriers and channels twice). The keys go to rank 0, which sorts them (8 B per state). */
+static PetscErrorCode CheckDistinctStates(BTE bte, const char file[])
+{
+  MPI_Comm     comm = PetscObjectComm((PetscObject)bte);
+  PetscMPIInt  size, rank, n = (PetscMPIInt)bte->nlocal, *cnt = NULL, *off = NULL;
+  PetscInt64  *key, *all = NULL, dup[2] = {-1, -1};
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMalloc1(bte->nlocal, &key));
+  for (PetscInt k = 0; k < bte->nlocal; k++) key[k] = (PetscInt64)bte->kindex[k] * bte->nbands + bte->band[k];
+  if (rank == 0) PetscCall(PetscMalloc3(size, &cnt, size + 1, &off, bte->nstates, &all));
+  PetscCallMPI(MPI_Gather(&n, 1, MPI_INT, cnt, 1, MPI_INT, 0, comm));
+  if (rank == 0) {
+    off[0] = 0;
+    for (PetscMPIInt r = 0; r < size; r++) off[r + 1] = off[r] + cnt[r];
+  }
+  PetscCallMPI(MPI_Gatherv(key, n, MPIU_INT64, all, cnt, off, MPIU_INT64, 0, comm));
+  if (rank == 0) {
+    PetscCall(PetscSortInt64(bte->nstates, all));
+    for (PetscInt k = 1; k < bte->nstates; k++)
+      if (all[k] == all[k - 1]) {
+        dup[0] = all[k] / bte->nbands;
+        dup[1] = all[k] % bte->nbands;
+        break;
+      }
+  }
+  PetscCallMPI(MPI_Bcast(dup, 2, MPIU_INT64, 0, comm));
+  PetscCall(PetscFree(key));
+  PetscCall(PetscFree3(cnt, off, all));
+  PetscCheck(dup[0] < 0, comm, PETSC_ERR_FILE_UNEXPECTED, "Scattering table %s: two states have k index %" PetscInt64_FMT " and band %" PetscInt64_FMT " (/states/kindex, /states/band): each (k point, band) is one state and may appear once; the table is corrupt", file, dup[0], dup[1]);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadStates(BTE bte, ReadCtx *c, const char file[], const Header *h)
 {
   BTEH5Status st;
   hsize_t     s = (hsize_t)bte->rstart, n = (hsize_t)bte->nlocal;
@@ -433,6 +469,17 @@ static PetscErrorCode ReadStates(BTE bte, ReadCtx *c, const char file[])
       }
       if (PetscIsInfOrNanReal(bte->velocity[3 * k]) || PetscIsInfOrNanReal(bte->velocity[3 * k + 1]) || PetscIsInfOrNanReal(bte->velocity[3 * k + 2])) {
         BTEH5Fail(&st, "/states/velocity[%lld] = (%g, %g, %g) Angstrom/fs is not finite; the table is corrupt, regenerate it", g, (double)bte->velocity[3 * k], (double)bte->velocity[3 * k + 1], (double)bte->velocity[3 * k + 2]);
+        break;
+      }
+      /* the window the table declares holds its states (a state outside it would be a band edge,
+         a mean energy or an initial state of the wrong size; 1e-6 eV: rounding of a window's edge) */
+      if (bte->energy[k] < h->emin - 1e-6 || bte->energy[k] > h->emax + 1e-6) {
+        BTEH5Fail(&st, "/states/energy[%lld] = %g eV is outside the table's window [%g, %g] eV (/states attributes window_min, window_max); the table is corrupt", g, (double)bte->energy[k], (double)h->emin, (double)h->emax);
+        break;
+      }
+      /* a sheet's carriers move in its plane (/grid dim 2: a3 is the normal) */
+      if (h->grid.dim == 2 && PetscAbsReal(bte->velocity[3 * k + 2]) > 1e-8) {
+        BTEH5Fail(&st, "/states/velocity[%lld] = (%g, %g, %g) Angstrom/fs has a component along the normal of a 2D material (/grid dim 2, a3 the normal); in-plane velocities have 0 there; the table is corrupt", g, (double)bte->velocity[3 * k], (double)bte->velocity[3 * k + 1], (double)bte->velocity[3 * k + 2]);
         break;
       }
     }
@@ -681,7 +728,8 @@ static PetscErrorCode TableReadData(BTE bte, ReadCtx *c, const char file[], cons
     BTEH5Fail(&st, "HDF5 cannot open it (HDF5: %s)", m);
   }
   PetscCall(Check(bte, file, &st));
-  PetscCall(ReadStates(bte, c, file));
+  PetscCall(ReadStates(bte, c, file, h));
+  PetscCall(CheckDistinctStates(bte, file));
   PetscCall(ReadChannels(bte, c, file, h->M, chunk));
   PetscFunctionReturn(0);
 }

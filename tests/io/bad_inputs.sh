@@ -1,4 +1,5 @@
-# Table validation: malformed tables (made with h5py from a valid one) must be refused by
+# Table validation (states outside the table's window, a (k, band) twice, a 2D sheet's velocity
+# out of its plane among them): malformed tables (made with h5py from a valid one) must be refused by
 # 'bte info -bte_input FILE' with a nonzero exit and a message naming the problem, never a
 # crash or a hang; a few run on TEST_NP ranks, where the bad row lies on another rank.
 . "$TESTDIR/common.sh"
@@ -7,6 +8,7 @@ NP=${TEST_NP:-2}
 N=60 M=400
 "$BUILD/tests/io_roundtrip" -mode write -file good.h5 -nstates $N -nchannels $M || exit 1
 "$BTE" info -bte_input good.h5 >good.txt || { echo "FAIL: the valid table is refused"; cat good.txt; exit 1; }
+OMP_NUM_THREADS=1 "$BTE" generate -bte_model graphene -bte_grid 150 -bte_output sheet.h5 -bte_view 0 >/dev/null || exit 1
 
 "$PYTHON" - $N $M <<'EOF' || exit 1
 import h5py, numpy as np, shutil, sys
@@ -89,6 +91,12 @@ variant('smearing.h5', setattr_('channels', 'smearing', -0.01))
 variant('delta.h5', setattr_('channels', 'delta', 'gaussian'))
 variant('reciprocal.h5', break_reciprocal)
 variant('swapped.h5', swap_ij)
+variant('energy_above.h5', setitem('states/energy', 3, 1e3))
+variant('energy_below.h5', setitem('states/energy', 4, -5.0))
+variant('dup_state.h5', lambda f: setitem('states/kindex', N - 1, f['states/kindex'][0])(f), lambda f: setitem('states/band', N - 1, f['states/band'][0])(f))
+shutil.copy('sheet.h5', 'sheet_vz.h5')
+with h5py.File('sheet_vz.h5', 'r+') as f:
+    v = f['states/velocity'][()]; v[2, 2] = 5.0; f['states/velocity'][...] = v
 with open('text.h5', 'w') as t: t.write('this is not an HDF5 file\n' * 100)
 open('empty.h5', 'w').close()
 EOF
@@ -155,6 +163,10 @@ check smearing        "smearing = -0.01"                     smearing.h5
 check delta           "delta = 'gaussian'; expected perturbo or balanced" delta.h5
 check reciprocal      "/grid/reciprocal does not match"      reciprocal.h5
 check too_large       "too large for memory"                 good.h5 -bte_memory_limit 1e-6
+check energy_above    "/states/energy\[3\] = 1000 eV is outside the table's window" energy_above.h5
+check energy_below    "/states/energy\[4\] = -5 eV is outside the table's window" energy_below.h5
+check sheet_vz        "/states/velocity\[2\] = .* has a component along the normal of a 2D material" sheet_vz.h5
+checknp dup_state     "two states have k index .* and band .* may appear once" dup_state.h5
 checknp incomplete    "attribute 'complete' is missing"      incomplete.h5
 checknp nan_g2_last   "/channels/g2\[$((M - 1))\] = nan"     nan_g2_last.h5
 checknp j_range_last  "/channels/j\[$((M - 1))\] = $N is not a state index" j_range_last.h5

@@ -35,6 +35,7 @@ static PetscErrorCode BuildSynthetic(MPI_Comm comm, const Opts *o, BTE *out)
   BTE        bte;
   uint64_t   s = (uint64_t)o->seed;
   PetscInt   rend, nmine = 0, nktot;
+  uint64_t   step, first;
   PetscInt  *gi, *gj, *gm;
   PetscReal *ghw, *gg2;
 
@@ -74,8 +75,26 @@ static PetscErrorCode BuildSynthetic(MPI_Comm comm, const Opts *o, BTE *out)
 
   PetscCall(BTEAllocateStates(bte, o->N, PETSC_DECIDE));
   rend = bte->rstart + bte->nlocal;
+  /* distinct (k, band) pairs, as a table needs: state g takes pair (g * step + first) mod 3 nktot,
+     step coprime to 3 nktot (a bijection), first drawn */
+  PetscCheck(o->N <= 3 * nktot, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-nstates %" PetscInt_FMT " exceeds the %" PetscInt_FMT " (k, band) pairs of the grid", o->N, 3 * nktot);
+  {
+    uint64_t np = 3 * (uint64_t)nktot, a, b;
+    step = 1000003 % np;
+    for (;;) { /* gcd(step, np) == 1 */
+      for (a = step, b = np; b;) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+      }
+      if (step && a == 1) break;
+      step = (step + 1) % np;
+    }
+    first = Next(&s) % np;
+  }
   for (PetscInt g = 0; g < o->N; g++) { /* every rank draws all, keeps its own */
-    PetscInt  k  = (PetscInt)(Next(&s) % (uint64_t)nktot), b = (PetscInt)(Next(&s) % 3);
+    uint64_t  pair = (first + (uint64_t)g * step) % (3 * (uint64_t)nktot);
+    PetscInt  k = (PetscInt)(pair / 3), b = (PetscInt)(pair % 3);
     PetscReal e  = bte->emin + (bte->emax - bte->emin) * Uniform(&s);
     PetscReal v0 = Uniform(&s) - 0.5, v1 = Uniform(&s) - 0.5, v2 = o->dim == 3 ? Uniform(&s) - 0.5 : 0;
     if (g >= bte->rstart && g < rend) {
