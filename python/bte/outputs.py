@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 
-from ._h5 import BTEFileError, attr, check_units, complete_flag, dataset, group, number, open_file
+from ._h5 import BTEFileError, attr, check_number_type, check_units, complete_flag, dataset, group, number, open_file
 from .lattice import Lattice
 
 E_CHARGE = 1.602176634e-19  # C
@@ -68,7 +68,8 @@ class Dynamics:
         None where they do not apply), pump (dict of density, e0_edge, smear, time, fwhm, or None),
         band_edge (eV), cell_volume (Angstrom^3; Angstrom^2 in 2D), dim, spin_degeneracy,
         output_interval (fs).
-    lattice (Lattice), diagnostics (dict), cost (dict or None), reference_error (dict or None),
+    lattice (Lattice), diagnostics (dict), cost (dict or None), reference_error (dict of the
+    [nc] arrays of /dynamics/reference_error and its attributes, or None; a NaN in one is refused),
     provenance (dict: creator, created, source), complete (True once the run that last wrote it
     ended; False while a run writes it or after one was stopped, its snapshots still valid; None
     for older files).
@@ -139,6 +140,7 @@ class Dynamics:
                 raise BTEFileError("%s: /dynamics/occupations is missing or not [%d][%d]" % (self.path, nt, N))
             if occ.dtype.kind not in "fiu":
                 raise BTEFileError("%s: /dynamics/occupations holds %s values, expected numbers" % (self.path, occ.dtype))
+            check_number_type(occ.id.get_type(), False, "%s: dataset /dynamics/occupations" % self.path, real=True)
             if self.population.shape[1] != len(self.energy_grid):
                 raise BTEFileError("%s: /dynamics/population has %d bins, energy_grid %d" % (self.path, self.population.shape[1], len(self.energy_grid)))
             self.diagnostics = _diagnostics(f)
@@ -147,8 +149,11 @@ class Dynamics:
             self.cost = {k: attr(g["cost"], k) for k in g["cost"].attrs} if "cost" in g else None
             self.reference_error = None
             if "reference_error" in g:
-                r = g["reference_error"]
-                self.reference_error = {k: r[k][()] for k in r}
+                # each dataset [nc] checked as every other: finite (bte never writes NaN: one comes from
+                # a damaged reference), its units those of docs/format.md
+                r = group(g, "reference_error", "a bte dynamics output")
+                ru = self._reference_error_units(two)
+                self.reference_error = {k: dataset(r, k, units=ru.get(k), ndim=1) for k in r}
                 self.reference_error.update({k: attr(r, k) for k in r.attrs})
         au = self._attribute_units(two)
         self.units = {"time": "fs", "carriers": "1/cell", "carrier_density": "cm^-2" if two else "cm^-3",
@@ -156,7 +161,14 @@ class Dynamics:
                       "energy_grid": "eV", "bin_width": "eV", "state_energy": "eV", "temperature": "K",
                       "efield": "V/cm", "efield_time": "fs", "efield_fwhm": "fs", "band_edge": "eV",
                       "cell_volume": au["cell_volume"], "output_interval": "fs", "occupations": "",
-                      "pump": {k: au["pump_" + k] for k in PUMP_KEYS}}
+                      "pump": {k: au["pump_" + k] for k in PUMP_KEYS}, "reference_error": self._reference_error_units(two)}
+
+    @staticmethod
+    def _reference_error_units(two):
+        """The unit of each /dynamics/reference_error dataset (docs/format.md, docs/dynamics.md)."""
+        return {"time": "fs", "f_max": "", "f_l2": "", "f_l2_relative": "", "carriers": "1/cell",
+                "carrier_density": "cm^-2" if two else "cm^-3", "mean_energy": "eV", "drift_velocity": "cm/s",
+                "population_max": "1/(eV cell)"}
 
     @staticmethod
     def _attribute_units(two):

@@ -1,7 +1,7 @@
 """The scattering table (docs/format.md): grid, states and, read on demand, the channels."""
 import numpy as np
 
-from ._h5 import BTEFileError, attr, check_units, complete_flag, dataset, group, number, open_file
+from ._h5 import INT32_MAX, BTEFileError, attr, complete_flag, dataset, group, number, open_file
 from .lattice import Lattice
 
 
@@ -79,6 +79,8 @@ class Table:
         velocity    (N, 3) float, Angstrom/fs (Cartesian)
         nbands, spin_degeneracy (int); carrier ("electrons" or "holes"); window (eV, eV)
         nmodes (int); smearing (eV); num_channels (int)
+        g2_cutoff (eV^2), phonon_min (eV), energy_tolerance (in units of the smearing, "eta"): the
+                    selection the table was made with (None when the file has none)
         delta       "perturbo" or "balanced": the discretised delta the table was made with
                     (/channels attribute delta; "perturbo" when absent)
         model       dict: the /model group's parameters {name: (value, unit)} and model_name
@@ -93,7 +95,7 @@ class Table:
             fmt = attr(f, "format")
             if fmt != self.FORMAT:
                 raise BTEFileError("%s: not a bte scattering table (root attribute format = %r, expected %r)" % (self.path, fmt, self.FORMAT))
-            ver = attr(f, "format_version", required=True)
+            ver = number(f, "format_version", required=True, integer=True)
             if ver != 1:
                 raise BTEFileError("%s: format_version %s is not supported (this reader knows version 1)" % (self.path, ver))
             c = complete_flag(f)
@@ -107,15 +109,14 @@ class Table:
             self.caveat = attr(f, "caveat", "")  # the model's warnings ("" when none)
             # warnings that hold under a field of at least their _min (V/cm; None when absent)
             for name in ("field_caveat", "field_caveat_2"):
-                text, fmin = attr(f, name, ""), number(f, name + "_min")
+                text, fmin = attr(f, name, ""), number(f, name + "_min", units="V/cm")
                 if name in f.attrs and fmin is None:
                     raise BTEFileError("%s: root attribute %s without %s_min (V/cm)" % (self.path, name, name))
                 if fmin is not None and fmin < 0:
                     raise BTEFileError("%s: root attribute %s_min = %g; expected a field >= 0 (V/cm)" % (self.path, name, fmin))
                 setattr(self, name, text)
                 setattr(self, name + "_min", fmin)
-            check_units(f, "temperature_units", "K", "the root group's temperature")
-            self.temperature = number(f, "temperature", positive=True)
+            self.temperature = number(f, "temperature", positive=True, units="K")
             if self.temperature is not None and not TEMPERATURE_MIN <= self.temperature <= TEMPERATURE_MAX:
                 raise BTEFileError("%s: root attribute temperature = %g K is outside [%g, %g] K" % (self.path, self.temperature, TEMPERATURE_MIN, TEMPERATURE_MAX))
             self.lattice = Lattice.from_group(group(f, "grid", "a bte scattering table"))
@@ -133,7 +134,7 @@ class Table:
             r = _first_bad((self.kindex >= 0) & (self.kindex < self.lattice.nkpoints))
             if r is not None:
                 raise BTEFileError("%s: /states/kindex[%d] = %d is outside the k grid [0, %d) of nk = %d x %d x %d (ik = (i0*nk1 + i1)*nk2 + i2); the table is corrupt" % (self.path, r, self.kindex[r], self.lattice.nkpoints, nk[0], nk[1], nk[2]))
-            self.nbands = number(s, "nbands", required=True, integer=True, positive=True)
+            self.nbands = number(s, "nbands", required=True, integer=True, positive=True, maximum=INT32_MAX)
             r = _first_bad((self.band >= 0) & (self.band < self.nbands))
             if r is not None:
                 raise BTEFileError("%s: /states/band[%d] = %d is outside [0, nbands = %d); the table is corrupt" % (self.path, r, self.band[r], self.nbands))
@@ -141,17 +142,18 @@ class Table:
             self.carrier = attr(s, "carrier", required=True)
             if self.carrier not in ("electrons", "holes"):
                 raise BTEFileError("%s: /states carrier = %r, expected 'electrons' or 'holes'" % (self.path, self.carrier))
-            for u in ("window_min_units", "window_max_units"):
-                check_units(s, u, "eV", "/states")
-            self.window = (number(s, "window_min", required=True), number(s, "window_max", required=True))
+            self.window = (number(s, "window_min", required=True, units="eV"), number(s, "window_max", required=True, units="eV"))
             if not self.window[0] < self.window[1]:
                 raise BTEFileError("%s: /states attributes window_min = %g, window_max = %g: expected window_min < window_max (eV)" % (self.path, self.window[0], self.window[1]))
-            self.nmodes = number(group(f, "phonons", "a bte scattering table"), "nmodes", required=True, integer=True, positive=True)
+            self.nmodes = number(group(f, "phonons", "a bte scattering table"), "nmodes", required=True, integer=True, positive=True, maximum=INT32_MAX)
             c = group(f, "channels", "a bte scattering table")
-            check_units(c, "smearing_units", "eV", "/channels smearing")
-            self.smearing = number(c, "smearing", required=True, positive=True)
+            self.smearing = number(c, "smearing", required=True, positive=True, units="eV")
             if not SMEARING_MIN <= self.smearing <= SMEARING_MAX:
                 raise BTEFileError("%s: /channels attribute smearing = %g eV is outside [%g, %g] eV" % (self.path, self.smearing, SMEARING_MIN, SMEARING_MAX))
+            # the selection the table was made with (None when absent), as bte's reader checks it
+            self.g2_cutoff = number(c, "g2_cutoff", minimum=0, units="eV^2")
+            self.phonon_min = number(c, "phonon_min", minimum=0, units="eV")
+            self.energy_tolerance = number(c, "energy_tolerance", positive=True, units="eta")
             self.delta = attr(c, "delta", "perturbo")  # tables written before it: Perturbo's
             if not isinstance(self.delta, str) or self.delta not in DELTAS:
                 raise BTEFileError("%s: /channels attribute delta = %s; expected perturbo or balanced" % (self.path, "'%s'" % self.delta if isinstance(self.delta, str) else repr(self.delta)))
@@ -177,7 +179,8 @@ class Table:
                         self.model[k] = (v, attr(m, k + "_units", ""))
         self._channels = None
         self.units = {"energy": "eV", "velocity": "Angstrom/fs", "window": "eV", "smearing": "eV",
-                      "temperature": "K", "kindex": "", "band": ""}
+                      "temperature": "K", "kindex": "", "band": "", "g2_cutoff": "eV^2", "phonon_min": "eV",
+                      "energy_tolerance": "eta", "field_caveat_min": "V/cm", "field_caveat_2_min": "V/cm"}
 
     @property
     def nstates(self):
