@@ -424,9 +424,26 @@ int BTEH5WriteAttrString(hid_t obj, const char name[], const char value[], BTEH5
   return ret;
 }
 
+/* What keeps bte from creating a temporary output file tmp (FILE.tmp), or NULL: a symbolic link
+   there would be followed, and the file it points to (another table, an input) overwritten; a FIFO or
+   device would be opened and waited on. A regular file (a FILE.tmp left by a killed run) is
+   replaced, a directory makes the create fail. */
+const char *BTEH5TmpProblem(const char tmp[])
+{
+  struct stat sb;
+
+  if (lstat(tmp, &sb)) return NULL;
+  if (S_ISLNK(sb.st_mode)) return "it is a symbolic link, which bte would write through into the file it points to; remove the link (bte writes FILE.tmp itself and renames it to FILE when complete)";
+  if (!S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) return "it is a special file (a FIFO, device or socket), not a file bte left; remove it";
+  return NULL;
+}
+
 hid_t BTEH5FileCreate(const char file[], PetscBool growing)
 {
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), f;
+  hid_t fapl, f;
+
+  if (BTEH5TmpProblem(file)) return -1; /* the callers say why (BTEH5TmpProblem) */
+  fapl = H5Pcreate(H5P_FILE_ACCESS);
 
   /* The newest file format HDF5 1.10 writes (readable by 1.10 and later; what h5py writes with
      libver='v110'): version 2 object headers with checksums on all metadata, so a damaged header

@@ -4,6 +4,7 @@
    nor in a directory that does not exist. Checked before anything is opened for writing. */
 #include <bte/private/bteimpl.h>
 #include <bte/private/outfile.h>
+#include <bte/private/h5util.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,6 +76,11 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
     const char *opts[3]  = {"-bte_input", "-bte_perturbo_epr", otheropt ? otheropt : ""};
     FindBadPath(file, opt ? opt : "-bte_output", msg, sizeof(msg));
     if (!msg[0]) FindClash(file, names, opts, other ? 3 : 2, msg, sizeof(msg), opt ? opt : "-bte_output");
+    if (!msg[0]) { /* FILE.tmp, which every writer creates first: a link or a special file there */
+      char tmp[PETSC_MAX_PATH_LEN + 8];
+      snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+      if (BTEH5TmpProblem(tmp)) snprintf(msg, sizeof(msg), "The output %s (%s) is written as %s first, and %s", file, opt ? opt : "-bte_output", tmp, BTEH5TmpProblem(tmp));
+    }
   }
   PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)sizeof(msg), MPI_CHAR, 0, comm));
   PetscCheck(!msg[0], comm, PETSC_ERR_USER_INPUT, "%s", msg);
@@ -93,8 +99,8 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
 
    Notes:
    Compares with the table and a model's input file, by name and as the same file through a link,
-   FILE.tmp included; and a path that is a directory or lies in a directory that does not exist or
-   is not writable. Every writer of bte calls it; call it early to refuse before a long run.
+   FILE.tmp included; a path that is a directory or lies in a directory that does not exist or
+   is not writable; and a FILE.tmp that is a symbolic link or a special file. Every writer of bte calls it; call it early to refuse before a long run.
 
    Level: intermediate
 

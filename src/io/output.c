@@ -109,7 +109,8 @@ PetscErrorCode BTEOutputCreate(BTE bte, const char file[], const char opt[], con
   if (o->rank == 0) {
     errno  = 0; /* HDF5's file driver leaves the system's reason in errno */
     o->fid = BTEH5FileCreate(o->tmp, growing);
-    if (o->fid < 0) {
+    if (o->fid < 0 && BTEH5TmpProblem(o->tmp)) BTEH5Fail(&o->st, "Cannot create the %s output file %s (%s): it is written as %s first, and %s", what, file, opt ? opt : "-bte_output", o->tmp, BTEH5TmpProblem(o->tmp));
+    else if (o->fid < 0) {
       int e = errno;
       BTEH5Fail(&o->st, "Cannot create the %s output file %s (%s; written as %s until it holds a complete result)%s%s: check that its directory exists and is writable", what, file, opt ? opt : "-bte_output", o->tmp, e ? ": " : "", e ? strerror(e) : "");
     } else if (WriteProvenance(o->fid, bte, &o->st)) {

@@ -172,6 +172,7 @@ static int WriteSlabs(hid_t f, WriteCtx *c, BTEH5Status *st)
 static int FileFail(BTEH5Status *st, const char what[], const char tmp[])
 {
   char m[256];
+  if (BTEH5TmpProblem(tmp)) return BTEH5Fail(st, "cannot %s %s: %s", what, tmp, BTEH5TmpProblem(tmp));
   BTEH5StackMessage(m, sizeof(m));
   return BTEH5Fail(st, "cannot %s %s (HDF5: %s); check that its directory exists, is writable and has free space", what, tmp, m);
 }

@@ -31,3 +31,14 @@ for n, g in (('old_tr.h5', 'transport'), ('old_hf.h5', 'highfield')):
   fi
   echo "ok: $np rank(s)"
 done
+
+# a FILE.tmp that is a symbolic link (to another table) or a FIFO: refused before the run, the link's
+# target untouched (the write would have followed the link); bte generate and the runs alike
+P="-bte_model parabolic -bte_parabolic_a 20 -bte_grid 10 -bte_window 0.5"
+OMP_NUM_THREADS=1 "$BTE" generate $P -bte_output victim.h5 -bte_view 0 > /dev/null
+cp victim.h5 victim.orig
+ln -sf victim.h5 gen.h5.tmp; ln -sf victim.h5 tr2.h5.tmp; mkfifo fifo.h5.tmp
+expect_fail "written as gen.h5.tmp first, and it is a symbolic link" "$BTE" generate -bte_model graphene -bte_grid 60 -bte_output gen.h5
+expect_fail "written as tr2.h5.tmp first, and it is a symbolic link" "$BTE" transport $P -bte_output tr2.h5
+expect_fail "written as fifo.h5.tmp first, and it is a special file" timeout 60 "$BTE" dynamics $P -bte_final_time 10 -bte_output fifo.h5
+cmp victim.h5 victim.orig || { echo "FAIL: the link's target was written"; exit 1; }

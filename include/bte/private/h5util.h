@@ -61,6 +61,7 @@ PETSC_INTERN int BTEH5ReadVarString(hid_t attr, hid_t ftype, char buf[], size_t 
 PETSC_INTERN int BTEH5CheckRegularFile(const char file[], BTEH5Status *);
 /* Creates (truncates) file in the newest HDF5 1.10 format; growing: a file that grows while a run
    may be killed, written in the 1.8 format (see h5util.c). Returns the file id or -1. */
+PETSC_INTERN const char *BTEH5TmpProblem(const char tmp[]);
 PETSC_INTERN hid_t BTEH5FileCreate(const char file[], PetscBool growing);
 /* A fixed-length UTF-8 string type holding value (close it with H5Tclose). */
 PETSC_INTERN hid_t BTEH5StringType(const char value[]);
