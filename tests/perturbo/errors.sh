@@ -46,6 +46,7 @@ fail1 "must be positive" $E -bte_perturbo_kdim 8,0,8
 fail1 "bte_perturbo_kdim takes three integers" $E -bte_perturbo_kdim 8,8
 fail1 "bte_perturbo_qdim takes three integers" $E $K -bte_perturbo_qdim 4,4
 fail1 "sq.h5 is a 2D material: the k and q grids must have 1 point along a3" $G -bte_perturbo_epr sq.h5 -bte_perturbo_kdim 8,8,2
+fail1 "sq.h5 is a 2D material: the k and q grids must have 1 point along a3 (-bte_perturbo_kdim 15,15,1, -bte_perturbo_qdim 15,15,3)" $G -bte_perturbo_epr sq.h5 -bte_perturbo_kdim 15,15 -bte_perturbo_qdim 15,15,3
 fail1 "no states of bands 1..1 in the window \[100., 101.\] eV" $E $K -bte_perturbo_emin 100 -bte_perturbo_emax 101
 fail1 "no states of bands 1..1 in the window" $E $K -bte_perturbo_carrier holes -bte_perturbo_emin 0 -bte_perturbo_emax 1
 fail1 "Give both -bte_perturbo_emin and -bte_perturbo_emax" $E $K -bte_perturbo_emin 1

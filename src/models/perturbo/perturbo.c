@@ -675,6 +675,9 @@ static PetscErrorCode BTEModelGenerate_Perturbo(BTE bte)
     if (p.dim == 2 && nqd == 2) qdim[2] = 1, nqd = 3;
     PetscCheck(nqd == 3, comm, PETSC_ERR_USER_INPUT, "-bte_perturbo_qdim takes three integers n1,n2,n3 (two in 2D)");
   }
+  /* a sheet first: its third dimension is the one a user gets wrong, and then it is not a matter of
+     commensurability */
+  PetscCheck(p.dim == 3 || (kdim[2] == 1 && qdim[2] == 1), comm, PETSC_ERR_ARG_OUTOFRANGE, "%s is a 2D material: the k and q grids must have 1 point along a3 (-bte_perturbo_kdim %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ", -bte_perturbo_qdim %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT "); give two numbers n1,n2", file, kdim[0], kdim[1], kdim[2], qdim[0], qdim[1], qdim[2]);
   for (int a = 0; a < 3; a++) {
     PetscCheck(kdim[a] >= 1 && qdim[a] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "k grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " and q grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " must be positive", kdim[0], kdim[1], kdim[2], qdim[0], qdim[1], qdim[2]);
     PetscCheck(kdim[a] % qdim[a] == 0, comm, PETSC_ERR_ARG_INCOMP, "The q grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT " is not commensurate with the k grid %" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT ": each q dimension must divide the k dimension (Perturbo's rule for boltz_qdim)", qdim[0], qdim[1], qdim[2], kdim[0], kdim[1], kdim[2]);
