@@ -9,6 +9,8 @@
 #include <bte/private/dynamicsimpl.h>
 #include <bte/private/validate.h>
 #include <bte/private/h5util.h>
+#include <stdint.h>
+#include <string.h>
 
 /* file types of PetscInt indices (i32, or i64 with 64-bit PetscInt) */
 #define BTE_DYN_H5_INDEX (sizeof(PetscInt) == 8 ? H5T_STD_I64LE : H5T_STD_I32LE)
@@ -36,11 +38,87 @@ static int Differ(double a, double b)
   return PetscAbsReal(a - b) > 1e-12 * PetscMax(1.0, PetscMax(PetscAbsReal(a), PetscAbsReal(b)));
 }
 
+/* What defines the run's collision operator beyond the states (which a restart checks bit for bit)
+   and the settings CheckAppend compares already: the smearing, the delta and the table's channels.
+   The table is identified by its channel count and a checksum of every channel (both ends, the mode,
+   and the bits of hbar w and |g|^2), not by its file name or its source string: the same table may
+   be read from another path or made in memory by its model (then it has the same channels bit for
+   bit, as the restart requires of its energies), and a table with other couplings or phonons on the
+   same states (-bte_gaas_lo 0) has a different sum. The checksum is a sum over the channels of a
+   64-bit hash of each, modulo 2^64: independent of the channel order and of the number of ranks
+   (every channel counted once, by the owner of its lower end), and one pass over the channels a rank
+   holds, without I/O (the collision setup costs far more). Where the channels are only on the device
+   (a Perturbo import on one rank on CUDA Vecs, whose host arrays are filled only when read) it is not
+   computed (has = PETSC_FALSE), rather than copying the table to the host for it: an append then
+   compares the table's source string instead. */
+typedef struct {
+  PetscInt64 nchannels;   /* the table's channels, global */
+  PetscBool  has;         /* checksum computed */
+  char       checksum[20]; /* 16 hex digits */
+} BTEDynTableId;
+
+static uint64_t Mix64(uint64_t x)
+{
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+static uint64_t RealBits(PetscReal v)
+{
+  double   d = (double)v;
+  uint64_t u;
+
+  memcpy(&u, &d, sizeof(u));
+  return u;
+}
+
+/* Collective: the table's identity (BTEDynTableId) */
+static PetscErrorCode TableIdentity(BTE bte, BTEDynTableId *id)
+{
+  MPI_Comm   comm = PetscObjectComm((PetscObject)bte);
+  uint64_t   sum  = 0;
+  PetscInt64 cnt  = 0;
+  int        ok   = !bte->chfill && !bte->chcounted && (bte->ch.n == 0 || (bte->ch.i && bte->ch.j && bte->ch.mode && bte->ch.hw && bte->ch.g2)), allok;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(id, sizeof(*id)));
+  id->nchannels = bte->ch.nglobal;
+  if (ok) {
+    /* ~9 ns per channel on one thread: 1e9 channels would add 9 s to a run's start */
+#if defined(_OPENMP)
+  #pragma omp parallel for reduction(+ : sum, cnt) schedule(static)
+#endif
+    for (PetscCount c = 0; c < bte->ch.n; c++) {
+      PetscInt lo = PetscMin(bte->ch.i[c], bte->ch.j[c]), hi = PetscMax(bte->ch.i[c], bte->ch.j[c]);
+      uint64_t h;
+      if (lo < bte->rstart || lo >= bte->rstart + bte->nlocal) continue; /* counted by its owner */
+      h = Mix64((uint64_t)lo + 0x9e3779b97f4a7c15ULL);
+      h = Mix64(h ^ (uint64_t)hi) + 0x9e3779b97f4a7c15ULL;
+      h = Mix64(h ^ (uint64_t)bte->ch.mode[c]) + 0x9e3779b97f4a7c15ULL;
+      h = Mix64(h ^ RealBits(bte->ch.hw[c])) + 0x9e3779b97f4a7c15ULL;
+      h = Mix64(h ^ RealBits(bte->ch.g2[c]));
+      sum += h;
+      cnt++;
+    }
+  }
+  PetscCall(MPIU_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_UINT64_T, MPI_SUM, comm));
+  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &cnt, 1, MPIU_INT64, MPI_SUM, comm));
+  /* every channel counted once, or no checksum */
+  id->has = allok && cnt == bte->ch.nglobal ? PETSC_TRUE : PETSC_FALSE;
+  if (id->has) PetscCall(PetscSNPrintf(id->checksum, sizeof(id->checksum), "%016llx", (unsigned long long)sum));
+  PetscFunctionReturn(0);
+}
+
 /* Rank 0, appending: the file must hold the states and energy bins of this run, and its attributes
    of the physics (one set for the whole file) must describe this run too: a restart in a field
    appended to a field-free run's file said efield 0 beside a drift velocity of -7.9e6 cm/s. (The
    output interval may change: the time series says when each snapshot is.) */
-static int CheckAppend(hid_t fid, BTEDynamics dyn, long long *nt, PetscBool *hasdt, BTEH5Status *st)
+static int CheckAppend(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, long long *nt, PetscBool *hasdt, BTEH5Status *st)
 {
   BTE     bte = dyn->bte;
   hsize_t pop[2], occ[2], t[2];
@@ -62,13 +140,41 @@ static int CheckAppend(hid_t fid, BTEDynamics dyn, long long *nt, PetscBool *has
     if (Differ(v, dyn->src.pdensity)) return BTEH5Fail(st, "its run had -bte_pump_density %g, this one %g%s", v, (double)dyn->src.pdensity, hint);
     if (st->bad) return -1;
   }
+  {
+    /* the run's operator: smearing, delta, table (TableIdentity). A file written before these were
+       recorded cannot show that this run continues its own (its /diagnostics may name the delta,
+       but nothing names the smearing or the table), so it is refused rather than appended to with a
+       warning: the continuation written to a new file loses nothing (it starts with the restart
+       snapshot), while an unchecked append can make one file of two runs, which nothing in the
+       file would show afterwards. */
+    const char *need[4] = {"smearing", "delta", "table_channels", "table_source"};
+    double      eta;
+    long long   nch;
+    char        s[64], src[sizeof(dyn->bte->source)];
+    for (int q = 0; q < 4; q++)
+      if (BTEH5AttrExists(fid, "dynamics", need[q]) != 1) return BTEH5Fail(st, "it does not record the smearing, delta and table of its run (no /dynamics attribute %s: written by an earlier bte), so an append cannot check that this run continues it; write this run to a new file (-bte_output NEW.h5, with -bte_restart this file)", need[q]);
+    if (BTEH5ReadAttrReal(fid, "dynamics", "smearing", &eta, st)) return -1;
+    if (Differ(eta, bte->smearing)) return BTEH5Fail(st, "its run had -bte_smearing %g eV, this one %g eV%s", eta, (double)bte->smearing, hint);
+    if (BTEH5ReadAttrString(fid, "dynamics", "delta", s, sizeof(s), st)) return -1;
+    if (strcmp(s, BTEDeltas[bte->delta])) return BTEH5Fail(st, "its run had -bte_delta %s, this one %s%s", s, BTEDeltas[bte->delta], hint);
+    if (BTEH5ReadAttrInt(fid, "dynamics", "table_channels", &nch, st)) return -1;
+    if (nch != (long long)id->nchannels) return BTEH5Fail(st, "its run's table had %lld channels, this one's %lld: another table on the same states%s", nch, (long long)id->nchannels, hint);
+    if (id->has && BTEH5AttrExists(fid, "dynamics", "table_checksum") == 1) {
+      if (BTEH5ReadAttrString(fid, "dynamics", "table_checksum", s, sizeof(s), st)) return -1;
+      if (strcmp(s, id->checksum)) return BTEH5Fail(st, "its run's table had channel checksum %s, this one's %s: another table on the same states (other couplings or phonon energies)%s", s, id->checksum, hint);
+    } else {
+      /* one of the two runs held its channels only on the device: the tables' sources instead */
+      if (BTEH5ReadAttrString(fid, "dynamics", "table_source", src, sizeof(src), st)) return -1;
+      if (strcmp(src, bte->source)) return BTEH5Fail(st, "its run's table came from '%.300s', this one's from '%.300s'%s", src, bte->source, hint);
+    }
+  }
   *nt    = (long long)t[0];
   *hasdt = BTEH5Exists(fid, "dynamics/time_step") == 1 && BTEH5Exists(fid, "dynamics/time_step_unclipped") == 1 ? PETSC_TRUE : PETSC_FALSE; /* older files have no step sizes */
   return 0;
 }
 
 /* Rank 0, a new file: the run's attributes, the static datasets and the empty series */
-static int WriteHeader(hid_t fid, BTEDynamics dyn, PetscReal edge, const PetscReal *egrid, BTEH5Status *st)
+static int WriteHeader(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, PetscReal edge, const PetscReal *egrid, BTEH5Status *st)
 {
   BTE         bte = dyn->bte;
   const char *dunit = bte->grid.dim == 2 ? "cm^-2" : "cm^-3";
@@ -88,6 +194,12 @@ static int WriteHeader(hid_t fid, BTEDynamics dyn, PetscReal edge, const PetscRe
   if (BTEH5WriteAttrString(g, "init", BTEInitTypes[dyn->init], st)) goto done;
   if (BTEH5WriteAttrString(g, "drift_form", BTEDriftForms[dyn->driftform], st)) goto done;
   if (BTEH5WriteAttrReals(g, "temperature", 1, (double[]){bte->temperature}, "K", st)) goto done;
+  /* what defines the collision operator, so that an append can check it (TableIdentity) */
+  if (BTEH5WriteAttrReals(g, "smearing", 1, (double[]){bte->smearing}, "eV", st)) goto done;
+  if (BTEH5WriteAttrString(g, "delta", BTEDeltas[bte->delta], st)) goto done;
+  if (BTEH5WriteAttrString(g, "table_source", bte->source, st)) goto done;
+  if (BTEH5WriteAttrInts(g, "table_channels", 1, (long long[]){(long long)id->nchannels}, st)) goto done;
+  if (id->has && BTEH5WriteAttrString(g, "table_checksum", id->checksum, st)) goto done;
   if (BTEH5WriteAttrReals(g, "efield", 3, ef, "V/cm", st)) goto done;
   /* the time dependence of the field and the pump pulse, so that the file describes the run */
   if (BTEH5WriteAttrString(g, "efield_profile", BTEFieldProfiles[dyn->src.fprofile], st)) goto done;
@@ -147,6 +259,7 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
   long long    nt   = 0;
   hid_t        fid;
   BTEH5Status *st;
+  BTEDynTableId id;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -162,12 +275,31 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
   }
   dyn->out.ne    = (PetscInt)PetscFloorReal((emax - edge) / dyn->de) + 1;
   dyn->out.hasdt = PETSC_TRUE;
+  PetscCall(TableIdentity(bte, &id));
   if (append) {
     PetscBool hasdt = PETSC_FALSE;
     long long info[2];
+    {
+      /* checked first on the file opened read-only, so that a refused append leaves it as it was
+         (opening it to append marks it complete = 0); a file HDF5 cannot open is reported below */
+      BTEH5Status st0;
+      BTEH5Auto   h5auto;
+      PetscCall(PetscMemzero(&st0, sizeof(st0)));
+      if (rank == 0) {
+        BTEH5Silence(&h5auto);
+        fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (fid >= 0) {
+          (void)CheckAppend(fid, dyn, &id, &nt, &hasdt, &st0);
+          H5Fclose(fid);
+        }
+        BTEH5Restore(&h5auto);
+      }
+      PetscCall(BTEH5SyncStatus(comm, &st0));
+      PetscCheck(!st0.bad, comm, PETSC_ERR_USER_INPUT, "Cannot append to the dynamics output %s: %s", file, st0.msg);
+    }
     PetscCall(BTEOutputAppend(bte, file, "dynamics", &dyn->out.file));
     PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
-    if (rank == 0) (void)CheckAppend(fid, dyn, &nt, &hasdt, st);
+    if (rank == 0) (void)CheckAppend(fid, dyn, &id, &nt, &hasdt, st);
     PetscCall(BTEOutputCheck(dyn->out.file));
     info[0] = nt;
     info[1] = hasdt;
@@ -186,7 +318,7 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
     PetscReal *egrid;
     PetscCall(PetscMalloc1(dyn->out.ne, &egrid));
     for (PetscInt j = 0; j < dyn->out.ne; j++) egrid[j] = edge + (j + 0.5) * dyn->de;
-    (void)WriteHeader(fid, dyn, edge, egrid, st);
+    (void)WriteHeader(fid, dyn, &id, edge, egrid, st);
     PetscCall(PetscFree(egrid));
   }
   PetscCall(BTEOutputCheck(dyn->out.file));

@@ -12,8 +12,30 @@
    energy-resolved population). */
 #include <bte/private/dynamicsimpl.h>
 #include <hdf5.h>
+#include <stdio.h>
 
 #define BTE_REF_TIME_EPS(t) (1e-9 * PetscMax(1.0, PetscAbsReal(t)))
+
+/* max(a, b) that keeps a NaN (PetscMax drops one: NaN < x and x < NaN are both false), so that a
+   NaN difference is never reported as a smaller one, or as 0 */
+static inline PetscReal BTERefMax2(PetscReal a, PetscReal b)
+{
+  return PetscIsNanReal(a) ? a : (PetscIsNanReal(b) ? b : PetscMax(a, b));
+}
+
+/* Row j of the reference just read into buf (this rank's slab): every occupation finite, as a
+   restart requires of its snapshot; else the line saying which (0: finite) */
+static int BTERefRowFinite(BTEDynamics dyn, PetscInt j, const PetscReal *buf, char msg[], size_t len)
+{
+  BTE bte = dyn->bte;
+
+  for (PetscInt i = 0; i < bte->nlocal; i++)
+    if (PetscIsInfOrNanReal(buf[i])) {
+      snprintf(msg, len, "The reference %s (-bte_reference): /dynamics/occupations[%" PetscInt_FMT "][%" PetscInt_FMT "] = %g is not finite; the file is damaged: make the reference again", dyn->ref.file, j, bte->rstart + i, (double)buf[i]);
+      return 1;
+    }
+  return 0;
+}
 
 /* Reads rows j of /dynamics/occupations (this rank's slab) into buf; 0 on success */
 static int BTERefReadRow(BTE bte, hid_t fid, PetscInt j, PetscReal *buf)
@@ -149,7 +171,7 @@ PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics dyn, PetscReal t0, PetscReal
       bad = 1;
     }
     for (PetscInt i = 0; i < bte->nlocal && !bad; i++)
-      if (PetscAbsReal(ebuf[i] - bte->energy[i]) > 1e-12 * PetscMax(1.0, PetscAbsReal(bte->energy[i]))) {
+      if (!(PetscAbsReal(ebuf[i] - bte->energy[i]) <= 1e-12 * PetscMax(1.0, PetscAbsReal(bte->energy[i])))) { /* a NaN differs too */
         PetscCall(PetscSNPrintf(msg, sizeof(msg), "The reference %s is of another table: state %" PetscInt_FMT " has energy %.15g eV there, %.15g eV here (-bte_reference needs a run of the same table)", F, bte->rstart + i, (double)ebuf[i], (double)bte->energy[i]));
         bad = 1;
       }
@@ -163,6 +185,11 @@ PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics dyn, PetscReal t0, PetscReal
     PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot read the snapshot times of the reference %s", F));
     bad = 1;
   }
+  for (PetscInt j = 0; j < r->ntref && !bad; j++)
+    if (PetscIsInfOrNanReal(r->tref[j])) {
+      snprintf(msg, sizeof(msg), "The reference %s (-bte_reference): /dynamics/time[%" PetscInt_FMT "] = %g is not finite; the file is damaged: make the reference again", F, j, (double)r->tref[j]);
+      bad = 1;
+    }
   for (PetscInt j = 1; j < r->ntref && !bad; j++)
     if (!(r->tref[j] > r->tref[j - 1])) {
       PetscCall(PetscSNPrintf(msg, sizeof(msg), "The reference %s has snapshot times that do not increase (%g then %g fs)", F, (double)r->tref[j - 1], (double)r->tref[j]));
@@ -198,6 +225,10 @@ PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics dyn, PetscReal t0, PetscReal
       H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
       if (BTERefReadRow(bte, (hid_t)r->fid, j, r->ra)) bad = 1;
       H5Eset_auto2(H5E_DEFAULT, func, data);
+      {
+        int nonfinite = !bad && BTERefRowFinite(dyn, j, r->ra, msg, sizeof(msg));
+        PetscCall(BTERefCheck(comm, nonfinite, msg, sizeof(msg)));
+      }
       r->ja = bad ? -1 : j;
       PetscCall(VecGetArrayRead(f0, &a));
       for (PetscInt i = 0; i < bte->nlocal && !bad; i++) {
@@ -245,6 +276,13 @@ static PetscErrorCode BTERefRow(BTEDynamics dyn, PetscInt j, PetscInt keep, cons
     H5Eset_auto2(H5E_DEFAULT, func, data);
     PetscCall(MPIU_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)dyn)));
     PetscCheck(!anybad, PetscObjectComm((PetscObject)dyn), PETSC_ERR_FILE_READ, "Cannot read snapshot %" PetscInt_FMT " of the reference %s", j, r->file);
+    {
+      /* a damaged snapshot (NaN, Inf) would make every error NaN: refused when read */
+      char msg[PETSC_MAX_PATH_LEN + 256] = "";
+      if (usea) r->ja = -1; /* not held until it is known to be finite */
+      else r->jb = -1;
+      PetscCall(BTERefCheck(PetscObjectComm((PetscObject)dyn), BTERefRowFinite(dyn, j, buf, msg, sizeof(msg)), msg, sizeof(msg)));
+    }
     if (usea) r->ja = j;
     else r->jb = j;
     *row = buf;
@@ -313,14 +351,24 @@ PetscErrorCode BTEDynamicsReferenceCompare(BTEDynamics dyn, PetscReal t, Vec f)
   else
     for (PetscInt i = 0; i < bte->nlocal; i++) fr[i] = A[i];
   PetscCall(VecGetArrayRead(f, &a));
-  for (PetscInt i = 0; i < bte->nlocal; i++) {
-    PetscReal d = PetscAbsReal(PetscRealPart(a[i]) - PetscRealPart(fr[i]));
-    m           = PetscMax(m, d);
-    s[0] += d * d;
-    s[1] += PetscRealPart(fr[i]) * PetscRealPart(fr[i]);
+  {
+    /* the reference rows are finite (BTERefRow) and so is the state (the finite-state guard); a
+       difference that is not is refused all the same, never reported as a number (nor dropped by a
+       max: PetscMax and MPI's MAX lose a NaN) */
+    char     msg[PETSC_MAX_PATH_LEN + 256] = "";
+    PetscInt bi                              = -1;
+    for (PetscInt i = 0; i < bte->nlocal; i++) {
+      PetscReal d = PetscAbsReal(PetscRealPart(a[i]) - PetscRealPart(fr[i]));
+      if (PetscIsInfOrNanReal(d) && bi < 0) bi = i;
+      m = BTERefMax2(m, d);
+      s[0] += d * d;
+      s[1] += PetscRealPart(fr[i]) * PetscRealPart(fr[i]);
+    }
+    if (bi >= 0) snprintf(msg, sizeof(msg), "The difference from the reference %s at t = %g fs is not finite at state %" PetscInt_FMT " (f = %g, f_ref = %g): no error can be reported (-bte_reference)", r->file, (double)t, bte->rstart + bi, (double)PetscRealPart(a[bi]), (double)PetscRealPart(fr[bi]));
+    PetscCall(VecRestoreArrayRead(f, &a));
+    PetscCall(VecRestoreArrayWrite(r->fref, &fr));
+    PetscCall(BTERefCheck(comm, bi >= 0, msg, sizeof(msg)));
   }
-  PetscCall(VecRestoreArrayRead(f, &a));
-  PetscCall(VecRestoreArrayWrite(r->fref, &fr));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, s, 2, MPIU_REAL, MPIU_SUM, comm));
   PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &m, 1, MPIU_REAL, MPIU_MAX, comm));
   PetscCall(BTERefGrow(r));
@@ -353,7 +401,7 @@ PetscErrorCode BTEDynamicsReferenceCompare(BTEDynamics dyn, PetscReal t, Vec f)
     PetscCall(PetscMalloc2(ne, &p1, ne, &p2));
     PetscCall(BTERefPopulation(dyn, f, ne, edge, de, p1));
     PetscCall(BTERefPopulation(dyn, r->fref, ne, edge, de, p2));
-    for (PetscInt q = 0; q < ne; q++) pm = PetscMax(pm, PetscAbsReal(p1[q] - p2[q]));
+    for (PetscInt q = 0; q < ne; q++) pm = BTERefMax2(pm, PetscAbsReal(p1[q] - p2[q]));
     PetscCall(PetscFree2(p1, p2));
     r->popmax[n] = pm;
   }
@@ -364,7 +412,7 @@ PetscErrorCode BTEDynamicsReferenceCompare(BTEDynamics dyn, PetscReal t, Vec f)
 static PetscReal BTERefMax(PetscInt n, const PetscReal *v)
 {
   PetscReal m = 0;
-  for (PetscInt i = 0; i < n; i++) m = PetscMax(m, v[i]);
+  for (PetscInt i = 0; i < n; i++) m = BTERefMax2(m, v[i]);
   return m;
 }
 
