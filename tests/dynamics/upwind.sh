@@ -21,7 +21,7 @@ run_np "$NP" "$BTE" dynamics $p -bte_drift_form muscl -bte_output p_muscl_np.h5 
 grep -q "WARNING: occupations from .* outside \[0, 1\]: the plain drift form" g_plain.log p_plain.log
 grep -q "WARNING: the carrier number changed" g_log.log p_log.log
 # (the gaas model's own warning about its classic Gamma-L coupling at 4 kV/cm is not the form's)
-! grep -h WARNING g_upwind.log p_upwind.log g_upwind_np.log g_muscl.log p_muscl.log p_muscl_np.log | grep -v "^WARNING: model at" | grep -q . || { echo "FAIL: a warning with the upwind or muscl form"; grep WARNING g_upwind.log p_upwind.log g_muscl.log p_muscl.log; exit 1; }
+! grep -h "^WARNING:" g_upwind.log p_upwind.log g_upwind_np.log g_muscl.log p_muscl.log p_muscl_np.log | grep -v "^WARNING: model at" | grep -q . || { echo "FAIL: a warning with the upwind or muscl form"; grep WARNING g_upwind.log p_upwind.log g_muscl.log p_muscl.log; exit 1; }
 "$PYTHON" - <<'PY'
 import sys, h5py, numpy as np
 ok = True
