@@ -74,11 +74,20 @@ PetscErrorCode BTECollisionInitializePackage(void)
 
 .seealso: `BTECollisionSetType()`, `BTECollisionGetTypes()`, `BTEModelRegister()`
 @*/
-PetscErrorCode BTECollisionRegister(const char name[], PetscErrorCode (*create)(BTECollision))
+PetscErrorCode(BTECollisionRegister)(const char name[], PetscErrorCode (*create)(BTECollision)) /* (): not the macro of collisionimpl.h */
 {
   PetscFunctionBegin;
   PetscCall(BTECollisionInitializePackage());
   PetscCall(PetscFunctionListAdd(&BTECollisionList, name, create));
+  PetscFunctionReturn(0);
+}
+
+/* BTECollisionRegister of a program that includes bte/private/collisionimpl.h (its macro) */
+PetscErrorCode BTECollisionRegisterSized(const char name[], PetscErrorCode (*create)(BTECollision), size_t csize, size_t bsize)
+{
+  PetscFunctionBegin;
+  PetscCheck(csize == sizeof(struct _p_BTECollision) && bsize == sizeof(struct _p_BTE), PETSC_COMM_SELF, PETSC_ERR_LIB, "BTECollisionRegister(\"%s\"): this program was compiled against the private headers of another bte (struct _p_BTECollision of %zu bytes and struct _p_BTE of %zu, %zu and %zu in the library it runs with): rebuild it against the installed bte (docs/extending.md)", name ? name : "", csize, bsize, sizeof(struct _p_BTECollision), sizeof(struct _p_BTE));
+  PetscCall((BTECollisionRegister)(name, create));
   PetscFunctionReturn(0);
 }
 

@@ -229,9 +229,13 @@ static int BTEEnumerateRange(const BTEModelSpec *spec, const BTEZone *z, PetscRe
     d[1] = (PetscInt)((ik / z->nk[2]) % z->nk[1]);
     d[2] = (PetscInt)(ik % z->nk[2]);
     BTEZoneReduce(z, d, k);
+    for (PetscInt n = 0; n < nb; n++) e[n] = v[3 * n] = v[3 * n + 1] = v[3 * n + 2] = PETSC_MAX_REAL; /* unfilled: refused below */
     if (spec->bands(spec->ctx, k, e, v)) return 1;
     for (PetscInt n = 0; n < nb; n++) {
+      /* a band the callback did not fill, or left NaN, was once a state silently missing */
+      if (!(PetscAbsReal(e[n]) < 1e10)) return 4;
       if (!(e[n] >= emin && e[n] <= emax)) continue;
+      if (!(PetscAbsReal(v[3 * n]) < 1e10 && PetscAbsReal(v[3 * n + 1]) < 1e10 && PetscAbsReal(v[3 * n + 2]) < 1e10)) return 8;
       if (s->kidx) {
         PetscInt p = pos + cnt;
         s->kidx[p] = (PetscInt)ik;
@@ -274,6 +278,8 @@ static PetscErrorCode BTEModelEnumerate(BTE bte, const BTEModelSpec *spec, const
     }
     PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: band evaluation failed", spec->name);
     PetscCheck(!(err & 2), comm, PETSC_ERR_PLIB, "Model %s: band energies are not reproducible (two evaluations at the same k differ)", spec->name);
+    PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: its bands callback left an energy unset, NaN or infinite (every one of its %" PetscInt_FMT " bands must be set to a finite value in eV at every k)", spec->name, spec->nbands);
+    PetscCheck(!(err & 8), comm, PETSC_ERR_USER_INPUT, "Model %s: its bands callback left a velocity of a state in the window unset, NaN or infinite (3 finite components in Angstrom/fs per band)", spec->name);
     if (!pass) {
       off[0] = 0;
       for (PetscInt c = 0; c < nchunk; c++) total += cnt[c];
@@ -307,6 +313,7 @@ typedef struct {
   const BTEGenStates *s;
   PetscInt            rstart, rend;
   PetscReal           W;                    /* |e_i - e_j| <= W can make a channel */
+  PetscReal           span;                 /* emax - emin: the largest |e_i - e_j| of the window */
   PetscReal           tol, hwmin, g2min;    /* tol*eta, phonon_min, g2_cutoff */
   PetscInt            nbins, *binstart, *binlist;
   PetscReal           emin, binw;
@@ -343,10 +350,16 @@ static inline void BTEPairPut(PetscInt i, PetscInt lo, PetscInt hi, PetscInt nu,
 }
 
 /* The selection of one mode (docs/theory.md section 2): 0 no channel, 1 a channel, 4 a value out of
-   the stated bounds (or not finite) */
+   the stated bounds (or not finite: a NaN or negative |g|^2 was once dropped as "no channel", and a
+   model's bug became a table with fewer channels), 16 a coupled phonon energy above the model's
+   hwmax that a pair of the window could conserve energy with: pairs farther apart than hwmax are not
+   searched, so such channels would be lost without a word */
 static inline int BTEModeSelect(const BTEPairSearch *p, PetscReal de, PetscReal hw, PetscReal g2)
 {
-  if (!(g2 > 0) || !(g2 > p->g2min) || !(hw >= p->hwmin) || !(PetscAbsReal(de - hw) < p->tol)) return 0;
+  if (PetscIsInfOrNanReal(g2) || g2 < -1e-12 || PetscIsNanReal(hw)) return 4; /* -1e-12 eV^2: the rounding of a vanishing coupling, e.g. graphene's (1 + cos)/2 at backscattering */
+  if (!(g2 > 0) || !(g2 > p->g2min) || !(hw >= p->hwmin)) return 0;
+  if (hw > p->spec->hwmax && hw - p->tol < p->span) return 16;
+  if (!(PetscAbsReal(de - hw) < p->tol)) return 0;
   if (!(g2 <= BTE_G2_MAX) || !(hw <= BTE_PHONON_MAX)) return 4;
   return 1;
 }
@@ -358,7 +371,7 @@ static inline int BTEPairModes(const BTEPairSearch *p, PetscInt i, PetscInt lo, 
 {
   for (PetscInt nu = 0; nu < p->spec->nmodes; nu++) {
     int r = BTEModeSelect(p, de, hw[nu], g2[nu]);
-    if (r == 4) return 4;
+    if (r & 20) return r;
     if (r) BTEPairPut(i, lo, hi, nu, hw[nu], g2[nu], skip, take, out_i, out_j, out_mode, out_hw, out_g2, n, low);
   }
   return 0;
@@ -375,7 +388,7 @@ static inline int BTEPairModesSparse(const BTEPairSearch *p, PetscInt i, PetscIn
     if (nu <= prev || nu >= p->spec->nmodes) return 1;
     prev = nu;
     r    = BTEModeSelect(p, de, hw[t], g2[t]);
-    if (r == 4) return 4;
+    if (r & 20) return r;
     if (r) BTEPairPut(i, lo, hi, nu, hw[t], g2[t], skip, take, out_i, out_j, out_mode, out_hw, out_g2, n, low);
   }
   return 0;
@@ -772,7 +785,8 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
       free(memo[il].buf);
       memo[il].buf = NULL;
     }
-  PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 <= %g eV^2, phonon energy <= %g eV, both finite): check the model's parameters", name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
+  PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 in [0, %g] eV^2, up to -1e-12 of rounding, and a phonon energy <= %g eV, both finite): check the model's parameters", name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
+  PetscCheck(!(err & 16), comm, PETSC_ERR_USER_INPUT, "Model %s: a coupled phonon energy exceeds the model's hwmax = %g eV within the window's energy range: pairs of states farther apart than hwmax are not searched, so their channels would be lost; the model must set hwmax to at least its largest coupled phonon energy", name, (double)p->spec->hwmax);
   PetscCheck(!(err & 8), comm, PETSC_ERR_MEM, "Model %s: out of memory keeping the channels of the counting pass; give -bte_generate_reuse 0 (every coupling is then evaluated twice, in less memory)", name);
   PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", name);
   PetscCheck(!(err & 2), comm, PETSC_ERR_PLIB, "Model %s: coupling is not reproducible (two evaluations of a pair differ)", name);
@@ -866,7 +880,8 @@ static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEG
         }
       PetscCall(BTETableStreamDestroy(&ts));
       for (k = 0; k < nbuf; k++) PetscCall(PetscFree5(bi[k], bj[k], bm[k], bhw[k], bg2[k]));
-      PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 <= %g eV^2, phonon energy <= %g eV, both finite): check the model's parameters", name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
+      PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 in [0, %g] eV^2, up to -1e-12 of rounding, and a phonon energy <= %g eV, both finite): check the model's parameters", name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
+      PetscCheck(!(err & 16), comm, PETSC_ERR_USER_INPUT, "Model %s: a coupled phonon energy exceeds the model's hwmax = %g eV within the window's energy range: pairs of states farther apart than hwmax are not searched, so their channels would be lost; the model must set hwmax to at least its largest coupled phonon energy", name, (double)p->spec->hwmax);
       PetscCheck(!(err & 1), comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", name);
       SETERRQ(comm, PETSC_ERR_PLIB, "Model %s: coupling is not reproducible (two evaluations of a pair differ)", name);
     }
@@ -952,7 +967,7 @@ static PetscErrorCode BTEModelChannelsByModel(BTE bte, const BTEModelSpec *spec,
   PetscCall(spec->channels_fill(spec->ctx, bte, &n, &nlow, &bad));
   flag = bad ? 1 : 0;
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &flag, 1, MPI_INT, MPI_LOR, comm));
-  PetscCheck(!flag, comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 <= %g eV^2, phonon energy <= %g eV, both finite): check the model's parameters", spec->name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
+  PetscCheck(!flag, comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 in [0, %g] eV^2, up to -1e-12 of rounding, and a phonon energy <= %g eV, both finite): check the model's parameters", spec->name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
   PetscCheck(n <= upper && nlow <= n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model %s: %" PetscInt64_FMT " channels (%" PetscInt64_FMT " from their lower end) where at most %" PetscInt64_FMT " could come", spec->name, (PetscInt64)n, (PetscInt64)nlow, (PetscInt64)upper);
   bte->ch.n = n; /* the arrays have room for upper */
   nlow64    = (PetscInt64)nlow;
@@ -987,6 +1002,7 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
   p.rend   = bte->rstart + bte->nlocal;
   p.tol    = bte->tol_eta * bte->smearing;
   p.W      = spec->hwmax + p.tol;
+  p.span   = bte->emax - bte->emin;
   p.pairbatch = PetscMin(PetscMax(bte->pairbatch, 1), BTE_PAIR_BATCH);
   p.hwmin  = PetscMax(bte->phonon_min, BTE_PHONON_FLOOR); /* hw -> 0: infinite Bose factor */
   p.g2min  = bte->g2_cutoff;
@@ -1086,7 +1102,8 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
       sum += c;
     }
     PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_BOR, comm)); /* all ranks stop together */
-    PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 <= %g eV^2, phonon energy <= %g eV, both finite): check the model's parameters", spec->name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
+    PetscCheck(!(err & 4), comm, PETSC_ERR_USER_INPUT, "Model %s: a channel has |g|^2 or a phonon energy out of range (expected |g|^2 in [0, %g] eV^2, up to -1e-12 of rounding, and a phonon energy <= %g eV, both finite): check the model's parameters", spec->name, (double)BTE_G2_MAX, (double)BTE_PHONON_MAX);
+    PetscCheck(!(err & 16), comm, PETSC_ERR_USER_INPUT, "Model %s: a coupled phonon energy exceeds the model's hwmax = %g eV within the window's energy range: pairs of states farther apart than hwmax are not searched, so their channels would be lost; the model must set hwmax to at least its largest coupled phonon energy", spec->name, (double)spec->hwmax);
     PetscCheck(!err, comm, PETSC_ERR_LIB, "Model %s: coupling evaluation failed", spec->name);
     {
       /* collective: every rank checks, also one that owns no state */
@@ -1251,6 +1268,9 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   PetscCheck(spec->nmodes >= 1 && spec->nmodes <= BTE_MAX_MODES, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: nmodes must be 1..%d", spec->name, BTE_MAX_MODES);
   PetscCheck(spec->bands, comm, PETSC_ERR_ARG_NULL, "Model %s: the bands callback is required", spec->name);
   PetscCheck(spec->hwmax >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: hwmax must be >= 0", spec->name);
+  PetscCheck(spec->spin == 1 || spec->spin == 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: spin (the spin degeneracy) must be 1 or 2, got %" PetscInt_FMT, spec->name, (PetscInt)spec->spin);
+  PetscCheck(spec->carrier == -1 || spec->carrier == 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: carrier must be -1 (electrons) or +1 (holes), got %" PetscInt_FMT, spec->name, (PetscInt)spec->carrier);
+  PetscCheck(!PetscIsInfOrNanReal(spec->eedge), comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: eedge (the band edge, the window's bottom) must be finite", spec->name);
   PetscCheck(batch >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_batch must be >= 0 (0: automatic), got %" PetscInt_FMT, batch);
 
   PetscCall(BTEFreeStates(bte));

@@ -25,7 +25,7 @@ PetscFunctionList BTEModelList = NULL;
 
 .seealso: `BTESetModel()`, `BTEModelGetTypes()`, `BTECollisionRegister()`
 @*/
-PetscErrorCode BTEModelRegister(const char name[], PetscErrorCode (*create)(BTE))
+PetscErrorCode(BTEModelRegister)(const char name[], PetscErrorCode (*create)(BTE)) /* (): not the macro of bteimpl.h */
 {
   PetscFunctionBegin;
   PetscCheck(name && name[0] && create, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "BTEModelRegister needs a name and a create function");
@@ -151,5 +151,15 @@ PetscErrorCode BTEModelGenerate(BTE bte)
   PetscCall(PetscLogEventBegin(BTE_Generate, bte, 0, 0, 0));
   PetscCall((*bte->modelops.generate)(bte));
   PetscCall(PetscLogEventEnd(BTE_Generate, bte, 0, 0, 0));
+  PetscFunctionReturn(0);
+}
+
+/* BTEModelRegister of a program that includes bte/private/bteimpl.h (its macro): size is the
+   program's sizeof(struct _p_BTE) */
+PetscErrorCode BTEModelRegisterSized(const char name[], PetscErrorCode (*create)(BTE), size_t size)
+{
+  PetscFunctionBegin;
+  PetscCheck(size == sizeof(struct _p_BTE), PETSC_COMM_SELF, PETSC_ERR_LIB, "BTEModelRegister(\"%s\"): this program was compiled against the private headers of another bte (struct _p_BTE of %zu bytes, %zu in the library it runs with): rebuild it against the installed bte (docs/extending.md)", name ? name : "", size, sizeof(struct _p_BTE));
+  PetscCall((BTEModelRegister)(name, create));
   PetscFunctionReturn(0);
 }

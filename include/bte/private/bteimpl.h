@@ -190,7 +190,13 @@ PETSC_INTERN PetscErrorCode BTETableStreamDestroy(BTETableStream *);
 PETSC_INTERN PetscFunctionList BTEModelList;
 PETSC_INTERN PetscErrorCode BTEModelRegisterAll(void);
 /* BTEModelRegister (bte.h): create sets bte->modelops and bte->modeldata (see BTEModelOps).
-   The names of a PetscFunctionList, without the NULL end PETSc < 3.19 counts (free with PetscFree) */
+   A program that includes this header registers through BTEModelRegisterSized, which is given the
+   size of struct _p_BTE the program was compiled with and refuses one that differs from the
+   library's: a program built against the private headers of another bte would write its model
+   operations at other offsets (memory the library reads as something else). */
+PETSC_EXTERN PetscErrorCode BTEModelRegisterSized(const char[], PetscErrorCode (*)(BTE), size_t);
+#define BTEModelRegister(name, create) BTEModelRegisterSized(name, create, sizeof(struct _p_BTE))
+/* The names of a PetscFunctionList, without the NULL end PETSc < 3.19 counts (free with PetscFree) */
 PETSC_EXTERN PetscErrorCode BTEFunctionListGetNames(PetscFunctionList, PetscInt *, const char **[]);
 /* Runs the create function of bte->model if not yet done (error for an unknown name) */
 PETSC_INTERN PetscErrorCode BTEModelSetUpType(BTE);

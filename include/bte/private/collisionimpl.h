@@ -296,6 +296,11 @@ static inline PetscInt BTECollLocalIndex(BTECollision coll, PetscInt g)
   #define BTE_HOST_DEVICE __host__ __device__
 #else
   #define BTE_HOST_DEVICE
+/* BTECollisionRegister (bte.h) of a program that includes this header: it passes the sizes of
+   struct _p_BTECollision and struct _p_BTE it was compiled with, which the library compares with
+   its own (see BTEModelRegisterSized) */
+PETSC_EXTERN PetscErrorCode BTECollisionRegisterSized(const char[], PetscErrorCode (*)(BTECollision), size_t, size_t);
+#define BTECollisionRegister(name, create) BTECollisionRegisterSized(name, create, sizeof(struct _p_BTECollision), sizeof(struct _p_BTE))
 #endif
 /* uniform in [0, 1) from the two global ends of a channel (the same for all channels of a pair
    of states, so that the pair layout still merges them) */

@@ -424,7 +424,10 @@ __global__ static void SelectKernel(GenDev g, int64_t M, const int32_t *__restri
     const int32_t c = mc[t];
     const double  hw = g.s.hwq[(size_t)cqi[c] * g.nm + mode[t]], x = g2[t], de = cde[c];
     int           r  = 1;
-    if (!(x > 0) || !(x > g.s.g2min) || !(hw >= g.s.hwmin) || !(fabs(de - hw) < g.s.tol)) r = 0;
+    if (isnan(x) || isinf(x) || x < -1e-12 || isnan(hw)) { /* as build.c: refused, not dropped */
+      r    = 0;
+      *bad = 1;
+    } else if (!(x > 0) || !(x > g.s.g2min) || !(hw >= g.s.hwmin) || !(fabs(de - hw) < g.s.tol)) r = 0;
     else if (!(x <= g.s.g2max) || !(hw <= g.s.hwbound)) {
       r    = 0;
       *bad = 1;
