@@ -42,7 +42,7 @@ def params(sig):
 
 problems = []
 for name in names:
-    defs = [(f, m) for f, t in sources.items() for m in re.finditer(r'^PetscErrorCode\s+' + name + r'\s*\((.*?)\)\s*\n\{', t, re.M | re.S)]
+    defs = [(f, m) for f, t in sources.items() for m in re.finditer(r'^PetscErrorCode(?:\s+|\s*\()' + name + r'\)?\s*\((.*?)\)\s*\n\{', t, re.M | re.S)]  # (name): a definition that a macro of the same name must not expand
     if len(defs) != 1:
         problems.append(f'{name}: {len(defs)} definitions under src/ (expected 1)')
         continue

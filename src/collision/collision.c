@@ -74,8 +74,9 @@ PetscErrorCode BTECollisionInitializePackage(void)
 
 .seealso: `BTECollisionSetType()`, `BTECollisionGetTypes()`, `BTEModelRegister()`
 @*/
-PetscErrorCode(BTECollisionRegister)(const char name[], PetscErrorCode (*create)(BTECollision)) /* (): not the macro of collisionimpl.h */
+PetscErrorCode(BTECollisionRegister)(const char name[], PetscErrorCode (*create)(BTECollision))
 {
+  /* (BTECollisionRegister): the definition, not the macro of collisionimpl.h that passes the struct sizes */
   PetscFunctionBegin;
   PetscCall(BTECollisionInitializePackage());
   PetscCall(PetscFunctionListAdd(&BTECollisionList, name, create));

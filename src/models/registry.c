@@ -3,6 +3,7 @@
    options are read by BTESetFromOptions only (modelops.setfromoptions), and BTESetUp generates
    the table from bte->modeldata (modelops.generate). */
 #include <bte/private/bteimpl.h>
+#include <string.h>
 
 PetscFunctionList BTEModelList = NULL;
 
@@ -25,10 +26,12 @@ PetscFunctionList BTEModelList = NULL;
 
 .seealso: `BTESetModel()`, `BTEModelGetTypes()`, `BTECollisionRegister()`
 @*/
-PetscErrorCode(BTEModelRegister)(const char name[], PetscErrorCode (*create)(BTE)) /* (): not the macro of bteimpl.h */
+PetscErrorCode(BTEModelRegister)(const char name[], PetscErrorCode (*create)(BTE))
 {
+  /* (BTEModelRegister): the definition, not the macro of bteimpl.h that passes the struct sizes */
   PetscFunctionBegin;
   PetscCheck(name && name[0] && create, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "BTEModelRegister needs a name and a create function");
+  PetscCheck(strlen(name) < sizeof(((struct _p_BTE *)NULL)->model), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "BTEModelRegister: the name \"%s\" is %zu characters long; a model name has at most %zu", name, strlen(name), sizeof(((struct _p_BTE *)NULL)->model) - 1);
   /* the built-in models first, so that an application's registration is not lost when the package
      initializes later (and may replace a built-in of the same name) */
   PetscCall(BTEInitializePackage());
@@ -151,6 +154,8 @@ PetscErrorCode BTEModelGenerate(BTE bte)
   PetscCall(PetscLogEventBegin(BTE_Generate, bte, 0, 0, 0));
   PetscCall((*bte->modelops.generate)(bte));
   PetscCall(PetscLogEventEnd(BTE_Generate, bte, 0, 0, 0));
+  /* an application's generate that returned without building (else: "call BTESetUp() first" later) */
+  PetscCheck(bte->states && bte->nstates > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "Model %s: its generate function made no states: it must fill the states and channels, usually by describing the model in a BTEModelSpec and calling BTEModelBuild (docs/extending.md)", bte->model);
   PetscFunctionReturn(0);
 }
 

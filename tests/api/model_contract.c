@@ -17,6 +17,8 @@
      -break spin        : spin degeneracy 0
      -break carrier     : carrier 0
      -break eedge       : band edge NaN
+     -break nobuild     : a generate function that returns without building
+     -break longname    : a name longer than bte keeps (it was cut, then "unknown model")
      -break abi         : registered with a struct _p_BTE size other than the library's (a program
                           built against the private headers of another bte) */
 #include <bte/private/modelimpl.h>
@@ -59,6 +61,7 @@ static PetscErrorCode ContractGenerate(BTE bte)
   BTEModelSpec spec;
 
   PetscFunctionBeginUser;
+  if (!strcmp(breakwhat, "nobuild")) PetscFunctionReturn(0); /* forgets BTEModelBuild */
   PetscCall(PetscMemzero(&spec, sizeof(spec)));
   spec.name       = "contract";
   spec.dim        = 3;
@@ -92,6 +95,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-break", breakwhat, sizeof(breakwhat), NULL));
   /* abi: as a program compiled against other private headers would register (a struct size that
      is not the library's); the checked registration refuses it */
+  if (!strcmp(breakwhat, "longname")) PetscCall(BTEModelRegister("a_model_name_of_seventy_characters_is_longer_than_a_name_may_be_xxxxx", BTEModelCreate_Contract));
   if (!strcmp(breakwhat, "abi")) PetscCall(BTEModelRegisterSized("contract", BTEModelCreate_Contract, sizeof(struct _p_BTE) + 256));
   PetscCall(BTEModelRegister("contract", BTEModelCreate_Contract));
   PetscCall(BTECreate(PETSC_COMM_WORLD, &bte));

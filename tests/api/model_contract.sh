@@ -16,5 +16,7 @@ for np in 1 ${TEST_NP:-2}; do
   expect_fail "spin (the spin degeneracy) must be 1 or 2, got 0" run_np $np "$T" -break spin
   expect_fail "carrier must be -1 (electrons) or +1 (holes), got 0" run_np $np "$T" -break carrier
   expect_fail "eedge (the band edge, the window's bottom) must be finite" run_np $np "$T" -break eedge
+  expect_fail "Model contract: its generate function made no states" run_np $np "$T" -break nobuild
+  expect_fail "is 69 characters long; a model name has at most 63" run_np $np "$T" -break longname
   expect_fail "this program was compiled against the private headers of another bte (struct _p_BTE of" run_np $np "$T" -break abi
 done
