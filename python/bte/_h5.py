@@ -286,12 +286,12 @@ def dataset(g, name, units=None, dtype=float, ndim=None, rows=None, required=Tru
     big = np.uint64(np.iinfo(np.int64).max)  # compared as uint64 (mixed with int64 numpy compares in float64)
     if dtype is int and np.asarray(a).dtype == np.uint64 and np.size(a) and np.max(a) > big:
         bad = np.argwhere(np.asarray(a) > big)[0]
-        raise BTEFileError("%s: %s%s = %d is beyond any index (above 2^63 - 1); the file is corrupt" % (g.file.filename, path, list(bad), np.asarray(a)[tuple(bad)]))
+        raise BTEFileError("%s: %s%s = %d is beyond any index (above 2^63 - 1); the file is corrupt" % (g.file.filename, path, [int(x) for x in bad], np.asarray(a)[tuple(bad)]))
     a = np.asarray(a, dtype=np.float64 if dtype is float else np.int64)
     if shape is not None and (a.ndim != len(shape) or any(n is not None and n != m for n, m in zip(shape, a.shape))):
         want = "[%s]" % "][".join("n" if n is None else str(n) for n in shape)
         raise BTEFileError("%s: %s has shape %s, expected %s" % (g.file.filename, path, list(a.shape), want))
     if finite and dtype is float and not np.all(np.isfinite(a)):
         bad = np.argwhere(~np.isfinite(a))[0]
-        raise BTEFileError("%s: %s holds a non-finite value (%r at %s)" % (g.file.filename, path, a[tuple(bad)], list(bad)))
+        raise BTEFileError("%s: %s holds a non-finite value (%r at %s)" % (g.file.filename, path, float(a[tuple(bad)]), [int(x) for x in bad]))
     return a

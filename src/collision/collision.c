@@ -80,6 +80,7 @@ PetscErrorCode(BTECollisionRegister)(const char name[], PetscErrorCode (*create)
   PetscFunctionBegin;
   PetscCall(BTECollisionInitializePackage());
   PetscCall(PetscFunctionListAdd(&BTECollisionList, name, create));
+  PetscCall(BTEFunctionListRecord(&BTECollisionList, name));
   PetscFunctionReturn(0);
 }
 

@@ -12,9 +12,13 @@ PetscErrorCode BTECollisionRegisterAll(void)
 {
   PetscFunctionBegin;
   PetscCall(PetscFunctionListAdd(&BTECollisionList, BTECOLLISIONBASELINE, BTECollisionCreate_Baseline));
+  PetscCall(BTEFunctionListRecord(&BTECollisionList, BTECOLLISIONBASELINE));
   PetscCall(PetscFunctionListAdd(&BTECollisionList, BTECOLLISIONTGT, BTECollisionCreate_Tgt));
+  PetscCall(BTEFunctionListRecord(&BTECollisionList, BTECOLLISIONTGT));
   PetscCall(PetscFunctionListAdd(&BTECollisionList, BTECOLLISIONFUSED, BTECollisionCreate_Fused));
+  PetscCall(BTEFunctionListRecord(&BTECollisionList, BTECOLLISIONFUSED));
   PetscCall(PetscFunctionListAdd(&BTECollisionList, BTECOLLISIONPAIR, BTECollisionCreate_Pair));
+  PetscCall(BTEFunctionListRecord(&BTECollisionList, BTECOLLISIONPAIR));
   PetscFunctionReturn(0);
 }
 

@@ -36,18 +36,56 @@ PetscErrorCode(BTEModelRegister)(const char name[], PetscErrorCode (*create)(BTE
      initializes later (and may replace a built-in of the same name) */
   PetscCall(BTEInitializePackage());
   PetscCall(PetscFunctionListAdd(&BTEModelList, name, create));
+  PetscCall(BTEFunctionListRecord(&BTEModelList, name));
+  PetscFunctionReturn(0);
+}
+
+/* The order of registration, per list. PETSc 3.18 keeps a PetscFunctionList in that order; later
+   releases keep it in a hash table, whose order is not (the collision types came out as "tgt pair
+   fused half baseline"): the names are recorded here as they are registered, and GetNames lists
+   them in that order. Static storage: nothing to free at finalize. */
+#define BTE_REG_MAX 128
+static PetscFunctionList *BTERegList[BTE_REG_MAX];
+static char               BTERegName[BTE_REG_MAX][64];
+static int                BTERegN;
+
+PetscErrorCode BTEFunctionListRecord(PetscFunctionList *fl, const char name[])
+{
+  PetscFunctionBegin;
+  for (int r = 0; r < BTERegN; r++)
+    if (BTERegList[r] == fl && !strcmp(BTERegName[r], name)) PetscFunctionReturn(0);
+  if (BTERegN < BTE_REG_MAX && strlen(name) < sizeof(BTERegName[0])) {
+    BTERegList[BTERegN] = fl;
+    PetscCall(PetscStrncpy(BTERegName[BTERegN++], name, sizeof(BTERegName[0])));
+  }
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode BTEFunctionListGetNames(PetscFunctionList fl, PetscInt *n, const char **names[])
 {
-  const char **list;
-  int          m, k = 0;
+  const char **list, **out;
+  int          m, k = 0, o = 0;
+  PetscBool   *used;
 
   PetscFunctionBegin;
   PetscCall(PetscFunctionListGet(fl, &list, &m));
   for (int j = 0; j < m; j++)
     if (list[j]) list[k++] = list[j]; /* PETSc < 3.19 counts the list's NULL end */
+  /* the recorded names first, in the order they were registered; any other after them */
+  PetscCall(PetscMalloc2(PetscMax(k, 1), &out, PetscMax(k, 1), &used));
+  for (int j = 0; j < k; j++) used[j] = PETSC_FALSE;
+  for (int r = 0; r < BTERegN; r++)
+    if (*BTERegList[r] == fl)
+      for (int j = 0; j < k; j++)
+        if (!used[j] && !strcmp(list[j], BTERegName[r])) {
+          used[j]  = PETSC_TRUE;
+          out[o++] = list[j];
+          break;
+        }
+  for (int j = 0; j < k; j++)
+    if (!used[j]) out[o++] = list[j];
+  for (int j = 0; j < k; j++) list[j] = out[j];
+  PetscCall(PetscFree2(out, used));
   *n     = k;
   *names = list;
   PetscFunctionReturn(0);

@@ -196,8 +196,10 @@ PETSC_INTERN PetscErrorCode BTEModelRegisterAll(void);
    operations at other offsets (memory the library reads as something else). */
 PETSC_EXTERN PetscErrorCode BTEModelRegisterSized(const char[], PetscErrorCode (*)(BTE), size_t);
 #define BTEModelRegister(name, create) BTEModelRegisterSized(name, create, sizeof(struct _p_BTE))
-/* The names of a PetscFunctionList, without the NULL end PETSc < 3.19 counts (free with PetscFree) */
+/* The names of a PetscFunctionList in registration order, without the NULL end PETSc < 3.19 counts (free with PetscFree) */
 PETSC_EXTERN PetscErrorCode BTEFunctionListGetNames(PetscFunctionList, PetscInt *, const char **[]);
+/* Records name as registered in *fl, so that GetNames lists in registration order on any PETSc */
+PETSC_INTERN PetscErrorCode BTEFunctionListRecord(PetscFunctionList *, const char[]);
 /* Runs the create function of bte->model if not yet done (error for an unknown name) */
 PETSC_INTERN PetscErrorCode BTEModelSetUpType(BTE);
 PETSC_INTERN PetscErrorCode BTEModelReset(BTE);
