@@ -1,11 +1,12 @@
 # The model contract (tests/api/model_contract.c): a model that breaks one of its rules is refused by
 # BTEModelBuild in one line naming the rule (it was accepted and gave a table with states or
-# channels silently missing, or one bte's reader refuses); the valid model builds; on 1 and 2 ranks.
+# channels silently missing, or one bte's reader refuses); the valid model builds, its table's source
+# naming this program (not "bte generate", which does not know the model); on 1 and 2 ranks.
 set -e
 source "$TESTDIR/common.sh"
 T="$BUILD/tests/model_contract"
 for np in 1 ${TEST_NP:-2}; do
-  run_np $np "$T" -break none | grep "model contract (-break none): .* states, .* channels, built"
+  run_np $np "$T" -break none | grep "model contract (-break none): .* states, .* channels, built; source: model_contract -bte_model contract -bte_grid 12 "
   expect_fail "its bands callback left an energy unset, NaN or infinite" run_np $np "$T" -break nan_energy
   expect_fail "every one of its 2 bands must be set" run_np $np "$T" -break unset_band
   expect_fail "its bands callback left a velocity of a state in the window unset, NaN or infinite" run_np $np "$T" -break nan_velocity
