@@ -1302,11 +1302,14 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
     if (bte->delta != BTE_DELTA_PERTURBO) snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " -bte_delta %s", BTEDeltas[bte->delta]);
     if (spec->source) PetscCall(PetscStrncpy(bte->source, spec->source, sizeof(bte->source)));
     else {
-      /* the command: bte's driver, or the program that registered and built the model (an
-         application's; "bte generate" would name a command that does not know it) */
+      /* the command: bte's driver for its own models (whichever program built the table), the
+         program that registered and built an application's model ("bte generate" would name a
+         command that does not know it) */
       char        prog[PETSC_MAX_PATH_LEN] = "bte";
       const char *base;
-      PetscCall(PetscGetProgramName(prog, sizeof(prog)));
+      PetscBool   builtin;
+      PetscCall(BTEModelIsBuiltin(bte->model, &builtin));
+      if (!builtin) PetscCall(PetscGetProgramName(prog, sizeof(prog)));
       base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
       /* snprintf: PETSc writes %g of a whole number as "4.", which would not read back as typed */
       snprintf(bte->source, sizeof(bte->source), "%s%s -bte_model %s -bte_grid %" PetscInt_FMT " -bte_window %g -bte_smearing %g%s", strcmp(base, "bte") ? base : "bte", strcmp(base, "bte") ? "" : " generate", spec->name, bte->ngrid, (double)bte->window, (double)bte->smearing, extra);

@@ -189,6 +189,7 @@ PETSC_INTERN PetscErrorCode BTETableStreamDestroy(BTETableStream *);
 /* Built-in models (src/models): a generator fills grid, states and channels. */
 PETSC_INTERN PetscFunctionList BTEModelList;
 PETSC_INTERN PetscErrorCode BTEModelRegisterAll(void);
+PETSC_INTERN PetscErrorCode BTEModelIsBuiltin(const char[], PetscBool *);
 /* BTEModelRegister (bte.h): create sets bte->modelops and bte->modeldata (see BTEModelOps).
    A program that includes this header registers through BTEModelRegisterSized, which is given the
    size of struct _p_BTE the program was compiled with and refuses one that differs from the
