@@ -104,7 +104,9 @@ PETSC_EXTERN PetscErrorCode BTEGetChannelGraph(BTE, PetscInt *, PetscInt *, Pets
      share of the carriers of f0 in states within edge_width (3 kT) of the window's top;
    relax_velocity: the mean velocity of the stationary state, a current without a field (0 unless
      the couplings break k -> -k symmetry: a table from a Wannier interpolation evaluates each
-     channel's coupling at one end), against thermal_speed.
+     channel's coupling at one end), against thermal_speed; thermal_states: the participation number
+     of f0, how many states sample the thermal distribution (below 100 mobilities and rates averaged
+     over it are not converged with the grid).
    BTEGetDiagnostics computes them once (a collision operator setup, an apply and a GMRES solve of
    10-40 Jacobian applies) and caches them; collective. computed is PETSC_FALSE when they are
    switched off (-bte_diagnostics 0, BTESetDiagnostics) or need what the BTE lacks (loaded
@@ -123,6 +125,7 @@ typedef struct {
   PetscLogDouble time;         /* seconds they took (collision setup included) */
   PetscReal relax_velocity[3]; /* cm/s: mean velocity of that stationary state (0 when the table is symmetric under k -> -k) */
   PetscReal thermal_speed;     /* cm/s: mean speed |v| of f0, the scale of relax_velocity */
+  PetscReal thermal_states;    /* states the carriers of f0 sit on in effect: (sum_i f0_i)^2 / sum_i f0_i^2 */
 } BTEDiagnostics;
 PETSC_EXTERN PetscErrorCode BTESetDiagnostics(BTE, PetscBool);
 PETSC_EXTERN PetscErrorCode BTEGetDiagnostics(BTE, BTEDiagnostics *);

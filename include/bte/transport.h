@@ -52,6 +52,7 @@ typedef struct {
   PetscInt64 applies;            /* collision Jacobian applies used by the solver (all directions) */
   PetscBool  converged;          /* every direction met its tolerance */
   PetscReal  edge_share;         /* the conducting carriers' (weight f0 (1 - f0)) share within 3 kT of the window's top; above 1e-3 warned */
+  PetscReal  thermal_states;     /* the states they sit on in effect, (sum w)^2 / sum w^2 with w = f0 (1 - f0); below 100 warned */
 } BTETransportResult;
 
 PETSC_EXTERN PetscErrorCode BTETransportCreate(BTE, BTETransport *);

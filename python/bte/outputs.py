@@ -233,6 +233,9 @@ class Transport:
         temperature (n; K), chemical_potential (n; eV), carrier_density (n; cm^-3, cm^-2 in 2D),
         conductivity (n, 3, 3; S/m, S in 2D; row a current, column b field), mobility (n, 3, 3;
         cm^2/(V s)), iterations (n, 3), residual (n, 3), operator_applies (n), converged (n, bool);
+        edge_share (n: the conducting carriers' share within 3 kT of the window's top) and
+        thermal_states (n: the states they sit on in effect; below 100 the grid is too coarse),
+        None in files written before bte had them;
         scattering_rate (n, N; 1/fs: each state's Gamma_i = -diag J(f0), 2 Im Sigma / hbar) with
         state_energy (N; eV), state_kindex, state_band (N), None in files written before bte had them;
         method, ksp_type, model (str), dim, spin_degeneracy, num_states, k_grid (3 ints), smearing
@@ -259,6 +262,9 @@ class Transport:
             if np.any(self.temperature <= 0) or np.any(self.carrier_density <= 0):
                 raise BTEFileError("%s: /transport temperature or carrier_density is not > 0" % self.path)
             self.operator_applies = dataset(g, "operator_applies", dtype=int, rows=n)
+            # per configuration, what the grid resolves (None in files written before bte had them)
+            self.edge_share = dataset(g, "edge_share", units="1", rows=n, required=False)
+            self.thermal_states = dataset(g, "thermal_states", units="1", rows=n, required=False)
             # per state (files from before they were written have none)
             self.state_energy = dataset(g, "state_energy", units="eV", ndim=1, required=False)
             self.state_kindex = dataset(g, "state_kindex", dtype=int, ndim=1, required=False)
@@ -285,7 +291,7 @@ class Transport:
         self.units = {"temperature": "K", "chemical_potential": "eV", "carrier_density": "cm^-2" if two else "cm^-3",
                       "conductivity": "S" if two else "S/m", "mobility": "cm^2/(V s)", "smearing": "eV",
                       "residual": "1", "iterations": "1", "operator_applies": "1", "converged": "1",
-                      "scattering_rate": "1/fs", "state_energy": "eV"}
+                      "scattering_rate": "1/fs", "state_energy": "eV", "edge_share": "1", "thermal_states": "1"}
 
     def __len__(self):
         return len(self.temperature)

@@ -165,6 +165,13 @@ const char *BTEGridAdvice(BTE bte)
   return "raise -bte_grid or -bte_window";
 }
 
+const char *BTERefineAdvice(BTE bte)
+{
+  if (bte->input[0]) return "make the table on a finer k grid";
+  if (!strcmp(bte->model, "perturbo")) return "raise -bte_perturbo_kdim";
+  return "raise -bte_grid";
+}
+
 const char *BTEWindowAdvice(BTE bte)
 {
   if (bte->input[0]) return "make the table with a wider energy window (bte generate -bte_window)";

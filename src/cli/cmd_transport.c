@@ -44,7 +44,7 @@ PetscErrorCode BTECommandTransport(MPI_Comm comm)
     PetscCall(BTETransportGetResult(tr, k, &r));
     if (!r.converged) nbad++;
   }
-  PetscCheck(!nbad || allow, comm, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT " of %" PetscInt_FMT " transport solves did not converge (NOT CONVERGED above)%s; raise -bte_transport_ksp_max_it (ksp) or -bte_ita_max_it (ita), or where a line above names a residual above -bte_transport_residual_max, the KSP's tolerances; or give -bte_allow_unconverged to accept the results", nbad, nres, out[0] ? " and nothing was written" : "");
+  PetscCheck(!nbad || allow, comm, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT " of %" PetscInt_FMT " transport solves did not converge (NOT CONVERGED above)%s; the 'transport: field direction' lines above say why and what helps; or give -bte_allow_unconverged to accept the results", nbad, nres, out[0] ? " and nothing was written" : "");
   if (nbad) PetscCall(PetscPrintf(comm, "WARNING: %" PetscInt_FMT " of %" PetscInt_FMT " transport solves did not converge (-bte_allow_unconverged)\n", nbad, nres));
   if (out[0]) {
     PetscCall(BTECommandCheckOptionsBeforeWrite(comm, "transport", out));

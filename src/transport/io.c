@@ -46,6 +46,8 @@ static int BTETransportWriter(const BTETransportWriteCtx *c, hid_t f, BTEH5Statu
   REAL("carrier_density", 1, d1, dunit, "n_c = s/(V Nk) sum_i f0_i");
   FILL(edge_share);
   REAL("edge_share", 1, d1, "1", "share of the conducting carriers (weight f0 (1 - f0)) within 3 kT of the window's top; above 1e-3 the window cuts the distribution");
+  FILL(thermal_states);
+  REAL("thermal_states", 1, d1, "1", "states the conducting carriers sit on in effect: (sum_i w_i)^2 / sum_i w_i^2, w = f0 (1 - f0); below 100 the grid samples them too coarsely for a converged mobility");
 #undef FILL
   for (PetscInt k = 0; !st->bad && k < n; k++)
     for (PetscInt a = 0; a < 9; a++) buf[9 * k + a] = tr->res[k].conductivity[a];
@@ -55,7 +57,7 @@ static int BTETransportWriter(const BTETransportWriteCtx *c, hid_t f, BTEH5Statu
   REAL("mobility", 3, d3, "cm^2/(V s)", "mu_ab = sigma_ab / (e n_c)");
   for (PetscInt k = 0; !st->bad && k < n; k++)
     for (PetscInt a = 0; a < 3; a++) buf[3 * k + a] = tr->res[k].residual[a];
-  REAL("residual", 2, d2, "1", "||v_b - A F_b|| / ||v_b|| per field direction b");
+  REAL("residual", 2, d2, "1", tr->method == BTE_TRANSPORT_KSP && tr->solved_sym ? "||D v_b - S F_b|| / ||D v_b|| per field direction b: the symmetric form S F = D v (S = D A) its KSP solved" : "||v_b - A F_b|| / ||v_b|| per field direction b");
 #undef REAL
   for (PetscInt k = 0; !st->bad && k < n; k++)
     for (PetscInt a = 0; a < 3; a++) ibuf[3 * k + a] = tr->res[k].iterations[a];
@@ -63,7 +65,7 @@ static int BTETransportWriter(const BTETransportWriteCtx *c, hid_t f, BTEH5Statu
   for (PetscInt k = 0; !st->bad && k < n; k++) lbuf[k] = (long long)tr->res[k].applies;
   if (!st->bad) BTEH5WriteDataset(g, "operator_applies", H5T_STD_I64LE, H5T_NATIVE_LLONG, 1, d1, lbuf, "1", "collision Jacobian applies by the solver, all three directions", st);
   for (PetscInt k = 0; !st->bad && k < n; k++) ibuf[k] = tr->res[k].converged ? 1 : 0;
-  if (!st->bad) BTEH5WriteDataset(g, "converged", BTE_TR_H5_INT, BTE_H5_NATIVE_INT, 1, d1, ibuf, "1", "1 if every direction met its tolerance", st);
+  if (!st->bad) BTEH5WriteDataset(g, "converged", BTE_TR_H5_INT, BTE_H5_NATIVE_INT, 1, d1, ibuf, "1", tr->method == BTE_TRANSPORT_KSP ? "1 if, in every direction, the KSP reported convergence (at ksp_rtol, or another of its tests: -bte_transport_ksp_*) and the residual before the carrier-number projection was at most residual_max" : tr->method == BTE_TRANSPORT_ITA ? "1 if every direction met the ITA rule (ita_tol)" : "1 (RTA is not iterative)", st);
   snprintf(grid, sizeof(grid), "%d x %d x %d", (int)c->nk[0], (int)c->nk[1], (int)c->nk[2]);
   if (!st->bad) BTEH5WriteAttrString(g, "method", BTETransportMethods[tr->method], st);
   if (!st->bad) BTEH5WriteAttrString(g, "ksp_type", tr->ksp_type, st);
@@ -74,6 +76,9 @@ static int BTETransportWriter(const BTETransportWriteCtx *c, hid_t f, BTEH5Statu
   if (!st->bad) BTEH5WriteAttrReals(g, "smearing_eV", 1, (double[]){c->eta}, "eV", st);
   if (!st->bad) BTEH5WriteAttrString(g, "model", c->model ? c->model : "", st);
   if (!st->bad && tr->method == BTE_TRANSPORT_ITA) BTEH5WriteAttrReals(g, "ita_tol", 1, (double[]){tr->ita_tol}, NULL, st);
+  if (!st->bad && tr->method == BTE_TRANSPORT_KSP) BTEH5WriteAttrReals(g, "ksp_rtol", 1, (double[]){tr->ksp_rtol}, NULL, st);
+  if (!st->bad && tr->method == BTE_TRANSPORT_KSP) BTEH5WriteAttrReals(g, "residual_max", 1, (double[]){tr->residual_max}, NULL, st);
+  if (!st->bad && tr->method == BTE_TRANSPORT_KSP) BTEH5WriteAttrInts(g, "symmetric_form", 1, (long long[]){tr->solved_sym ? 1 : 0}, st);
   {
     /* per state: filled by every rank's slab after this (BTETransportWriteHDF5) */
     hsize_t N = (hsize_t)c->nstates, dr[2] = {(hsize_t)n, (hsize_t)c->nstates};

@@ -91,6 +91,8 @@ struct _p_BTETransport {
   PetscInt            ita_max_it;
   PetscReal           residual_max; /* ksp: a solve whose residual is above this is not a solution */
   PetscInt            symmetric; /* -1 decide from the KSP type, 0 no, 1 yes */
+  PetscBool           solved_sym; /* the last solve used the symmetric form (the view says how its residual reads) */
+  PetscReal           ksp_rtol;   /* the last solve's KSP relative tolerance (recorded in the output) */
   PetscBool           verbose;
   KSP                 ksp;
   BTETransportPCType  pctype;

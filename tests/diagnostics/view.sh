@@ -76,7 +76,7 @@ ok = True
 A = lambda f: {k: (v.decode() if isinstance(v, bytes) else v) for k, v in h5py.File(f, "r")["diagnostics"].attrs.items()}
 for f in ("tr.h5", "hf.h5"):
     a = A(f)
-    good = a["computed"] == 1 and abs(a["equilibrium_defect"] - 0.071315) < 1e-5 and abs(a["relaxation_temperature"] - 310.079) < 1e-3 and a["warnings"] == "equilibrium_defect relaxation_temperature" and a["relaxation_temperature_units"] == "K"
+    good = a["computed"] == 1 and abs(a["equilibrium_defect"] - 0.071315) < 1e-5 and abs(a["relaxation_temperature"] - 310.079) < 1e-3 and a["warnings"] == "equilibrium_defect relaxation_temperature thermal_states" and abs(a["thermal_states"] - 68.060) < 0.001 and a["relaxation_temperature_units"] == "K"
     print(("ok   " if good else "FAIL ") + "%s: /diagnostics defect %.6f, relaxation %.3f K, warnings '%s'" % (f, a["equilibrium_defect"], a["relaxation_temperature"], a["warnings"]))
     ok &= bool(good)
 a = A("off.h5")
@@ -89,14 +89,14 @@ PY
 # a table in several pieces is named in /diagnostics warnings (graphene 91^2: 4 pieces)
 g91="-bte_model graphene -bte_grid 91"
 for cmd in "transport -bte_output g91.h5" "highfield -bte_efield_list 100 -bte_output g91hf.h5" "dynamics -bte_final_time 1 -bte_output g91dyn.h5"; do
-  full=$("$BTE" ${cmd%% *} $g91 ${cmd#* } 2>&1 | grep "WARNING" | grep -E "channel graph|window edge|equilibrium|relaxation|zero-field|defaults" | sed 's/^ *//')
+  full=$("$BTE" ${cmd%% *} $g91 ${cmd#* } 2>&1 | grep "WARNING" | grep -E "channel graph|window edge|equilibrium|relaxation|zero-field|thermal sampling|defaults" | sed 's/^ *//')
   quiet=$("$BTE" ${cmd%% *} $g91 ${cmd#* } -bte_view 0 2>&1)
   has "$quiet" "channel graph: WARNING 4 disconnected pieces" "a field drives carriers into pieces they cannot scatter back from"
   hasnot "$quiet" "grid: 2D"
   while IFS= read -r l; do has "$quiet" "$l"; done <<<"$full"
   echo "ok   ${cmd%% *} -bte_view 0: the summary's $(wc -l <<<"$full") WARNING lines, no summary"
 done
-quiet=$(run_np $NP "$BTE" transport $p24 -bte_delta balanced -bte_view 0)
+quiet=$(run_np $NP "$BTE" transport -bte_model parabolic -bte_grid 32 -bte_parabolic_a 20 -bte_delta balanced -bte_view 0)
 hasnot "$quiet" "WARNING"
 hasnot "$quiet" "channel graph"
 echo "ok   -bte_view 0 on a clean table: no summary line on $NP ranks"

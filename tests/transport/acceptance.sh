@@ -26,6 +26,30 @@ echo "ok: preonly under -bte_transport_residual_max 0.9 gives the RTA's $a"
 "$BTE" transport $m -bte_output "$W/ok.h5" | awk '$1 == "300.00" { if ($NF + 0 > 1e-7 || $NF ~ /CONVERGED/) bad = 1; seen = 1 }
   END { if (!seen || bad) { print "default solve: residual not below 1e-7"; exit 1 } print "ok: the default solve is accepted" }'
 [ -s "$W/ok.h5" ]
+# PETSc's diagonal scaling without its fix left the operator scaled for the next direction (mu_yy
+# and mu_zz 160x off, x flagged): refused
+expect_fail "bte_transport_ksp_diagonal_scale needs -bte_transport_ksp_diagonal_scale_fix" "$BTE" transport $m -bte_transport_ksp_diagonal_scale
+# a KSP that stops says why and what helps, per direction
+expect_fail "field direction x: the KSP stopped with DIVERGED_ITS after 2 iterations: raise -bte_transport_ksp_max_it" "$BTE" transport $m -bte_transport_ksp_max_it 2
+g="-bte_model gaas -bte_grid 40 -bte_window 0.7 -bte_view 0 -bte_temperatures 200 -bte_carrier_densities 1e16"
+expect_fail "the KSP stopped with DIVERGED_INDEFINITE_MAT after [0-9]* iterations: the symmetric form is only nearly symmetric with Perturbo's delta: use -bte_delta balanced" "$BTE" transport $g -bte_transport_ksp_type cg
+# the symmetric form is checked on the system CG solved, S F = D v: with the balanced delta (S exactly
+# symmetric) CG was refused at ||v - A F||/||v|| = 5e-3, which weights states of tiny f0 (1 - f0) up;
+# now accepted below 1e-8 on ||D v - S F||/||D v||, with GMRES's conductivity
+cg=$("$BTE" transport $g -bte_delta balanced -bte_transport_ksp_type cg -bte_view 1 -bte_output "$W/cg.h5")
+gm=$("$BTE" transport $g -bte_delta balanced)
+grep -q "ksp type: cg on the symmetric form S F = D v (S = D A; the residual column is that system's, ||D v - S F||/||D v||)" <<<"$cg" || { echo "$cg"; echo "FAIL: no symmetric-form line"; exit 1; }
+a=$(awk '$1 == "200.00" {print $7, $NF}' <<<"$cg"); b=$(awk '$1 == "200.00" {print $7}' <<<"$gm")
+awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); d = (x[1] - b) / b; if (d < 0) d = -d; if (!(d < 1e-4 && x[2] + 0 < 1e-8)) { print "cg " a ", gmres " b; exit 1 } print "ok: cg on the symmetric form: sigma " x[1] " (gmres " b "), residual " x[2] }'
+if [ -n "$PYTHON" ]; then
+  "$PYTHON" -c "
+import h5py
+g = h5py.File('$W/cg.h5', 'r')['transport']
+d = lambda k: g[k].attrs['description'].decode() if isinstance(g[k].attrs['description'], bytes) else g[k].attrs['description']
+assert g.attrs['symmetric_form'] == 1 and g.attrs['ksp_rtol'] == 1e-8 and g.attrs['residual_max'] == 1e-3, dict(g.attrs)
+assert 'S F = D v' in d('residual') and 'residual_max' in d('converged'), (d('residual'), d('converged'))
+print('ok: the file records the symmetric form, ksp_rtol, residual_max')"
+fi
 # high field: an SNES atol above the starting residual accepted the equilibrium as the answer
 expect_fail "above -bte_highfield_residual_max 0.001: not a solution" "$BTE" highfield $m -bte_efield_list 1000 -bte_highfield_snes_atol 1e10
 expect_fail "bte_highfield_residual_max must be in (0,1)" "$BTE" highfield $m -bte_efield_list 1000 -bte_highfield_residual_max 0

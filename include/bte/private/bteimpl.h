@@ -159,6 +159,8 @@ PETSC_EXTERN PetscErrorCode BTEStateOwner(BTE, PetscInt, PetscMPIInt *);
    the table's maker for a table read from a file, else the model's own grid option (view.c) */
 PETSC_INTERN const char *BTEGridAdvice(BTE);
 PETSC_INTERN const char *BTEWindowAdvice(BTE);
+/* What to change for a finer k grid alone (a wider window does not add states near the band edge) */
+PETSC_INTERN const char *BTERefineAdvice(BTE);
 /* The model's field caveat, printed when the run's largest field reaches its threshold (view.c) */
 PETSC_INTERN PetscErrorCode BTEFieldCaveat(BTE, PetscReal);
 /* The piece of the channel graph of each owned state and the largest piece (BTEGetChannelGraph;

@@ -10,6 +10,9 @@
 #define BTE_DIAG_EDGE_MAX   1e-3 /* share of the carriers within edge_width of the window's top */
 #define BTE_DIAG_EDGE_KT    3.0  /* edge_width in kT */
 #define BTE_DIAG_VREL_MAX   1e-5 /* |mean velocity of the stationary state| / mean thermal speed (its solve leaves ~1e-7 on coarse grids) */
+/* Below this a view warns: the participation number of the thermal distribution (docs/diagnostics.md,
+   "Thermal sampling": the models' mobilities were 7 % to 4x off below it, within 3 % above it) */
+#define BTE_DIAG_SAMPLING_MIN 100.0
 
 /* As BTEGetDiagnostics, computing them (if not yet) with coll when it is set up at the BTE's
    temperature in double precision (a run's operator: no second one is built), else with a
