@@ -608,7 +608,13 @@ PetscErrorCode BTESetUp(BTE bte)
     PetscCall(BTETableRead(bte, bte->input));
   } else if (bte->model[0]) {
     PetscCall(BTEModelGenerate(bte));
-  } else SETERRQ(PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "No scattering data: give a table with -bte_input FILE or a built-in model with -bte_model NAME");
+  } else {
+    PetscBool help = PETSC_FALSE;
+    /* a program's -help stops here without a table: say why the list ends before the options of
+       what is built from the table (collision operator, time stepper, solvers) */
+    PetscCall(PetscOptionsHasHelp(((PetscObject)bte)->options, &help));
+    SETERRQ(PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "No scattering data: give a table with -bte_input FILE or a built-in model with -bte_model NAME%s", help ? " (with -help too: the options of what is built from the table, the collision operator, time stepper and solvers, are listed only when there is one, e.g. -help -bte_model parabolic)" : "");
+  }
   PetscCall(BTEValidateSettings(bte)); /* the table may have set the temperature and smearing */
   bte->setupcalled = PETSC_TRUE;
   PetscCall(PetscLogEventEnd(BTE_SetUp, bte, 0, 0, 0));

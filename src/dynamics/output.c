@@ -129,6 +129,21 @@ static int CheckAppend(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, long
   if ((PetscInt)occ[1] != bte->nstates) return BTEH5Fail(st, "it holds %lld states per snapshot, this table has %" PetscInt_FMT ": not the same table", (long long)occ[1], bte->nstates);
   if ((PetscInt)pop[1] != dyn->out.ne) return BTEH5Fail(st, "it has %lld energy grid points, this run %" PetscInt_FMT ": append with the same -bte_output_energy_step", (long long)pop[1], dyn->out.ne);
   {
+    /* the groups an append does not rewrite, which the file's readers need (/grid places the states
+       in k space): an append to a file that lost them would be a damaged file reported complete */
+    hsize_t d[1], l[2];
+    int     nk[3];
+    double  L[9];
+    if (BTEH5DatasetShape(fid, "grid/nk", H5T_INTEGER, 1, "[3]", d, st) || BTEH5DatasetShape(fid, "grid/lattice", H5T_FLOAT, 2, "[3][3]", l, st)) return -1;
+    if (d[0] != 3 || l[0] != 3 || l[1] != 3) return BTEH5Fail(st, "its /grid/nk or /grid/lattice is not of shape [3] and [3][3]: the file is damaged");
+    if (BTEH5ReadRows(fid, "grid/nk", H5T_NATIVE_INT, 0, 3, 0, nk, st) || BTEH5ReadRows(fid, "grid/lattice", H5T_NATIVE_DOUBLE, 0, 3, 3, L, st)) return -1;
+    for (int a = 0; a < 3; a++)
+      if (nk[a] != bte->grid.nk[a]) return BTEH5Fail(st, "its /grid is %d x %d x %d, this table's %d x %d x %d: not the same table", nk[0], nk[1], nk[2], (int)bte->grid.nk[0], (int)bte->grid.nk[1], (int)bte->grid.nk[2]);
+    for (int a = 0; a < 9; a++)
+      if (L[a] != (double)bte->grid.lattice[a]) return BTEH5Fail(st, "its /grid/lattice differs from this table's lattice: not the same table, or the file is damaged");
+    if (BTEH5AttrExists(fid, "diagnostics", "computed") != 1) return BTEH5Fail(st, "it has no /diagnostics group (with attribute computed), which every bte output holds: the file is damaged");
+  }
+  {
     double v, e[3];
     char   s[64];
     if (BTEH5AttrExists(fid, "dynamics", "temperature") == 1 && !BTEH5ReadAttrReal(fid, "dynamics", "temperature", &v, st) && Differ(v, bte->temperature)) return BTEH5Fail(st, "its run was at %g K, this one at %g K%s", v, (double)bte->temperature, hint);

@@ -1,12 +1,14 @@
 /* Outputs never clobber inputs: an output file (or FILE.tmp, the temporary name every output is
    written to before it is renamed) must not be one of the run's input files, by name or as the
    same file reached through a symbolic or hard link (same device and inode), nor a directory,
-   nor in a directory that does not exist. Checked before anything is opened for writing. */
+   nor in a directory that does not exist or where it cannot be created. Checked before the run. */
 #include <bte/private/bteimpl.h>
 #include <bte/private/outfile.h>
 #include <bte/private/h5util.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +39,26 @@ static void FindBadPath(const char file[], const char opt[], char msg[], size_t 
   snprintf(dir, sizeof(dir), "%.*s", slash == file ? 1 : (int)(slash - file), file);
   if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) snprintf(msg, len, "Cannot write the output file %s (%s): its directory %s does not exist", file, opt, dir);
   else if (access(dir, W_OK)) snprintf(msg, len, "Cannot write the output file %s (%s): its directory %s is not writable", file, opt, dir);
+}
+
+/* rank 0: can FILE.tmp be created (or opened for writing, when a run that was stopped left it)?
+   The permission bits do not say so for every directory: root may write anywhere by them, but not
+   under /proc or /sys, nor on a read-only file system, and the run would fail only at its end.
+   Nothing is changed: a probe that creates FILE.tmp removes it again, an existing one is not
+   truncated. Called after FindClash and BTEH5TmpProblem, so FILE.tmp is neither an input nor a
+   link nor a special file. */
+static void ProbeCreate(const char file[], const char tmp[], const char opt[], char msg[], size_t len)
+{
+  struct stat sb;
+  int         existed = !lstat(tmp, &sb), fd;
+
+  fd = open(tmp, existed ? O_WRONLY : O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) {
+    snprintf(msg, len, "Cannot write the output file %s (%s): creating %s, which the output is written as first, failed: %s", file, opt, tmp, strerror(errno));
+    return;
+  }
+  close(fd);
+  if (!existed) (void)unlink(tmp);
 }
 
 /* rank 0: the first input (name, option) that file or its FILE.tmp would overwrite */
@@ -80,6 +102,7 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
       char tmp[PETSC_MAX_PATH_LEN + 8];
       snprintf(tmp, sizeof(tmp), "%s.tmp", file);
       if (BTEH5TmpProblem(tmp)) snprintf(msg, sizeof(msg), "The output %s (%s) is written as %s first, and %s", file, opt ? opt : "-bte_output", tmp, BTEH5TmpProblem(tmp));
+      else ProbeCreate(file, tmp, opt ? opt : "-bte_output", msg, sizeof(msg));
     }
   }
   PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)sizeof(msg), MPI_CHAR, 0, comm));

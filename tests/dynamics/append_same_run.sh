@@ -8,7 +8,7 @@
 # model built in memory (the checksum does not depend on the ranks or on where the table comes
 # from); a restart into a new file with another delta and smearing is a new run, accepted and
 # recorded; a file written before these attributes is refused with one line (and still restarts into
-# a new file).
+# a new file); so is a file whose /grid or /diagnostics is damaged.
 . "$TESTDIR/common.sh"
 set -e
 [ -n "$PYTHON" ] || { echo "skip: no Python with h5py (scripts/find-python.sh)"; exit 77; }
@@ -37,6 +37,20 @@ refuse 1 "its run's table had [0-9]* channels, this one's [0-9]*: another table 
 refuse "$NP" "its run's table had [0-9]* channels, this one's [0-9]*" -bte_input nolo.h5
 refuse 1 "its run's table had channel checksum [0-9a-f]*, this one's [0-9a-f]*: another table on the same states" -bte_input g2.h5
 refuse "$NP" "its run's table had channel checksum [0-9a-f]*, this one's [0-9a-f]*" -bte_input g2.h5
+# a file that lost what an append does not rewrite (/grid, /diagnostics): refused, left as it was
+# (before: appended to, exit 0, complete = 1, and the readers then refused the file)
+damaged() {
+  local pat=$1 code=$2
+  cp run.h5 d.h5
+  "$PYTHON" -c "import h5py; f = h5py.File('d.h5', 'r+'); $code"
+  cp d.h5 d0.h5
+  expect_fail "$pat" "$BTE" dynamics -bte_input gaas.h5 $R -bte_init restart -bte_restart d.h5 -bte_output d.h5 -bte_final_time 200
+  cmp -s d.h5 d0.h5 || { echo "FAIL: a refused append changed the damaged file"; exit 1; }
+}
+damaged "dataset grid/nk is missing" "del f['grid/nk']"
+damaged "its /grid/lattice differs from this table's lattice" "f['grid/lattice'][0, 1] = 2.9"
+damaged "its /grid is 24 x 24 x 25, this table's 24 x 24 x 24: not the same table" "f['grid/nk'][2] = 25"
+damaged "it has no /diagnostics group (with attribute computed), which every bte output holds: the file is damaged" "del f['diagnostics']"
 # the same run continued: on 1 rank, on NP, from the model built in memory
 cp run.h5 b.h5
 "$BTE" dynamics -bte_input gaas.h5 $R -bte_init restart -bte_restart b.h5 -bte_output b.h5 -bte_final_time 150 > /dev/null

@@ -1,10 +1,14 @@
 # examples/embed_ts (a user's own TS on bte's collision operator, only <bte.h>) gives the same
-# final state as `bte dynamics` with the same settings (hot Gaussian, RK4, 1 fs, 500 fs).
+# final state as `bte dynamics` with the same settings (hot Gaussian, RK4, 1 fs, 500 fs); its -help
+# without a model says why the list stops.
 . "$TESTDIR/common.sh"
 set -e
 [ -n "$PYTHON" ] || { echo "no Python with h5py (scripts/find-python.sh)"; exit 77; }
 NP=${TEST_NP:-2}
 M="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20"
+# -help without a table: the list ends at BTESetUp, and the error says why the options of the
+# collision operator and the time stepper are missing (before: only "No scattering data")
+expect_fail "No scattering data: give a table with -bte_input FILE or a built-in model with -bte_model NAME (with -help too: the options of what is built from the table, the collision operator, time stepper and solvers, are listed only when there is one" "$BUILD/examples/embed_ts" -help
 $MPIEXEC -n "$NP" "$BUILD/examples/embed_ts" $M -ts_max_time 500 -ts_dt 1 | tee embed.log
 "$BTE" dynamics $M -bte_view 0 -bte_init gaussian -bte_init_e0_edge 0.1 -bte_init_smear 0.02 -bte_init_occupation 0.1 \
   -bte_time_step 1 -bte_final_time 500 -bte_output_interval 100 -bte_output dyn.h5 > dyn.log
