@@ -40,7 +40,7 @@ run() {
   local t=$((cores / n)); [ "$t" -ge 1 ] || t=1
   OMP_NUM_THREADS=$t timeout "$tmo" $mpiexec -n "$n" --map-by "slot:PE=$t" --bind-to core "$@"
 }
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['results'][0]; print(d['channels'], '%.4f %.4f %.4f %.2f %.2f %.4f %.4f' % (r['apply_s']*1e3, r['jacobian_s']*1e3, r['rk4_step_s']*1e3, r['layout_bytes_per_channel'], r['setup_s'], r.get('apply_pipelined_s', 0)*1e3, r.get('jacobian_pipelined_s', 0)*1e3))" "$1"; }
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['results'][0]; print(d['channels'], '%.4f %.4f %.4f %.2f %.2f %.4f %.4f' % (r['apply_s']*1e3, (r['jacobian_s'] or 0)*1e3, (r['rk4_step_s'] or 0)*1e3, r['layout_bytes_per_channel'], r['setup_s'], (r.get('apply_pipelined_s') or 0)*1e3, (r.get('jacobian_pipelined_s') or 0)*1e3))" "$1"; }
 
 # the k-th timing line of coll_exchange: forward ms, reverse ms, forward bytes, reverse bytes
 xparse() { grep '^exchange times' "$2" | sed -n "$1p" | sed -E 's/.*forward ([0-9.]+) ms, reverse ([0-9.]+) ms.*forward ([0-9]+), reverse sent ([0-9]+).*/\1 \2 \3 \4/'; }

@@ -118,9 +118,42 @@ def energy_distribution(dyn, times=None, smooth_bins=1.5, path=None):
     return _save(fig, path)
 
 
+def _equilibrium_mean_energy(energy, nstates_occupied, temperature):
+    """Mean energy (eV) of Fermi-Dirac at temperature (K) on the states of energy (eV) holding
+    nstates_occupied = sum_i f_i carriers: the equilibrium that phonons at that temperature drive a
+    run to on its own states and window, whatever the dimension or the bands (3/2 kT only for a
+    parabolic 3D band, kT in 2D, both nondegenerate). None when it is not defined (no states, no
+    carriers, every state full, or T <= 0)."""
+    e = np.asarray(energy, dtype=float)
+    n, N = float(nstates_occupied), len(e)
+    if N == 0 or not np.isfinite(n) or not n > 0 or not n < N or not temperature > 0:
+        return None
+    kT = KB_EV * temperature
+
+    def occ(mu):  # 1/(exp((e-mu)/kT)+1) without overflow
+        return np.exp(-np.logaddexp(0.0, (e - mu) / kT))
+
+    # brackets where the count is below / above n by a factor e^-40 at least; n(mu) is increasing
+    lo = e.min() - kT * (np.log(N / n) + 40)
+    hi = e.max() + kT * (np.log(N / (N - n)) + 40)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if occ(mid).sum() < n:
+            lo = mid
+        else:
+            hi = mid
+    f = occ(0.5 * (lo + hi))
+    return float((f * e).sum() / f.sum())
+
+
 def mean_energy(dyn, path=None):
-    """Mean energy above the band edge versus time (with 3/2 kT), and the drift velocity versus time
-    when the run had a field. dyn: Dynamics or file name."""
+    """Mean energy above the band edge versus time, and the drift velocity versus time when the run
+    had a field. dyn: Dynamics or file name. The dashed line is the equilibrium the lattice drives
+    the run to: the mean energy of Fermi-Dirac at the lattice temperature on the file's own states
+    (state_energy) with the run's carriers (sum of f at the first snapshot); no 3/2 kT, which holds
+    for a parabolic 3D band only. Where /diagnostics holds a relaxation_temperature (the temperature
+    of the operator's own stationary state) differing from the lattice's, that one's line is drawn
+    too, dotted."""
     from .outputs import Dynamics
     dyn = _load(dyn, Dynamics)
     t, carriers = dyn.time, dyn.carriers
@@ -129,13 +162,25 @@ def mean_energy(dyn, path=None):
     axes = fig.subplots(1, 2 if field else 1)
     ax = axes[0] if field else axes
     ax.plot(t, dyn.mean_energy - dyn.band_edge, "o-", ms=3)
-    kT = KB_EV * dyn.temperature
-    ax.axhline(1.5 * kT, color="gray", ls="--", lw=1, label="3/2 kT (%g K)" % dyn.temperature)
+    nocc = dyn.occupations(0).sum() if dyn.nsnapshots else 0.0
+    eq = _equilibrium_mean_energy(dyn.state_energy, nocc, dyn.temperature)
+    if eq is not None:
+        ax.axhline(eq - dyn.band_edge, color="gray", ls="--", lw=1, label="equilibrium: Fermi-Dirac at %g K on these states" % dyn.temperature)
+    tr = dyn.diagnostics.get("relaxation_temperature")
+    try:
+        tr = float(tr)
+    except (TypeError, ValueError):
+        tr = None
+    if tr is not None and np.isfinite(tr) and tr > 0 and abs(tr / dyn.temperature - 1) > 1e-3:
+        er = _equilibrium_mean_energy(dyn.state_energy, nocc, tr)
+        if er is not None:
+            ax.axhline(er - dyn.band_edge, color="gray", ls=":", lw=1, label="Fermi-Dirac at the relaxation temperature %.4g K (/diagnostics)" % tr)
     ax.set_xlabel("time (fs)")
     ax.set_ylabel("mean energy above the band edge (eV)")
     dn = np.abs(carriers / carriers[0] - 1).max() if len(carriers) and carriers[0] else 0
     ax.set_title("mean energy (carrier number kept to %.0e)" % dn if dn > 0 else "mean energy (carrier number exact)")
-    ax.legend(fontsize=8)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)
     if field:
         axes[1].plot(t, dyn.drift_velocity, "o-", ms=3, color="C3")
         axes[1].set_xlabel("time (fs)")

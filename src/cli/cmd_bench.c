@@ -1,7 +1,8 @@
 /* bte bench: times the collision operator implementations on one problem.
    Median of repeated applies after warm-up; ns per channel; effective bandwidth
-   against a measured copy bandwidth; speed-up against baseline; Jacobian apply
-   and one RK4 step. A table on stdout and, with -bte_bench_json FILE, JSON. */
+   against a measured copy bandwidth; speed-up against baseline; the median Jacobian
+   apply and RK4 step. A table on stdout and, with -bte_bench_json FILE, JSON; a part
+   not timed is "-" in the table and null in the JSON (never a time of 0). */
 #include "commands.h"
 #if defined(_OPENMP)
   #include <omp.h>
@@ -15,9 +16,8 @@
 typedef struct {
   char           type[32];
   PetscLogDouble apply, jac, rk4, setup; /* seconds: median apply, Jacobian apply, RK4 step; setup */
-  PetscLogDouble host_bytes;             /* resident memory added by setup */
   PetscLogDouble layout_bytes;           /* the implementation's channel layout, all ranks (also its device copy) */
-  PetscLogDouble papply, pjac;           /* seconds, -bte_bench_pipelined: per apply back to back, median of batches (0: not timed) */
+  PetscLogDouble papply, pjac;           /* seconds, -bte_bench_pipelined: per apply back to back, median of batches (printed only when timed) */
   PetscLogDouble lapply, ljac;           /* seconds: the host's time in the synced apply's call (its launches), median, slowest rank */
 } BenchResult;
 
@@ -150,6 +150,26 @@ static PetscErrorCode TimePipelined(BTECollision c, Vec f, Vec x, Vec y, PetscIn
   PetscFunctionReturn(0);
 }
 
+/* The RK4 column's repetitions: an RK4 step costs 4 applies, so half the reps (at least 3) */
+static PetscInt RK4Reps(PetscInt reps)
+{
+  return PetscMax(3, reps / 2);
+}
+
+/* v in fmt into buf, or "-" for a part not timed: a 0 would read as a measurement */
+static void Cell(char *buf, size_t len, PetscBool timed, const char *fmt, double v)
+{
+  if (timed) snprintf(buf, len, fmt, v);
+  else snprintf(buf, len, "-");
+}
+
+/* The same for the JSON: null for a part not timed */
+static void JSONNum(char *buf, size_t len, PetscBool timed, const char *fmt, double v)
+{
+  if (timed) snprintf(buf, len, fmt, v);
+  else snprintf(buf, len, "null");
+}
+
 static PetscErrorCode TimeRK4(BTECollision c, Vec f0, PetscInt reps, PetscLogDouble *med)
 {
   TS             ts;
@@ -262,8 +282,8 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   PetscCheck(reps >= 1 && reps <= 1000000, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_bench_reps must be in [1, 1000000], got %" PetscInt_FMT, reps);
   PetscCall(PetscOptionsInt("-bte_bench_copy_size", "Doubles per rank in the copy-bandwidth measurement", "", copyn, &copyn, NULL));
   PetscCheck(copyn >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-bte_bench_copy_size must be >= 1 (doubles per rank), got %" PetscInt_FMT, copyn);
-  PetscCall(PetscOptionsBool("-bte_bench_rk4", "Also time one RK4 step", "", dork4, &dork4, NULL));
-  PetscCall(PetscOptionsBool("-bte_bench_jacobian", "Also time one Jacobian apply", "", dojac, &dojac, NULL));
+  PetscCall(PetscOptionsBool("-bte_bench_rk4", "Also time RK4 steps (median of max(3, reps/2) after 2 untimed steps)", "", dork4, &dork4, NULL));
+  PetscCall(PetscOptionsBool("-bte_bench_jacobian", "Also time Jacobian applies J(f)x (as the applies: median of reps after 3 warm-up)", "", dojac, &dojac, NULL));
   PetscCall(PetscOptionsBool("-bte_bench_pipelined", "Also time the applies back to back: -bte_bench_reps of them in 5 batches, each started together on all ranks and ended by one device sync; the median of the batches' time per apply", "", pipe, &pipe, NULL));
   PetscCall(PetscOptionsString("-bte_bench_json", "Write the results as JSON to this file", "", json, json, sizeof(json), &hasjson));
   /* as the other commands take it (a command line shared by all of them stays valid); off here */
@@ -314,13 +334,15 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   PetscCall(VecSetRandom(x, rnd));
   PetscCall(CopyBandwidth(comm, copyn, 10, &bw));
 
+  /* No column of the resident memory a type's setup adds: that growth depends on what the types
+     timed before it freed (the allocator reuses it), i.e. on the order of -bte_bench_types. The
+     layout's bytes, which the operator counts itself, are the memory figure. */
   for (PetscInt k = 0; k < ntypes; k++) {
     BTECollision   c;
-    PetscLogDouble m0, m1, t0, t1;
+    PetscLogDouble t0, t1;
 
     PetscCall(PetscMemzero(&res[k], sizeof(res[k])));
     PetscCall(PetscStrncpy(res[k].type, types[k], sizeof(res[k].type)));
-    PetscCall(PetscMemoryGetCurrentUsage(&m0));
     PetscCall(PetscTime(&t0));
     {
       PetscBool mixed;
@@ -342,13 +364,10 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
       PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &res[k].layout_bytes, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, comm));
     }
     PetscCall(PetscTime(&t1));
-    PetscCall(PetscMemoryGetCurrentUsage(&m1));
-    res[k].setup      = t1 - t0;
-    res[k].host_bytes = m1 - m0;
-    PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &res[k].host_bytes, 1, MPIU_PETSCLOGDOUBLE, MPI_SUM, comm));
+    res[k].setup = t1 - t0;
     PetscCall(TimeApplies(c, f, x, y, reps, PETSC_FALSE, &res[k].apply, &res[k].lapply));
     if (dojac) PetscCall(TimeApplies(c, f, x, y, reps, PETSC_TRUE, &res[k].jac, &res[k].ljac));
-    if (dork4) PetscCall(TimeRK4(c, f, PetscMax(3, reps / 2), &res[k].rk4));
+    if (dork4) PetscCall(TimeRK4(c, f, RK4Reps(reps), &res[k].rk4));
     if (pipe) {
       PetscCall(TimePipelined(c, f, x, y, reps, PETSC_FALSE, &res[k].papply));
       if (dojac) PetscCall(TimePipelined(c, f, x, y, reps, PETSC_TRUE, &res[k].pjac));
@@ -358,29 +377,65 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
 
   {
     PetscLogDouble tbase = 0;
+    PetscBool      hasbase = PETSC_FALSE, dev;
+    char           what[256];
     for (PetscInt k = 0; k < ntypes; k++) {
       PetscBool isb;
       PetscCall(PetscStrcmp(res[k].type, "baseline", &isb));
-      if (isb) tbase = res[k].apply;
+      if (isb) {
+        tbase   = res[k].apply;
+        hasbase = PETSC_TRUE;
+      }
     }
+    /* the copy is a VecCopy of the state vectors' type: on the host one thread's memcpy, which the
+       threads of an apply can outrun, so that %copy is no fraction of the machine's bandwidth there */
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)f, &dev, VECSEQCUDA, VECMPICUDA, VECCUDA, VECSEQHIP, VECMPIHIP, VECHIP, VECSEQKOKKOS, VECMPIKOKKOS, VECKOKKOS, ""));
     PetscCall(PetscPrintf(comm, "bte bench: %s, %" PetscInt_FMT " states, %" PetscInt64_FMT " channels, %d rank(s), vec type %s, %d OpenMP thread(s)\n", model[0] ? model : "table", nstates, nch, size, vtype, NumThreads()));
-    PetscCall(PetscPrintf(comm, "copy bandwidth (read+write): %.1f GB/s; median of %" PetscInt_FMT " after warm-up; eta %g eV, T %g K\n", bw, reps, (double)eta, (double)T));
+    PetscCall(PetscPrintf(comm, "copy bandwidth (read+write): %.1f GB/s; eta %g eV, T %g K\n", bw, (double)eta, (double)T));
+    /* each column's repetitions, as timed (times: the slowest rank's) */
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: median of %" PetscInt_FMT " synced applies after 3 warm-up", dojac ? "apply, jac" : "apply", reps));
+    if (dork4) {
+      char r4[64];
+      PetscCall(PetscSNPrintf(r4, sizeof(r4), "; rk4 step: median of %" PetscInt_FMT " steps after 2 untimed", RK4Reps(reps)));
+      PetscCall(PetscStrlcat(what, r4, sizeof(what)));
+    }
+    if (!dojac || !dork4) PetscCall(PetscStrlcat(what, "; -: not timed", sizeof(what)));
+    PetscCall(PetscPrintf(comm, "%s\n", what));
     PetscCall(PetscPrintf(comm, "(layout B/chan: bytes of the channel layout an apply streams, per distinct channel; GB/s and %%copy: those bytes per apply time)\n"));
-    PetscCall(PetscPrintf(comm, "%-12s %11s %9s %11s %12s %10s %8s %7s %10s %9s %8s\n", "type", "apply (ms)", "ns/chan", "jac (ms)", "rk4 step(ms)", "layout B/c", "GB/s", "%copy", "host B/c", "setup (s)", "vs base"));
+    PetscCall(PetscPrintf(comm, "%-12s %11s %9s %11s %12s %10s %8s %7s %9s %8s\n", "type", "apply (ms)", "ns/chan", "jac (ms)", "rk4 step(ms)", "layout B/c", "GB/s", "%copy", "setup (s)", "vs base"));
     for (PetscInt k = 0; k < ntypes; k++) {
       PetscLogDouble gbs = res[k].layout_bytes / res[k].apply / 1e9;
-      char           vs[32] = "-"; /* no baseline timed in this run: no ratio, rather than 0.00 */
-      if (tbase > 0) PetscCall(PetscSNPrintf(vs, sizeof(vs), "%.2f", (double)(tbase / res[k].apply)));
-      PetscCall(PetscPrintf(comm, "%-12s %11.4f %9.3f %11.4f %12.4f %10.1f %8.1f %7.1f %10.1f %9.2f %8s\n", res[k].type, res[k].apply * 1e3, res[k].apply * 1e9 / (double)nch, res[k].jac * 1e3, res[k].rk4 * 1e3, res[k].layout_bytes / (double)nch, gbs, 100 * gbs / bw, res[k].host_bytes / (double)nch, res[k].setup, vs));
+      char           vs[32], jac[32], rk4[32], pc[32];
+      Cell(vs, sizeof(vs), hasbase, "%.2f", (double)(tbase / res[k].apply)); /* no baseline timed: no ratio */
+      Cell(jac, sizeof(jac), dojac, "%.4f", res[k].jac * 1e3);
+      Cell(rk4, sizeof(rk4), dork4, "%.4f", res[k].rk4 * 1e3);
+      Cell(pc, sizeof(pc), dev, "%.1f", 100 * gbs / bw);
+      PetscCall(PetscPrintf(comm, "%-12s %11.4f %9.3f %11s %12s %10.1f %8.1f %7s %9.2f %8s\n", res[k].type, res[k].apply * 1e3, res[k].apply * 1e9 / (double)nch, jac, rk4, res[k].layout_bytes / (double)nch, gbs, pc, res[k].setup, vs));
     }
-    for (PetscInt k = 0; pipe && k < ntypes; k++) PetscCall(PetscPrintf(comm, "pipelined %-12s apply %.4f ms, jac %.4f ms (%" PetscInt_FMT " back to back in %" PetscInt_FMT " batches, each started together and ended by one device sync; median of the batches); the host's launches per apply %.4f ms, jac %.4f ms\n", res[k].type, res[k].papply * 1e3, res[k].pjac * 1e3, reps, PetscMin(reps, 5), res[k].lapply * 1e3, res[k].ljac * 1e3));
+    if (!dev) PetscCall(PetscPrintf(comm, "(%%copy: - on the host, where the copy bandwidth is one thread's memcpy, not a bound on an apply's threads)\n"));
+    for (PetscInt k = 0; pipe && k < ntypes; k++) {
+      char pj[32], lj[32];
+      Cell(pj, sizeof(pj), dojac, "%.4f ms", res[k].pjac * 1e3);
+      Cell(lj, sizeof(lj), dojac, "%.4f ms", res[k].ljac * 1e3);
+      PetscCall(PetscPrintf(comm, "pipelined %-12s apply %.4f ms, jac %s (%" PetscInt_FMT " back to back in %" PetscInt_FMT " batches, each started together and ended by one device sync; median of the batches); the host's launches per apply %.4f ms, jac %s\n", res[k].type, res[k].papply * 1e3, pj, reps, PetscMin(reps, 5), res[k].lapply * 1e3, lj));
+    }
     if (hasjson && json[0]) {
       FILE *fp;
+      char  r4n[32];
+      JSONNum(r4n, sizeof(r4n), dork4, "%.0f", (double)RK4Reps(reps));
       PetscCall(PetscFOpen(comm, json, "w", &fp));
       PetscCall(PetscFPrintf(comm, fp, "{\n  \"model\": \"%s\", \"states\": %" PetscInt_FMT ", \"channels\": %" PetscInt64_FMT ", \"ranks\": %d, \"vec_type\": \"%s\", \"omp_threads\": %d,\n", model, nstates, nch, size, vtype, NumThreads()));
-      PetscCall(PetscFPrintf(comm, fp, "  \"copy_bandwidth_GBs\": %.3f, \"reps\": %" PetscInt_FMT ",\n  \"results\": [\n", bw, reps));
-      for (PetscInt k = 0; k < ntypes; k++)
-        PetscCall(PetscFPrintf(comm, fp, "    {\"type\": \"%s\", \"apply_s\": %.6e, \"ns_per_channel\": %.4f, \"jacobian_s\": %.6e, \"rk4_step_s\": %.6e, \"host_bytes_per_channel\": %.2f, \"layout_bytes_per_channel\": %.2f, \"effective_GBs\": %.2f, \"setup_s\": %.3f, \"speedup_vs_baseline\": %.3f, \"apply_pipelined_s\": %.6e, \"jacobian_pipelined_s\": %.6e, \"apply_launch_s\": %.6e, \"jacobian_launch_s\": %.6e}%s\n", res[k].type, res[k].apply, res[k].apply * 1e9 / (double)nch, res[k].jac, res[k].rk4, res[k].host_bytes / (double)nch, res[k].layout_bytes / (double)nch, res[k].layout_bytes / res[k].apply / 1e9, res[k].setup, tbase > 0 ? tbase / res[k].apply : 0.0, res[k].papply, res[k].pjac, res[k].lapply, res[k].ljac, k + 1 < ntypes ? "," : ""));
+      PetscCall(PetscFPrintf(comm, fp, "  \"copy_bandwidth_GBs\": %.3f, \"reps\": %" PetscInt_FMT ", \"rk4_reps\": %s,\n  \"results\": [\n", bw, reps, r4n));
+      for (PetscInt k = 0; k < ntypes; k++) {
+        char jac[32], rk4[32], sp[32], pa[32], pj[32], lj[32];
+        JSONNum(jac, sizeof(jac), dojac, "%.6e", res[k].jac);
+        JSONNum(rk4, sizeof(rk4), dork4, "%.6e", res[k].rk4);
+        JSONNum(sp, sizeof(sp), hasbase, "%.3f", (double)(tbase / res[k].apply));
+        JSONNum(pa, sizeof(pa), pipe, "%.6e", res[k].papply);
+        JSONNum(pj, sizeof(pj), (PetscBool)(pipe && dojac), "%.6e", res[k].pjac);
+        JSONNum(lj, sizeof(lj), dojac, "%.6e", res[k].ljac);
+        PetscCall(PetscFPrintf(comm, fp, "    {\"type\": \"%s\", \"apply_s\": %.6e, \"ns_per_channel\": %.4f, \"jacobian_s\": %s, \"rk4_step_s\": %s, \"layout_bytes_per_channel\": %.2f, \"effective_GBs\": %.2f, \"setup_s\": %.3f, \"speedup_vs_baseline\": %s, \"apply_pipelined_s\": %s, \"jacobian_pipelined_s\": %s, \"apply_launch_s\": %.6e, \"jacobian_launch_s\": %s}%s\n", res[k].type, res[k].apply, res[k].apply * 1e9 / (double)nch, jac, rk4, res[k].layout_bytes / (double)nch, res[k].layout_bytes / res[k].apply / 1e9, res[k].setup, sp, pa, pj, res[k].lapply, lj, k + 1 < ntypes ? "," : ""));
+      }
       PetscCall(PetscFPrintf(comm, fp, "  ]\n}\n"));
       PetscCall(PetscFClose(comm, fp));
       PetscCall(PetscPrintf(comm, "wrote %s\n", json));

@@ -49,7 +49,7 @@ PetscErrorCode BTECommandHighfield(MPI_Comm comm)
     PetscCall(BTEHighFieldGetResult(hf, k, &r));
     if (!r.converged) nbad++;
   }
-  PetscCheck(!nbad || allow, comm, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT " of %" PetscInt_FMT " high-field solves did not converge (NOT CONVERGED above)%s; raise -bte_highfield_snes_max_it or -bte_highfield_ptc_max_it, use smaller field steps, or give -bte_allow_unconverged to accept the results", nbad, nres, out[0] ? " and nothing was written" : "");
+  PetscCheck(!nbad || allow, comm, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT " of %" PetscInt_FMT " high-field solves did not converge (NOT CONVERGED above)%s; where a 'high field:' line above names the cause, follow it; else raise -bte_highfield_snes_max_it or -bte_highfield_ptc_max_it or use smaller field steps; or give -bte_allow_unconverged to accept the results", nbad, nres, out[0] ? " and nothing was written" : "");
   if (nbad) PetscCall(PetscPrintf(comm, "WARNING: %" PetscInt_FMT " of %" PetscInt_FMT " high-field solves did not converge (-bte_allow_unconverged)\n", nbad, nres));
   if (out[0]) {
     PetscCall(BTECommandCheckOptionsBeforeWrite(comm, "highfield", out));

@@ -297,7 +297,7 @@ PetscErrorCode BTECommandCheckFiniteOptions(MPI_Comm comm)
     if (end == tok || *end || !(PetscIsInfOrNanReal((PetscReal)v))) continue;
     {
       char name[256], val[64];
-      PetscCall(PetscStrncpy(name, prev + 1, sizeof(name)));
+      PetscCall(PetscStrncpy(name, prev, sizeof(name))); /* the option as given, its dash included */
       PetscCall(PetscStrncpy(val, tok, sizeof(val)));
       PetscCall(PetscFree(all));
       SETERRQ(comm, PETSC_ERR_USER_INPUT, "%s = %s is not a finite number: give a finite value", name, val);

@@ -1057,6 +1057,23 @@ static PetscErrorCode BTEDynamicsPostStep(TS ts)
   PetscFunctionBegin;
   PetscCall(TSGetApplicationContext(ts, &dyn));
   {
+    /* A failed nonlinear solve makes PETSc retry the step at a quarter of it, whatever the
+       adaptor (-ts_max_snes_failures -1 in the implicit options files: unlimited), and a fixed
+       step then stays shortened: 50 fs became 0.012 fs (8192 steps for 2), or ran for minutes
+       without a word. A fixed step is never shortened silently: stop at the first such retry. */
+    TSAdapt   adapt;
+    PetscBool none;
+    PetscInt  nf;
+    PetscCall(TSGetAdapt(ts, &adapt));
+    PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
+    PetscCall(TSGetSNESFailures(ts, &nf));
+    if (none && nf > 0) {
+      PetscCall(TSGetTime(ts, &t));
+      PetscCall(TSGetTimeStep(ts, &dt));
+      SETERRQ(PetscObjectComm((PetscObject)ts), PETSC_ERR_NOT_CONVERGED, "A nonlinear solve of the implicit method failed before t = %g fs (%" PetscInt_FMT " failure%s), and PETSc retried the step at a quarter of it each time (now %g fs): a fixed step (-ts_adapt_type none) is not shortened silently; let the solves converge (-snes_max_it, -ksp_max_it, -ksp_rtol) or use an adaptive step (-ts_adapt_type basic)", (double)t, nf, nf > 1 ? "s" : "", (double)dt);
+    }
+  }
+  {
     /* t accumulates t + dt: a step meant to end on an output time or the final time can miss it by
        a rounding error (0.1 fs steps reach 99.9999999999986 fs for 100), and the run would take a
        step of that size after it. Such a step is put exactly on its boundary; at the final time
@@ -1155,14 +1172,17 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
     }
   }
   /* the conservative forms can leave [0, 1] (plain: overshoots; upwind: carriers piled up against
-     the window's top): say so once */
-  if (dyn->drift && !dyn->warnedf) {
+     the window's top), and so can a time step too long for the fastest rates, with or without a
+     field (parabolic 16^3, 400 fs steps: f down to -0.24 and a mean energy a fifth of the right
+     one, exit 0): say so once */
+  if (!dyn->warnedf) {
     PetscReal lo, hi;
     PetscCall(VecMin(f, NULL, &lo));
     PetscCall(VecMax(f, NULL, &hi));
     if (lo < -1e-10 || hi > 1 + 1e-10) {
       dyn->warnedf = PETSC_TRUE;
-      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: occupations from %.3g to %.6g at t = %g fs, outside [0, 1]: the %s drift form %s\n", (double)lo, (double)hi, (double)t, BTEDriftForms[dyn->driftform], dyn->driftform == BTE_DRIFT_PLAIN ? "overshoots where f varies fast on the grid; use -bte_drift_form muscl or upwind, or a finer grid" : "piles carriers up against the window's top; widen the window (-bte_window) or use a finer grid"));
+      if (dyn->drift) PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: occupations from %.3g to %.6g at t = %g fs, outside [0, 1]: the %s drift form %s (or the steps are too long: -bte_positivity rejects such steps)\n", (double)lo, (double)hi, (double)t, BTEDriftForms[dyn->driftform], dyn->driftform == BTE_DRIFT_PLAIN ? "overshoots where f varies fast on the grid; use -bte_drift_form muscl or upwind, or a finer grid" : "piles carriers up against the window's top; widen the window (-bte_window) or use a finer grid"));
+      else PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  WARNING: occupations from %.3g to %.6g at t = %g fs, outside [0, 1]: the time steps are too long for the fastest scattering rates, and the run is not the solution of the equation; take shorter steps (-ts_dt), an adaptive or implicit method (options/adaptive.opts, options/implicit.opts), or reject such steps (-bte_positivity)\n", (double)lo, (double)hi, (double)t));
     }
   }
   dyn->tlast = t;
@@ -1568,6 +1588,20 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   /* a step after the end is a run without a field (fine as the first leg of a restart, so said, not refused) */
   if (dyn->src.pdensity > 0 && dyn->src.ptime - 1.5 * dyn->src.pfwhm >= tmax) PetscCall(PetscPrintf(comm, "pump: WARNING the pulse at %g fs (FWHM %g fs) comes after the final time %g fs: this run injects almost nothing\n", (double)dyn->src.ptime, (double)dyn->src.pfwhm, (double)tmax));
   if (dyn->drift && dyn->src.fprofile == BTE_FIELD_STEP && dyn->src.ftime >= tmax) PetscCall(PetscPrintf(comm, "field: WARNING the step of -bte_efield_profile step comes at %g fs, not before the final time %g fs: this run has no field\n", (double)dyn->src.ftime, (double)tmax));
+  /* a pulse or pump outside the run: after its end, or (a fresh run; a restart's earlier leg may
+     have had it) wholly before its start. Beyond 1.5 FWHM of its centre a pulse is below 0.2 % of
+     its peak (a field pulse at 5000 fs in a 200 fs run left v_d at 1e-9 cm/s without a word) */
+  {
+    char msg[256]; /* the C library's %g: PETSc's writes 5000 as "5000." */
+    if (dyn->drift && dyn->src.fprofile == BTE_FIELD_PULSE && (dyn->src.ftime - 1.5 * dyn->src.ffwhm >= tmax || (dyn->init != BTE_INIT_RESTART && dyn->src.ftime + 1.5 * dyn->src.ffwhm <= t0))) {
+      snprintf(msg, sizeof(msg), "at %g fs (FWHM %g fs) lies outside this run's [%g, %g] fs", (double)dyn->src.ftime, (double)dyn->src.ffwhm, (double)t0, (double)tmax);
+      PetscCall(PetscPrintf(comm, "field: WARNING the pulse of -bte_efield_profile pulse %s: its field stays below 0.2%% of -bte_efield, and this run has almost none\n", msg));
+    }
+    if (dyn->src.pdensity > 0 && dyn->init != BTE_INIT_RESTART && dyn->src.ptime + 1.5 * dyn->src.pfwhm <= t0) {
+      snprintf(msg, sizeof(msg), "at %g fs (FWHM %g fs) is over before the initial time %g fs", (double)dyn->src.ptime, (double)dyn->src.pfwhm, (double)t0);
+      PetscCall(PetscPrintf(comm, "pump: WARNING the pulse %s: this run injects almost nothing\n", msg));
+    }
+  }
   PetscCall(TSGetTimeStep(dyn->ts, &dt));
   PetscCheck(dt > 0, comm, PETSC_ERR_USER_INPUT, "The time step must be positive, got %g fs", (double)dt);
   PetscCall(BTECheckRange(comm, "time step (-bte_time_step, -ts_dt)", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
@@ -1635,7 +1669,14 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &none));
     if (dyn->init == BTE_INIT_RESTART && dyn->rs.hasdt && (!none || (dyn->rs.dtclip > 0 ? dyn->rs.dtclip : dyn->rs.dt) == dt)) {
       /* continue with the step sizes of the run that wrote the snapshot (adaptive runs; a fixed
-         step only when it is the same step) */
+         step only when it is the same step). A step given on the command line is then not used:
+         said, as the initial-state options a restart does not use are */
+      const char *tsprefix;
+      PetscBool   given[2];
+      PetscCall(TSGetOptionsPrefix(dyn->ts, &tsprefix));
+      PetscCall(PetscOptionsHasName(((PetscObject)dyn)->options, tsprefix, "-ts_dt", &given[0]));
+      PetscCall(PetscOptionsHasName(((PetscObject)dyn)->options, ((PetscObject)dyn)->prefix, "-bte_time_step", &given[1]));
+      if ((given[0] || given[1]) && dyn->rs.dt != dt) PetscCall(PetscPrintf(comm, "time step: the restart continues with the adaptive step of the run that wrote the snapshot, %g fs; not used: %s %g\n", (double)dyn->rs.dt, given[0] ? "-ts_dt" : "-bte_time_step", (double)dt));
       PetscCall(TSSetTimeStep(dyn->ts, dyn->rs.dt));
       dyn->clipped = dyn->rs.dtclip > 0 ? PETSC_TRUE : PETSC_FALSE;
       dyn->dtsaved = dyn->rs.dtclip;
@@ -1705,7 +1746,9 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     PetscCall(PetscTime(&o1));
     dyn->cost.output += o1 - o0;
     dyn->cost.total += o1 - o0;
-    PetscCall(PetscPrintf(comm, "dynamics: wrote %" PetscInt_FMT " snapshots to %s\n", dyn->out.nt, dyn->output));
+    /* this run's snapshots: an append's file holds the earlier run's too (its cost lines are this run's) */
+    if (dyn->out.nt0) PetscCall(PetscPrintf(comm, "dynamics: wrote %" PetscInt_FMT " snapshots to %s, which now holds %" PetscInt_FMT "\n", dyn->out.nt - dyn->out.nt0, dyn->output, dyn->out.nt));
+    else PetscCall(PetscPrintf(comm, "dynamics: wrote %" PetscInt_FMT " snapshots to %s\n", dyn->out.nt, dyn->output));
   }
   PetscCall(BTEDynamicsCostView(dyn));
   PetscCall(BTEDynamicsReferenceView(dyn));

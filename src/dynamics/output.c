@@ -114,6 +114,99 @@ static PetscErrorCode TableIdentity(BTE bte, BTEDynTableId *id)
   PetscFunctionReturn(0);
 }
 
+/* Rank 0: the problem the file's run solved is this run's (note: 256 chars): temperature, field (and profile), pump,
+   drift form, and the collision operator (smearing, delta, table: TableIdentity). For an append
+   (reference = FALSE) every difference is refused, and a file that does not record the operator
+   (written before bte did) too: an unchecked append can make one file of two runs. For a reference
+   (-bte_reference, reference = TRUE) a difference in the drift form is allowed and named in note (a
+   study may compare the forms), and what an older file does not record is not checked: a
+   reference solved at 77 K in 3 kV/cm with the balanced delta was compared with a field-free 300 K
+   run, its v_d error read 0 (projected on this run's zero field), exit 0. */
+static int SameProblem(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, PetscBool reference, const char hint[], char note[], BTEH5Status *st)
+{
+  BTE bte = dyn->bte;
+
+  {
+    double v, e[3];
+    char   s[64];
+    if (BTEH5AttrExists(fid, "dynamics", "temperature") == 1 && !BTEH5ReadAttrReal(fid, "dynamics", "temperature", &v, st) && Differ(v, bte->temperature)) return BTEH5Fail(st, "its run was at %g K, this one at %g K%s", v, (double)bte->temperature, hint);
+    if (BTEH5AttrExists(fid, "dynamics", "drift_form") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "drift_form", s, sizeof(s), st) && strcmp(s, BTEDriftForms[dyn->driftform])) {
+      if (!reference) return BTEH5Fail(st, "its run used -bte_drift_form %s, this one %s%s", s, BTEDriftForms[dyn->driftform], hint);
+      if (note && (dyn->efield[0] != 0 || dyn->efield[1] != 0 || dyn->efield[2] != 0)) snprintf(note, 256, "the reference used -bte_drift_form %s, this run %s: the errors include the difference of the two forms", s, BTEDriftForms[dyn->driftform]);
+    }
+    if (ReadAttr3(fid, "efield", e) && (Differ(e[0], dyn->efield[0]) || Differ(e[1], dyn->efield[1]) || Differ(e[2], dyn->efield[2]))) return BTEH5Fail(st, "its run had -bte_efield %g,%g,%g V/cm, this one %g,%g,%g%s", e[0], e[1], e[2], (double)dyn->efield[0], (double)dyn->efield[1], (double)dyn->efield[2], hint);
+    if (BTEH5AttrExists(fid, "dynamics", "efield_profile") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "efield_profile", s, sizeof(s), st) && strcmp(s, BTEFieldProfiles[dyn->src.fprofile])) return BTEH5Fail(st, "its run had -bte_efield_profile %s, this one %s%s", s, BTEFieldProfiles[dyn->src.fprofile], hint);
+    v = 0;
+    if (BTEH5AttrExists(fid, "dynamics", "pump_density") == 1 && BTEH5ReadAttrReal(fid, "dynamics", "pump_density", &v, st)) return -1;
+    if (Differ(v, dyn->src.pdensity)) return BTEH5Fail(st, "its run had -bte_pump_density %g, this one %g%s", v, (double)dyn->src.pdensity, hint);
+    if (st->bad) return -1;
+  }
+  {
+    /* the run's operator: smearing, delta, table (TableIdentity). A file written before these were
+       recorded cannot show that this run continues its own (its /diagnostics may name the delta,
+       but nothing names the smearing or the table), so it is refused rather than appended to with a
+       warning: the continuation written to a new file loses nothing (it starts with the restart
+       snapshot), while an unchecked append can make one file of two runs, which nothing in the
+       file would show afterwards. */
+    const char *need[4] = {"smearing", "delta", "table_channels", "table_source"};
+    double      eta;
+    long long   nch;
+    char        s[64], src[sizeof(dyn->bte->source)];
+    for (int q = 0; q < 4; q++)
+      if (BTEH5AttrExists(fid, "dynamics", need[q]) != 1) {
+        if (reference) return 0;
+        return BTEH5Fail(st, "it does not record the smearing, delta and table of its run (no /dynamics attribute %s: written by an earlier bte), so an append cannot check that this run continues it; write this run to a new file (-bte_output NEW.h5, with -bte_restart this file)", need[q]);
+      }
+    if (BTEH5ReadAttrReal(fid, "dynamics", "smearing", &eta, st)) return -1;
+    if (Differ(eta, bte->smearing)) return BTEH5Fail(st, "its run had -bte_smearing %g eV, this one %g eV%s", eta, (double)bte->smearing, hint);
+    if (BTEH5ReadAttrString(fid, "dynamics", "delta", s, sizeof(s), st)) return -1;
+    if (strcmp(s, BTEDeltas[bte->delta])) return BTEH5Fail(st, "its run had -bte_delta %s, this one %s%s", s, BTEDeltas[bte->delta], hint);
+    if (BTEH5ReadAttrInt(fid, "dynamics", "table_channels", &nch, st)) return -1;
+    if (nch != (long long)id->nchannels) return BTEH5Fail(st, "its run's table had %lld channels, this one's %lld: another table on the same states%s", nch, (long long)id->nchannels, hint);
+    if (id->has && BTEH5AttrExists(fid, "dynamics", "table_checksum") == 1) {
+      if (BTEH5ReadAttrString(fid, "dynamics", "table_checksum", s, sizeof(s), st)) return -1;
+      if (strcmp(s, id->checksum)) return BTEH5Fail(st, "its run's table had channel checksum %s, this one's %s: another table on the same states (other couplings or phonon energies)%s", s, id->checksum, hint);
+    } else {
+      /* one of the two runs held its channels only on the device: the tables' sources instead */
+      if (BTEH5ReadAttrString(fid, "dynamics", "table_source", src, sizeof(src), st)) return -1;
+      if (strcmp(src, bte->source)) return BTEH5Fail(st, "its run's table came from '%.300s', this one's from '%.300s'%s", src, bte->source, hint);
+    }
+  }
+  return 0;
+}
+
+/* Collective: the reference of -bte_reference solved this run's problem (SameProblem); a drift form
+   of its own is named in one line */
+PetscErrorCode BTEDynamicsCheckReferenceProblem(BTEDynamics dyn, const char file[])
+{
+  MPI_Comm      comm = PetscObjectComm((PetscObject)dyn);
+  PetscMPIInt   rank;
+  BTEDynTableId id;
+  BTEH5Status   st;
+  char          note[256] = "";
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(TableIdentity(dyn->bte, &id));
+  PetscCall(PetscMemzero(&st, sizeof(st)));
+  if (rank == 0) {
+    BTEH5Auto h5auto;
+    hid_t     fid;
+    BTEH5Silence(&h5auto);
+    fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (fid >= 0) {
+      (void)SameProblem(fid, dyn, &id, PETSC_TRUE, ": -bte_reference compares runs of one problem (the same table, temperature, field, pump, smearing and delta)", note, &st);
+      H5Fclose(fid);
+    }
+    BTEH5Restore(&h5auto);
+  }
+  PetscCall(BTEH5SyncStatus(comm, &st));
+  PetscCheck(!st.bad, comm, PETSC_ERR_USER_INPUT, "The reference %s: %s", file, st.msg);
+  PetscCallMPI(MPI_Bcast(note, (PetscMPIInt)sizeof(note), MPI_CHAR, 0, comm));
+  if (note[0]) PetscCall(PetscPrintf(comm, "dynamics: note: %s\n", note));
+  PetscFunctionReturn(0);
+}
+
 /* Rank 0, appending: the file must hold the states and energy bins of this run, and its attributes
    of the physics (one set for the whole file) must describe this run too: a restart in a field
    appended to a field-free run's file said efield 0 beside a drift velocity of -7.9e6 cm/s. (The
@@ -143,46 +236,7 @@ static int CheckAppend(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, long
       if (L[a] != (double)bte->grid.lattice[a]) return BTEH5Fail(st, "its /grid/lattice differs from this table's lattice: not the same table, or the file is damaged");
     if (BTEH5AttrExists(fid, "diagnostics", "computed") != 1) return BTEH5Fail(st, "it has no /diagnostics group (with attribute computed), which every bte output holds: the file is damaged");
   }
-  {
-    double v, e[3];
-    char   s[64];
-    if (BTEH5AttrExists(fid, "dynamics", "temperature") == 1 && !BTEH5ReadAttrReal(fid, "dynamics", "temperature", &v, st) && Differ(v, bte->temperature)) return BTEH5Fail(st, "its run was at %g K, this one at %g K%s", v, (double)bte->temperature, hint);
-    if (BTEH5AttrExists(fid, "dynamics", "drift_form") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "drift_form", s, sizeof(s), st) && strcmp(s, BTEDriftForms[dyn->driftform])) return BTEH5Fail(st, "its run used -bte_drift_form %s, this one %s%s", s, BTEDriftForms[dyn->driftform], hint);
-    if (ReadAttr3(fid, "efield", e) && (Differ(e[0], dyn->efield[0]) || Differ(e[1], dyn->efield[1]) || Differ(e[2], dyn->efield[2]))) return BTEH5Fail(st, "its run had -bte_efield %g,%g,%g V/cm, this one %g,%g,%g%s", e[0], e[1], e[2], (double)dyn->efield[0], (double)dyn->efield[1], (double)dyn->efield[2], hint);
-    if (BTEH5AttrExists(fid, "dynamics", "efield_profile") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "efield_profile", s, sizeof(s), st) && strcmp(s, BTEFieldProfiles[dyn->src.fprofile])) return BTEH5Fail(st, "its run had -bte_efield_profile %s, this one %s%s", s, BTEFieldProfiles[dyn->src.fprofile], hint);
-    v = 0;
-    if (BTEH5AttrExists(fid, "dynamics", "pump_density") == 1 && BTEH5ReadAttrReal(fid, "dynamics", "pump_density", &v, st)) return -1;
-    if (Differ(v, dyn->src.pdensity)) return BTEH5Fail(st, "its run had -bte_pump_density %g, this one %g%s", v, (double)dyn->src.pdensity, hint);
-    if (st->bad) return -1;
-  }
-  {
-    /* the run's operator: smearing, delta, table (TableIdentity). A file written before these were
-       recorded cannot show that this run continues its own (its /diagnostics may name the delta,
-       but nothing names the smearing or the table), so it is refused rather than appended to with a
-       warning: the continuation written to a new file loses nothing (it starts with the restart
-       snapshot), while an unchecked append can make one file of two runs, which nothing in the
-       file would show afterwards. */
-    const char *need[4] = {"smearing", "delta", "table_channels", "table_source"};
-    double      eta;
-    long long   nch;
-    char        s[64], src[sizeof(dyn->bte->source)];
-    for (int q = 0; q < 4; q++)
-      if (BTEH5AttrExists(fid, "dynamics", need[q]) != 1) return BTEH5Fail(st, "it does not record the smearing, delta and table of its run (no /dynamics attribute %s: written by an earlier bte), so an append cannot check that this run continues it; write this run to a new file (-bte_output NEW.h5, with -bte_restart this file)", need[q]);
-    if (BTEH5ReadAttrReal(fid, "dynamics", "smearing", &eta, st)) return -1;
-    if (Differ(eta, bte->smearing)) return BTEH5Fail(st, "its run had -bte_smearing %g eV, this one %g eV%s", eta, (double)bte->smearing, hint);
-    if (BTEH5ReadAttrString(fid, "dynamics", "delta", s, sizeof(s), st)) return -1;
-    if (strcmp(s, BTEDeltas[bte->delta])) return BTEH5Fail(st, "its run had -bte_delta %s, this one %s%s", s, BTEDeltas[bte->delta], hint);
-    if (BTEH5ReadAttrInt(fid, "dynamics", "table_channels", &nch, st)) return -1;
-    if (nch != (long long)id->nchannels) return BTEH5Fail(st, "its run's table had %lld channels, this one's %lld: another table on the same states%s", nch, (long long)id->nchannels, hint);
-    if (id->has && BTEH5AttrExists(fid, "dynamics", "table_checksum") == 1) {
-      if (BTEH5ReadAttrString(fid, "dynamics", "table_checksum", s, sizeof(s), st)) return -1;
-      if (strcmp(s, id->checksum)) return BTEH5Fail(st, "its run's table had channel checksum %s, this one's %s: another table on the same states (other couplings or phonon energies)%s", s, id->checksum, hint);
-    } else {
-      /* one of the two runs held its channels only on the device: the tables' sources instead */
-      if (BTEH5ReadAttrString(fid, "dynamics", "table_source", src, sizeof(src), st)) return -1;
-      if (strcmp(src, bte->source)) return BTEH5Fail(st, "its run's table came from '%.300s', this one's from '%.300s'%s", src, bte->source, hint);
-    }
-  }
+  if (SameProblem(fid, dyn, id, PETSC_FALSE, hint, NULL, st)) return -1;
   *nt    = (long long)t[0];
   *hasdt = BTEH5Exists(fid, "dynamics/time_step") == 1 && BTEH5Exists(fid, "dynamics/time_step_unclipped") == 1 ? PETSC_TRUE : PETSC_FALSE; /* older files have no step sizes */
   return 0;
@@ -320,13 +374,15 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
     info[1] = hasdt;
     PetscCallMPI(MPI_Bcast(info, 2, MPI_LONG_LONG, 0, comm));
     dyn->out.nt    = (PetscInt)info[0];
+    dyn->out.nt0   = dyn->out.nt;
     dyn->out.hasdt = info[1] ? PETSC_TRUE : PETSC_FALSE;
     PetscFunctionReturn(0);
   }
   /* the 1.8 file format: it has no "open for writing" flag, so a run killed midway leaves a file
      that opens as it was at its last flush */
   PetscCall(BTEOutputCreate(bte, file, "-bte_output", "dynamics", PETSC_TRUE, &dyn->out.file));
-  dyn->out.nt = 0;
+  dyn->out.nt  = 0;
+  dyn->out.nt0 = 0;
   PetscCall(BTEOutputWriteRunInfo(dyn->out.file, dyn->coll)); /* the run's operator when it can */
   PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
   if (rank == 0) {

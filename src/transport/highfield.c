@@ -468,6 +468,17 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
     PetscCall(BTEDriftDestroy(&d));
   }
   PetscCall(SNESSetFromOptions(hf->snes));
+  {
+    /* as transport's KSP tolerances: refused here, not met as PETSc's "solver returned without
+       setting converged reason" (max_it -1) or accepted unsolved (rtol 2) */
+    PetscReal rtol, stol;
+    PetscInt  maxit;
+    MPI_Comm  comm = PetscObjectComm((PetscObject)hf);
+    PetscCall(SNESGetTolerances(hf->snes, NULL, &rtol, &stol, &maxit, NULL));
+    PetscCheck(maxit >= 1, comm, PETSC_ERR_USER_INPUT, "-bte_highfield_snes_max_it %" PetscInt_FMT ": must be >= 1", maxit);
+    PetscCheck(rtol >= 0 && rtol < 1, comm, PETSC_ERR_USER_INPUT, "-bte_highfield_snes_rtol %g: must be in [0, 1) (a relative tolerance of 1 accepts the starting state)", (double)rtol);
+    PetscCheck(stol >= 0 && stol < 1, comm, PETSC_ERR_USER_INPUT, "-bte_highfield_snes_stol %g: must be in [0, 1)", (double)stol);
+  }
   PetscCall(KSPSetFromOptions(hf->ptc_ksp));
   PetscFunctionReturn(0);
 }
@@ -1123,7 +1134,19 @@ PetscErrorCode BTEHighFieldSolve(BTEHighField hf)
     PetscCall(VecDestroy(&gstart));
     PetscCall(HFResidual(hf, hf->g, hf->r, &ok));
     PetscCall(VecNorm(hf->r, NORM_2, &rn));
-    if (!(rn <= atol * 1.0000001)) conv = PETSC_FALSE; /* also when rn is not finite */
+    if (!(rn <= atol * 1.0000001)) { /* also when rn is not finite */
+      /* SNES may stop by its relative or step tolerance above the absolute one bte requires: that
+         is not a solution, and the line says why (it was flipped to NOT CONVERGED silently, and
+         the advice named -snes_max_it) */
+      if (conv && !PetscIsInfOrNanReal(rn)) {
+        SNESConvergedReason sr;
+        char                Es[32];
+        snprintf(Es, sizeof(Es), "%g", (double)hf->E[k]); /* the C library's: PETSc's writes 1000 as "1000." */
+        PetscCall(SNESGetConvergedReason(hf->snes, &sr));
+        PetscCall(PetscPrintf(comm, "high field: %s V/cm: the solve stopped (%s) at ||r|| = %.3g, above the absolute tolerance %.3g that a solution must meet: not converged; tighten -bte_highfield_snes_rtol and -bte_highfield_snes_stol, or set -bte_highfield_snes_atol\n", Es, hf->method == BTE_HIGHFIELD_NEWTON ? SNESConvergedReasons[sr] : "pseudo-transient continuation", (double)rn, (double)atol));
+      }
+      conv = PETSC_FALSE;
+    }
     if (conv && !(rn <= hf->residual_max * hf->gnorm0)) {
       /* an application's SNES atol above the residual of the starting state accepts it unsolved */
       conv = PETSC_FALSE;

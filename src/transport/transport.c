@@ -710,6 +710,23 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
       PetscCheck(!scale || fix, comm, PETSC_ERR_USER_INPUT, "-bte_transport_ksp_diagonal_scale needs -bte_transport_ksp_diagonal_scale_fix: without it the KSP leaves the operator scaled after the first field direction, and the other directions would solve with the scaled one");
     }
     PetscCall(BTETransportSetUpPC(tr));
+    if (tr->pctype != BTE_TRANSPORT_PC_TWOLEVEL) {
+      /* A is a MATSHELL (products and its diagonal): a PC that needs its entries failed in PETSc's
+         words ("No method sor for Mat of type shell"), and bte_twolevel, the dynamics' PC, with
+         advice for bte dynamics */
+      static const char *const usable[] = {PCJACOBI, PCNONE, PCSHELL, PCKSP, PCCOMPOSITE};
+      PC                       pc;
+      PCType                   pt;
+      PetscBool                ok = PETSC_FALSE;
+      PetscCall(KSPGetPC(tr->ksp, &pc));
+      PetscCall(PCGetType(pc, &pt));
+      if (pt) {
+        for (size_t q = 0; q < sizeof(usable) / sizeof(usable[0]); q++)
+          if (!strcmp(pt, usable[q])) ok = PETSC_TRUE;
+        PetscCheck(ok || strcmp(pt, "bte_twolevel"), comm, PETSC_ERR_USER_INPUT, "-bte_transport_pc_type bte_twolevel is bte dynamics' preconditioner; for transport use -bte_transport_pc twolevel");
+        PetscCheck(ok, comm, PETSC_ERR_USER_INPUT, "-bte_transport_pc_type %s: the operator A is matrix-free (its products and its diagonal only), which %s cannot use; use jacobi (the default), none, or -bte_transport_pc twolevel", pt, pt);
+      }
+    }
     PetscCall(KSPGetType(tr->ksp, &kt));
     PetscCall(BTETransportKSPTypeIsRight(kt, &right));
     PetscCall(BTETransportKSPIsSymmetric(tr->ksp, &issym));

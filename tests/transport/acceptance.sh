@@ -29,6 +29,9 @@ echo "ok: preonly under -bte_transport_residual_max 0.9 gives the RTA's $a"
 # PETSc's diagonal scaling without its fix left the operator scaled for the next direction (mu_yy
 # and mu_zz 160x off, x flagged): refused
 expect_fail "bte_transport_ksp_diagonal_scale needs -bte_transport_ksp_diagonal_scale_fix" "$BTE" transport $m -bte_transport_ksp_diagonal_scale
+# a PC that needs the matrix's entries: one line, not PETSc's "No method sor for Mat of type shell"
+expect_fail "bte_transport_pc_type sor: the operator A is matrix-free (its products and its diagonal only), which sor cannot use" "$BTE" transport $m -bte_transport_pc_type sor
+expect_fail "bte_transport_pc_type bte_twolevel is bte dynamics' preconditioner; for transport use -bte_transport_pc twolevel" "$BTE" transport $m -bte_transport_pc_type bte_twolevel
 # a KSP that stops says why and what helps, per direction
 expect_fail "field direction x: the KSP stopped with DIVERGED_ITS after 2 iterations: raise -bte_transport_ksp_max_it" "$BTE" transport $m -bte_transport_ksp_max_it 2
 g="-bte_model gaas -bte_grid 40 -bte_window 0.7 -bte_view 0 -bte_temperatures 200 -bte_carrier_densities 1e16"
@@ -53,6 +56,13 @@ fi
 # high field: an SNES atol above the starting residual accepted the equilibrium as the answer
 expect_fail "above -bte_highfield_residual_max 0.001: not a solution" "$BTE" highfield $m -bte_efield_list 1000 -bte_highfield_snes_atol 1e10
 expect_fail "bte_highfield_residual_max must be in (0,1)" "$BTE" highfield $m -bte_efield_list 1000 -bte_highfield_residual_max 0
+# SNES tolerances that cannot give a solution: refused before the work (max_it -1 met PETSc's
+# "solver returned without setting converged reason"; rtol 2 was accepted)
+expect_fail "bte_highfield_snes_max_it -1: must be >= 1" "$BTE" highfield $m -bte_efield_list 100 -bte_highfield_snes_max_it -1
+expect_fail "bte_highfield_snes_rtol 2.*must be in \[0, 1)" "$BTE" highfield $m -bte_efield_list 100 -bte_highfield_snes_rtol 2
+# SNES stopped by its relative tolerance above the absolute one a solution must meet: said why
+# (it was turned into NOT CONVERGED without a word, and the advice named -snes_max_it)
+expect_fail "high field: 1000 V/cm: the solve stopped (CONVERGED_FNORM_RELATIVE) at ||r|| = .*, above the absolute tolerance .* that a solution must meet: not converged; tighten -bte_highfield_snes_rtol" "$BTE" highfield $m -bte_efield_list 1000 -bte_highfield_snes_rtol 1e-3
 # lists: an empty entry lost a point silently
 expect_fail "bte_temperatures 100,,300: an empty entry" "$BTE" transport $m -bte_temperatures 100,,300
 expect_fail "bte_temperatures 300,: an empty entry" "$BTE" transport $m -bte_temperatures 300,

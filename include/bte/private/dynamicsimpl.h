@@ -85,7 +85,8 @@ struct _BTEDynamicsOps {
 /* The HDF5 output of a run (src/dynamics/output.c, on the output layer of src/io/output.c) */
 typedef struct {
   BTEOutput file;       /* NULL when the run writes none (or once it is closed) */
-  PetscInt  nt;         /* snapshots written */
+  PetscInt  nt;         /* snapshots in the file */
+  PetscInt  nt0;        /* of them, those it held before this run (an append) */
   PetscInt  ne;         /* energy grid points */
   PetscReal e0, de;     /* energy grid: e0 + (j+1/2) de, bin centres */
   PetscBool hasdt;      /* the file has the step-size series (time_step, time_step_unclipped) */
@@ -263,6 +264,8 @@ PETSC_INTERN PetscErrorCode BTEDynamicsCheckState(BTEDynamics, Vec, PetscReal, P
 PETSC_INTERN PetscErrorCode BTEDynamicsSourcesView(BTEDynamics, PetscViewer);
 /* Error against a reference (src/dynamics/reference.c) */
 PETSC_INTERN PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics, PetscReal, PetscReal, Vec);
+/* The reference's run solved this run's problem (output.c; collective) */
+PETSC_INTERN PetscErrorCode BTEDynamicsCheckReferenceProblem(BTEDynamics, const char[]);
 PETSC_INTERN PetscErrorCode BTEDynamicsReferenceCompare(BTEDynamics, PetscReal, Vec);
 PETSC_INTERN PetscErrorCode BTEDynamicsReferenceView(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsReferenceClose(BTEDynamics);
