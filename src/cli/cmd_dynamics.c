@@ -37,6 +37,15 @@ PetscErrorCode BTECommandDynamics(MPI_Comm comm)
   /* every option but the end-of-run viewers has been read now: a misspelled one stops the run
      before its output file is opened, not after the run */
   PetscCall(BTECommandCheckOptionsSetUp(comm, "dynamics"));
+  {
+    TS        ts;
+    TSType    tt;
+    PetscBool expl;
+    PetscCall(BTEDynamicsGetTS(dyn, &ts));
+    PetscCall(TSGetType(ts, &tt));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)ts, &expl, TSRK, TSEULER, TSSSP, TSMPRK, ""));
+    if (expl) PetscCall(BTECommandCheckSolverOptionsExplicit(comm, "dynamics", tt));
+  }
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   else PetscCall(BTEViewWarnings(bte, PETSC_VIEWER_STDOUT_(comm))); /* no summary, but its warnings */
   if (view) PetscCall(BTEDynamicsView(dyn, PETSC_VIEWER_STDOUT_(comm)));

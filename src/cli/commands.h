@@ -22,6 +22,8 @@ PetscErrorCode BTECommandCheckOptionValues(MPI_Comm); /* a -bte_ option that tak
 PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm, const char[], PetscBool *);
 PetscErrorCode BTECommandCheckOptionsBeforeWrite(MPI_Comm, const char[], const char[]);
 PetscErrorCode BTECommandCheckOptionsSetUp(MPI_Comm, const char[]);
+/* dynamics with an explicit time integrator: its -snes_, -ksp_, -pc_ options are unused (unused.c) */
+PetscErrorCode BTECommandCheckSolverOptionsExplicit(MPI_Comm, const char[], const char[]);
 int            BTECommandIsIntegerOption(const char[]);
 /* cores.c: a note when CPU binding leaves a rank far fewer cores than its share of the node */
 PetscErrorCode BTECommandCheckCores(MPI_Comm);

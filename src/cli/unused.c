@@ -149,6 +149,42 @@ PetscErrorCode BTECommandCheckOptionsSetUp(MPI_Comm comm, const char cmd[])
   PetscFunctionReturn(0);
 }
 
+/* An explicit time integrator solves no systems, but PETSc's TS makes its SNES and reads the
+   solver options anyway, so they count as used: -ksp_type cg with RK4 was accepted without a word
+   (a forgotten -ts_type bdf). The unprefixed -snes_, -ksp_ and -pc_ options given to such a run
+   are refused as unused (not those from PETSC_OPTIONS; -options_left 0 accepts them). */
+PetscErrorCode BTECommandCheckSolverOptionsExplicit(MPI_Comm comm, const char cmd[], const char tstype[])
+{
+  PetscBool check = PETSC_TRUE, set;
+  char     *all, *tok, *save = NULL, line[1024] = "";
+  PetscBool listed = PETSC_FALSE; /* the last option was listed: its value follows */
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-options_left", &check, &set));
+  if (set && !check) PetscFunctionReturn(0);
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  for (tok = strtok_r(all, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+    const char *nm = tok + 1;
+    if (tok[0] != '-' || !isalpha((unsigned char)tok[1])) { /* a value */
+      if (listed) {
+        PetscCall(PetscStrlcat(line, " ", sizeof(line)));
+        PetscCall(PetscStrlcat(line, tok, sizeof(line)));
+      }
+      listed = PETSC_FALSE;
+      continue;
+    }
+    listed = PETSC_FALSE;
+    if (strncasecmp(nm, "snes_", 5) && strncasecmp(nm, "ksp_", 4) && strncasecmp(nm, "pc_", 3)) continue;
+    if (InEnvironment(nm)) continue;
+    PetscCall(PetscStrlcat(line, " ", sizeof(line)));
+    PetscCall(PetscStrlcat(line, tok, sizeof(line)));
+    listed = PETSC_TRUE;
+  }
+  PetscCall(PetscFree(all));
+  PetscCheck(!line[0], comm, PETSC_ERR_USER_INPUT, "unused option(s):%s (the explicit method -ts_type %s solves no linear or nonlinear systems; they take effect with an implicit method, e.g. -options_file options/implicit.opts; 'bte %s -help' lists the options; -options_left 0 accepts them)", line, tstype, cmd);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode BTECommandCheckUnusedOptions(MPI_Comm comm, const char cmd[], PetscBool *bad)
 {
   char        line[1024];

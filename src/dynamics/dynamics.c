@@ -504,8 +504,20 @@ static PetscErrorCode BTEDynamicsTSSetFromOptions(BTEDynamics dyn, TS ts)
   TSExactFinalTimeOption eft;
 
   PetscFunctionBegin;
-  PetscCall(TSSetFromOptions(ts));
   PetscCall(TSGetOptionsPrefix(ts, &prefix));
+  {
+    /* set before TSSetFromOptions too when the options ask for ARKIMEX, so that -help shows bte's
+       default (fully implicit), not PETSc's */
+    char      type[64];
+    PetscBool flg;
+    PetscCall(PetscOptionsGetString(((PetscObject)ts)->options, prefix, "-ts_type", type, sizeof(type), &flg));
+    PetscCall(PetscOptionsHasName(((PetscObject)ts)->options, prefix, "-ts_arkimex_fully_implicit", &given));
+    if (flg && !strcmp(type, TSARKIMEX) && !given) {
+      PetscCall(TSSetType(ts, TSARKIMEX));
+      PetscCall(TSARKIMEXSetFullyImplicit(ts, PETSC_TRUE));
+    }
+  }
+  PetscCall(TSSetFromOptions(ts));
   PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSARKIMEX, &ark));
   PetscCall(PetscOptionsHasName(((PetscObject)ts)->options, prefix, "-ts_arkimex_fully_implicit", &given));
   if (ark && !given) PetscCall(TSARKIMEXSetFullyImplicit(ts, PETSC_TRUE));

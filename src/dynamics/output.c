@@ -9,6 +9,7 @@
 #include <bte/private/dynamicsimpl.h>
 #include <bte/private/validate.h>
 #include <bte/private/h5util.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -122,7 +123,45 @@ static PetscErrorCode TableIdentity(BTE bte, BTEDynTableId *id)
    study may compare the forms), and what an older file does not record is not checked: a
    reference solved at 77 K in 3 kV/cm with the balanced delta was compared with a field-free 300 K
    run, its v_d error read 0 (projected on this run's zero field), exit 0. */
-static int SameProblem(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, PetscBool reference, const char hint[], char note[], BTEH5Status *st)
+/* s(t) of a field profile (sources.c's, without a TS: t >= the step's time is on) */
+static double ProfileScale(BTEFieldProfile p, double ftime, double fwhm, double t)
+{
+  if (p == BTE_FIELD_STEP) return t >= ftime ? 1.0 : 0.0;
+  if (p == BTE_FIELD_PULSE) return fwhm > 0 ? exp(-4.0 * log(2.0) * (t - ftime) * (t - ftime) / (fwhm * fwhm)) : 0.0;
+  return 1.0;
+}
+
+/* Rank 0, a reference: its field E_ref s_ref(t) is this run's E s(t) over [t0, tmax], where the two
+   are compared (a run that restarts with a constant field after a step's time compares with the
+   stepped reference: the same field there). At 256 midpoints and on both sides of each step. */
+static int SameField(hid_t fid, BTEDynamics dyn, PetscReal t0, PetscReal tmax, BTEH5Status *st)
+{
+  double          e[3] = {0, 0, 0}, ft = 0, fw = 0, ts[5];
+  char            s[64] = "constant";
+  BTEFieldProfile p     = BTE_FIELD_CONSTANT;
+  int             nt    = 0;
+
+  (void)ReadAttr3(fid, "efield", e);
+  if (BTEH5AttrExists(fid, "dynamics", "efield_profile") == 1 && BTEH5ReadAttrString(fid, "dynamics", "efield_profile", s, sizeof(s), st)) return -1;
+  for (int k = 0; BTEFieldProfiles[k] && k < 3; k++)
+    if (!strcmp(s, BTEFieldProfiles[k])) p = (BTEFieldProfile)k;
+  if (BTEH5AttrExists(fid, "dynamics", "efield_time") == 1 && BTEH5ReadAttrReal(fid, "dynamics", "efield_time", &ft, st)) return -1;
+  if (BTEH5AttrExists(fid, "dynamics", "efield_fwhm") == 1 && BTEH5ReadAttrReal(fid, "dynamics", "efield_fwhm", &fw, st)) return -1;
+  ts[nt++] = ft, ts[nt++] = dyn->src.ftime;
+  for (int q = 0; q < 256 + 2 * nt; q++) {
+    double t = q < 256 ? t0 + (q + 0.5) * (tmax - t0) / 256 : ts[(q - 256) / 2] + ((q - 256) % 2 ? 1 : -1) * 1e-6 * PetscMax(1.0, PetscAbsReal(ts[(q - 256) / 2]));
+    double a = ProfileScale(p, ft, fw, t), b = ProfileScale(dyn->src.fprofile, (double)dyn->src.ftime, (double)dyn->src.ffwhm, t), scale = 1;
+    int    differ = 0;
+    if (t <= t0 || t >= tmax) continue;
+    for (int c = 0; c < 3; c++) scale = PetscMax(scale, PetscMax(PetscAbsReal(e[c]), PetscAbsReal((double)dyn->efield[c])));
+    for (int c = 0; c < 3; c++)
+      if (PetscAbsReal(a * e[c] - b * (double)dyn->efield[c]) > 1e-9 * scale) differ = 1;
+    if (differ) return BTEH5Fail(st, "its run's field differs from this one's within this run's [%g, %g] fs: at %g fs (%g, %g, %g) V/cm there, (%g, %g, %g) here (-bte_efield %g,%g,%g, profile %s there; %g,%g,%g, %s here)", (double)t0, (double)tmax, t, a * e[0], a * e[1], a * e[2], b * (double)dyn->efield[0], b * (double)dyn->efield[1], b * (double)dyn->efield[2], e[0], e[1], e[2], s, (double)dyn->efield[0], (double)dyn->efield[1], (double)dyn->efield[2], BTEFieldProfiles[dyn->src.fprofile]);
+  }
+  return 0;
+}
+
+static int SameProblem(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, PetscBool reference, PetscReal t0, PetscReal tmax, const char hint[], char note[], BTEH5Status *st)
 {
   BTE bte = dyn->bte;
 
@@ -134,8 +173,12 @@ static int SameProblem(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, Pets
       if (!reference) return BTEH5Fail(st, "its run used -bte_drift_form %s, this one %s%s", s, BTEDriftForms[dyn->driftform], hint);
       if (note && (dyn->efield[0] != 0 || dyn->efield[1] != 0 || dyn->efield[2] != 0)) snprintf(note, 256, "the reference used -bte_drift_form %s, this run %s: the errors include the difference of the two forms", s, BTEDriftForms[dyn->driftform]);
     }
-    if (ReadAttr3(fid, "efield", e) && (Differ(e[0], dyn->efield[0]) || Differ(e[1], dyn->efield[1]) || Differ(e[2], dyn->efield[2]))) return BTEH5Fail(st, "its run had -bte_efield %g,%g,%g V/cm, this one %g,%g,%g%s", e[0], e[1], e[2], (double)dyn->efield[0], (double)dyn->efield[1], (double)dyn->efield[2], hint);
-    if (BTEH5AttrExists(fid, "dynamics", "efield_profile") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "efield_profile", s, sizeof(s), st) && strcmp(s, BTEFieldProfiles[dyn->src.fprofile])) return BTEH5Fail(st, "its run had -bte_efield_profile %s, this one %s%s", s, BTEFieldProfiles[dyn->src.fprofile], hint);
+    if (reference) {
+      if (SameField(fid, dyn, t0, tmax, st)) return -1;
+    } else {
+      if (ReadAttr3(fid, "efield", e) && (Differ(e[0], dyn->efield[0]) || Differ(e[1], dyn->efield[1]) || Differ(e[2], dyn->efield[2]))) return BTEH5Fail(st, "its run had -bte_efield %g,%g,%g V/cm, this one %g,%g,%g%s", e[0], e[1], e[2], (double)dyn->efield[0], (double)dyn->efield[1], (double)dyn->efield[2], hint);
+      if (BTEH5AttrExists(fid, "dynamics", "efield_profile") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "efield_profile", s, sizeof(s), st) && strcmp(s, BTEFieldProfiles[dyn->src.fprofile])) return BTEH5Fail(st, "its run had -bte_efield_profile %s, this one %s%s", s, BTEFieldProfiles[dyn->src.fprofile], hint);
+    }
     v = 0;
     if (BTEH5AttrExists(fid, "dynamics", "pump_density") == 1 && BTEH5ReadAttrReal(fid, "dynamics", "pump_density", &v, st)) return -1;
     if (Differ(v, dyn->src.pdensity)) return BTEH5Fail(st, "its run had -bte_pump_density %g, this one %g%s", v, (double)dyn->src.pdensity, hint);
@@ -177,7 +220,7 @@ static int SameProblem(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, Pets
 
 /* Collective: the reference of -bte_reference solved this run's problem (SameProblem); a drift form
    of its own is named in one line */
-PetscErrorCode BTEDynamicsCheckReferenceProblem(BTEDynamics dyn, const char file[])
+PetscErrorCode BTEDynamicsCheckReferenceProblem(BTEDynamics dyn, const char file[], PetscReal t0, PetscReal tmax)
 {
   MPI_Comm      comm = PetscObjectComm((PetscObject)dyn);
   PetscMPIInt   rank;
@@ -195,7 +238,7 @@ PetscErrorCode BTEDynamicsCheckReferenceProblem(BTEDynamics dyn, const char file
     BTEH5Silence(&h5auto);
     fid = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (fid >= 0) {
-      (void)SameProblem(fid, dyn, &id, PETSC_TRUE, ": -bte_reference compares runs of one problem (the same table, temperature, field, pump, smearing and delta)", note, &st);
+      (void)SameProblem(fid, dyn, &id, PETSC_TRUE, t0, tmax, ": -bte_reference compares runs of one problem (the same table, temperature, field, pump, smearing and delta)", note, &st);
       H5Fclose(fid);
     }
     BTEH5Restore(&h5auto);
@@ -236,7 +279,7 @@ static int CheckAppend(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, long
       if (L[a] != (double)bte->grid.lattice[a]) return BTEH5Fail(st, "its /grid/lattice differs from this table's lattice: not the same table, or the file is damaged");
     if (BTEH5AttrExists(fid, "diagnostics", "computed") != 1) return BTEH5Fail(st, "it has no /diagnostics group (with attribute computed), which every bte output holds: the file is damaged");
   }
-  if (SameProblem(fid, dyn, id, PETSC_FALSE, hint, NULL, st)) return -1;
+  if (SameProblem(fid, dyn, id, PETSC_FALSE, 0, 0, hint, NULL, st)) return -1;
   *nt    = (long long)t[0];
   *hasdt = BTEH5Exists(fid, "dynamics/time_step") == 1 && BTEH5Exists(fid, "dynamics/time_step_unclipped") == 1 ? PETSC_TRUE : PETSC_FALSE; /* older files have no step sizes */
   return 0;

@@ -178,7 +178,7 @@ PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics dyn, PetscReal t0, PetscReal
     PetscCall(PetscFree2(ibuf, ebuf));
   }
   PetscCall(BTERefCheck(comm, bad, msg, sizeof(msg)));
-  PetscCall(BTEDynamicsCheckReferenceProblem(dyn, F));
+  PetscCall(BTEDynamicsCheckReferenceProblem(dyn, F, t0, tmax));
   /* times: the run's [t0, tmax] inside the reference's */
   r->ntref = (PetscInt)nt;
   PetscCall(PetscMalloc1(r->ntref, &r->tref));

@@ -76,8 +76,8 @@ static int BTETransportWriter(const BTETransportWriteCtx *c, hid_t f, BTEH5Statu
   if (!st->bad) BTEH5WriteAttrReals(g, "smearing_eV", 1, (double[]){c->eta}, "eV", st);
   if (!st->bad) BTEH5WriteAttrString(g, "model", c->model ? c->model : "", st);
   if (!st->bad && tr->method == BTE_TRANSPORT_ITA) BTEH5WriteAttrReals(g, "ita_tol", 1, (double[]){tr->ita_tol}, NULL, st);
-  if (!st->bad && tr->method == BTE_TRANSPORT_KSP) BTEH5WriteAttrReals(g, "ksp_rtol", 1, (double[]){tr->ksp_rtol}, NULL, st);
-  if (!st->bad && tr->method == BTE_TRANSPORT_KSP) BTEH5WriteAttrReals(g, "residual_max", 1, (double[]){tr->residual_max}, NULL, st);
+  if (!st->bad && tr->method == BTE_TRANSPORT_KSP) BTEH5WriteAttrReals(g, "ksp_rtol", 1, (double[]){tr->ksp_rtol}, "1", st);
+  if (!st->bad && tr->method == BTE_TRANSPORT_KSP) BTEH5WriteAttrReals(g, "residual_max", 1, (double[]){tr->residual_max}, "1", st);
   if (!st->bad && tr->method == BTE_TRANSPORT_KSP) BTEH5WriteAttrInts(g, "symmetric_form", 1, (long long[]){tr->solved_sym ? 1 : 0}, st);
   {
     /* per state: filled by every rank's slab after this (BTETransportWriteHDF5) */

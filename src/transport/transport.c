@@ -1325,7 +1325,7 @@ PetscErrorCode BTETransportView(BTETransport tr, PetscViewer v)
         PetscCall(PCJacobiGetType(pc, &jt));
         gamma = (PetscBool)(jt == PC_JACOBI_DIAGONAL);
       }
-      PetscCall(PetscViewerASCIIPrintf(v, "preconditioner: %s%s%s\n", pt ? pt : "none", gamma ? " (the Gamma diagonal: RTA)" : "", pt && !strcmp(pt, PCJACOBI) && !gamma ? (jt == PC_JACOBI_ROWSUM ? " (row sums: A 1, nearly 0 where 1 is nearly a null vector of A)" : " (row maxima)") : ""));
+      PetscCall(PetscViewerASCIIPrintf(v, "preconditioner: %s%s%s\n", pt ? pt : "none", gamma ? " (the Gamma diagonal: RTA)" : "", pt && !strcmp(pt, PCJACOBI) && !gamma ? (jt == PC_JACOBI_ROWSUM ? " (row sums: A 1, nearly 0 where 1 is nearly a null vector of A)" : jt == PC_JACOBI_ROWMAX ? " (row maxima)" : " (not the Gamma diagonal)") : ""));
     }
     break;
   case BTE_TRANSPORT_RTA:

@@ -16,12 +16,12 @@ run_np "$NP" $T -file batch.h5 -bte_io_chunk 3              # writer in batches 
 run_np "$NP" $T -file flat.h5 -dim 2 -nstates 50 -nchannels 0 -seed 3   # 2D grid, no channels
 run_np 3 $T -file few.h5 -nstates 2 -nchannels 1 -seed 4    # a rank without states
 # a write that cannot happen fails cleanly, on every rank, and leaves nothing behind: refused
-# before it starts (a missing directory), or by the writer itself (a directory in the way of t.h5.tmp)
+# before it starts (a missing directory, or a directory in the way of t.h5.tmp: creating it fails)
 expect_fail "Cannot write the output file no_such_dir/t.h5 (-bte_output): its directory no_such_dir does not exist" $T -mode write -file no_such_dir/t.h5
 expect_fail "Cannot write the output file no_such_dir/t.h5 (-bte_output): its directory no_such_dir does not exist" run_np "$NP" $T -mode write -file no_such_dir/t.h5
 mkdir t.h5.tmp
-expect_fail "cannot create t.h5.tmp" $T -mode write -file t.h5
-expect_fail "cannot create t.h5.tmp" run_np "$NP" $T -mode write -file t.h5
+expect_fail "creating t.h5.tmp, which the output is written as first, failed: Is a directory" $T -mode write -file t.h5
+expect_fail "creating t.h5.tmp, which the output is written as first, failed: Is a directory" run_np "$NP" $T -mode write -file t.h5
 [ -d t.h5.tmp ] || { echo "FAIL: the writer removed a t.h5.tmp it did not create"; exit 1; }
 rmdir t.h5.tmp
 if ls ./*.tmp >/dev/null 2>&1; then echo "FAIL: a temporary file was left behind"; ls ./*.tmp; exit 1; fi

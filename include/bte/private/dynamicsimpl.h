@@ -265,7 +265,7 @@ PETSC_INTERN PetscErrorCode BTEDynamicsSourcesView(BTEDynamics, PetscViewer);
 /* Error against a reference (src/dynamics/reference.c) */
 PETSC_INTERN PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics, PetscReal, PetscReal, Vec);
 /* The reference's run solved this run's problem (output.c; collective) */
-PETSC_INTERN PetscErrorCode BTEDynamicsCheckReferenceProblem(BTEDynamics, const char[]);
+PETSC_INTERN PetscErrorCode BTEDynamicsCheckReferenceProblem(BTEDynamics, const char[], PetscReal, PetscReal);
 PETSC_INTERN PetscErrorCode BTEDynamicsReferenceCompare(BTEDynamics, PetscReal, Vec);
 PETSC_INTERN PetscErrorCode BTEDynamicsReferenceView(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsReferenceClose(BTEDynamics);
