@@ -1684,11 +1684,12 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
          step only when it is the same step). A step given on the command line is then not used:
          said, as the initial-state options a restart does not use are */
       const char *tsprefix;
-      PetscBool   given[2];
+      PetscBool   given[3];
       PetscCall(TSGetOptionsPrefix(dyn->ts, &tsprefix));
       PetscCall(PetscOptionsHasName(((PetscObject)dyn)->options, tsprefix, "-ts_dt", &given[0]));
+      PetscCall(PetscOptionsHasName(((PetscObject)dyn)->options, tsprefix, "-ts_time_step", &given[2])); /* PETSc 3.25's name, to which it moves -ts_dt */
       PetscCall(PetscOptionsHasName(((PetscObject)dyn)->options, ((PetscObject)dyn)->prefix, "-bte_time_step", &given[1]));
-      if ((given[0] || given[1]) && dyn->rs.dt != dt) PetscCall(PetscPrintf(comm, "time step: the restart continues with the adaptive step of the run that wrote the snapshot, %g fs; not used: %s %g\n", (double)dyn->rs.dt, given[0] ? "-ts_dt" : "-bte_time_step", (double)dt));
+      if ((given[0] || given[1] || given[2]) && dyn->rs.dt != dt) PetscCall(PetscPrintf(comm, "time step: the restart continues with the adaptive step of the run that wrote the snapshot, %g fs; not used: %s %g\n", (double)dyn->rs.dt, given[0] || given[2] ? "-ts_dt" : "-bte_time_step", (double)dt));
       PetscCall(TSSetTimeStep(dyn->ts, dyn->rs.dt));
       dyn->clipped = dyn->rs.dtclip > 0 ? PETSC_TRUE : PETSC_FALSE;
       dyn->dtsaved = dyn->rs.dtclip;

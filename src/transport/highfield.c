@@ -467,6 +467,26 @@ PetscErrorCode BTEHighFieldSetFromOptions(BTEHighField hf)
     PetscCall(BTEDriftSetFromOptions(d));
     PetscCall(BTEDriftDestroy(&d));
   }
+  {
+    /* read first as well: PETSc from 3.21 refuses these in SNESSetFromOptions itself, in messages
+       that do not name the option */
+    const char *sp;
+    char        opt[256];
+    PetscReal   v;
+    PetscInt    iv;
+    PetscBool   flg;
+    MPI_Comm    comm = PetscObjectComm((PetscObject)hf);
+    PetscCall(SNESGetOptionsPrefix(hf->snes, &sp));
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%ssnes_rtol", sp ? sp : ""));
+    PetscCall(PetscOptionsGetReal(((PetscObject)hf)->options, NULL, opt, &v, &flg));
+    PetscCheck(!flg || (v >= 0 && v < 1), comm, PETSC_ERR_USER_INPUT, "-bte_highfield_snes_rtol %g: must be in [0, 1) (a relative tolerance of 1 accepts the starting state)", (double)v);
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%ssnes_stol", sp ? sp : ""));
+    PetscCall(PetscOptionsGetReal(((PetscObject)hf)->options, NULL, opt, &v, &flg));
+    PetscCheck(!flg || (v >= 0 && v < 1), comm, PETSC_ERR_USER_INPUT, "-bte_highfield_snes_stol %g: must be in [0, 1)", (double)v);
+    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%ssnes_max_it", sp ? sp : ""));
+    PetscCall(PetscOptionsGetInt(((PetscObject)hf)->options, NULL, opt, &iv, &flg));
+    PetscCheck(!flg || iv >= 1, comm, PETSC_ERR_USER_INPUT, "-bte_highfield_snes_max_it %" PetscInt_FMT ": must be >= 1", iv);
+  }
   PetscCall(SNESSetFromOptions(hf->snes));
   {
     /* as transport's KSP tolerances: refused here, not met as PETSc's "solver returned without

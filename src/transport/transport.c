@@ -689,6 +689,18 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
       PetscCall(KSPSetPCSide(tr->ksp, PC_LEFT));
       PetscCall(KSPSetNormType(tr->ksp, KSP_NORM_UNPRECONDITIONED));
     }
+    {
+      /* read first as well: PETSc from 3.21 refuses a relative tolerance of 1 or more itself, in a
+         message that does not name the option */
+      PetscReal v;
+      PetscBool flg;
+      PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%sksp_rtol", prefix ? prefix : ""));
+      PetscCall(PetscOptionsGetReal(((PetscObject)tr)->options, NULL, opt, &v, &flg));
+      PetscCheck(!flg || (v >= 0 && v < 1), comm, PETSC_ERR_USER_INPUT, "-bte_transport_ksp_rtol %g: must be in [0, 1) (a relative tolerance of 1 accepts F = 0)", (double)v);
+      PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%sksp_atol", prefix ? prefix : ""));
+      PetscCall(PetscOptionsGetReal(((PetscObject)tr)->options, NULL, opt, &v, &flg));
+      PetscCheck(!flg || v >= 0, comm, PETSC_ERR_USER_INPUT, "-bte_transport_ksp_atol %g: must be >= 0", (double)v);
+    }
     PetscCall(KSPSetFromOptions(tr->ksp));
     {
       /* tolerances that accept any F: refused here, before the work (a negative one never converges) */
