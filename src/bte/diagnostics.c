@@ -446,6 +446,8 @@ PetscErrorCode BTEDiagnosticsView(BTE bte, PetscViewer v)
   snprintf(w, sizeof(w), "%g kT (%.4g eV)", (double)BTE_DIAG_EDGE_KT, (double)d.edge_width);
   if (d.pieces > 1) snprintf(piece, sizeof(piece), " (carriers of the largest piece)");
   if (d.defect > BTE_DIAG_DEFECT_MAX) PetscCall(PetscViewerASCIIPrintf(v, "equilibrium defect: WARNING %.3g of the gross scattering flux of Fermi-Dirac at %s (above %s): Fermi-Dirac is not a steady state of this grid; %s\n", (double)d.defect, T, "0.05", fix));
+  else if (d.defect < 1e-13) /* rounding, whose digits differ with the rank count: said, not printed */
+    PetscCall(PetscViewerASCIIPrintf(v, "equilibrium defect: below 1e-13 (rounding) of the gross scattering flux of Fermi-Dirac at %s (sum_i |I_i[f]| / sum_i Gamma_i f_i; 0 with exact detailed balance%s)\n", T, bte->delta == BTE_DELTA_BALANCED ? ", which -bte_delta balanced has" : ""));
   else PetscCall(PetscViewerASCIIPrintf(v, "equilibrium defect: %.3g of the gross scattering flux of Fermi-Dirac at %s (sum_i |I_i[f]| / sum_i Gamma_i f_i; 0 with exact detailed balance%s)\n", (double)d.defect, T, bte->delta == BTE_DELTA_BALANCED ? ", which -bte_delta balanced has" : ""));
   if (PetscIsNanReal(d.relax_temperature)) PetscCall(PetscViewerASCIIPrintf(v, "relaxation temperature: WARNING not found (no stationary state computed, or one outside T/64 .. 64 T): check the channel graph, the window and the smearing\n"));
   else {

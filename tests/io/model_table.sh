@@ -29,7 +29,7 @@ grep -q "temperature: 300" t300.txt || { echo "FAIL: -bte_temperature ignored"; 
 # takes it (Fermi-Dirac an exact steady state with balanced: defect ~1e-16) unless one is given
 "$BTE" generate -bte_model parabolic -bte_grid 12 -bte_parabolic_a 20 -bte_delta balanced -bte_output bal.h5 -bte_view 0
 "$BTE" info -bte_input bal.h5 >bal.txt
-grep -q "(delta: balanced)" bal.txt && grep -Eq "equilibrium defect: [0-9.]+e-1[5-7] " bal.txt || { echo "FAIL: a table made with -bte_delta balanced is not run with it"; cat bal.txt; exit 1; }
+grep -q "(delta: balanced)" bal.txt && grep -q "equilibrium defect: below 1e-13 (rounding)" bal.txt || { echo "FAIL: a table made with -bte_delta balanced is not run with it"; cat bal.txt; exit 1; }
 "$BTE" info -bte_input bal.h5 -bte_delta perturbo >balp.txt
 grep -q "(delta: perturbo)" balp.txt || { echo "FAIL: -bte_delta perturbo did not win over the table's"; cat balp.txt; exit 1; }
 grep -q "(delta: perturbo)" table1.txt || { echo "FAIL: a table made with the default delta is not run with Perturbo's"; exit 1; }
