@@ -812,7 +812,14 @@ static PetscErrorCode BTETransportSolveDirection(BTETransport tr, BTELinearCtx *
   PetscCall(VecPointwiseMult(rhs, rhs, c->active));
   PetscCall(BTEProject(rhs, c->D, c->D)); /* onto the range of A: D^T v = 0 */
   PetscCall(VecNorm(rhs, NORM_2, &bnorm));
-  PetscCall(VecSet(F, 0));
+  {
+    /* -bte_transport_ksp_initial_guess_nonzero: start from this direction's answer at the previous
+       configuration (a temperature or density sweep), which was zeroed here and the option ignored.
+       (PETSc's default test is then relative to the starting residual, so it need not save applies.) */
+    PetscBool guess = PETSC_FALSE;
+    if (tr->method == BTE_TRANSPORT_KSP) PetscCall(KSPGetInitialGuessNonzero(tr->ksp, &guess));
+    if (!guess || !tr->Fset[b] || bnorm == 0) PetscCall(VecSet(F, 0));
+  }
   if (bnorm == 0) goto done; /* e.g. the z direction of a 2D material */
   switch (tr->method) {
   case BTE_TRANSPORT_RTA:
@@ -1086,6 +1093,7 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
     if (tr->symmetric < 0) PetscCall(BTETransportKSPIsSymmetric(tr->ksp, &sym));
     else sym = tr->symmetric ? PETSC_TRUE : PETSC_FALSE;
     tr->solved_sym = sym;
+    for (PetscInt b = 0; b < 3; b++) tr->Fset[b] = PETSC_FALSE;
     PetscCall(KSPGetTolerances(tr->ksp, &tr->ksp_rtol, NULL, NULL, NULL));
     {
       KSPType t;
@@ -1176,6 +1184,7 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
       for (PetscInt b = 0; b < 3; b++) {
         PetscBool conv;
         PetscCall(BTETransportSolveDirection(tr, &ctx, A, S, b, tr->F[b], &r->iterations[b], &r->residual[b], &conv));
+        tr->Fset[b] = PETSC_TRUE;
         if (!conv) r->converged = PETSC_FALSE;
         PetscCall(BTETransportColumn(bte, tr->F[b], ctx.D, &C[3 * b]));
       }

@@ -100,6 +100,7 @@ struct _p_BTETransport {
   PetscInt            nres;
   BTETransportResult *res;
   Vec                 F[3];
+  PetscBool           Fset[3]; /* F[b] holds this solve's answer for an earlier configuration (-ksp_initial_guess_nonzero starts from it) */
   Vec                *rate;         /* per configuration: Gamma_i = -diag J(f0), 1/fs (the output's scattering_rate) */
   char                ksp_type[64]; /* for the output file */
   BTECollision        col;          /* the operator of the next solve (BTETransportSetUp) */
