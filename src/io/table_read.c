@@ -456,11 +456,14 @@ static PetscErrorCode ReadStates(BTE bte, ReadCtx *c, const char file[], const H
     for (PetscInt k = 0; k < bte->nlocal; k++) {
       long long g = (long long)bte->rstart + k;
       if (bte->kindex[k] < 0 || bte->kindex[k] >= nktot) {
-        BTEH5Fail(&st, "/states/kindex[%lld] = %lld is outside the k grid [0, %lld) of nk = %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " (ik = (i0*nk1 + i1)*nk2 + i2); the table is corrupt", g, (long long)bte->kindex[k], (long long)nktot, bte->grid.nk[0], bte->grid.nk[1], bte->grid.nk[2]);
+        /* HDF5 clamps a value beyond bte's integers to their limit when it converts: said so */
+        const char *clamp = bte->kindex[k] == PETSC_MAX_INT || bte->kindex[k] == PETSC_MIN_INT ? " (or beyond: the value is at the limit of bte's integers, where reading clamps it)" : "";
+        BTEH5Fail(&st, "/states/kindex[%lld] = %lld%s is outside the k grid [0, %lld) of nk = %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " (ik = (i0*nk1 + i1)*nk2 + i2); the table is corrupt", g, (long long)bte->kindex[k], clamp, (long long)nktot, bte->grid.nk[0], bte->grid.nk[1], bte->grid.nk[2]);
         break;
       }
       if (bte->band[k] < 0 || bte->band[k] >= bte->nbands) {
-        BTEH5Fail(&st, "/states/band[%lld] = %lld is outside [0, nbands = %" PetscInt_FMT "); the table is corrupt", g, (long long)bte->band[k], bte->nbands);
+        const char *clamp = bte->band[k] == PETSC_MAX_INT || bte->band[k] == PETSC_MIN_INT ? " (or beyond: the value is at the limit of bte's integers, where reading clamps it)" : "";
+        BTEH5Fail(&st, "/states/band[%lld] = %lld%s is outside [0, nbands = %" PetscInt_FMT "); the table is corrupt", g, (long long)bte->band[k], clamp, bte->nbands);
         break;
       }
       if (PetscIsInfOrNanReal(bte->energy[k])) {

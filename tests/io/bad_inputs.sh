@@ -82,6 +82,7 @@ variant('self.h5', lambda f: setitem('channels/j', 7, f['channels/i'][7])(f))
 variant('mode_range.h5', setitem('channels/mode', 0, 4))
 variant('nk_zero.h5', setitem('grid/nk', 1, 0))
 variant('kindex_range.h5', setitem('states/kindex', 0, 10**6))
+variant('kindex_i64.h5', replace('states/kindex', lambda a: a.astype(np.int64)), setitem('states/kindex', 0, 2**40))
 variant('band_range.h5', setitem('states/band', 1, 3))
 variant('g2_rydberg.h5', setattr_('channels/g2', 'units', 'Ry^2'))
 variant('dim4.h5', setattr_('grid', 'dim', np.int32(4)))
@@ -154,6 +155,7 @@ check self_channel    "joins state .* to itself"             self.h5
 check mode_range      "/channels/mode\[0\] = 4 is not a phonon mode" mode_range.h5
 check nk_zero         "/grid/nk\[1\] = 0 is less than 1"     nk_zero.h5
 check kindex_range    "/states/kindex\[0\] = 1000000 is outside the k grid" kindex_range.h5
+check kindex_i64      "/states/kindex\[0\] = 2147483647 (or beyond: the value is at the limit of bte's integers, where reading clamps it) is outside the k grid" kindex_i64.h5
 check band_range      "/states/band\[1\] = 3 is outside"     band_range.h5
 check units           "units = 'Ry^2' but bte expects 'eV^2'" g2_rydberg.h5
 check dim             "dim = 4"                              dim4.h5
