@@ -21,6 +21,23 @@ PetscErrorCode BTECommandOptionsCollision(BTE bte, const char type[])
   PetscCall(BTECollisionCreate(bte, &c));
   if (type) PetscCall(BTECollisionSetType(c, type));
   PetscCall(BTECollisionSetFromOptions(c));
+  {
+    /* with -help, the options of the assembled Jacobian's matrix (-bte_jacobian_mat_type), which
+       is made only at setup with -bte_jacobian_assembled; not otherwise: a scratch matrix would
+       mark them used when the run makes none */
+    PetscBool help;
+    PetscCall(BTECommandHelpRequested(&help));
+    if (help) {
+      Mat         m;
+      const char *prefix;
+      PetscCall(PetscObjectGetOptionsPrefix((PetscObject)c, &prefix));
+      PetscCall(MatCreate(PetscObjectComm((PetscObject)c), &m));
+      PetscCall(MatSetOptionsPrefix(m, prefix));
+      PetscCall(MatAppendOptionsPrefix(m, "bte_jacobian_"));
+      PetscCall(MatSetFromOptions(m));
+      PetscCall(MatDestroy(&m));
+    }
+  }
   PetscCall(BTECollisionDestroy(&c));
   PetscFunctionReturn(0);
 }

@@ -48,3 +48,7 @@ grep -q -- "-bte_gaas_intervalley" <<<"$out" && ! grep -q -- "-bte_perturbo_epr"
 # generate and info build no collision operator: its options are not theirs
 ! "$BTE" info -help | grep -q -- "-bte_pair_tile"
 expect_fail "unused option(s): -bte_pair_tile 64" "$BTE" info -bte_model parabolic -bte_grid 4 -bte_pair_tile 64
+# the assembled Jacobian's matrix options, made only at setup, are listed (-bte_jacobian_mat_type)
+need dynamics "-bte_jacobian_mat_type"
+# CG's norm as used: unpreconditioned (set before its SetFromOptions too)
+"$BTE" transport -bte_transport_ksp_type cg -help | grep -Eq -- "-bte_transport_ksp_norm_type:? <now UNPRECONDITIONED" || { echo "transport -help with cg: not the norm used"; exit 1; }
