@@ -9,7 +9,6 @@
 #include <bte/private/dynamicsimpl.h>
 #include <bte/private/validate.h>
 #include <bte/private/h5util.h>
-#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -123,14 +122,6 @@ static PetscErrorCode TableIdentity(BTE bte, BTEDynTableId *id)
    study may compare the forms), and what an older file does not record is not checked: a
    reference solved at 77 K in 3 kV/cm with the balanced delta was compared with a field-free 300 K
    run, its v_d error read 0 (projected on this run's zero field), exit 0. */
-/* s(t) of a field profile (sources.c's, without a TS: t >= the step's time is on) */
-static double ProfileScale(BTEFieldProfile p, double ftime, double fwhm, double t)
-{
-  if (p == BTE_FIELD_STEP) return t >= ftime ? 1.0 : 0.0;
-  if (p == BTE_FIELD_PULSE) return fwhm > 0 ? exp(-4.0 * log(2.0) * (t - ftime) * (t - ftime) / (fwhm * fwhm)) : 0.0;
-  return 1.0;
-}
-
 /* Rank 0, a reference: its field E_ref s_ref(t) is this run's E s(t) over [t0, tmax], where the two
    are compared (a run that restarts with a constant field after a step's time compares with the
    stepped reference: the same field there). At 256 midpoints and on both sides of each step. */
@@ -150,7 +141,7 @@ static int SameField(hid_t fid, BTEDynamics dyn, PetscReal t0, PetscReal tmax, B
   ts[nt++] = ft, ts[nt++] = dyn->src.ftime;
   for (int q = 0; q < 256 + 2 * nt; q++) {
     double t = q < 256 ? t0 + (q + 0.5) * (tmax - t0) / 256 : ts[(q - 256) / 2] + ((q - 256) % 2 ? 1 : -1) * 1e-6 * PetscMax(1.0, PetscAbsReal(ts[(q - 256) / 2]));
-    double a = ProfileScale(p, ft, fw, t), b = ProfileScale(dyn->src.fprofile, (double)dyn->src.ftime, (double)dyn->src.ffwhm, t), scale = 1;
+    double a = (double)BTEFieldProfileScale(p, (PetscReal)ft, (PetscReal)fw, (PetscReal)t), b = (double)BTEFieldProfileScale(dyn->src.fprofile, dyn->src.ftime, dyn->src.ffwhm, (PetscReal)t), scale = 1;
     int    differ = 0;
     if (t <= t0 || t >= tmax) continue;
     for (int c = 0; c < 3; c++) scale = PetscMax(scale, PetscMax(PetscAbsReal(e[c]), PetscAbsReal((double)dyn->efield[c])));

@@ -200,6 +200,16 @@ PetscErrorCode BTEDynamicsSetPositivity(BTEDynamics dyn, PetscBool flg)
   PetscFunctionReturn(0);
 }
 
+PetscReal BTEFieldProfileScale(BTEFieldProfile p, PetscReal t0, PetscReal fwhm, PetscReal t)
+{
+  if (p == BTE_FIELD_STEP) return t >= t0 ? 1.0 : 0.0;
+  if (p == BTE_FIELD_PULSE) {
+    PetscReal x = fwhm > 0 ? (t - t0) / fwhm : 0;
+    return fwhm > 0 ? PetscExpReal(-4.0 * PetscLogReal(2.0) * x * x) : 0.0;
+  }
+  return 1.0;
+}
+
 /* s(t) of the field profile. For the sharp step, at t = t0 itself the side is the step's: the
    TS's current time is the start of the step being taken, so a step starting at t0 sees the
    field on and a step ending there sees it off. Without a TS (or off a step) t >= t0 is on. */
@@ -217,10 +227,7 @@ PetscErrorCode BTEDynamicsFieldScale(BTEDynamics dyn, TS ts, PetscReal t, PetscR
       PetscCall(TSGetTime(ts, &tstart));
       *scale = tstart >= s->ftime - eps ? 1.0 : 0.0;
     }
-  } else if (s->fprofile == BTE_FIELD_PULSE) {
-    PetscReal x = (t - s->ftime) / s->ffwhm;
-    *scale      = PetscExpReal(-4.0 * PetscLogReal(2.0) * x * x);
-  }
+  } else if (s->fprofile == BTE_FIELD_PULSE) *scale = BTEFieldProfileScale(BTE_FIELD_PULSE, s->ftime, s->ffwhm, t);
   PetscFunctionReturn(0);
 }
 

@@ -249,6 +249,8 @@ PETSC_INTERN PetscErrorCode BTEDynamicsCostView(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsCostWriteJSON(BTEDynamics);
 /* Sources and stopping rules (src/dynamics/sources.c) */
 PETSC_INTERN PetscErrorCode BTEDynamicsFieldScale(BTEDynamics, TS, PetscReal, PetscReal *);
+/* s(t) of a field profile (step time or pulse centre t0, pulse FWHM) without a TS: a step is on from t0 */
+PETSC_INTERN PetscReal BTEFieldProfileScale(BTEFieldProfile, PetscReal, PetscReal, PetscReal);
 PETSC_INTERN PetscErrorCode BTEDynamicsSourcesCheck(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsSourcesSetUp(BTEDynamics);
 PETSC_INTERN PetscErrorCode BTEDynamicsSourcesDestroy(BTEDynamics);
