@@ -146,7 +146,9 @@ static PetscErrorCode BTEModelGenerate_Parabolic(BTE bte)
   PetscFunctionReturn(0);
 }
 
-/* The parameters at their GaAs-like defaults (the Gamma valley of the three-valley set, see gaas.c) */
+/* The parameters at their GaAs-like defaults: a Gamma valley like the three-valley set's (gaas.c),
+   but not its values (m* 0.067 without non-parabolicity, rho 5317, D 7.0 against gaas's 0.063 with
+   alpha 0.61, 5360, 7.01; docs/models.md, gaas) */
 PetscErrorCode BTEModelCreate_Parabolic(BTE bte)
 {
   Parabolic *p;

@@ -552,11 +552,13 @@ typedef struct {
   PetscReal bpd0;                         /* optical bir-pikus: eV */
   PetscBool soc;
   PetscInt  overlap, bands, acfloor, acoustic, optical;
+  PetscBool acoustic_set, optical_set; /* given as options; else they follow the bands */
 } SiHolesParams;
 
 static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
 {
   SiHolesParams *p = (SiHolesParams *)bte->modeldata;
+  PetscBool      acset = PETSC_FALSE, opset = PETSC_FALSE, ovset = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscOptionsBegin(PetscObjectComm((PetscObject)bte), ((PetscObject)bte)->prefix, "Holes in silicon (-bte_model si-holes)", "BTE");
@@ -571,13 +573,17 @@ static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
   PetscCall(PetscOptionsReal("-bte_si_holes_dac", "Acoustic deformation potential, eV (shared by LA, TA1, TA2)", "BTEModelSpecSiHoles", p->dac, &p->dac, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_hwop", "Optical phonon energy, eV", "BTEModelSpecSiHoles", p->hwop, &p->hwop, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_dop", "Optical deformation potential D_t K, eV/cm (shared by LO, TO1, TO2)", "BTEModelSpecSiHoles", p->dop, &p->dop, NULL));
-  PetscCall(PetscOptionsEList("-bte_si_holes_bands", "Hole bands: dkk (parabolic warped heavy/light, parabolic split-off) or kp6 (6x6 k.p with spin-orbit: non-parabolic, coupled)", "BTEModelSpecSiHoles", SiBandsTypes, 2, SiBandsTypes[p->bands], &p->bands, NULL));
-  PetscCall(PetscOptionsEList("-bte_si_holes_overlap", "Band-overlap factors: const (1 within a band, -bte_si_holes_interband between), wiley (angular, heavy/light) or kp (from the kp6 eigenvectors)", "BTEModelSpecSiHoles", SiOverlaps, 3, SiOverlaps[p->overlap], &p->overlap, NULL));
-  PetscCall(PetscOptionsEList("-bte_si_holes_acoustic", "Acoustic coupling: isotropic (one deformation potential -bte_si_holes_dac shared by LA, TA1, TA2 at -bte_si_holes_vs) or bir-pikus (per branch from the valence-band strain Hamiltonian with the kp6 eigenvectors and the elastic constants; needs -bte_si_holes_bands kp6)", "BTEModelSpecSiHoles", SiAcoustics, 2, SiAcoustics[p->acoustic], &p->acoustic, NULL));
+  PetscCall(PetscOptionsEList("-bte_si_holes_bands", "Hole bands: kp6 (6x6 k.p with spin-orbit: non-parabolic, coupled; the default) or dkk (parabolic warped heavy/light, parabolic split-off: about 4x the measured mobility)", "BTEModelSpecSiHoles", SiBandsTypes, 2, SiBandsTypes[p->bands], &p->bands, NULL));
+  PetscCall(PetscOptionsEList("-bte_si_holes_overlap", "Band-overlap factors of the isotropic couplings: const (1 within a band, -bte_si_holes_interband between), wiley (angular, heavy/light) or kp (from the kp6 eigenvectors)", "BTEModelSpecSiHoles", SiOverlaps, 3, SiOverlaps[p->overlap], &p->overlap, &ovset));
+  /* the couplings' defaults follow the bands: bir-pikus takes its matrix elements from the kp6
+     eigenvectors, so with the dkk bands the isotropic couplings are the default */
+  if (!p->acoustic_set) p->acoustic = p->bands == SI_BANDS_KP6 ? SI_ACOUSTIC_BIR_PIKUS : SI_ACOUSTIC_ISOTROPIC;
+  if (!p->optical_set) p->optical = p->bands == SI_BANDS_KP6 ? SI_OPTICAL_BIR_PIKUS : SI_OPTICAL_ISOTROPIC;
+  PetscCall(PetscOptionsEList("-bte_si_holes_acoustic", "Acoustic coupling: bir-pikus (per branch from the valence-band strain Hamiltonian with the kp6 eigenvectors and the elastic constants; the default with the kp6 bands) or isotropic (one deformation potential -bte_si_holes_dac shared by LA, TA1, TA2 at -bte_si_holes_vs, times the overlap; the default with dkk)", "BTEModelSpecSiHoles", SiAcoustics, 2, SiAcoustics[p->acoustic], &p->acoustic, &acset));
   PetscCall(PetscOptionsReal("-bte_si_holes_bp_a", "Bir-Pikus hydrostatic deformation potential a of the valence band, eV (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->bpa, &p->bpa, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_bp_b", "Bir-Pikus tetragonal shear deformation potential b, eV (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->bpb, &p->bpb, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_bp_d", "Bir-Pikus rhombohedral shear deformation potential d, eV (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->bpd, &p->bpd, NULL));
-  PetscCall(PetscOptionsEList("-bte_si_holes_optical", "Optical coupling: isotropic (one D_t K -bte_si_holes_dop shared by LO, TO1, TO2 and all band pairs, times the overlap G) or bir-pikus (the optical deformation potential d0 between the kp6 eigenvectors, with its selection rules; needs -bte_si_holes_bands kp6)", "BTEModelSpecSiHoles", SiOpticals, 2, SiOpticals[p->optical], &p->optical, NULL));
+  PetscCall(PetscOptionsEList("-bte_si_holes_optical", "Optical coupling: bir-pikus (the optical deformation potential d0 between the kp6 eigenvectors, with its selection rules; the default with the kp6 bands) or isotropic (one D_t K -bte_si_holes_dop shared by LO, TO1, TO2 and all band pairs, times the overlap G; the default with dkk)", "BTEModelSpecSiHoles", SiOpticals, 2, SiOpticals[p->optical], &p->optical, &opset));
   PetscCall(PetscOptionsReal("-bte_si_holes_bp_d0", "Optical deformation potential d0 of the valence band (Bir-Pikus), eV (optical bir-pikus; default sqrt(2/3) D_t K a0 with Jacoboni and Reggiani's D_t K = 6e8 eV/cm)", "BTEModelSpecSiHoles", p->bpd0, &p->bpd0, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_c11", "Elastic constant c11, GPa (acoustic bir-pikus: branch velocities and polarisations)", "BTEModelSpecSiHoles", p->c11, &p->c11, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_c12", "Elastic constant c12, GPa (acoustic bir-pikus)", "BTEModelSpecSiHoles", p->c12, &p->c12, NULL));
@@ -586,6 +592,9 @@ static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
   PetscCall(PetscOptionsReal("-bte_si_holes_interband", "Overlap factor between different bands (overlap const)", "BTEModelSpecSiHoles", p->finter, &p->finter, NULL));
   PetscCall(PetscOptionsReal("-bte_si_holes_so_overlap", "Overlap factor between the split-off band and each other band (overlap wiley)", "BTEModelSpecSiHoles", p->fso, &p->fso, NULL));
   PetscOptionsEnd();
+  /* a coupling given once stays given (SetFromOptions may run again without the option) */
+  if (acset) p->acoustic_set = PETSC_TRUE;
+  if (opset) p->optical_set = PETSC_TRUE;
   {
     /* parameters of a coupling the run does not select: they would change nothing (while the
        model's parameter list printed them), so they are refused */
@@ -611,7 +620,9 @@ static PetscErrorCode BTEModelSetFromOptions_SiHoles(BTE bte)
       PetscBool flg;
       PetscCall(PetscOptionsHasName(((PetscObject)bte)->options, ((PetscObject)bte)->prefix, uses[k].name, &flg));
       PetscCheck(!flg || sel == uses[k].value, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "%s is a parameter of %s, which this run does not use: leave it out, or select that coupling", uses[k].name, uses[k].needs);
+      PetscCheck(!flg || uses[k].kind != 2 || p->acoustic == SI_ACOUSTIC_ISOTROPIC || p->optical == SI_OPTICAL_ISOTROPIC, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "%s is a parameter of the band overlaps of the isotropic couplings, and this run's acoustic and optical couplings are both bir-pikus (their own matrix elements): leave it out, or select -bte_si_holes_acoustic or -bte_si_holes_optical isotropic", uses[k].name);
     }
+    PetscCheck(!ovset || p->acoustic == SI_ACOUSTIC_ISOTROPIC || p->optical == SI_OPTICAL_ISOTROPIC, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "-bte_si_holes_overlap sets the band overlaps of the isotropic couplings, and this run's acoustic and optical couplings are both bir-pikus (their own matrix elements): leave it out, or select -bte_si_holes_acoustic or -bte_si_holes_optical isotropic");
   }
   PetscFunctionReturn(0);
 }
@@ -780,19 +791,25 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
   PetscCall(BTEParamsAdd(bte, "C", C, "hbar^2/2m0"));
   PetscCall(BTEParamsAdd(bte, "split_off_Delta", delta, "eV"));
   PetscCall(BTEParamsAdd(bte, "mass_density", rho, "kg/m^3"));
-  PetscCall(BTEParamsAdd(bte, "sound_velocity", vs, "m/s"));
-  PetscCall(BTEParamsAdd(bte, "D_acoustic", dac, "eV"));
+  /* only the parameters of the couplings in use (a list with the others would describe a model
+     that was not built) */
+  if (c->acoustic == SI_ACOUSTIC_ISOTROPIC) {
+    PetscCall(BTEParamsAdd(bte, "sound_velocity", vs, "m/s"));
+    PetscCall(BTEParamsAdd(bte, "D_acoustic", dac, "eV"));
+  }
   PetscCall(BTEParamsAdd(bte, "hw_optical", hwop, "eV"));
-  PetscCall(BTEParamsAdd(bte, "DtK_optical", dop, "eV/cm"));
+  if (c->optical == SI_OPTICAL_ISOTROPIC) PetscCall(BTEParamsAdd(bte, "DtK_optical", dop, "eV/cm"));
   if (bands == SI_BANDS_KP6) PetscCall(BTEParamsAdd(bte, "bands_kp6", 1.0, "1 = 6x6 k.p with spin-orbit"));
-  /* the default parabolic bands are 4x off the measured mobility (docs/models.md, si-holes): say so
-     in every summary of a run that builds them */
-  if (bands == SI_BANDS_DKK) PetscCall(PetscStrncpy(bte->caveat, "the si-holes model's default parabolic bands (-bte_si_holes_bands dkk; density-of-states mass 0.59 m_e, Si's is 0.81-1.15) give about 4x the measured 300 K hole mobility of Si (1,837 against 450-500 cm^2/(V s) on 60^3); -bte_si_holes_bands kp6 gives 1.3-1.4x (docs/models.md, si-holes)", sizeof(bte->caveat)));
+  /* the parabolic bands are 4x off the measured mobility (docs/models.md, si-holes): say so in
+     every summary of a run that builds them */
+  if (bands == SI_BANDS_DKK) PetscCall(PetscStrncpy(bte->caveat, "the si-holes model's parabolic bands (-bte_si_holes_bands dkk; density-of-states mass 0.59 m_e, Si's is 0.81-1.15) give about 4x the measured 300 K hole mobility of Si (1,837 against 450-500 cm^2/(V s) on 60^3); the default kp6 bands with their k.p couplings give 1.37x, converged (docs/models.md, si-holes)", sizeof(bte->caveat)));
   else bte->caveat[0] = 0;
-  PetscCall(BTEParamsAdd(bte, "overlap_wiley", overlap == SI_OVERLAP_WILEY ? 1.0 : 0.0, "1 = wiley, 0 = const"));
-  if (overlap == SI_OVERLAP_KP) PetscCall(BTEParamsAdd(bte, "overlap_kp", 1.0, "1 = from the k.p eigenvectors"));
-  else if (overlap == SI_OVERLAP_CONST) PetscCall(BTEParamsAdd(bte, "overlap_interband", finter, ""));
-  else PetscCall(BTEParamsAdd(bte, "overlap_split_off", fso, ""));
+  if (c->acoustic == SI_ACOUSTIC_ISOTROPIC || c->optical == SI_OPTICAL_ISOTROPIC) { /* the overlaps of the isotropic couplings */
+    PetscCall(BTEParamsAdd(bte, "overlap_wiley", overlap == SI_OVERLAP_WILEY ? 1.0 : 0.0, "1 = wiley, 0 = const"));
+    if (overlap == SI_OVERLAP_KP) PetscCall(BTEParamsAdd(bte, "overlap_kp", 1.0, "1 = from the k.p eigenvectors"));
+    else if (overlap == SI_OVERLAP_CONST) PetscCall(BTEParamsAdd(bte, "overlap_interband", finter, ""));
+    else PetscCall(BTEParamsAdd(bte, "overlap_split_off", fso, ""));
+  }
   if (c->acoustic == SI_ACOUSTIC_BIR_PIKUS) {
     PetscCall(BTEParamsAdd(bte, "acoustic_bir_pikus", 1.0, "1 = per-branch Bir-Pikus acoustic coupling"));
     PetscCall(BTEParamsAdd(bte, "bir_pikus_a", p->bpa, "eV"));
@@ -881,14 +898,18 @@ PetscErrorCode BTEModelCreate_SiHoles(BTE bte)
   p->fso                       = 1.0 / 3.0;
   p->soc                       = PETSC_FALSE;
   p->overlap                   = SI_OVERLAP_CONST;
-  p->acoustic                  = SI_ACOUSTIC_ISOTROPIC;
+  /* the default: every coupling from the k.p eigenvectors with literature constants, the
+     variant closest to the measured mobility without a fit (docs/models.md, si-holes); the
+     couplings follow -bte_si_holes_bands unless given (SetFromOptions) */
+  p->bands                     = SI_BANDS_KP6;
+  p->acoustic                  = SI_ACOUSTIC_BIR_PIKUS;
   p->bpa                       = 2.46;
   p->bpb                       = -2.10;
   p->bpd                       = -4.85;
   p->c11                       = 165.7;
   p->c12                       = 63.9;
   p->c44                       = 79.6;
-  p->optical                   = SI_OPTICAL_ISOTROPIC;
+  p->optical                   = SI_OPTICAL_BIR_PIKUS;
   /* d0 with the strength of the isotropic model's D_t K = 6e8 eV/cm (Jacoboni and Reggiani 1983)
      through D_t K = sqrt(3/2) d0 / a0 (a0 = 5.431 Angstrom), so that the two options differ only
      in the selection rules (docs/models.md); ab initio values for Si are larger (~29-31 eV,

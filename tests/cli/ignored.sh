@@ -58,12 +58,18 @@ done
 # si-holes: a parameter of a coupling the run does not select (the parameter list printed it)
 S="-bte_model si-holes -bte_grid 6"
 expect_fail "bte_si_holes_dac is a parameter of -bte_si_holes_acoustic isotropic, which this run does not use" "$BTE" info $S -bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_dac 6
-expect_fail "bte_si_holes_c11 is a parameter of -bte_si_holes_acoustic bir-pikus" "$BTE" info $S -bte_si_holes_c11 170
-expect_fail "bte_si_holes_bp_d0 is a parameter of -bte_si_holes_optical bir-pikus" "$BTE" info $S -bte_si_holes_bp_d0 30
+expect_fail "bte_si_holes_c11 is a parameter of -bte_si_holes_acoustic bir-pikus" "$BTE" info $S -bte_si_holes_bands dkk -bte_si_holes_c11 170
+expect_fail "bte_si_holes_bp_d0 is a parameter of -bte_si_holes_optical bir-pikus" "$BTE" info $S -bte_si_holes_bands dkk -bte_si_holes_bp_d0 30
 expect_fail "bte_si_holes_dop is a parameter of -bte_si_holes_optical isotropic" "$BTE" info $S -bte_si_holes_bands kp6 -bte_si_holes_optical bir-pikus -bte_si_holes_dop 7e8
 expect_fail "bte_si_holes_so_overlap is a parameter of -bte_si_holes_overlap wiley" "$BTE" info $S -bte_si_holes_so_overlap 0.3
 expect_fail "bte_si_holes_interband is a parameter of -bte_si_holes_overlap const" "$BTE" info $S -bte_si_holes_overlap wiley -bte_si_holes_interband 0.5
 "$BTE" info $S -bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_bp_a 2 -bte_si_holes_optical bir-pikus -bte_si_holes_bp_d0 30 > /dev/null
+# the default couplings (bir-pikus with the default kp6 bands) take none of the isotropic ones' parameters
+expect_fail "bte_si_holes_dac is a parameter of -bte_si_holes_acoustic isotropic, which this run does not use" "$BTE" info $S -bte_si_holes_dac 6
+expect_fail "bte_si_holes_overlap sets the band overlaps of the isotropic couplings, and this run's acoustic and optical couplings are both bir-pikus" "$BTE" info $S -bte_si_holes_overlap kp
+expect_fail "bte_si_holes_interband is a parameter of the band overlaps of the isotropic couplings" "$BTE" info $S -bte_si_holes_interband 0.5
+"$BTE" info $S -bte_si_holes_bp_d0 30 -bte_si_holes_c11 170 > /dev/null
+"$BTE" info $S -bte_si_holes_optical isotropic -bte_si_holes_overlap kp -bte_si_holes_dop 7e8 > /dev/null
 # the drift's slope limiter with a form that has no slopes
 expect_fail "bte_drift_limiter is an option of the muscl drift form; -bte_drift_form upwind" $D -bte_efield 1000,0,0 -bte_drift_form upwind -bte_drift_limiter minmod
 # high-field continuation options that would not act, and the two-level PC's rule beside its count

@@ -44,7 +44,7 @@ one_line "-bte_graphene_d_ac_eff = 100000 eV is out of range: expected a finite 
 one_line "-bte_graphene_hw_k = 50 eV is out of range: expected a finite value in (0, 10\] eV" "$BTE" $r -bte_graphene_hw_k 50
 one_line "-bte_graphene_d_gamma = 1e+15 eV/cm is out of range: expected a finite value in \[-1e+12, 1e+12\] eV/cm" "$BTE" $r -bte_graphene_d_gamma 1e15
 # si-holes
-s="info -bte_model si-holes -bte_grid 8"
+s="info -bte_model si-holes -bte_grid 8 -bte_si_holes_bands dkk" # the isotropic couplings, whose parameters these are
 one_line "-bte_si_holes_lattice = 2000 Angstrom is out of range" "$BTE" $s -bte_si_holes_lattice 2e3
 one_line "-bte_si_holes_dkk_a = 100000 hbar^2/2m_e is out of range: expected a finite value in (0, 1000\] hbar^2/2m_e" "$BTE" $s -bte_si_holes_dkk_a 1e5
 one_line "-bte_si_holes_delta = 10000 eV is out of range: expected a finite value in \[0, 1000\] eV" "$BTE" $s -bte_si_holes_delta 1e4

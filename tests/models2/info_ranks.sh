@@ -12,7 +12,7 @@ for args in "-bte_model si-holes -bte_grid 30" "-bte_model si-holes -bte_grid 24
 done
 h=$("$BTE" info -bte_model si-holes -bte_grid 4 -help)
 # option name and its default on one line (the layout differs between PETSc versions)
-for o in "-bte_si_holes_soc.*FALSE" "-bte_si_holes_dop.*6e\+08" "-bte_si_holes_dac.*5\\." "-bte_si_holes_overlap.*const" "-bte_si_holes_delta.*0\.044" "-bte_si_holes_acoustic.*isotropic" "-bte_si_holes_optical.*isotropic" "-bte_si_holes_bp_d0.*26\.61"; do
+for o in "-bte_si_holes_soc.*FALSE" "-bte_si_holes_dop.*6e\+08" "-bte_si_holes_dac.*5\\." "-bte_si_holes_overlap.*const" "-bte_si_holes_delta.*0\.044" "-bte_si_holes_bands <(now )?kp6" "-bte_si_holes_acoustic <(now )?bir-pikus" "-bte_si_holes_optical <(now )?bir-pikus" "-bte_si_holes_bp_d0.*26\.61"; do
   grep -Eq -- "$o" <<<"$h" || { echo "-help lacks '$o'"; exit 1; }
 done
 h=$("$BTE" info -bte_model graphene -bte_grid 6 -help)
@@ -20,7 +20,11 @@ for o in "-bte_graphene_band.*tb" "-bte_graphene_vf.*1e\+06" "-bte_graphene_d_ga
   grep -Eq -- "$o" <<<"$h" || { echo "-help lacks '$o'"; exit 1; }
 done
 # the parameters are recorded with their units
+# (only those of the couplings in use: the default's d0, the dkk bands' isotropic D_t K)
 out=$("$BTE" info -bte_model si-holes -bte_grid 16)
+grep -q "bir_pikus_d0 = 26.61 eV" <<<"$out" || { echo "$out"; exit 1; }
+! grep -q "DtK_optical\|D_acoustic\|overlap_" <<<"$out" || { echo "$out"; echo "parameters of couplings not in use listed"; exit 1; }
+out=$("$BTE" info -bte_model si-holes -bte_grid 16 -bte_si_holes_bands dkk)
 grep -q "DtK_optical = 6e+08 eV/cm" <<<"$out" || { echo "$out"; exit 1; }
 out=$("$BTE" info -bte_model graphene -bte_grid 30)
 grep -q "D_K_A1 = 1.4e+09 eV/cm" <<<"$out" || { echo "$out"; exit 1; }

@@ -30,10 +30,10 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetSeed(rnd, 4242));
   PetscCall(PetscRandomSeed(rnd));
-  PetscCall(SiHolesSpec("", &bte, &spec));
-  PetscCall(SiHolesSpec("-bte_si_holes_soc", &bte6, &spec6));
-  PetscCall(SiHolesSpec("-bte_si_holes_overlap wiley", &btew, &specw));
-  PetscCall(SiHolesSpec("-bte_si_holes_interband 0.25", &btef, &specf));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands dkk", &bte, &spec));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands dkk -bte_si_holes_soc", &bte6, &spec6));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands dkk -bte_si_holes_overlap wiley", &btew, &specw));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands dkk -bte_si_holes_interband 0.25", &btef, &specf));
   CHECK(spec.dim == 3 && spec.nbands == 3 && spec.nmodes == 6 && spec.spin == 2 && spec.carrier == 1, "spec shape");
   CHECK(spec6.nbands == 6 && spec6.spin == 1 && spec6.nmodes == 6, "soc spec shape: %d bands, spin %d", (int)spec6.nbands, (int)spec6.spin);
   CHECK(PetscAbsReal(spec.lattice[1] - a / 2) < 1e-14 && spec.lattice[0] == 0, "fcc lattice");
@@ -178,10 +178,10 @@ int main(int argc, char **argv)
       PetscCall(spec.coupling(spec.ctx, 0, k1, 0, k2, q, hw, g2));
       g2one = g2[3];
     }
-    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp", &bk, &sk));
-    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 100", &bl, &sl));
-    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 1e-7", &bs, &ss));
-    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_delta 100 -bte_si_holes_dkk_c 0", &bsph, &ssph));
+    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic isotropic -bte_si_holes_optical isotropic -bte_si_holes_overlap kp", &bk, &sk));
+    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic isotropic -bte_si_holes_optical isotropic -bte_si_holes_overlap kp -bte_si_holes_delta 100", &bl, &sl));
+    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic isotropic -bte_si_holes_optical isotropic -bte_si_holes_overlap kp -bte_si_holes_delta 1e-7", &bs, &ss));
+    PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic isotropic -bte_si_holes_optical isotropic -bte_si_holes_overlap kp -bte_si_holes_delta 100 -bte_si_holes_dkk_c 0", &bsph, &ssph));
     {
       PetscReal k0[3] = {0, 0, 0};
       PetscCall(sk.bands(sk.ctx, k0, e, v));

@@ -29,8 +29,8 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetSeed(rnd, 1717));
   PetscCall(PetscRandomSeed(rnd));
-  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus", &bte, &spec));
-  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_soc", &bte6, &spec6));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_optical isotropic", &bte, &spec));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_optical isotropic -bte_si_holes_soc", &bte6, &spec6));
 
   /* 1. completeness sums against the closed forms */
   {
@@ -85,8 +85,8 @@ int main(int argc, char **argv)
     const PetscReal cc11 = 165.7, cc44 = 50.0, vL = PetscSqrtReal(cc11 * 1e9 / rho);
     char            opts[512], optsi[512];
     PetscReal       maxta = 0, maxov = 0, maxsum = 0;
-    PetscCall(PetscSNPrintf(opts, sizeof(opts), "-bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_bp_b 0 -bte_si_holes_bp_d 0 -bte_si_holes_c11 %g -bte_si_holes_c12 %g -bte_si_holes_c44 %g", (double)cc11, (double)(cc11 - 2 * cc44), (double)cc44));
-    PetscCall(PetscSNPrintf(optsi, sizeof(optsi), "-bte_si_holes_bands kp6 -bte_si_holes_overlap kp -bte_si_holes_dac %g -bte_si_holes_vs %.17g", (double)a, (double)vL));
+    PetscCall(PetscSNPrintf(opts, sizeof(opts), "-bte_si_holes_bands kp6 -bte_si_holes_acoustic bir-pikus -bte_si_holes_optical isotropic -bte_si_holes_bp_b 0 -bte_si_holes_bp_d 0 -bte_si_holes_c11 %g -bte_si_holes_c12 %g -bte_si_holes_c44 %g", (double)cc11, (double)(cc11 - 2 * cc44), (double)cc44));
+    PetscCall(PetscSNPrintf(optsi, sizeof(optsi), "-bte_si_holes_bands kp6 -bte_si_holes_acoustic isotropic -bte_si_holes_optical isotropic -bte_si_holes_overlap kp -bte_si_holes_dac %g -bte_si_holes_vs %.17g", (double)a, (double)vL));
     PetscCall(SiHolesSpec(opts, &btel, &specl));
     PetscCall(SiHolesSpec(optsi, &btei, &speci));
     for (int t = 0; t < 200; t++) {

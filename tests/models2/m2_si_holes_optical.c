@@ -36,8 +36,8 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetSeed(rnd, 2025));
   PetscCall(PetscRandomSeed(rnd));
-  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_optical bir-pikus", &bte, &spec));
-  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_optical bir-pikus -bte_si_holes_soc", &bte6, &spec6));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic isotropic -bte_si_holes_optical bir-pikus", &bte, &spec));
+  PetscCall(SiHolesSpec("-bte_si_holes_bands kp6 -bte_si_holes_acoustic isotropic -bte_si_holes_optical bir-pikus -bte_si_holes_soc", &bte6, &spec6));
 
   /* 1. completeness from every state, and phonon energies */
   {
@@ -80,9 +80,9 @@ int main(int argc, char **argv)
       BTE          btej, btei;
       BTEModelSpec specj, speci;
       char         opts[256];
-      PetscCall(PetscSNPrintf(opts, sizeof(opts), "-bte_si_holes_bands kp6 -bte_si_holes_optical bir-pikus -bte_si_holes_delta %s", deltas[id]));
+      PetscCall(PetscSNPrintf(opts, sizeof(opts), "-bte_si_holes_bands kp6 -bte_si_holes_acoustic isotropic -bte_si_holes_optical bir-pikus -bte_si_holes_delta %s", deltas[id]));
       PetscCall(SiHolesSpec(opts, &btej, &specj));
-      PetscCall(PetscSNPrintf(opts, sizeof(opts), "-bte_si_holes_bands kp6 -bte_si_holes_delta %s -bte_si_holes_dop %.17g", deltas[id], (double)dtk));
+      PetscCall(PetscSNPrintf(opts, sizeof(opts), "-bte_si_holes_bands kp6 -bte_si_holes_acoustic isotropic -bte_si_holes_optical isotropic -bte_si_holes_delta %s -bte_si_holes_dop %.17g", deltas[id], (double)dtk));
       PetscCall(SiHolesSpec(opts, &btei, &speci));
       for (int t = 0; t < (id ? 200 : 1); t++) {
         PetscReal k1[3] = {0, 0, 0}, k2[3] = {0, 0, 0}, q[3], bp = 0, iso = 0, hwi[6], g2i[6];

@@ -12,7 +12,7 @@ check() { # reference, candidate
   "$CMP" "$1" "$2" || { echo "FAIL: $2 differs from $1"; exit 1; }
   [ ! -e "$2.tmp" ] || { echo "FAIL: $2.tmp left behind"; exit 1; }
 }
-for M in "-bte_model gaas -bte_grid 18" "-bte_model si-holes -bte_grid 20" "-bte_model parabolic -bte_grid 12 -bte_parabolic_lo 0 -bte_parabolic_acoustic 0"; do
+for M in "-bte_model gaas -bte_grid 18" "-bte_model si-holes -bte_grid 20 -bte_si_holes_bands dkk" "-bte_model parabolic -bte_grid 12 -bte_parabolic_lo 0 -bte_parabolic_acoustic 0"; do
   OMP_NUM_THREADS=1 "$BTE" generate $M -bte_output mem.h5 -bte_generate_stream 0 -bte_view 0 >/dev/null
   OMP_NUM_THREADS=2 "$BTE" generate $M -bte_output s1.h5 -bte_view 0 >/dev/null
   check mem.h5 s1.h5
