@@ -4,6 +4,10 @@
    apply and RK4 step. A table on stdout and, with -bte_bench_json FILE, JSON; a part
    not timed is "-" in the table and null in the JSON (never a time of 0). */
 #include "commands.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #if defined(_OPENMP)
   #include <omp.h>
 #endif
@@ -420,24 +424,41 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
       PetscCall(PetscPrintf(comm, "pipelined %-12s apply %.4f ms, jac %s (%" PetscInt_FMT " back to back in %" PetscInt_FMT " batches, each started together and ended by one device sync; median of the batches); the host's launches per apply %.4f ms, jac %s\n", res[k].type, res[k].papply * 1e3, pj, reps, PetscMin(reps, 5), res[k].lapply * 1e3, lj));
     }
     if (hasjson && json[0]) {
-      FILE *fp;
-      char  r4n[32];
+      /* written as FILE.tmp and renamed, every write checked: a full disk or a failing device must
+         not leave a cut-off JSON reported as written */
+      char        r4n[32], why[2 * PETSC_MAX_PATH_LEN + 256] = "";
+      PetscMPIInt jrank;
       JSONNum(r4n, sizeof(r4n), dork4, "%.0f", (double)RK4Reps(reps));
-      PetscCall(PetscFOpen(comm, json, "w", &fp));
-      PetscCall(PetscFPrintf(comm, fp, "{\n  \"model\": \"%s\", \"states\": %" PetscInt_FMT ", \"channels\": %" PetscInt64_FMT ", \"ranks\": %d, \"vec_type\": \"%s\", \"omp_threads\": %d,\n", model, nstates, nch, size, vtype, NumThreads()));
-      PetscCall(PetscFPrintf(comm, fp, "  \"copy_bandwidth_GBs\": %.3f, \"reps\": %" PetscInt_FMT ", \"rk4_reps\": %s,\n  \"results\": [\n", bw, reps, r4n));
-      for (PetscInt k = 0; k < ntypes; k++) {
-        char jac[32], rk4[32], sp[32], pa[32], pj[32], lj[32];
-        JSONNum(jac, sizeof(jac), dojac, "%.6e", res[k].jac);
-        JSONNum(rk4, sizeof(rk4), dork4, "%.6e", res[k].rk4);
-        JSONNum(sp, sizeof(sp), hasbase, "%.3f", (double)(tbase / res[k].apply));
-        JSONNum(pa, sizeof(pa), pipe, "%.6e", res[k].papply);
-        JSONNum(pj, sizeof(pj), (PetscBool)(pipe && dojac), "%.6e", res[k].pjac);
-        JSONNum(lj, sizeof(lj), dojac, "%.6e", res[k].ljac);
-        PetscCall(PetscFPrintf(comm, fp, "    {\"type\": \"%s\", \"apply_s\": %.6e, \"ns_per_channel\": %.4f, \"jacobian_s\": %s, \"rk4_step_s\": %s, \"layout_bytes_per_channel\": %.2f, \"effective_GBs\": %.2f, \"setup_s\": %.3f, \"speedup_vs_baseline\": %s, \"apply_pipelined_s\": %s, \"jacobian_pipelined_s\": %s, \"apply_launch_s\": %.6e, \"jacobian_launch_s\": %s}%s\n", res[k].type, res[k].apply, res[k].apply * 1e9 / (double)nch, jac, rk4, res[k].layout_bytes / (double)nch, res[k].layout_bytes / res[k].apply / 1e9, res[k].setup, sp, pa, pj, res[k].lapply, lj, k + 1 < ntypes ? "," : ""));
+      PetscCallMPI(MPI_Comm_rank(comm, &jrank));
+      if (!jrank) {
+        char  tmp[PETSC_MAX_PATH_LEN + 8];
+        FILE *fp;
+        snprintf(tmp, sizeof(tmp), "%s.tmp", json);
+        fp = fopen(tmp, "w");
+        if (!fp) snprintf(why, sizeof(why), "creating %s failed: %s", tmp, strerror(errno));
+        else {
+          errno = 0;
+          fprintf(fp, "{\n  \"model\": \"%s\", \"states\": %" PetscInt_FMT ", \"channels\": %" PetscInt64_FMT ", \"ranks\": %d, \"vec_type\": \"%s\", \"omp_threads\": %d,\n", model, nstates, nch, size, vtype, NumThreads());
+          fprintf(fp, "  \"copy_bandwidth_GBs\": %.3f, \"reps\": %" PetscInt_FMT ", \"rk4_reps\": %s,\n  \"results\": [\n", bw, reps, r4n);
+          for (PetscInt k = 0; k < ntypes; k++) {
+            char jac[32], rk4[32], sp[32], pa[32], pj[32], lj[32];
+            JSONNum(jac, sizeof(jac), dojac, "%.6e", res[k].jac);
+            JSONNum(rk4, sizeof(rk4), dork4, "%.6e", res[k].rk4);
+            JSONNum(sp, sizeof(sp), hasbase, "%.3f", (double)(tbase / res[k].apply));
+            JSONNum(pa, sizeof(pa), pipe, "%.6e", res[k].papply);
+            JSONNum(pj, sizeof(pj), (PetscBool)(pipe && dojac), "%.6e", res[k].pjac);
+            JSONNum(lj, sizeof(lj), dojac, "%.6e", res[k].ljac);
+            fprintf(fp, "    {\"type\": \"%s\", \"apply_s\": %.6e, \"ns_per_channel\": %.4f, \"jacobian_s\": %s, \"rk4_step_s\": %s, \"layout_bytes_per_channel\": %.2f, \"effective_GBs\": %.2f, \"setup_s\": %.3f, \"speedup_vs_baseline\": %s, \"apply_pipelined_s\": %s, \"jacobian_pipelined_s\": %s, \"apply_launch_s\": %.6e, \"jacobian_launch_s\": %s}%s\n", res[k].type, res[k].apply, res[k].apply * 1e9 / (double)nch, jac, rk4, res[k].layout_bytes / (double)nch, res[k].layout_bytes / res[k].apply / 1e9, res[k].setup, sp, pa, pj, res[k].lapply, lj, k + 1 < ntypes ? "," : "");
+          }
+          fprintf(fp, "  ]\n}\n");
+          int bad = ferror(fp);
+          if (fclose(fp) || bad) snprintf(why, sizeof(why), "writing %s failed: %s", tmp, errno ? strerror(errno) : "write error");
+          else if (rename(tmp, json)) snprintf(why, sizeof(why), "renaming %s to it failed: %s", tmp, strerror(errno));
+          if (why[0]) (void)unlink(tmp);
+        }
       }
-      PetscCall(PetscFPrintf(comm, fp, "  ]\n}\n"));
-      PetscCall(PetscFClose(comm, fp));
+      PetscCallMPI(MPI_Bcast(why, (PetscMPIInt)sizeof(why), MPI_CHAR, 0, comm));
+      PetscCheck(!why[0], comm, PETSC_ERR_FILE_WRITE, "Cannot write the JSON file %s (-bte_bench_json): %s", json, why);
       PetscCall(PetscPrintf(comm, "wrote %s\n", json));
     }
   }

@@ -1,6 +1,7 @@
 /* bte driver: picks a subcommand and hands the rest of the command line to PETSc. */
 #include <bte.h>
 #include "commands.h"
+#include <bte/private/h5util.h>
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
@@ -293,6 +294,12 @@ int main(int argc, char **argv)
       /* options the failed run never reached are not the user's mistake: no "unused option" warning
          after the one-line error (PETSc >= 3.19 prints it by default) */
       PetscOptionsSetValue(NULL, "-options_left", "0");
+      /* an output HDF5 could not close (a full disk): its clean-up inside MPI_Finalize would crash
+         (src/io/h5util.c), so this process ends here, its error already said */
+      if (BTEH5CloseFailed()) {
+        fflush(stdout);
+        _exit(1);
+      }
       PetscFinalize();
       return 1;
     }

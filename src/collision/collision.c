@@ -534,11 +534,24 @@ PetscErrorCode BTECollisionSetFromOptions(BTECollision coll)
   coll->precision = (BTECollisionPrecision)prec;
   PetscCall(PetscOptionsEnum("-bte_partition", "Which rank computes a channel whose ends live on two ranks: both (states), one of them with its contribution to the other end sent back (pairs; pair type only), or auto (pairs for the pair type on several ranks)", "BTECollisionSetPartition", BTECollisionPartitions, part, &part, NULL));
   PetscCall(BTECollisionSetPartition(coll, (BTECollisionPartition)part));
-  PetscCall(PetscOptionsEnum("-bte_exchange", "How ghost values and sums move between ranks with CUDA Vecs: scatter (PETSc's VecScatter; staged through host memory unless the MPI is GPU-aware), nccl (NCCL between the ranks' GPUs; one GPU per rank), ipc (CUDA IPC between the GPUs of one host), or auto (ipc on one host with a GPU per rank, else nccl where it can run)", "BTECollision", BTECollisionExchanges, xchg, &xchg, NULL));
+  PetscCall(PetscOptionsEnum("-bte_exchange", "How ghost values and sums move between ranks with CUDA Vecs: scatter (PETSc's VecScatter; staged through host memory unless the MPI is GPU-aware), nccl (NCCL between the ranks' GPUs; one GPU per rank), ipc (CUDA IPC between the GPUs of one host), or auto (ipc on one host with a GPU per rank, else nccl where it can run)", "BTECollision", BTECollisionExchanges, xchg, &xchg, &flg));
   PetscCheck(!coll->setupcalled || xchg == (PetscEnum)coll->exchange, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_WRONGSTATE, "-bte_exchange: set the exchange before BTECollisionSetUp()");
+#if !defined(BTE_HAVE_CUDA)
+  /* without CUDA every exchange is PETSc's VecScatter: nccl or ipc would be ignored on one rank */
+  PetscCheck(!flg || (xchg != (PetscEnum)BTE_COLLISION_EXCHANGE_NCCL && xchg != (PetscEnum)BTE_COLLISION_EXCHANGE_IPC), PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "-bte_exchange %s moves CUDA Vecs between GPUs: bte was built without CUDA (docs/gpu.md), and host Vecs always use PETSc's VecScatter; leave it out", BTECollisionExchanges[xchg]);
+#endif
   coll->exchange = (BTECollisionExchange)xchg;
-  PetscCall(PetscOptionsBool("-bte_exchange_work_first", "NCCL or IPC exchange: launch the work that hides an exchange before the exchange's own launches and calls are made (the transfers still wait for the values they send)", "BTECollision", coll->xwork, &coll->xwork, NULL));
-  PetscCall(PetscOptionsString("-bte_exchange_nccl_library", "The NCCL shared library loaded for -bte_exchange nccl/auto (a name searched like any shared library, or a path)", "BTECollision", coll->ncclpath, coll->ncclpath, sizeof(coll->ncclpath), NULL));
+  {
+    /* options of the NCCL and IPC exchanges only: without CUDA they would be read and ignored */
+    PetscBool set[2];
+    PetscCall(PetscOptionsBool("-bte_exchange_work_first", "NCCL or IPC exchange: launch the work that hides an exchange before the exchange's own launches and calls are made (the transfers still wait for the values they send)", "BTECollision", coll->xwork, &coll->xwork, &set[0]));
+    PetscCall(PetscOptionsString("-bte_exchange_nccl_library", "The NCCL shared library loaded for -bte_exchange nccl/auto (a name searched like any shared library, or a path)", "BTECollision", coll->ncclpath, coll->ncclpath, sizeof(coll->ncclpath), &set[1]));
+#if !defined(BTE_HAVE_CUDA)
+    PetscCheck(!set[0] && !set[1], PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "%s is an option of the NCCL and IPC exchanges between GPUs: bte was built without CUDA (docs/gpu.md); leave it out", set[0] ? "-bte_exchange_work_first" : "-bte_exchange_nccl_library");
+#else
+    (void)set;
+#endif
+  }
   PetscCall(PetscOptionsBool("-bte_jacobian_assembled", "Jacobian as an assembled AIJ matrix instead of a MATSHELL", "BTECollisionSetJacobianAssembled", coll->assembled, &coll->assembled, NULL));
   {
     PetscBool r = coll->refresh;

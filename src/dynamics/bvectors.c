@@ -114,7 +114,9 @@ PetscErrorCode BTEBVectorsCompute(const BTEGrid *g, BTEBVectors *bv)
 
   PetscFunctionBegin;
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "k grid dimension must be 2 or 3, got %" PetscInt_FMT, dim);
-  for (PetscInt a = 0; a < dim; a++) PetscCheck(g->nk[a] >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The drift term needs at least 2 k points along reciprocal direction %" PetscInt_FMT ", got %" PetscInt_FMT, a + 1, g->nk[a]);
+  /* a step m along direction a is kept only if 2|m| < nk_a (below): with fewer than 3 points there
+     is no step along it, and no gradient along it */
+  for (PetscInt a = 0; a < dim; a++) PetscCheck(g->nk[a] >= 3, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "The drift term of a field needs a k grid of at least 3 points along each reciprocal direction for its finite differences (b-vectors), got %" PetscInt_FMT " along direction %" PetscInt_FMT ": make the table with -bte_grid at least 3 (-bte_perturbo_kdim for a Perturbo table; a finer grid for accurate results)", g->nk[a], a + 1);
   /* grid steps: b_a / nk_a */
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt c = 0; c < 3; c++) step[3 * a + c] = (a < dim) ? g->reciprocal[3 * a + c] / g->nk[a] : 0;

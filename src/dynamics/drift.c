@@ -133,8 +133,8 @@ PetscErrorCode BTEDriftSetField(BTEDrift d, const PetscReal E[3])
   PetscFunctionBegin;
   PetscValidHeaderSpecific(d, BTEDRIFT_CLASSID, 1);
   for (PetscInt a = 0; a < 3; a++) {
-    PetscCheck(!PetscIsInfOrNanReal(E[a]), PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_OUTOFRANGE, "Electric field component %" PetscInt_FMT " is not a number", a);
-    PetscCheck(PetscAbsReal(E[a]) <= BTE_EFIELD_MAX, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_OUTOFRANGE, "Electric field component %" PetscInt_FMT " = %g V/cm is outside [%g, %g] V/cm", a, (double)E[a], -(double)BTE_EFIELD_MAX, (double)BTE_EFIELD_MAX);
+    PetscCheck(!PetscIsInfOrNanReal(E[a]), PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_OUTOFRANGE, "Electric field component E%c is not a finite number", (char)('x' + a));
+    PetscCheck(PetscAbsReal(E[a]) <= BTE_EFIELD_MAX, PetscObjectComm((PetscObject)d), PETSC_ERR_ARG_OUTOFRANGE, "Electric field component E%c = %g V/cm is outside [%g, %g] V/cm", (char)('x' + a), (double)E[a], -(double)BTE_EFIELD_MAX, (double)BTE_EFIELD_MAX);
     d->efield[a] = E[a];
   }
   d->setupcalled = PETSC_FALSE; /* coefficients depend on the field */

@@ -661,7 +661,17 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
     /* only what is given goes into the TS: a step or final time set on it (BTEDynamicsGetTS) stays */
     PetscBool fdt;
     dt = dyn->dt;
-    PetscCall(PetscOptionsReal("-bte_time_step", "Time step, fs (first step for adaptive TS; -ts_dt overrides)", "BTEDynamicsSetTimes", dt, &dt, &fdt));
+    PetscCall(PetscOptionsReal("-bte_time_step", "Time step, fs (first step for adaptive TS; not with -ts_dt)", "BTEDynamicsSetTimes", dt, &dt, &fdt));
+    if (fdt) {
+      /* the TS's own step option would override it without a word (-bte_time_step 0.5 -ts_dt 1 ran
+         at 1 fs); PETSc 3.25 names it -ts_time_step and still takes -ts_dt */
+      const char *tsprefix = NULL;
+      PetscBool   given[2];
+      if (dyn->ts) PetscCall(TSGetOptionsPrefix(dyn->ts, &tsprefix));
+      PetscCall(PetscOptionsHasName(((PetscObject)dyn)->options, tsprefix, "-ts_dt", &given[0]));
+      PetscCall(PetscOptionsHasName(((PetscObject)dyn)->options, tsprefix, "-ts_time_step", &given[1]));
+      PetscCheck(!given[0] && !given[1], comm, PETSC_ERR_USER_INPUT, "Give either -bte_time_step or -%s%s, not both: both set the time step (to change an options file's -ts_dt, give -ts_dt after it)", tsprefix ? tsprefix : "", given[0] ? "ts_dt" : "ts_time_step");
+    }
     PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), comm, PETSC_ERR_USER_INPUT, "The time step must be positive: -bte_time_step %g fs", (double)dt);
     PetscCall(BTECheckRange(comm, "-bte_time_step", dt, BTE_TIME_STEP_MIN, BTE_TIME_STEP_MAX, "fs", NULL));
     PetscCall(PetscOptionsReal("-bte_final_time", "Final time, fs (-ts_max_time overrides)", "BTEDynamicsSetTimes", dyn->tfinal, &v, &flg));
@@ -701,8 +711,9 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
   }
   PetscCall(PetscOptionsReal("-bte_switch_time", "Switch to a second method at this time, fs, in the same run: its TS options carry the prefix sw_ (-sw_ts_type rosw -sw_pc_type bte_twolevel ...) (default -1: no switch)", "BTEDynamicsSolve", dyn->tswitch, &v, &flg));
   if (flg) {
-    PetscCheck(v >= 0 && !PetscIsInfOrNanReal(v), comm, PETSC_ERR_USER_INPUT, "-bte_switch_time must be a time >= 0 fs before the final time, got %g", (double)v);
-    PetscCheck(!dyn->setupcalled || dyn->tssw, comm, PETSC_ERR_ARG_WRONGSTATE, "-bte_switch_time comes after BTEDynamicsSetUp(): set it before");
+    /* -1 is the default the help shows: no switch, as when the option is left out */
+    PetscCheck(v == -1 || (v >= 0 && !PetscIsInfOrNanReal(v)), comm, PETSC_ERR_USER_INPUT, "-bte_switch_time must be a time >= 0 fs before the final time, or -1 for no switch, got %g", (double)v);
+    PetscCheck(!dyn->setupcalled || dyn->tssw || v < 0, comm, PETSC_ERR_ARG_WRONGSTATE, "-bte_switch_time comes after BTEDynamicsSetUp(): set it before");
     dyn->tswitch = v;
   }
   PetscCall(PetscOptionsBool("-bte_dynamics_monitor", "Print a line per output time", "BTEDynamicsSetFromOptions", dyn->monitor, &dyn->monitor, NULL));
@@ -736,6 +747,24 @@ PetscErrorCode BTEDynamicsSetFromOptions(BTEDynamics dyn)
     if (f1) PetscCall(BTEDynamicsSetPositivity(dyn, pos));
   }
   PetscOptionsEnd();
+  {
+    /* the drift's options given to a run without a field (-bte_efield; a field profile needs one,
+       BTEDynamicsSourcesCheck): the run has no drift term, and they would be read and ignored */
+    const char *names[3] = {"-bte_drift_form", "-bte_drift_limiter", "-bte_drift_mat_type"};
+    char        given[96] = "";
+    int         ngiven    = 0;
+    PetscBool   field     = (dyn->efield[0] != 0 || dyn->efield[1] != 0 || dyn->efield[2] != 0) ? PETSC_TRUE : PETSC_FALSE;
+    for (int k = 0; k < 3 && !field; k++) {
+      PetscBool set;
+      PetscCall(PetscOptionsHasName(((PetscObject)dyn)->options, ((PetscObject)dyn)->prefix, names[k], &set));
+      if (set) {
+        PetscCall(PetscStrlcat(given, given[0] ? ", " : "", sizeof(given)));
+        PetscCall(PetscStrlcat(given, names[k], sizeof(given)));
+        ngiven++;
+      }
+    }
+    PetscCheck(!given[0], comm, PETSC_ERR_USER_INPUT, "%s: this run has no field (-bte_efield), so it has no drift term and the drift options are not used: leave %s out, or give a field", given, ngiven > 1 ? "them" : "it");
+  }
   {
     /* the drift's own options (-bte_drift_limiter, -bte_drift_mat_type): read now, on a scratch
        drift of the run's form, so that -help lists them (once: the field and form above are the

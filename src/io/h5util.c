@@ -61,6 +61,52 @@ void BTEH5StackMessage(char buf[], size_t len)
   buf[0] = 0;
   (void)H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, StackWalk, &s);
   if (!buf[0]) snprintf(buf, len, "no detail from HDF5");
+  /* the file drivers' messages run over several lines with every field of the failed call
+     ("file write failed: time = ...\n, filename = ..., errno = 28, error message = 'No space left
+     on device', ..."): one line, the system's reason where there is one */
+  {
+    const char *em = strstr(buf, "error message = '");
+    if (em) {
+      char        why[128];
+      const char *q = em + strlen("error message = '"), *end = strchr(q, '\'');
+      size_t      n = end ? (size_t)(end - q) : strlen(q);
+      char       *colon = strchr(buf, ':');
+      if (n >= sizeof(why)) n = sizeof(why) - 1;
+      memcpy(why, q, n);
+      why[n] = 0;
+      if (colon) *colon = 0; /* "file write failed" */
+      snprintf(buf + strlen(buf), len - strlen(buf), ": %s", why);
+    }
+    for (char *c = buf; *c; c++)
+      if (*c == '\n' || *c == '\r') *c = ' ';
+  }
+}
+
+/* A file that HDF5 could not close (its last writes failed: a full disk, a quota) leaves the
+   library in a state in which its own clean-up at MPI_Finalize crashes (HDF5 1.10, sec2 driver);
+   the driver ends such a process without it (src/cli/main.c) */
+static int h5closefailed = 0;
+
+herr_t BTEH5FileClose(hid_t f)
+{
+  herr_t e;
+
+  /* an object of the file still open is one whose own close failed (its data could not be
+     written): the file then stays open inside HDF5 after H5Fclose, with the same end */
+  if (H5Fget_obj_count(f, H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_ATTR | H5F_OBJ_DATATYPE | H5F_OBJ_LOCAL) > 0) h5closefailed = 1;
+  e = H5Fclose(f);
+  if (e < 0) h5closefailed = 1;
+  return e;
+}
+
+int BTEH5CloseFailed(void)
+{
+  return h5closefailed;
+}
+
+void BTEH5MarkCloseFailed(void)
+{
+  h5closefailed = 1;
 }
 
 int BTEH5Exists(hid_t loc, const char path[])
@@ -558,7 +604,10 @@ int BTEH5CreateDataset(hid_t loc, const char name[], hid_t ftype, int rank, cons
     BTEH5StackMessage(m, sizeof(m));
     ret = BTEH5Fail(st, "cannot create dataset %s (HDF5: %s)", name, m);
   } else if (units) ret = BTEH5WriteAttrString(d, "units", units, st);
-  if (d >= 0) H5Dclose(d);
+  if (d >= 0 && H5Dclose(d) < 0) {
+    BTEH5MarkCloseFailed();
+    if (!ret) ret = BTEH5Fail(st, "cannot create dataset %s (HDF5: its close failed)", name);
+  }
   H5Pclose(dcpl);
   H5Sclose(sp);
   return ret;
@@ -585,7 +634,12 @@ static int Rows(hid_t loc, const char path[], hid_t memtype, hsize_t start, hsiz
   }
   H5Sclose(ms);
   H5Sclose(fs);
-  H5Dclose(d);
+  /* written rows may reach the file only when the dataset is closed (a full disk fails here) */
+  if (H5Dclose(d) < 0 && write && (BTEH5MarkCloseFailed(), !ret)) {
+    char m[256];
+    BTEH5StackMessage(m, sizeof(m));
+    ret = BTEH5Fail(st, "writing rows %llu..%llu of dataset %s failed (HDF5: %s)", (unsigned long long)start, (unsigned long long)(start + count - 1), path, m);
+  }
   return ret;
 }
 

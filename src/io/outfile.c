@@ -35,9 +35,20 @@ static void FindBadPath(const char file[], const char opt[], char msg[], size_t 
     snprintf(msg, len, "The output file %s (%s) is a directory: give a file name", file, opt);
     return;
   }
+  /* the output is written as FILE.tmp and renamed onto FILE: a symbolic link there would be
+     replaced (its target never written), a device or a FIFO replaced by a regular file */
+  if (!lstat(file, &sb) && S_ISLNK(sb.st_mode)) {
+    snprintf(msg, len, "The output file %s (%s) is a symbolic link: the output is written beside it and renamed onto it, which would replace the link and leave its target unwritten; give the target's path", file, opt);
+    return;
+  }
+  if (!lstat(file, &sb) && !S_ISREG(sb.st_mode)) {
+    snprintf(msg, len, "The output file %s (%s) exists and is not a regular file (a device, a FIFO or a socket), which the output would replace; give a file name", file, opt);
+    return;
+  }
   if (!slash) return; /* the working directory */
   snprintf(dir, sizeof(dir), "%.*s", slash == file ? 1 : (int)(slash - file), file);
-  if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) snprintf(msg, len, "Cannot write the output file %s (%s): its directory %s does not exist", file, opt, dir);
+  if (stat(dir, &sb)) snprintf(msg, len, "Cannot write the output file %s (%s): its directory %s does not exist", file, opt, dir);
+  else if (!S_ISDIR(sb.st_mode)) snprintf(msg, len, "Cannot write the output file %s (%s): %s is not a directory", file, opt, dir);
   else if (access(dir, W_OK)) snprintf(msg, len, "Cannot write the output file %s (%s): its directory %s is not writable", file, opt, dir);
 }
 
@@ -122,8 +133,9 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
 
    Notes:
    Compares with the table and a model's input file, by name and as the same file through a link,
-   FILE.tmp included; a path that is a directory or lies in a directory that does not exist or
-   is not writable; and a FILE.tmp that is a symbolic link or a special file. Every writer of bte calls it; call it early to refuse before a long run.
+   FILE.tmp included; a path that is a directory, a symbolic link or another file that is not a
+   regular one (a device, a FIFO), or lies in a directory that does not exist or is not
+   writable; and a FILE.tmp that is a symbolic link or a special file. Every writer of bte calls it; call it early to refuse before a long run.
 
    Level: intermediate
 

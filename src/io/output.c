@@ -77,11 +77,20 @@ static PetscErrorCode OutputNew(BTE bte, const char file[], const char what[], B
   PetscFunctionReturn(0);
 }
 
-/* Rank 0: closes the file (if open) and removes FILE.tmp when it was never renamed */
+/* Rank 0: closes the file (if open) and removes FILE.tmp when it was never renamed. A published
+   file that failed to grow (a full disk) is not closed: the close would write HDF5's metadata of
+   the failed snapshot, whose end of file lies beyond what reached the disk, and leave a file HDF5
+   refuses to open; left as its last flush made it, it holds the snapshots so far, and the process
+   ends without HDF5's clean-up (BTEH5CloseFailed, src/cli/main.c) */
 static void Abandon(BTEOutput o)
 {
   if (o->rank || o->fid < 0) return;
-  H5Fclose(o->fid);
+  if (o->st.bad && o->published) {
+    BTEH5MarkCloseFailed();
+    o->fid = -1;
+    return;
+  }
+  BTEH5FileClose(o->fid);
   o->fid = -1;
   if (!o->published) (void)remove(o->tmp);
 }
@@ -159,7 +168,7 @@ PetscErrorCode BTEOutputAppend(BTE bte, const char file[], const char what[], BT
   if (o->st.bad) {
     char msg[BTE_H5_MSGLEN];
     PetscCall(PetscStrncpy(msg, o->st.msg, sizeof(msg)));
-    if (o->fid >= 0) H5Fclose(o->fid);
+    if (o->fid >= 0) BTEH5FileClose(o->fid);
     PetscCall(OutputFree(&o));
     SETERRQ(PetscObjectComm((PetscObject)bte), PETSC_ERR_FILE_OPEN, "%s", msg);
   }
@@ -237,8 +246,9 @@ static PetscErrorCode OutputClose(BTEOutput *out, int complete)
   Silence(o);
   if (o->rank == 0 && (o->published || !o->growing)) {
     /* complete = 1 last, once everything else is in the file */
-    if (!BTEH5WriteAttrInt(o->fid, "complete", complete, &o->st) && H5Fclose(o->fid) < 0) BTEH5Fail(&o->st, "cannot close it (HDF5): check the free space");
-    else if (o->st.bad) H5Fclose(o->fid);
+    if (!BTEH5WriteAttrInt(o->fid, "complete", complete, &o->st) && BTEH5FileClose(o->fid) < 0) BTEH5Fail(&o->st, "cannot close it (HDF5): check the free space");
+    else if (o->st.bad && o->published) BTEH5MarkCloseFailed(); /* left as its last flush made it (Abandon) */
+    else if (o->st.bad) BTEH5FileClose(o->fid);
     o->fid = -1;
     if (!o->st.bad && !o->published && rename(o->tmp, o->file)) BTEH5Fail(&o->st, "cannot rename %s to %s: %s", o->tmp, o->file, strerror(errno));
     if (o->st.bad && !o->published) (void)remove(o->tmp);

@@ -248,7 +248,7 @@ PetscErrorCode BTETableWrite(BTE bte, const char file[])
         if (r == 0) WriteHeader(f, bte, M, &st);
         if (!st.bad) WriteSlabs(f, &c, &st);
         if (!st.bad && size == 1) BTEH5WriteAttrInt(f, "complete", 1, &st);
-        if (H5Fclose(f) < 0 && !st.bad) FileFail(&st, "close", tmp);
+        if (BTEH5FileClose(f) < 0 && !st.bad) FileFail(&st, "close", tmp);
       }
     }
     PetscCall(BTEH5SyncStatus(comm, &st)); /* also orders the turns */
@@ -260,7 +260,7 @@ PetscErrorCode BTETableWrite(BTE bte, const char file[])
       if (f < 0) FileFail(&st, "reopen", tmp);
       else {
         BTEH5WriteAttrInt(f, "complete", 1, &st);
-        if (H5Fclose(f) < 0 && !st.bad) FileFail(&st, "close", tmp);
+        if (BTEH5FileClose(f) < 0 && !st.bad) FileFail(&st, "close", tmp);
       }
     }
     if (!st.bad && rename(tmp, file)) BTEH5Fail(&st, "cannot rename %s to %s: %s", tmp, file, strerror(errno));
@@ -303,7 +303,7 @@ static PetscErrorCode StreamCheck(BTETableStream s, BTEH5Status *st)
   if (st->bad) {
     char msg[BTE_H5_MSGLEN];
     PetscCall(PetscStrncpy(msg, st->msg, sizeof(msg)));
-    if (s->f >= 0) H5Fclose(s->f);
+    if (s->f >= 0) BTEH5FileClose(s->f);
     s->f = -1;
     if (s->rank == 0 && s->made) (void)remove(s->tmp);
     s->ended = PETSC_TRUE; /* nothing left to clean up */
@@ -324,7 +324,7 @@ static hid_t StreamOpen(BTETableStream s, BTEH5Status *st)
 static void StreamClose(BTETableStream s, BTEH5Status *st)
 {
   if (s->size == 1 || s->f < 0) return; /* one rank keeps it open */
-  if (H5Fclose(s->f) < 0 && !st->bad) FileFail(st, "close", s->tmp);
+  if (BTEH5FileClose(s->f) < 0 && !st->bad) FileFail(st, "close", s->tmp);
   s->f = -1;
 }
 
@@ -503,7 +503,7 @@ PetscErrorCode BTETableStreamEnd(BTETableStream s)
   if (s->rank == 0) {
     if (StreamOpen(s, &st) >= 0) {
       BTEH5WriteAttrInt(s->f, "complete", 1, &st);
-      if (H5Fclose(s->f) < 0 && !st.bad) FileFail(&st, "close", s->tmp);
+      if (BTEH5FileClose(s->f) < 0 && !st.bad) FileFail(&st, "close", s->tmp);
       s->f = -1;
     }
     if (!st.bad && rename(s->tmp, s->file)) BTEH5Fail(&st, "cannot rename %s to %s: %s", s->tmp, s->file, strerror(errno));
@@ -523,7 +523,7 @@ PetscErrorCode BTETableStreamDestroy(BTETableStream *stream)
   if (!s) PetscFunctionReturn(0);
   if (s->busy) (void)pthread_join(s->thr, NULL);
   s->busy = PETSC_FALSE;
-  if (s->f >= 0) H5Fclose(s->f);
+  if (s->f >= 0) BTEH5FileClose(s->f);
   if (!s->ended && s->rank == 0 && s->made) (void)remove(s->tmp); /* abandoned: never leave a partial table */
   PetscCall(PetscFree(*stream));
   PetscFunctionReturn(0);

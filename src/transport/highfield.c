@@ -263,6 +263,10 @@ PetscErrorCode BTEHighFieldSetFields(BTEHighField hf, PetscInt n, const PetscRea
   if (n) PetscAssertPointer(E, 3);
   for (PetscInt k = 0; k < n; k++) PetscCheck(E[k] >= 0 && !PetscIsInfOrNanReal(E[k]), PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "Field strengths must be >= 0 (V/cm; the direction is -bte_efield_direction), got %g", (double)E[k]);
   for (PetscInt k = 0; k < n; k++) PetscCall(BTECheckRange(PetscObjectComm((PetscObject)hf), "field strength (-bte_efield_list)", E[k], 0, BTE_EFIELD_MAX, "V/cm", NULL));
+  /* a field listed twice was solved twice (from two starting states: two answers with
+     -bte_allow_unconverged) */
+  for (PetscInt k = 1; k < n; k++)
+    for (PetscInt j = 0; j < k; j++) PetscCheck(E[j] != E[k], PetscObjectComm((PetscObject)hf), PETSC_ERR_USER_INPUT, "-bte_efield_list: the field %g V/cm is listed twice (entries %" PetscInt_FMT " and %" PetscInt_FMT "); each field is solved once: leave out the repeat", (double)E[k], j + 1, k + 1);
   PetscCall(PetscFree(hf->E));
   hf->nE = n;
   if (n) {
@@ -295,6 +299,7 @@ PetscErrorCode BTEHighFieldSetDirection(BTEHighField hf, const PetscReal d[3])
   PetscFunctionBegin;
   PetscValidHeaderSpecific(hf, BTEHIGHFIELD_CLASSID, 1);
   PetscAssertPointer(d, 2);
+  for (PetscInt a = 0; a < 3; a++) PetscCheck(!PetscIsInfOrNanReal(d[a]), PetscObjectComm((PetscObject)hf), PETSC_ERR_ARG_OUTOFRANGE, "The field direction (-bte_efield_direction %g,%g,%g): its %c component is not a finite number; the direction must be a finite, nonzero vector", (double)d[0], (double)d[1], (double)d[2], (char)('x' + a));
   {
     /* scaled by the largest component first: (1e300, 1e300, 0) is a direction, not an overflow */
     PetscReal m = PetscMax(PetscAbsReal(d[0]), PetscMax(PetscAbsReal(d[1]), PetscAbsReal(d[2])));
@@ -387,6 +392,9 @@ static PetscErrorCode BTEParseDirection(MPI_Comm comm, const char s[], PetscReal
     }
   }
   PetscCheck(!*p, comm, PETSC_ERR_USER_INPUT, "-bte_efield_direction: expected x, y, z or three comma-separated components such as -1,0,0, got '%s'", s);
+  /* every component, here where the option is read: a NaN after a finite one passed the check of
+     the vector's size and was found only by the drift, after the table was read, as "component 0" */
+  for (PetscInt a = 0; a < 3; a++) PetscCheck(!PetscIsInfOrNanReal(d[a]), comm, PETSC_ERR_USER_INPUT, "-bte_efield_direction %s: its %c component is not a finite number; the direction must be a finite, nonzero vector", s, (char)('x' + a));
   PetscFunctionReturn(0);
 }
 

@@ -7,7 +7,8 @@
 set -e
 C="-bte_model parabolic -bte_grid 12 -bte_parabolic_a 20 -bte_view 0 -bte_dynamics_monitor 0 -bte_output_interval 50"
 "$BTE" dynamics $C -bte_final_time 100 -bte_output nf.h5 > /dev/null
-for o in "-bte_efield 2000,0,0" "-bte_temperature 77" "-bte_drift_form plain -bte_efield 0,0,0" "-bte_pump_density 1e16"; do
+# (a drift form without a field is refused before the append: it would not be used)
+for o in "-bte_efield 2000,0,0" "-bte_temperature 77" "-bte_pump_density 1e16"; do
   cp nf.h5 a.h5
   expect_fail "the file's attributes describe the run that made it; write this run to a new file" "$BTE" dynamics $C -bte_final_time 200 $o -bte_init restart -bte_restart a.h5 -bte_output a.h5
 done

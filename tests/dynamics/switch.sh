@@ -53,7 +53,7 @@ check(r["snapshots"] == len(s["time"]) and r["max"]["f_max"] < 1e-12, "against t
 sys.exit(0 if ok else 1)
 PY
 Q="-bte_model parabolic -bte_grid 8 -bte_parabolic_a 20 -bte_view 0 -bte_final_time 10"
-expect_fail "bte_switch_time must be a time >= 0 fs" "$BTE" dynamics $Q -bte_switch_time -1
+expect_fail "bte_switch_time must be a time >= 0 fs before the final time, or -1 for no switch" "$BTE" dynamics $Q -bte_switch_time -0.5
 expect_fail "bte_switch_time 10.* fs is not before the final time 10" "$BTE" dynamics $Q -bte_switch_time 10
 expect_fail "bte_switch_time 20.* fs is not before the final time 10" "$BTE" dynamics $Q -bte_switch_time 20
 expect_fail "not before the final time 5" "$BTE" dynamics $Q -bte_switch_time 8 -ts_max_time 5

@@ -36,6 +36,11 @@ typedef struct {
 PETSC_INTERN void BTEH5Silence(BTEH5Auto *);
 PETSC_INTERN void BTEH5Restore(const BTEH5Auto *);
 PETSC_INTERN int  BTEH5Fail(BTEH5Status *, const char *, ...) PETSC_ATTRIBUTE_FORMAT(2, 3);
+/* H5Fclose, remembering a failure (the process must then end without HDF5's clean-up, which
+   crashes on such a file); BTEH5CloseFailed: whether one failed in this process */
+PETSC_INTERN herr_t BTEH5FileClose(hid_t);
+PETSC_EXTERN int    BTEH5CloseFailed(void);
+PETSC_INTERN void   BTEH5MarkCloseFailed(void); /* a dataset's or attribute's close failed */
 /* The innermost message of HDF5's error stack (call right after the failing call). */
 PETSC_INTERN void BTEH5StackMessage(char[], size_t);
 /* 1 if every component of path exists under loc (0 if one is missing, -1 if HDF5 cannot tell:

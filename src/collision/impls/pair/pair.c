@@ -1672,20 +1672,24 @@ static PetscErrorCode BTECollisionRefreshBytes_Pair(BTECollision coll, PetscLogD
 static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
 {
   BTECollision_Pair *pa = (BTECollision_Pair *)coll->data;
+  /* the options of the CUDA kernels and device build, in the order read; given to a build without
+     CUDA they would be read and ignored */
+  const char *cuname[7] = {"-bte_pair_select_device", "-bte_pair_copy_piece", "-bte_pair_side_stream", "-bte_pair_timeline", "-bte_pair_reduce_batch", "-bte_pair_reduce_lanes", "-bte_pair_unroll"};
+  PetscBool   cu[7]     = {PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE};
 
   PetscFunctionBegin;
   /* a title of its own: -help shows it also when another type's operator was listed first */
   PetscOptionsBegin(PetscObjectComm((PetscObject)coll), ((PetscObject)coll)->prefix, "Collision operator type pair (-bte_collision_type pair)", "BTECollision");
   PetscCall(PetscOptionsInt("-bte_pair_tile", "States per tile (column sums of a tile pair are kept in a private array of this length)", "BTECollision", pa->tile, &pa->tile, NULL));
-  PetscCall(PetscOptionsBool("-bte_pair_select_device", "CUDA, pairs partition, device build: select the channels this rank computes on the device from all it holds (kept there for later builds), instead of copying them out on the host", "BTECollision", pa->devselect, &pa->devselect, NULL));
-  PetscCall(PetscOptionsInt("-bte_pair_copy_piece", "CUDA, pairs partition, device build, where the channels this rank computes are copied out on the host: channels per piece (a host buffer of 24 B each, reused; 2^26 by default)", "BTECollision", pa->piece, &pa->piece, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_select_device", "CUDA, pairs partition, device build: select the channels this rank computes on the device from all it holds (kept there for later builds), instead of copying them out on the host", "BTECollision", pa->devselect, &pa->devselect, &cu[0]));
+  PetscCall(PetscOptionsInt("-bte_pair_copy_piece", "CUDA, pairs partition, device build, where the channels this rank computes are copied out on the host: channels per piece (a host buffer of 24 B each, reused; 2^26 by default)", "BTECollision", pa->piece, &pa->piece, &cu[1]));
   PetscCheck(pa->piece >= 1, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_copy_piece must be at least 1, got %" PetscInt_FMT, pa->piece);
-  PetscCall(PetscOptionsBool("-bte_pair_side_stream", "CUDA, pairs partition, NCCL or IPC exchange: the chunks that need ghost values run on a second, high-priority stream beside one launch of the owned chunks (0: three launches on PETSc's stream)", "BTECollision", pa->side, &pa->side, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_side_stream", "CUDA, pairs partition, NCCL or IPC exchange: the chunks that need ghost values run on a second, high-priority stream beside one launch of the owned chunks (0: three launches on PETSc's stream)", "BTECollision", pa->side, &pa->side, &cu[2]));
   PetscCall(PetscOptionsBool("-bte_pair_one_rate", "With -bte_delta balanced: keep one rate per pair (the downhill one) and form the other from the Boltzmann factor of the states' energies (10 B per pair instead of 18; the layout is built on the host)", "BTECollision", pa->onerate, &pa->onerate, NULL));
-  PetscCall(PetscOptionsBool("-bte_pair_timeline", "CUDA: time the steps of every apply with device events and print each rank's means when the operator is destroyed (pairs partition on several ranks: the overlapped applies with the side stream only; a diagnostic: the events cost a little)", "BTECollision", pa->timeline, &pa->timeline, NULL));
-  PetscCall(PetscOptionsInt("-bte_pair_reduce_batch", "CUDA, with -bte_pair_reduce_lanes 1: partial sums each thread of the reduction loads before adding them, in the same order (1, 4 or 8; the sums are the same to the bit)", "BTECollision", pa->rbatch, &pa->rbatch, NULL));
-  PetscCall(PetscOptionsInt("-bte_pair_reduce_lanes", "CUDA: threads of the reduction that load one state's partial sums together, added in the same order (1, 4, 8 or 32; the sums are the same to the bit)", "BTECollision", pa->rlanes, &pa->rlanes, NULL));
-  PetscCall(PetscOptionsInt("-bte_pair_unroll", "CUDA: entries each lane loads before using them (2, 4 or 8; 0: 4, the fastest measured on an H200 in both precisions)", "BTECollision", pa->unroll, &pa->unroll, NULL));
+  PetscCall(PetscOptionsBool("-bte_pair_timeline", "CUDA: time the steps of every apply with device events and print each rank's means when the operator is destroyed (pairs partition on several ranks: the overlapped applies with the side stream only; a diagnostic: the events cost a little)", "BTECollision", pa->timeline, &pa->timeline, &cu[3]));
+  PetscCall(PetscOptionsInt("-bte_pair_reduce_batch", "CUDA, with -bte_pair_reduce_lanes 1: partial sums each thread of the reduction loads before adding them, in the same order (1, 4 or 8; the sums are the same to the bit)", "BTECollision", pa->rbatch, &pa->rbatch, &cu[4]));
+  PetscCall(PetscOptionsInt("-bte_pair_reduce_lanes", "CUDA: threads of the reduction that load one state's partial sums together, added in the same order (1, 4, 8 or 32; the sums are the same to the bit)", "BTECollision", pa->rlanes, &pa->rlanes, &cu[5]));
+  PetscCall(PetscOptionsInt("-bte_pair_unroll", "CUDA: entries each lane loads before using them (2, 4 or 8; 0: 4, the fastest measured on an H200 in both precisions)", "BTECollision", pa->unroll, &pa->unroll, &cu[6]));
   PetscCall(PetscOptionsEList("-bte_pair_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", PairBuilds, 3, PairBuilds[pa->build], &pa->build, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_overlap_polls", "Pairs partition, host Vecs: MPI progress calls spread over the work that hides each exchange (0: none; messages above the MPI's eager limit move only during MPI calls)", "BTECollision", pa->polls, &pa->polls, NULL));
   PetscCall(PetscOptionsInt("-bte_pair_chunk", "Entries per unit of work (0: about 1/2048 of the pairs, within [8192, 65536])", "BTECollision", pa->chunk, &pa->chunk, NULL));
@@ -1703,6 +1707,11 @@ static PetscErrorCode BTECollisionSetFromOptions_Pair(BTECollision coll)
   PetscCheck(pa->polls >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_overlap_polls must be >= 0, got %" PetscInt_FMT, pa->polls);
   PetscCheck(pa->chunk >= 0, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_chunk must be >= 0, got %" PetscInt_FMT, pa->chunk);
   PetscCheck(pa->sharestall >= 0 && pa->sharestall <= 1e4, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_pair_share_stall must be in [0, 10000] ms, got %g", (double)pa->sharestall);
+#if !defined(BTE_HAVE_CUDA)
+  for (int k = 0; k < 7; k++) PetscCheck(!cu[k], PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "%s is an option of the pair operator's CUDA kernels: bte was built without CUDA (docs/gpu.md); leave it out", cuname[k]);
+#else
+  (void)cuname;
+#endif
   PetscFunctionReturn(0);
 }
 

@@ -688,16 +688,22 @@ static PetscErrorCode BTECollisionSetUp_Tgt(BTECollision coll)
 
 static PetscErrorCode BTECollisionSetFromOptions_Tgt(BTECollision coll)
 {
-  BTECollision_Tgt *tg = (BTECollision_Tgt *)coll->data;
+  BTECollision_Tgt *tg    = (BTECollision_Tgt *)coll->data;
+  PetscBool         lanes = PETSC_FALSE; /* CUDA only: given to a build without CUDA it would be ignored */
 
   PetscFunctionBegin;
   PetscOptionsBegin(PetscObjectComm((PetscObject)coll), ((PetscObject)coll)->prefix, "Collision operator type tgt (-bte_collision_type tgt: Perturbo v3's two passes)", "BTECollision");
   PetscCall(PetscOptionsBool("-bte_tgt_sort_targets", "Run pass 2's targets by decreasing source count (Perturbo's CDYN_SORT_SCAT_TGTS, on in its suggested build)", "BTECollision", tg->sort, &tg->sort, NULL));
   PetscCall(PetscOptionsBool("-bte_tgt_store_g2dt", "Store |g|^2 times the two Gaussians per channel, so that pass 1 evaluates no exp (Perturbo's STORE_G2DT, off in its suggested build: 8 more bytes per channel)", "BTECollision", tg->g2dt, &tg->g2dt, NULL));
   PetscCall(PetscOptionsEList("-bte_tgt_build", "Where the layout is built: auto (on the device when the state Vecs are CUDA Vecs), host or device", "BTECollision", TgtBuilds, 3, TgtBuilds[tg->build], &tg->build, NULL));
-  PetscCall(PetscOptionsInt("-bte_tgt_lanes", "CUDA pass 2: threads that sum one target's sources (1: a thread per target; 32, 64, 128, 256: warps per target; 0: chosen from the sizes)", "BTECollision", tg->lanes, &tg->lanes, NULL));
+  PetscCall(PetscOptionsInt("-bte_tgt_lanes", "CUDA pass 2: threads that sum one target's sources (1: a thread per target; 32, 64, 128, 256: warps per target; 0: chosen from the sizes)", "BTECollision", tg->lanes, &tg->lanes, &lanes));
   PetscOptionsEnd();
   PetscCheck(tg->lanes == 0 || tg->lanes == 1 || tg->lanes == 32 || tg->lanes == 64 || tg->lanes == 128 || tg->lanes == 256, PetscObjectComm((PetscObject)coll), PETSC_ERR_ARG_OUTOFRANGE, "-bte_tgt_lanes must be 0, 1, 32, 64, 128 or 256, got %" PetscInt_FMT, tg->lanes);
+#if !defined(BTE_HAVE_CUDA)
+  PetscCheck(!lanes, PetscObjectComm((PetscObject)coll), PETSC_ERR_SUP, "-bte_tgt_lanes is an option of the tgt operator's CUDA kernels: bte was built without CUDA (docs/gpu.md); leave it out");
+#else
+  (void)lanes;
+#endif
   PetscFunctionReturn(0);
 }
 

@@ -1,0 +1,47 @@
+# Inputs an audit found accepted and ignored, or refused in words that did not name them: each now
+# refused up front in one line naming the option (or, -bte_switch_time -1, accepted as the help says).
+. "$TESTDIR/common.sh"
+set -e
+P="-bte_model parabolic -bte_parabolic_a 20 -bte_grid 8"
+"$BTE" generate $P -bte_output t8.h5 -bte_view 0 > /dev/null
+D="$BTE dynamics -bte_input t8.h5 -bte_view 0 -bte_final_time 10 -bte_output y.h5"
+H="$BTE highfield -bte_input t8.h5 -bte_view 0 -bte_output h.h5"
+# 1. the drift's options given to a run without a field: there is no drift term to use them
+for o in "-bte_drift_mat_type abc" "-bte_drift_form log" "-bte_drift_limiter minmod"; do
+  expect_fail "^bte dynamics: error: ${o%% *}: this run has no field (-bte_efield), so it has no drift term and the drift options are not used: leave it out, or give a field" $D $o
+done
+expect_fail "error: -bte_drift_form, -bte_drift_limiter: this run has no field (-bte_efield), .*leave them out" $D -bte_drift_form muscl -bte_drift_limiter minmod
+expect_fail "error: -bte_drift_form, -bte_drift_mat_type: this run has no field" $D -bte_efield 0,0,0 -bte_drift_form upwind -bte_drift_mat_type aij
+# with a field they are the drift's, and a bad value is refused as before
+expect_fail "bte_drift_mat_type abc: Unknown Mat type" $D -bte_efield 100,0,0 -bte_drift_mat_type abc
+$D -bte_efield 100,0,0 -bte_drift_limiter minmod -bte_drift_mat_type aij > /dev/null || { echo "FAIL: a field run with drift options"; exit 1; }
+rm -f y.h5
+# 2. options of the CUDA kernels and GPU exchanges, on a build without CUDA
+if [ "${BTE_HAVE_CUDA:-}" != 1 ]; then
+  for o in "-bte_exchange nccl" "-bte_exchange ipc" "-bte_exchange_work_first" "-bte_exchange_nccl_library libnccl.so.2" "-bte_pair_unroll 8" "-bte_pair_reduce_lanes 4" "-bte_pair_reduce_batch 4" "-bte_pair_timeline" "-bte_pair_side_stream 0" "-bte_pair_copy_piece 100" "-bte_pair_select_device 0" "-bte_collision_type tgt -bte_tgt_lanes 32"; do
+    n=${o##*-bte_}; n=-bte_${n%% *}
+    expect_fail "^bte dynamics: error: $n.*: bte was built without CUDA (docs/gpu.md)" $D $o
+  done
+  # a bad value is named as such first
+  expect_fail "bte_pair_unroll must be 0, 2, 4 or 8, got 3" $D -bte_pair_unroll 3
+  $D -bte_exchange scatter > /dev/null || { echo "FAIL: -bte_exchange scatter without CUDA"; exit 1; }
+  rm -f y.h5
+fi
+# 3. two names for the time step: -ts_dt (PETSc 3.25: -ts_time_step) overrode -bte_time_step silently
+expect_fail "error: Give either -bte_time_step or -ts_dt, not both" $D -bte_time_step 0.5 -ts_dt 1
+expect_fail "error: Give either -bte_time_step or -ts_\(dt\|time_step\), not both" $D -bte_time_step 0.5 -ts_time_step 1
+# 4. -bte_switch_time -1 is the default the help shows (no switch); another negative time is refused
+$D -bte_switch_time -1 > /dev/null || { echo "FAIL: -bte_switch_time -1 (the default: no switch) refused"; exit 1; }
+rm -f y.h5
+expect_fail "bte_switch_time must be a time >= 0 fs before the final time, or -1 for no switch, got -2" $D -bte_switch_time -2
+# 5. every component of the field direction checked up front, the option and the component named
+expect_fail "^bte highfield: error: -bte_efield_direction 1,nan,0: its y component is not a finite number" $H -bte_efield_list 1000 -bte_efield_direction 1,nan,0
+expect_fail "^bte highfield: error: -bte_efield_direction 0,1,inf: its z component is not a finite number" $H -bte_efield_list 1000 -bte_efield_direction 0,1,inf
+expect_fail "^bte highfield: error: -bte_efield_direction nan,0,0: its x component is not a finite number; the direction must be a finite, nonzero vector" $H -bte_efield_list 1000 -bte_efield_direction nan,0,0
+expect_fail "^bte dynamics: error: field component Ey (-bte_efield) = nan V/cm is not a finite number" $D -bte_efield 1,nan,0
+# 6. a k grid too small for the drift's finite differences: the grid it needs, named
+expect_fail "^bte highfield: error: The drift term of a field needs a k grid of at least 3 points along each reciprocal direction .*got 2 along direction 1: make the table with -bte_grid at least 3" "$BTE" highfield -bte_model gaas -bte_grid 2 -bte_view 0 -bte_efield_list 100 -bte_output h2.h5
+# 7. a field listed twice in -bte_efield_list was solved twice
+expect_fail "^bte highfield: error: -bte_efield_list: the field 100.\? V/cm is listed twice (entries 1 and 3)" $H -bte_efield_list 100,200,100
+expect_fail "listed twice (entries 1 and 2)" $H -bte_efield_list 100,100
+exit 0
