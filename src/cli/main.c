@@ -164,6 +164,30 @@ static int BTECheckOptionsFile(const char *opt, const char *file, const char *cm
   return BTECheckOptionsFileLines(opt, file, cmd, depth);
 }
 
+/* A word on the command line that is neither an option nor the one value after it: PETSc ignores
+   it (-bte_temperatures 300 400 ran at 300 K only; bte info info ... ran). A list written with
+   spaces after its commas ("300, 400" in quotes) is one word that PETSc cuts at the space. 0: fine. */
+static int BTECheckCommandWords(int argc, char **argv, const char *cmd)
+{
+  for (int a = 1; a < argc; a++) {
+    if (BTEValidKey(argv[a])) {
+      if (a + 1 < argc && !BTEValidKey(argv[a + 1])) {
+        const char *v = argv[a + 1];
+        if (strchr(v, ',') && (strstr(v, ", ") || strstr(v, " ,"))) {
+          fprintf(stderr, "bte%s%s: error: %s '%s': a list is one word without spaces, e.g. 300,400\n", cmd ? " " : "", cmd ? cmd : "", argv[a], v);
+          return 1;
+        }
+        a++; /* its value */
+      }
+      continue;
+    }
+    if (a >= 3 && BTEValidKey(argv[a - 2])) fprintf(stderr, "bte%s%s: error: '%s' on the command line is neither an option nor the value of one (it follows %s %s): an option takes one value, and a list is one word, e.g. 300,400\n", cmd ? " " : "", cmd ? cmd : "", argv[a], argv[a - 2], argv[a - 1]);
+    else fprintf(stderr, "bte%s%s: error: '%s' on the command line is neither an option nor the value of one%s\n", cmd ? " " : "", cmd ? cmd : "", argv[a], a == 1 ? " (the command is the first word: bte COMMAND -option value ...)" : "");
+    return 1;
+  }
+  return 0;
+}
+
 /* -options_file names a file PETSc reads inside PetscInitialize, where an error prints its full
    traceback and an MPI abort banner (26 lines): a missing or unreadable file, a directory, or a
    line PETSc's reader refuses, is named here in one line instead. 0: fine. */
@@ -238,6 +262,7 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc - 1; a++) argv[a] = argv[a + 1];
     argc--;
   }
+  if (BTECheckCommandWords(argc, argv, cmd ? cmd->name : NULL)) return 1;
   if (BTECheckOptionsFiles(argc, argv, cmd ? cmd->name : NULL)) return 1;
   int single = BTESingletonMPIEnv();
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));

@@ -35,21 +35,23 @@ static void FindBadPath(const char file[], const char opt[], char msg[], size_t 
     snprintf(msg, len, "The output file %s (%s) is a directory: give a file name", file, opt);
     return;
   }
-  /* the output is written as FILE.tmp and renamed onto FILE: a symbolic link there would be
-     replaced (its target never written), a device or a FIFO replaced by a regular file */
-  if (!lstat(file, &sb) && S_ISLNK(sb.st_mode)) {
-    snprintf(msg, len, "The output file %s (%s) is a symbolic link: the output is written beside it and renamed onto it, which would replace the link and leave its target unwritten; give the target's path", file, opt);
-    return;
-  }
-  if (!lstat(file, &sb) && !S_ISREG(sb.st_mode)) {
-    snprintf(msg, len, "The output file %s (%s) exists and is not a regular file (a device, a FIFO or a socket), which the output would replace; give a file name", file, opt);
-    return;
-  }
   if (!slash) return; /* the working directory */
   snprintf(dir, sizeof(dir), "%.*s", slash == file ? 1 : (int)(slash - file), file);
   if (stat(dir, &sb)) snprintf(msg, len, "Cannot write the output file %s (%s): its directory %s does not exist", file, opt, dir);
   else if (!S_ISDIR(sb.st_mode)) snprintf(msg, len, "Cannot write the output file %s (%s): %s is not a directory", file, opt, dir);
   else if (access(dir, W_OK)) snprintf(msg, len, "Cannot write the output file %s (%s): its directory %s is not writable", file, opt, dir);
+}
+
+/* rank 0: the output is written as FILE.tmp and renamed onto FILE: a symbolic link there would be
+   replaced (its target never written), a device or a FIFO replaced by a regular file. After
+   FindClash, which names a link to an input as such. */
+static void FindNotRegular(const char file[], const char opt[], char msg[], size_t len)
+{
+  struct stat sb;
+
+  if (lstat(file, &sb)) return;
+  if (S_ISLNK(sb.st_mode)) snprintf(msg, len, "The output file %s (%s) is a symbolic link: the output is written beside it and renamed onto it, which would replace the link and leave its target unwritten; give the target's path", file, opt);
+  else if (!S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) snprintf(msg, len, "The output file %s (%s) exists and is not a regular file (a device, a FIFO or a socket), which the output would replace; give a file name", file, opt);
 }
 
 /* rank 0: can FILE.tmp be created (or opened for writing, when a run that was stopped left it)?
@@ -109,6 +111,7 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
     const char *opts[3]  = {"-bte_input", "-bte_perturbo_epr", otheropt ? otheropt : ""};
     FindBadPath(file, opt ? opt : "-bte_output", msg, sizeof(msg));
     if (!msg[0]) FindClash(file, names, opts, other ? 3 : 2, msg, sizeof(msg), opt ? opt : "-bte_output");
+    if (!msg[0]) FindNotRegular(file, opt ? opt : "-bte_output", msg, sizeof(msg));
     if (!msg[0]) { /* FILE.tmp, which every writer creates first: a link or a special file there */
       char tmp[PETSC_MAX_PATH_LEN + 8];
       snprintf(tmp, sizeof(tmp), "%s.tmp", file);

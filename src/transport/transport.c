@@ -7,6 +7,9 @@
 #include "transportimpl.h"
 #include <bte/private/diagnostics.h>
 
+/* the largest residual ||v - A F||/||v|| an ITA solve may end at and count as converged */
+#define BTE_ITA_RESIDUAL_MAX 1e-2
+
 PetscClassId  BTETRANSPORT_CLASSID, BTEHIGHFIELD_CLASSID;
 PetscLogEvent BTE_TransportSolve, BTE_TransportIO, BTE_HighFieldSolve;
 static PetscBool BTETransportPackageInitialized = PETSC_FALSE;
@@ -917,7 +920,7 @@ static PetscErrorCode BTETransportSolveDirection(BTETransport tr, BTELinearCtx *
     PetscCall(VecPointwiseMult(r, c->D, rhs));
     PetscCall(VecNorm(r, NORM_2, &rscale));
   }
-  if (PetscLogPrintInfo || tr->method == BTE_TRANSPORT_KSP) {
+  if (PetscLogPrintInfo || tr->method == BTE_TRANSPORT_KSP || tr->method == BTE_TRANSPORT_ITA) {
     PetscInt64 save = c->applies;
     PetscReal  r0;
     PetscCall(MatMult(A, F, r));
@@ -937,6 +940,13 @@ static PetscErrorCode BTETransportSolveDirection(BTETransport tr, BTELinearCtx *
     if (tr->method == BTE_TRANSPORT_KSP && *conv && !(r0 <= tr->residual_max * rscale)) {
       *conv = PETSC_FALSE;
       PetscCall(PetscPrintf(PetscObjectComm((PetscObject)tr), "transport: field direction %c: the KSP reported convergence (%s) at residual %s = %.3g, above -bte_transport_residual_max %g: not a solution (check the -bte_transport_ksp_* tolerances and type)\n", (char)('x' + b), KSPConvergedReasons[reason], rname, (double)(r0 / rscale), (double)tr->residual_max));
+    }
+    /* ITA stops on the change of the conductivity between iterations (Perturbo's rule), which a
+       loose -bte_ita_tol meets far from the solution (0.5: one iteration, a mobility 19% low, its
+       residual 0.22); its default ends near 3e-3 */
+    if (tr->method == BTE_TRANSPORT_ITA && *conv && !(r0 <= BTE_ITA_RESIDUAL_MAX * rscale)) {
+      *conv = PETSC_FALSE;
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)tr), "transport: field direction %c: ITA met its rule (the conductivity changed by less than -bte_ita_tol %g) at residual %s = %.3g, above %g: not a solution; lower -bte_ita_tol, or use the ksp method\n", (char)('x' + b), (double)tr->ita_tol, rname, (double)(r0 / rscale), (double)BTE_ITA_RESIDUAL_MAX));
     }
   }
   PetscCall(BTEProject(F, c->D, c->active));
@@ -1175,6 +1185,16 @@ PetscErrorCode BTETransportSolve(BTETransport tr)
         PetscInt N;
         PetscCall(BTEGetNumStates(bte, NULL, &N));
         PetscCheck(ctx.ninactive < N, comm, PETSC_ERR_ARG_WRONGSTATE, "No state in the window scatters at T = %g K (%" PetscInt_FMT " states, none with a channel): the k grid is too coarse for the energy window: %s", (double)T, N, BTEGridAdvice(tr->bte));
+
+        {
+          /* every velocity zero (a k grid of 2 points per direction puts every k at a zone centre or
+             face, where the bands are flat; GaAs 3^3 keeps only Gamma in the window): the mobility would
+             be exactly 0, not a result */
+          PetscReal vmax = 0;
+          for (PetscInt i = 0; i < 3 * bte->nlocal; i++) vmax = PetscMax(vmax, PetscAbsReal(bte->velocity[i]));
+          PetscCall(MPIU_Allreduce(MPI_IN_PLACE, &vmax, 1, MPIU_REAL, MPIU_MAX, comm));
+          PetscCheck(vmax > 0, comm, PETSC_ERR_USER_INPUT, "Every state's group velocity is zero (the k grid, %" PetscInt_FMT " points along its first direction, puts the states of the window only where the bands are flat: a zone centre, face or band extremum): the mobility would be 0 by construction; make the table on a finer k grid (raise -bte_grid)", bte->grid.nk[0]);
+        }
       }
       if (ctx.ninactive) PetscCall(PetscInfo(tr, "%" PetscInt_FMT " states have no scattering (Gamma = 0) or no weight (D = 0): left out\n", ctx.ninactive));
       PetscCall(BTELinearCreateOperator(bte, &ctx, PETSC_FALSE, &A));
