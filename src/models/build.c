@@ -653,9 +653,12 @@ static int BTEPairsOfKeep(const BTEPairSearch *p, PetscInt i, PetscBool lower, B
     before = keep->bytes;
     keep->bytes += bytes;
   }
-  if (before + bytes > keep->budget) return 0; /* over budget: evaluated again later */
-  m->buf = nk ? malloc((size_t)bytes) : NULL;
-  if (nk && !m->buf) return 0;
+  if (before + bytes > keep->budget || !(m->buf = nk ? malloc((size_t)bytes) : NULL, !nk || m->buf)) {
+    /* over budget (or no memory): evaluated again later, and not counted as kept */
+#pragma omp atomic
+    keep->bytes -= bytes;
+    return 0;
+  }
   m->n = nk;
   BTEMemoArrays(m->buf, nk, &hw, &g2, &mi, &mj, &mm);
   for (PetscCount t = 0, o = 0; t < c; t++) {
@@ -1166,8 +1169,29 @@ static PetscErrorCode BTEModelChannels(BTE bte, const BTEModelSpec *spec, const 
     char           what[256];
     PetscLogDouble need = (PetscLogDouble)total * BTE_BYTES_PER_CHANNEL + (PetscLogDouble)s->n * BTE_GEN_BYTES_PER_STATE + (PetscLogDouble)bte->nlocal * (BTE_BYTES_PER_STATE_OWN + 2 * sizeof(PetscCount));
     PetscCall(PetscSNPrintf(what, sizeof(what), "The scattering table (%" PetscInt64_FMT " channels on this rank)", (PetscInt64)total));
+    if (memo && load != PETSC_BOOL3_FALSE) {
+      /* the counting pass's kept channels are held while the table is filled beside them: both
+         must fit (info on gaas 120^3 passed the table's check at 17 GB and was killed at 24 GB);
+         where only the table fits, they are dropped and evaluated again */
+      PetscBool both;
+      PetscCall(BTEModelCheckMemory(bte, need + keep.bytes, 1.0, what, BTE_GEN_ADVICE, &both));
+      if (!both) {
+        for (PetscInt il = 0; il < nl; il++) {
+          free(memo[il].buf);
+          memo[il].buf = NULL;
+          memo[il].n   = -1;
+        }
+        PetscCall(PetscInfo(bte, "model %s: the table and the kept channels (%.3g GB on this rank) do not fit together: the kept channels dropped\n", spec->name, keep.bytes / 1e9));
+        keep.bytes = 0;
+      }
+    }
     if (load == PETSC_BOOL3_UNKNOWN) {
       PetscBool fits;
+      if (bte->diagnostics) { /* a loaded table gets the setup diagnostics, which build the run's collision operator */
+        PetscLogDouble run;
+        PetscCall(BTERunMemoryEstimate(bte, total, bte->nlocal, PETSC_FALSE, (PetscBool)!bte->devlayout, NULL, &run));
+        need = PetscMax(need, run);
+      }
       PetscCall(BTEModelCheckMemory(bte, need, 1.0, what, BTE_GEN_ADVICE, &fits));
       load = fits ? PETSC_BOOL3_TRUE : PETSC_BOOL3_FALSE;
     } else if (load == PETSC_BOOL3_TRUE) {

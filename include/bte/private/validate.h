@@ -103,7 +103,10 @@ PETSC_EXTERN PetscErrorCode BTEStateCheck(Vec, PetscReal tol, PetscBool *ok, Pet
    (~16 B); measured: GaAs 80^3, 3.03e7 channels, bte highfield peaks at 2.78 GB resident, 92 B per
    channel with the table's 28 (the fused layout, 40 B per channel, stays below it) */
 #define BTE_RUN_BYTES_PER_CHANNEL_OP (2 * sizeof(PetscInt) /* ends */ + 2 * sizeof(PetscReal) /* P, Q */ + (2 * sizeof(uint32_t) + 2 * sizeof(double)) /* sort entry */ + 16 /* layout */)
-#define BTE_RUN_BYTES_PER_CHANNEL_JAC (2 * 2 * (sizeof(PetscInt) + sizeof(PetscScalar)))     /* assembled AIJ: two entries, twice while assembling */
+/* assembled AIJ from COO: four entries per channel (ii, ij, ji, jj) as (i, j, value) and PETSc's
+   permutation of them, the value buffer, and the matrix's two off-diagonal entries; GaAs 50^3 and
+   60^3 measured 132-142 B per channel above the shell run (48 B had been assumed) */
+#define BTE_RUN_BYTES_PER_CHANNEL_JAC (4 * (2 * sizeof(PetscInt) + sizeof(PetscScalar) + sizeof(PetscCount)) + 2 * (sizeof(PetscInt) + sizeof(PetscScalar)) + 4 * sizeof(PetscScalar))
 #define BTE_RUN_VECTORS               8                                                     /* state-sized work vectors */
 #define BTE_RUN_BYTES_PER_STATE       (BTE_RUN_VECTORS * sizeof(PetscScalar) + sizeof(PetscInt) + sizeof(PetscScalar)) /* + a ghost */
 /* hostlayout: count the collision layout's host build (BTE_RUN_BYTES_PER_CHANNEL_OP); for a pair
