@@ -565,7 +565,7 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscCheck(bte->pairbatch >= 1 && bte->pairbatch <= 4096, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_pair_batch must be in 1..4096, got %" PetscInt_FMT, bte->pairbatch);
   PetscCall(PetscOptionsBool("-bte_generate_reuse", "Models: keep the channels found while counting, within 40% of a rank's memory, so that every coupling is evaluated once (0: evaluate twice, in less memory; default 1, 0 for couplings evaluated on a GPU)", "BTEGenerateTable", bte->genreuse, &bte->genreuse, &flg));
   if (flg) bte->genreuse_set = PETSC_TRUE;
-  PetscCall(PetscOptionsBool("-bte_diagnostics", "Diagnostics at setup (equilibrium defect, relaxation temperature, window edge) in views and outputs; 0 skips them (they cost a collision operator setup and ~10 applies)", "BTESetDiagnostics", bte->diagnostics, &bte->diagnostics, NULL));
+  PetscCall(PetscOptionsBool("-bte_diagnostics", "Diagnostics at setup (channel graph, equilibrium defect, relaxation temperature, zero-field current, window edge, thermal sampling) in views and outputs; 0 skips them (they cost a collision operator setup and 15-40 applies)", "BTESetDiagnostics", bte->diagnostics, &bte->diagnostics, NULL));
   PetscOptionsEnd();
   if (bte->input[0]) {
     /* options that shape the table a model makes: a table read from a file has its own, and they

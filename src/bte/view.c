@@ -77,7 +77,12 @@ PetscErrorCode BTEView(BTE bte, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "states (n,k) in window: %" PetscInt_FMT " on %d rank(s)\n", bte->nstates, size));
   PetscCall(PetscViewerASCIIPrintf(viewer, "scattering channels: %" PetscInt64_FMT "%s\n", bte->ch.nglobal, bte->chcounted ? " (counted; channel arrays not loaded)" : ""));
   /* no channel at all: the graph of single states would read as "connected" */
-  if (bte->ch.nglobal == 0) PetscCall(PetscViewerASCIIPrintf(viewer, "channel graph: WARNING no scattering channel: none of the %" PetscInt_FMT " states in the window scatters, so nothing relaxes (transport and high-field solves refuse this table); the k grid is too coarse for the window: %s\n", bte->nstates, BTEGridAdvice(bte)));
+  if (bte->ch.nglobal == 0) {
+    /* a cutoff above the default may be what dropped every channel, not the grid */
+    char cut[160] = "";
+    if (bte->g2_cutoff > 0 || bte->phonon_min > 1e-3 * (1 + 1e-12)) PetscCall(PetscSNPrintf(cut, sizeof(cut), "; or the cutoffs dropped them (-bte_g2_cutoff %g eV^2, -bte_phonon_min %g eV): lower them", (double)bte->g2_cutoff, (double)bte->phonon_min));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "channel graph: WARNING no scattering channel: none of the %" PetscInt_FMT " states in the window scatters, so nothing relaxes (transport and high-field solves refuse this table); the k grid is too coarse for the window: %s%s\n", bte->nstates, BTEGridAdvice(bte), cut));
+  }
   else if (!bte->chcounted) {
     PetscInt  np, nout;
     PetscReal eout;

@@ -4,6 +4,7 @@
    apply and RK4 step. A table on stdout and, with -bte_bench_json FILE, JSON; a part
    not timed is "-" in the table and null in the JSON (never a time of 0). */
 #include "commands.h"
+#include <bte/private/modelimpl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -336,6 +337,9 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
   PetscCall(PetscRandomSetFromOptions(rnd));
   PetscCall(VecSetRandom(f, rnd));
   PetscCall(VecSetRandom(x, rnd));
+  /* two buffers of copyn doubles per rank: refused in one line where they cannot fit (an allocation
+     failure deep in VecCreate, or swapping, otherwise) */
+  PetscCall(BTEModelCheckMemory(bte, 2.0 * 8.0 * (PetscLogDouble)copyn, 1.0, "The copy-bandwidth measurement (-bte_bench_copy_size, two buffers of that many doubles per rank)", "use a smaller -bte_bench_copy_size", NULL));
   PetscCall(CopyBandwidth(comm, copyn, 10, &bw));
 
   /* No column of the resident memory a type's setup adds: that growth depends on what the types

@@ -328,7 +328,8 @@ PetscErrorCode BTECommandCheckFiniteOptions(MPI_Comm comm)
             return ierr;
           }
         }
-    if (!prev || strncmp(prev, "-bte_", 5) || (tok[0] == '-' && isalpha((unsigned char)tok[1]))) continue;
+    /* a file may be named nan or inf */
+    if (!prev || strncmp(prev, "-bte_", 5) || (tok[0] == '-' && isalpha((unsigned char)tok[1])) || InList(FileOptions, prev)) continue;
     v = strtod(tok, &end);
     if (end == tok || *end || !(PetscIsInfOrNanReal((PetscReal)v))) continue;
     {

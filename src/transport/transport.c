@@ -300,6 +300,8 @@ PetscErrorCode BTETransportSetTemperatures(BTETransport tr, PetscInt n, const Pe
   if (n) PetscAssertPointer(T, 3);
   for (PetscInt k = 0; k < n; k++) PetscCheck(T[k] > 0 && !PetscIsInfOrNanReal(T[k]), PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Temperatures must be positive (K), got %g", (double)T[k]);
   for (PetscInt k = 0; k < n; k++) PetscCall(BTECheckRange(PetscObjectComm((PetscObject)tr), "temperature (-bte_temperatures)", T[k], BTE_TEMPERATURE_MIN, BTE_TEMPERATURE_MAX, "K", NULL));
+  for (PetscInt k = 0; k < n; k++) /* a repeat would be solved again, a duplicate row in the output */
+    for (PetscInt l = 0; l < k; l++) PetscCheck(T[l] != T[k], PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_WRONG, "The temperature %g K is listed twice (-bte_temperatures, entries %" PetscInt_FMT " and %" PetscInt_FMT "); leave out the repeat", (double)T[k], l + 1, k + 1);
   PetscCall(PetscFree(tr->T));
   tr->nT = n;
   if (n) {
@@ -319,6 +321,7 @@ static PetscErrorCode BTETransportSetConc(BTETransport tr, PetscInt n, const Pet
     PetscCheck(!PetscIsInfOrNanReal(c[k]), PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Not a number in the %s list", mu ? "chemical potential" : "carrier density");
     PetscCheck(mu || c[k] > 0, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "Carrier densities must be positive (cm^-3, cm^-2 in 2D), got %g", (double)c[k]);
     if (mu) PetscCall(BTECheckRange(PetscObjectComm((PetscObject)tr), "chemical potential (-bte_chemical_potentials)", c[k], -BTE_ENERGY_ABS_MAX, BTE_ENERGY_ABS_MAX, "eV", NULL));
+    for (PetscInt l = 0; l < k; l++) PetscCheck(c[l] != c[k], PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_WRONG, "The %s %g is listed twice (%s, entries %" PetscInt_FMT " and %" PetscInt_FMT "); leave out the repeat", mu ? "chemical potential" : "carrier density", (double)c[k], mu ? "-bte_chemical_potentials" : "-bte_carrier_densities", l + 1, k + 1);
   }
   PetscCall(PetscFree(tr->conc));
   tr->nc     = n;
@@ -591,6 +594,13 @@ PetscErrorCode BTETransportSetFromOptions(BTETransport tr)
   n = BTEListDefault(PetscOptionsObject->printhelp, tr->T ? tr->nT : 1, tr->T ? tr->T : &tr->bte->temperature, 257, vals);
   PetscCall(PetscOptionsRealArray("-bte_temperatures", "Temperatures, K (comma-separated; default: -bte_temperature)", "BTETransportSetTemperatures", vals, &n, &flg));
   if (flg) {
+    PetscBool one, in = PETSC_FALSE;
+    PetscReal T1 = 0;
+    /* -bte_temperature is the table's temperature, which the setup summary and its diagnostics use:
+       outside the list it described another temperature than the results' (77 K above 300 K rows) */
+    PetscCall(PetscOptionsGetReal(((PetscObject)tr->bte)->options, ((PetscObject)tr->bte)->prefix, "-bte_temperature", &T1, &one));
+    for (PetscInt k = 0; k < PetscMin(n, 256); k++) in = (PetscBool)(in || vals[k] == T1);
+    PetscCheck(!one || in, comm, PETSC_ERR_USER_INPUT, "-bte_temperature %g K (the temperature of the setup summary and its diagnostics) is not one of -bte_temperatures: give one of the list's, or leave it out", (double)T1);
     PetscCheck(n <= 256, comm, PETSC_ERR_USER_INPUT, "-bte_temperatures takes at most 256 values, got more");
     PetscCheck(n > 0, comm, PETSC_ERR_USER_INPUT, "-bte_temperatures needs a comma-separated list of temperatures in K, e.g. -bte_temperatures 100,200,300");
     PetscCall(BTETransportSetTemperatures(tr, n, vals));

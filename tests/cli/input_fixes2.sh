@@ -59,3 +59,15 @@ expect_fail "'info' on the command line is neither an option nor the value of on
 expect_fail "-bte_temperatures '300, 400': a list is one word without spaces" "$BTE" transport -bte_input ita12.h5 -bte_view 0 -bte_temperatures "300, 400"
 "$BTE" info -bte_input ita12.h5 -bte_view 0 -bte_diagnostics 0 -bte_temperature -1e-300 > /dev/null 2>&1 || true # a negative number is a value, not an option
 echo ok
+# the Perturbo import's k grid named twice; transport lists with a repeat; -bte_temperature outside
+# -bte_temperatures; a file named nan; the cutoffs named when they dropped every channel; a copy
+# buffer larger than memory
+/usr/bin/env "$PYTHON" "$TESTDIR/perturbo/make_epr.py" twoband tb_epr.h5 > /dev/null
+expect_fail "Give either -bte_grid (n in every direction) or -bte_perturbo_kdim (n1,n2,n3), not both" "$BTE" info -bte_model perturbo -bte_perturbo_epr tb_epr.h5 -bte_perturbo_kdim 6,6,6 -bte_grid 8
+expect_fail "The temperature 300. K is listed twice (-bte_temperatures, entries 1 and 3)" "$BTE" transport -bte_input ita12.h5 -bte_view 0 -bte_temperatures 300,200,300
+expect_fail "The carrier density 1e+17 is listed twice (-bte_carrier_densities, entries 1 and 2)" "$BTE" transport -bte_input ita12.h5 -bte_view 0 -bte_carrier_densities 1e17,1e17
+expect_fail "-bte_temperature 77. K (the temperature of the setup summary and its diagnostics) is not one of -bte_temperatures" "$BTE" transport -bte_input ita12.h5 -bte_view 0 -bte_temperature 77 -bte_temperatures 300
+"$BTE" generate -bte_model parabolic -bte_grid 6 -bte_view 0 -bte_output nan > /dev/null && [ -f nan ] || { echo "a table file named nan was refused"; exit 1; }
+"$BTE" info -bte_model gaas -bte_grid 12 -bte_g2_cutoff 1e3 | grep -q "no scattering channel.* or the cutoffs dropped them (-bte_g2_cutoff 1000. eV^2" || { echo "the cutoff is not named"; exit 1; }
+expect_fail "The copy-bandwidth measurement (-bte_bench_copy_size, two buffers of that many doubles per rank) needs" "$BTE" bench -bte_input ita12.h5 -bte_bench_reps 1 -bte_memory_limit 1 -bte_bench_copy_size 200000000
+echo ok

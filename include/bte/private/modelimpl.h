@@ -107,4 +107,4 @@ static const char *const BTEAcousticFloors[] = {"drop", "equipartition", "BTEAco
 #define BTEModelPhononFloor(bte) PetscMax((bte)->phonon_min, BTE_PHONON_FLOOR)
 /* Collective: refuse (one line with the figures and advice) when a rank needs more than slack times
    the memory it may use (-bte_memory_limit, else its share of the node); with fits, say instead. */
-PETSC_INTERN PetscErrorCode BTEModelCheckMemory(BTE, PetscLogDouble, PetscLogDouble, const char[], const char[], PetscBool *);
+PETSC_EXTERN PetscErrorCode BTEModelCheckMemory(BTE, PetscLogDouble, PetscLogDouble, const char[], const char[], PetscBool *);

@@ -542,6 +542,8 @@ static PetscErrorCode BTEModelSetFromOptions_Perturbo(BTE bte)
     for (PetscInt a = 0; a < n; a++) o->kdim[a] = v[a];
     o->nkd = n;
     o->kset = PETSC_TRUE;
+    /* both name the k grid: one would be dropped without a word */
+    PetscCheck(!bte->grid_set, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "Give either -bte_grid (n in every direction) or -bte_perturbo_kdim (n1,n2,n3), not both: both set the k grid of the import");
   }
   n = 4; /* one more than it takes: an extra component is an error, not dropped */
   for (PetscInt a = 0; a < 3; a++) v[a] = o->qdim[a];
