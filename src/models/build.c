@@ -142,8 +142,11 @@ static inline void BTEZoneReduce(const BTEZone *z, const PetscInt d[3], PetscRea
     for (PetscInt c = 0; c < 3; c++) x[c] += z->G[3 * gbest + c];
 }
 
-/* Memory this rank may use: -bte_memory_limit if given, else its share of the node's physical
-   memory (or of the cgroup's limit when a container sets a smaller one). */
+/* Memory this rank may use: -bte_memory_limit if given, else its share of 90% of the node's
+   physical memory (or of the cgroup's limit when a container sets a smaller one): the kernel and
+   the page cache keep the rest (a run sized to all of a 25.3 GB machine was killed at 24.3 GB). */
+#define BTE_MEMORY_USABLE 0.9
+
 static PetscErrorCode BTEModelMemoryAvailable(BTE bte, PetscLogDouble *bytes, PetscBool *user)
 {
   MPI_Comm       node;
@@ -168,6 +171,7 @@ static PetscErrorCode BTEModelMemoryAvailable(BTE bte, PetscLogDouble *bytes, Pe
     fclose(fp);
   }
   if (phys <= 0) phys = 1e18; /* unknown: do not refuse */
+  phys *= BTE_MEMORY_USABLE;
   PetscCallMPI(MPI_Comm_split_type(PetscObjectComm((PetscObject)bte), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   PetscCallMPI(MPI_Comm_size(node, &nnode));
   PetscCallMPI(MPI_Comm_free(&node));
@@ -200,7 +204,7 @@ PetscErrorCode BTEModelCheckMemory(BTE bte, PetscLogDouble need, PetscLogDouble 
       PetscCall(PetscPrintf(comm, "WARNING: %s needs %.3g GB on the busiest rank, more than the %.3g GB a rank may use; going on (-bte_memory_check 0)\n", what, out[1] / 1e9, avail / 1e9));
       PetscFunctionReturn(0);
     }
-    SETERRQ(comm, PETSC_ERR_MEM, "%s needs %.3g GB on the busiest rank (%.3g GB on all ranks), more than the %.3g GB a rank may use (%s); %s", what, out[1] / 1e9, tot / 1e9, avail / 1e9, user ? "-bte_memory_limit" : "physical memory shared by the ranks of a node", advice);
+    SETERRQ(comm, PETSC_ERR_MEM, "%s needs %.3g GB on the busiest rank (%.3g GB on all ranks), more than the %.3g GB a rank may use (%s); %s", what, out[1] / 1e9, tot / 1e9, avail / 1e9, user ? "-bte_memory_limit" : "90% of the physical memory, shared by the ranks of a node", advice);
   }
   PetscFunctionReturn(0);
 }
