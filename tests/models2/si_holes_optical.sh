@@ -16,7 +16,7 @@
 set -e
 "$BUILD/tests/m2_si_holes_optical"
 . "$TESTDIR/common.sh"
-expect_fail "Unknown option foo for -bte_si_holes_optical" "$BTE" info -bte_model si-holes -bte_grid 8 -bte_si_holes_optical foo
+expect_fail "Unknown option \"\?foo\"\? for -bte_si_holes_optical" "$BTE" info -bte_model si-holes -bte_grid 8 -bte_si_holes_optical foo
 expect_fail "optical bir-pikus needs -bte_si_holes_bands kp6" "$BTE" info -bte_model si-holes -bte_grid 8 -bte_si_holes_bands dkk -bte_si_holes_optical bir-pikus
 expect_fail "bte_si_holes_bp_d0 = 30000 eV is out of range" "$BTE" info -bte_model si-holes -bte_grid 8 -bte_si_holes_bands kp6 -bte_si_holes_optical bir-pikus -bte_si_holes_bp_d0 3e4
 expect_fail "bte_si_holes_bp_d0 = nan is not a finite number" "$BTE" info -bte_model si-holes -bte_grid 8 -bte_si_holes_bands kp6 -bte_si_holes_optical bir-pikus -bte_si_holes_bp_d0 nan
