@@ -108,6 +108,7 @@ PetscErrorCode BTECreate(MPI_Comm comm, BTE *bte)
   b->pairbatch    = 4096;
   b->genreuse     = PETSC_TRUE;
   b->genmonitor   = PETSC_FALSE;
+  b->genmonauto   = PETSC_TRUE;
   b->diagnostics  = PETSC_TRUE;
   *bte           = b;
   PetscFunctionReturn(0);
@@ -558,7 +559,11 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscCall(PetscOptionsBool("-bte_memory_check", "Refuse a table or run whose memory estimate exceeds what a rank may use (0: go on anyway)", "BTESetUp", bte->memcheck, &bte->memcheck, NULL));
   PetscCall(PetscOptionsInt("-bte_io_chunk", "Channels per rank per I/O step when reading or writing tables", "BTESetUp", bte->iochunk, &bte->iochunk, NULL));
   PetscCheck(bte->iochunk >= 1, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_io_chunk must be >= 1, got %" PetscInt_FMT, bte->iochunk);
-  PetscCall(PetscOptionsBool("-bte_generate_monitor", "Models: print progress of the channel search every 10%", "BTESetUp", bte->genmonitor, &bte->genmonitor, NULL));
+  {
+    PetscBool given;
+    PetscCall(PetscOptionsBool("-bte_generate_monitor", "Models: print progress of the channel search every 10% (default: from 10 s into a build on; 0: never)", "BTESetUp", bte->genmonitor, &bte->genmonitor, &given));
+    if (given) bte->genmonauto = PETSC_FALSE;
+  }
   PetscCall(PetscOptionsInt("-bte_generate_batch", "Models: channels a rank holds at a time when writing a table while generating (0: 2^25, at most a quarter of its memory)", "BTEGenerateTable", bte->genbatch, &bte->genbatch, NULL));
   PetscCheck(bte->genbatch >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_batch must be >= 0 (0: automatic), got %" PetscInt_FMT, bte->genbatch);
   PetscCall(PetscOptionsInt("-bte_generate_pair_batch", "Models that evaluate couplings in batches (the GPU import): pairs of states per batch (1..4096)", "BTEGenerateTable", bte->pairbatch, &bte->pairbatch, NULL));

@@ -147,6 +147,9 @@ static inline void BTEZoneReduce(const BTEZone *z, const PetscInt d[3], PetscRea
    the page cache keep the rest (a run sized to all of a 25.3 GB machine was killed at 24.3 GB). */
 #define BTE_MEMORY_USABLE 0.9
 
+/* a build that runs longer says how far it got (-bte_generate_monitor not given): seconds */
+#define BTE_GEN_MONITOR_AFTER 10.0
+
 static PetscErrorCode BTEModelMemoryAvailable(BTE bte, PetscLogDouble *bytes, PetscBool *user)
 {
   MPI_Comm       node;
@@ -771,7 +774,7 @@ static PetscErrorCode BTEModelPass(BTE bte, const BTEPairSearch *p, const char n
       PetscInt pct = (PetscInt)((100 * (blk + 1)) / nblock);
       if (pct / 10 > lastpct / 10 || blk == nblock - 1) {
         PetscCall(PetscTime(&t1));
-        if (monitor && pct / 10 > lastpct / 10 && !rank) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  generate %s: %s channels %3" PetscInt_FMT "%% of %" PetscInt_FMT " states on rank 0, %.1f s\n", name, pass ? "storing" : "counting", pct, nl, t1 - t0));
+        if ((monitor || (bte->genmonauto && t1 - t0 >= BTE_GEN_MONITOR_AFTER)) && pct / 10 > lastpct / 10 && !rank) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  generate %s: %s channels %3" PetscInt_FMT "%% of %" PetscInt_FMT " states on rank 0, %.1f s\n", name, pass ? "storing" : "counting", pct, nl, t1 - t0));
         lastpct = pct;
       }
     }
@@ -895,11 +898,11 @@ static PetscErrorCode BTEModelStream(BTE bte, const BTEPairSearch *p, const BTEG
     if (nbuf > 1) ierr = BTETableStreamWriteAsync(ts, (PetscInt64)(c1 - c0), bi[k], bj[k], bm[k], bhw[k], bg2[k]);
     else ierr = BTETableStreamWrite(ts, (PetscInt64)(c1 - c0), bi[k], bj[k], bm[k], bhw[k], bg2[k]);
     c0 = c1;
-    if (monitor && !rank && !ierr) {
+    if ((monitor || bte->genmonauto) && !rank && !ierr) {
       PetscInt64 pct = nown64 ? (100 * (PetscInt64)c0) / nown64 : 100;
+      if (pct / 10 > lastpct / 10) PetscCall(PetscTime(&t1));
       if (pct / 10 > lastpct / 10) {
-        PetscCall(PetscTime(&t1));
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "  generate %s: writing channels %3" PetscInt64_FMT "%% of %" PetscInt64_FMT " on rank 0 (batch %" PetscInt64_FMT " of %" PetscInt64_FMT "), %.1f s\n", name, pct, nown64, r + 1, nrounds, t1 - t0));
+        if (monitor || t1 - t0 >= BTE_GEN_MONITOR_AFTER) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  generate %s: writing channels %3" PetscInt64_FMT "%% of %" PetscInt64_FMT " on rank 0 (batch %" PetscInt64_FMT " of %" PetscInt64_FMT "), %.1f s\n", name, pct, nown64, r + 1, nrounds, t1 - t0));
         lastpct = pct;
       }
     }
@@ -1384,6 +1387,6 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   }
   PetscCall(BTEGenStatesFree(&s));
   PetscCall(PetscTime(&t1));
-  if (monitor) PetscCall(PetscPrintf(comm, "  generate %s: %" PetscInt64_FMT " channels, %.1f s\n", spec->name, bte->ch.nglobal, t1 - t0));
+  if (monitor || (bte->genmonauto && t1 - t0 >= BTE_GEN_MONITOR_AFTER)) PetscCall(PetscPrintf(comm, "  generate %s: %" PetscInt64_FMT " channels, %.1f s\n", spec->name, bte->ch.nglobal, t1 - t0));
   PetscFunctionReturn(0);
 }

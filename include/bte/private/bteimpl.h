@@ -99,6 +99,7 @@ struct _p_BTE {
   PetscInt  genbatch;      /* -bte_generate_batch: 0 automatic */
   PetscInt  pairbatch;     /* -bte_generate_pair_batch: pairs a model evaluates at once (coupling_grid_batch) */
   PetscBool genmonitor;    /* -bte_generate_monitor */
+  PetscBool genmonauto;    /* the option not given: progress lines once a build has run BTE_GEN_MONITOR_AFTER s */
   PetscBool genreuse;      /* -bte_generate_reuse: keep the counting pass's channels when they fit */
   PetscBool genreuse_set;  /* given: else a model whose couplings are cheap to evaluate again (on a GPU) does not keep them */
   /* state space */
