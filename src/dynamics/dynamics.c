@@ -1172,6 +1172,10 @@ static PetscErrorCode BTEDynamicsPostStep(TS ts)
   PetscFunctionReturn(0);
 }
 
+/* a run whose stepping has lasted this long (s) prints, with each monitor line, its time so far and
+   the time it has left at the pace so far */
+#define BTE_MONITOR_ETA_AFTER 30.0
+
 static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscReal t, Vec f)
 {
   PetscLogDouble w0, w1;
@@ -1185,6 +1189,13 @@ static PetscErrorCode BTEDynamicsSnapshot(BTEDynamics dyn, PetscInt step, PetscR
   PetscCall(BTEDynamicsReferenceCompare(dyn, t, f));
   if (dyn->monitor) {
     PetscReal ncell, dens, emean, v[3], vd = 0, Emag, edge;
+    if (dyn->wsolve > 0 && t > dyn->tsolve[0] && w0 - dyn->wsolve >= BTE_MONITOR_ETA_AFTER && w0 - dyn->weta >= BTE_MONITOR_ETA_AFTER) {
+      /* a long run says how long it has run and, at the pace so far, how long it has left (at most
+         once per BTE_MONITOR_ETA_AFTER seconds) */
+      PetscLogDouble el = w0 - dyn->wsolve;
+      dyn->weta         = w0;
+      PetscCall(PetscPrintf(PetscObjectComm((PetscObject)dyn), "  (%.0f s of stepping so far; about %.0f s left at this pace)\n", (double)el, (double)(el * (dyn->tsolve[1] - t) / (t - dyn->tsolve[0]))));
+    }
     PetscCall(BTEComputeMoments(dyn->bte, f, &ncell, &dens, &emean, v));
     PetscCall(BTEGetBandEdge(dyn->bte, &edge));
     Emag = PetscSqrtReal(dyn->efield[0] * dyn->efield[0] + dyn->efield[1] * dyn->efield[1] + dyn->efield[2] * dyn->efield[2]);
@@ -1739,7 +1750,11 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(TSRestartStep(dyn->ts)); /* a restarted run starts its step afresh, as after every snapshot */
   PetscCall(BTEDynamicsCostBegin(dyn));
   PetscCall(PetscTime(&w0));
-  s0 = dyn->cost.tsnap;
+  dyn->wsolve    = w0;
+  dyn->weta      = 0;
+  dyn->tsolve[0] = t0;
+  dyn->tsolve[1] = tmax;
+  s0             = dyn->cost.tsnap;
   PetscCall(TSSolve(dyn->ts, dyn->f));
   if (dyn->tswitch >= 0 && dyn->tssw && !dyn->switched) PetscCall(BTEDynamicsSwitch(dyn, tmax));
   PetscCall(PetscTime(&w1));

@@ -216,6 +216,9 @@ struct _p_BTEDynamics {
   BTEDynamicsOutput out;
   PetscReal    tnext;      /* next output time */
   PetscReal    tlast;      /* time of the last snapshot written */
+  PetscLogDouble wsolve;   /* PetscTime when the stepping started (the monitor's estimate of the time left) */
+  PetscLogDouble weta;     /* PetscTime of the last such estimate */
+  PetscReal    tsolve[2];  /* simulated start and end of the stepping, fs */
   PetscBool    clipped;    /* the last step was shortened to hit an output time */
   PetscReal    dtsaved;    /* the step before clipping */
   PetscBool    landfinal;  /* steps land on the final time too (matchstep, done by bte) */
