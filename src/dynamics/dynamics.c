@@ -449,9 +449,8 @@ PetscErrorCode BTEDynamicsGetStateCheck(BTEDynamics dyn, BTEStateCheckType *type
   PetscFunctionReturn(0);
 }
 
-/* The output must not overwrite an input (the table, a restart file other than the one appended
-   to); append: it is the restart file (by name or through a link), the run appends to it. */
-static PetscErrorCode BTEDynamicsCheckOutput(BTEDynamics dyn, PetscBool *append)
+/* append: the output is the restart file (by name or through a link), which the run appends to */
+static PetscErrorCode BTEDynamicsAppends(BTEDynamics dyn, PetscBool *append)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)dyn);
   PetscMPIInt rank;
@@ -459,14 +458,23 @@ static PetscErrorCode BTEDynamicsCheckOutput(BTEDynamics dyn, PetscBool *append)
 
   PetscFunctionBegin;
   *append = PETSC_FALSE;
+  if (!dyn->output[0] || dyn->init != BTE_INIT_RESTART || !dyn->restart[0]) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) same = BTESameFile(dyn->output, dyn->restart);
+  PetscCallMPI(MPI_Bcast(&same, 1, MPI_INT, 0, comm));
+  *append = same ? PETSC_TRUE : PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* The output must not overwrite an input (the table, a restart file other than the one appended
+   to). An append opens the file where it is: a symbolic link to the restart file is followed. */
+static PetscErrorCode BTEDynamicsCheckOutput(BTEDynamics dyn, PetscBool *append)
+{
+  PetscFunctionBegin;
+  PetscCall(BTEDynamicsAppends(dyn, append));
   if (!dyn->output[0]) PetscFunctionReturn(0);
-  if (dyn->init == BTE_INIT_RESTART && dyn->restart[0]) {
-    PetscCallMPI(MPI_Comm_rank(comm, &rank));
-    if (rank == 0) same = BTESameFile(dyn->output, dyn->restart);
-    PetscCallMPI(MPI_Bcast(&same, 1, MPI_INT, 0, comm));
-    *append = same ? PETSC_TRUE : PETSC_FALSE;
-  }
-  PetscCall(BTECheckOutputFileWith(dyn->bte, dyn->output, "-bte_output", *append || dyn->init != BTE_INIT_RESTART ? NULL : dyn->restart, "-bte_restart"));
+  if (*append) PetscCall(BTECheckAppendFileWith(dyn->bte, dyn->output, "-bte_output", NULL, NULL));
+  else PetscCall(BTECheckOutputFileWith(dyn->bte, dyn->output, "-bte_output", dyn->init != BTE_INIT_RESTART ? NULL : dyn->restart, "-bte_restart"));
   PetscFunctionReturn(0);
 }
 
@@ -540,9 +548,12 @@ static PetscErrorCode BTEDynamicsCheckSummaryReference(BTEDynamics dyn)
   MPI_Comm    comm = PetscObjectComm((PetscObject)dyn);
   PetscMPIInt rank;
   int         same[2] = {0, 0};
+  PetscBool   append;
 
   PetscFunctionBegin;
-  if (dyn->output[0]) PetscCall(BTECheckOutputFileWith(dyn->bte, dyn->output, "-bte_output", dyn->ref.file, "-bte_reference"));
+  PetscCall(BTEDynamicsAppends(dyn, &append));
+  if (dyn->output[0] && append) PetscCall(BTECheckAppendFileWith(dyn->bte, dyn->output, "-bte_output", dyn->ref.file, "-bte_reference"));
+  else if (dyn->output[0]) PetscCall(BTECheckOutputFileWith(dyn->bte, dyn->output, "-bte_output", dyn->ref.file, "-bte_reference"));
   if (!dyn->cost.summary[0]) PetscFunctionReturn(0);
   PetscCall(BTECheckOutputFileWith(dyn->bte, dyn->cost.summary, "-bte_summary", dyn->ref.file, "-bte_reference"));
   PetscCall(BTECheckOutputFileWith(dyn->bte, dyn->cost.summary, "-bte_summary", dyn->init == BTE_INIT_RESTART ? dyn->restart : NULL, "-bte_restart"));

@@ -635,10 +635,13 @@ static int Rows(hid_t loc, const char path[], hid_t memtype, hsize_t start, hsiz
   H5Sclose(ms);
   H5Sclose(fs);
   /* written rows may reach the file only when the dataset is closed (a full disk fails here) */
-  if (H5Dclose(d) < 0 && write && (BTEH5MarkCloseFailed(), !ret)) {
-    char m[256];
-    BTEH5StackMessage(m, sizeof(m));
-    ret = BTEH5Fail(st, "writing rows %llu..%llu of dataset %s failed (HDF5: %s)", (unsigned long long)start, (unsigned long long)(start + count - 1), path, m);
+  if (H5Dclose(d) < 0 && write) {
+    BTEH5MarkCloseFailed();
+    if (!ret) {
+      char m[256];
+      BTEH5StackMessage(m, sizeof(m));
+      ret = BTEH5Fail(st, "writing rows %llu..%llu of dataset %s failed (HDF5: %s)", (unsigned long long)start, (unsigned long long)(start + count - 1), path, m);
+    }
   }
   return ret;
 }

@@ -27,7 +27,10 @@ static int WriteAttrArray(hid_t obj, const char name[], hid_t ftype, hid_t mtype
   if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
   a = H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT);
   if (a < 0 || H5Awrite(a, mtype, v) < 0) ret = StackFail(st, "write attribute", name);
-  if (a >= 0 && H5Aclose(a) < 0 && (BTEH5MarkCloseFailed(), !ret)) ret = StackFail(st, "write attribute", name);
+  if (a >= 0 && H5Aclose(a) < 0) {
+    BTEH5MarkCloseFailed();
+    if (!ret) ret = StackFail(st, "write attribute", name);
+  }
   H5Sclose(sp);
   return ret;
 }
@@ -59,7 +62,10 @@ int BTEH5DescribeDataset(hid_t loc, const char name[], const char units[], const
   if (d < 0) return StackFail(st, "open dataset", name);
   if (units) ret = BTEH5WriteAttrString(d, "units", units, st);
   if (!ret && desc) ret = BTEH5WriteAttrString(d, "description", desc, st);
-  if (H5Dclose(d) < 0 && (BTEH5MarkCloseFailed(), !ret)) ret = StackFail(st, "write dataset", name);
+  if (H5Dclose(d) < 0) {
+    BTEH5MarkCloseFailed();
+    if (!ret) ret = StackFail(st, "write dataset", name);
+  }
   return ret;
 }
 
@@ -76,7 +82,10 @@ int BTEH5WriteDataset(hid_t loc, const char name[], hid_t ftype, hid_t memtype, 
   if (d < 0) ret = StackFail(st, "create dataset", name);
   else if (n && H5Dwrite(d, memtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) ret = StackFail(st, "write dataset", name);
   /* the data may reach the file only when the dataset is closed (a full disk fails here) */
-  if (d >= 0 && H5Dclose(d) < 0 && (BTEH5MarkCloseFailed(), !ret)) ret = StackFail(st, "write dataset", name);
+  if (d >= 0 && H5Dclose(d) < 0) {
+    BTEH5MarkCloseFailed();
+    if (!ret) ret = StackFail(st, "write dataset", name);
+  }
   H5Sclose(sp);
   return ret ? ret : BTEH5DescribeDataset(loc, name, units, desc, st);
 }
@@ -113,7 +122,10 @@ int BTEH5CreateSeries(hid_t loc, const char name[], hid_t ftype, hsize_t ncols, 
     d = H5Dcreate2(loc, name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d < 0) ret = StackFail(st, "create dataset", name);
   }
-  if (d >= 0 && H5Dclose(d) < 0 && (BTEH5MarkCloseFailed(), !ret)) ret = StackFail(st, "create dataset", name);
+  if (d >= 0 && H5Dclose(d) < 0) {
+    BTEH5MarkCloseFailed();
+    if (!ret) ret = StackFail(st, "create dataset", name);
+  }
   if (dcpl >= 0) H5Pclose(dcpl);
   if (sp >= 0) H5Sclose(sp);
   return ret ? ret : BTEH5DescribeDataset(loc, name, units, desc, st);
@@ -145,7 +157,10 @@ int BTEH5WriteSeriesRow(hid_t loc, const char name[], hid_t memtype, hsize_t row
   if (fs >= 0) H5Sclose(fs);
   /* a chunk of the row is written when the dataset is closed (its cache flushed): a full disk
      fails here, and the row would otherwise be lost without a word */
-  if (H5Dclose(d) < 0 && (BTEH5MarkCloseFailed(), !ret)) ret = StackFail(st, "write a row of dataset", name);
+  if (H5Dclose(d) < 0) {
+    BTEH5MarkCloseFailed();
+    if (!ret) ret = StackFail(st, "write a row of dataset", name);
+  }
   return ret;
 }
 

@@ -93,7 +93,10 @@ static void FindClash(const char file[], const char *names[], const char *opts[]
   }
 }
 
-PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt[], const char other[], const char otheropt[])
+/* inplace: the file is opened where it is and written there (a dynamics run appending to its
+   restart file), not written as FILE.tmp and renamed onto it: a symbolic link to it is then
+   followed like any path, and FILE.tmp is never made */
+static PetscErrorCode CheckOutputFile(BTE bte, const char file[], const char opt[], const char other[], const char otheropt[], PetscBool inplace)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)bte);
   PetscMPIInt rank;
@@ -111,8 +114,8 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
     const char *opts[3]  = {"-bte_input", "-bte_perturbo_epr", otheropt ? otheropt : ""};
     FindBadPath(file, opt ? opt : "-bte_output", msg, sizeof(msg));
     if (!msg[0]) FindClash(file, names, opts, other ? 3 : 2, msg, sizeof(msg), opt ? opt : "-bte_output");
-    if (!msg[0]) FindNotRegular(file, opt ? opt : "-bte_output", msg, sizeof(msg));
-    if (!msg[0]) { /* FILE.tmp, which every writer creates first: a link or a special file there */
+    if (!msg[0] && !inplace) FindNotRegular(file, opt ? opt : "-bte_output", msg, sizeof(msg));
+    if (!msg[0] && !inplace) { /* FILE.tmp, which every writer creates first: a link or a special file there */
       char tmp[PETSC_MAX_PATH_LEN + 8];
       snprintf(tmp, sizeof(tmp), "%s.tmp", file);
       if (BTEH5TmpProblem(tmp)) snprintf(msg, sizeof(msg), "The output %s (%s) is written as %s first, and %s", file, opt ? opt : "-bte_output", tmp, BTEH5TmpProblem(tmp));
@@ -121,6 +124,20 @@ PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt
   }
   PetscCallMPI(MPI_Bcast(msg, (PetscMPIInt)sizeof(msg), MPI_CHAR, 0, comm));
   PetscCheck(!msg[0], comm, PETSC_ERR_USER_INPUT, "%s", msg);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECheckOutputFileWith(BTE bte, const char file[], const char opt[], const char other[], const char otheropt[])
+{
+  PetscFunctionBegin;
+  PetscCall(CheckOutputFile(bte, file, opt, other, otheropt, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode BTECheckAppendFileWith(BTE bte, const char file[], const char opt[], const char other[], const char otheropt[])
+{
+  PetscFunctionBegin;
+  PetscCall(CheckOutputFile(bte, file, opt, other, otheropt, PETSC_TRUE));
   PetscFunctionReturn(0);
 }
 

@@ -64,3 +64,17 @@ t = h5py.File('run.h5', 'r')['dynamics/time'][()]
 assert list(t) == [0, 20, 30, 40], t
 print('ok: the restart appended through the link:', list(t))"
 fi
+# the output a symbolic link to the restart file: the append opens the file where it is, so it is
+# written through the link (the link stays, its target grows); a new output through a link is refused
+ln -s run.h5 symrun.h5
+"$BTE" dynamics -bte_input t.h5 $R -bte_final_time 60 -bte_init restart -bte_restart run.h5 -bte_output symrun.h5 -bte_output_interval 10 >/dev/null
+[ -L symrun.h5 ] || { echo "FAIL: the append replaced the symbolic link"; exit 1; }
+[ ! -e symrun.h5.tmp ] && [ ! -e run.h5.tmp ] || { echo "FAIL: the append left a .tmp"; exit 1; }
+if [ -n "$PYTHON" ] && "$PYTHON" -c 'import h5py' 2>/dev/null; then
+  "$PYTHON" -c "
+import h5py
+t = h5py.File('run.h5', 'r')['dynamics/time'][()]
+assert list(t) == [0, 20, 30, 40, 50, 60], t
+print('ok: the restart appended through the symbolic link:', list(t))"
+fi
+expect_fail "symrun.h5 (-bte_output) is a symbolic link" "$BTE" dynamics -bte_input t.h5 $R -bte_final_time 10 -bte_output symrun.h5

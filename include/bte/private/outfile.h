@@ -6,3 +6,5 @@
 PETSC_INTERN int BTESameFile(const char a[], const char b[]);
 /* BTECheckOutputFile, also refusing an output (or its FILE.tmp) that is other (option otheropt) */
 PETSC_INTERN PetscErrorCode BTECheckOutputFileWith(BTE, const char file[], const char opt[], const char other[], const char otheropt[]);
+/* the same for a file opened where it is to be appended to (no FILE.tmp; a symbolic link to it is followed) */
+PETSC_INTERN PetscErrorCode BTECheckAppendFileWith(BTE, const char file[], const char opt[], const char other[], const char otheropt[]);
