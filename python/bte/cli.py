@@ -81,26 +81,34 @@ def plot_transport_main(argv=None):
     from .outputs import HighField, Transport, kinds
     p = argparse.ArgumentParser(prog="plot_transport", description=TRANSPORT_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("file")
-    p.add_argument("-o", "--output", help="PNG to write (default: FILE with .png; "
-                   "_velocity.png for /highfield when both groups are present)")
+    p.add_argument("-o", "--output", help="image to write (default: FILE with .png; a name without an "
+                   "extension gets .png, and other extensions matplotlib knows, such as .pdf or .svg, "
+                   "choose the format; the rates plot is OUTPUT_rates.EXT, the velocity-field plot "
+                   "OUTPUT_velocity.EXT when both groups are present)")
     p.add_argument("--component", default="trace", choices=["trace", "xx", "yy", "zz", "xy", "xz", "yz"],
                    help="mobility component to plot (default: trace/3, trace/2 in 2D)")
     a = p.parse_args(argv)
     base = a.file[:-3] if a.file.endswith(".h5") else a.file
+    if a.output:  # the name written is the name printed: matplotlib adds .png to a name without an extension
+        stem, ext = os.path.splitext(a.output)
+        if not ext:
+            a.output, ext = a.output + ".png", ".png"
+    else:
+        stem, ext = base, ".png"
     try:
         groups = [k for k in kinds(a.file) if k in ("transport", "highfield")]
         if not groups:
             return _fail(p.prog, "%s has neither /transport nor /highfield" % a.file)
         for gname in groups:
-            out = a.output or (base + ".png")
+            out = stem + ext
             if len(groups) == 2 and gname == "highfield":
-                out = (a.output[:-4] if a.output and a.output.endswith(".png") else base) + "_velocity.png"
+                out = stem + "_velocity" + ext
             if gname == "transport":
                 tr = Transport(a.file)
                 plot.mobility(tr, a.component, path=out)
                 if tr.scattering_rate is not None:  # each state's rate against its energy
                     print("wrote %s" % out)
-                    out = (out[:-4] if out.endswith(".png") else out) + "_rates.png"
+                    out = stem + "_rates" + ext
                     plot.scattering_rates(tr, path=out)
             else:
                 plot.velocity_field(HighField(a.file), path=out)

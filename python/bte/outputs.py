@@ -43,15 +43,25 @@ def _complete(f, whole):
 
 
 def _provenance(f):
-    """The root attributes creator, created and source (docs/format.md, "Output files"); {} if absent."""
-    return {k: attr(f, k) for k in ("creator", "created", "source") if k in f.attrs}
+    """The root attributes creator, created, source and table_source (docs/format.md, "Output files");
+    those absent (older files) are left out."""
+    return {k: attr(f, k) for k in ("creator", "created", "source", "table_source") if k in f.attrs}
+
+
+# the units of the /diagnostics attributes that have one other than "1" (docs/diagnostics.md)
+DIAGNOSTICS_UNITS = {"temperature": "K", "relaxation_temperature": "K", "edge_width": "eV",
+                     "thermal_speed": "cm/s", "zero_field_velocity": "cm/s"}
 
 
 def _diagnostics(f):
-    """The /diagnostics group's attributes as a dict (docs/diagnostics.md); {} if absent."""
+    """The /diagnostics group's attributes as a dict (docs/diagnostics.md); {} if absent. The units
+    of those with one are checked (a plot draws the relaxation temperature as kelvin)."""
     if "diagnostics" not in f:
         return {}
     g = f["diagnostics"]
+    for name, u in DIAGNOSTICS_UNITS.items():
+        if name in g.attrs:
+            check_units(g, name + "_units", u, "/diagnostics " + name)
     return {k: attr(g, k) for k in g.attrs}
 
 
@@ -67,7 +77,9 @@ class Dynamics:
         (3; V/cm), efield_profile ("constant", "step", "pulse") with efield_time, efield_fwhm (fs;
         None where they do not apply), pump (dict of density, e0_edge, smear, time, fwhm, or None),
         band_edge (eV), cell_volume (Angstrom^3; Angstrom^2 in 2D), dim, spin_degeneracy,
-        output_interval (fs).
+        output_interval (fs); the collision operator's smearing (eV), delta ("perturbo" or
+        "balanced"), table_source, table_channels, table_checksum (None in files written before
+        bte recorded them).
     lattice (Lattice), diagnostics (dict), cost (dict or None), reference_error (dict of the
     [nc] arrays of /dynamics/reference_error and its attributes, or None; a NaN in one is refused),
     provenance (dict: creator, created, source), complete (True once the run that last wrote it
@@ -112,7 +124,18 @@ class Dynamics:
             self.carrier_type = attr(g, "carriers", "")
             self.init = attr(g, "init", "")
             self.drift_form = attr(g, "drift_form", "")
-            self.temperature = number(g, "temperature", required=True)
+            # the collision operator of the run (older files: None)
+            self.smearing = number(g, "smearing", positive=True)
+            self.delta = attr(g, "delta", None)
+            self.table_source = attr(g, "table_source", None)
+            self.table_channels = number(g, "table_channels", integer=True)
+            self.table_checksum = attr(g, "table_checksum", None)
+            for name, val, known in (("delta", self.delta, ("perturbo", "balanced", None)),
+                                     ("carriers", self.carrier_type, ("electrons", "holes", "")),
+                                     ("efield_profile", attr(g, "efield_profile", "constant"), ("constant", "step", "pulse"))):
+                if val not in known:
+                    raise BTEFileError("%s: /dynamics %s = %r, expected %s" % (self.path, name, val, " or ".join(k for k in known if k)))
+            self.temperature = number(g, "temperature", required=True, positive=True)
             self.efield = _vector3(g, "efield")
             # the field's time profile and the pump (older files: constant, none)
             self.efield_profile = attr(g, "efield_profile", "constant")
@@ -146,7 +169,13 @@ class Dynamics:
             self.diagnostics = _diagnostics(f)
             self.complete = _complete(f, whole=False)
             self.provenance = _provenance(f)
-            self.cost = {k: attr(g["cost"], k) for k in g["cost"].attrs} if "cost" in g else None
+            self.cost = None
+            if "cost" in g:
+                c = g["cost"]
+                for k in c.attrs:  # the wall times in seconds
+                    if k.startswith("wall_time") and not k.endswith("_units"):
+                        check_units(c, k + "_units", "s", "/dynamics/cost " + k)
+                self.cost = {k: attr(c, k) for k in c.attrs}
             self.reference_error = None
             if "reference_error" in g:
                 # each dataset [nc] checked as every other: finite (bte never writes NaN: one comes from
@@ -158,7 +187,7 @@ class Dynamics:
         au = self._attribute_units(two)
         self.units = {"time": "fs", "carriers": "1/cell", "carrier_density": "cm^-2" if two else "cm^-3",
                       "mean_energy": "eV", "drift_velocity": "cm/s", "velocity": "cm/s", "population": "1/(eV cell)",
-                      "energy_grid": "eV", "bin_width": "eV", "state_energy": "eV", "temperature": "K",
+                      "energy_grid": "eV", "bin_width": "eV", "state_energy": "eV", "temperature": "K", "smearing": "eV",
                       "efield": "V/cm", "efield_time": "fs", "efield_fwhm": "fs", "band_edge": "eV",
                       "cell_volume": au["cell_volume"], "output_interval": "fs", "occupations": "",
                       "pump": {k: au["pump_" + k] for k in PUMP_KEYS}, "reference_error": self._reference_error_units(two)}
@@ -174,7 +203,7 @@ class Dynamics:
     def _attribute_units(two):
         """The unit of each /dynamics attribute that has one (its <name>_units sibling)."""
         u = {"temperature": "K", "efield": "V/cm", "efield_time": "fs", "efield_fwhm": "fs", "band_edge": "eV",
-             "cell_volume": "Angstrom^2" if two else "Angstrom^3", "output_interval": "fs"}
+             "cell_volume": "Angstrom^2" if two else "Angstrom^3", "output_interval": "fs", "smearing": "eV"}
         u.update(("pump_" + k, v) for k, v in zip(PUMP_KEYS, ("cm^-2" if two else "cm^-3", "eV", "eV", "fs", "fs")))
         return u
 
@@ -239,8 +268,10 @@ class Transport:
         scattering_rate (n, N; 1/fs: each state's Gamma_i = -diag J(f0), 2 Im Sigma / hbar) with
         state_energy (N; eV), state_kindex, state_band (N), None in files written before bte had them;
         method, ksp_type, model (str), dim, spin_degeneracy, num_states, k_grid (3 ints), smearing
-        (eV), ita_tol; lattice (Lattice), diagnostics (dict), provenance (dict: creator, created,
-        source). A file that says it is incomplete (complete = 0) is refused.
+        (eV), ita_tol, delta (str; None in older files), fixed ("carrier_density" or
+        "chemical_potential": the one the run held fixed; older files: carrier_density); lattice
+        (Lattice), diagnostics (dict), provenance (dict: creator, created, source, table_source).
+        A file that says it is incomplete (complete = 0) is refused.
     """
 
     def __init__(self, path):
@@ -286,6 +317,11 @@ class Transport:
             self.smearing = number(g, "smearing_eV", positive=True)
             check_units(g, "smearing_eV_units", "eV", "/transport smearing_eV")
             self.ita_tol = number(g, "ita_tol")
+            self.delta = attr(g, "delta", None)
+            # which of density and chemical potential the run held fixed (older files: density)
+            self.fixed = attr(g, "fixed", "carrier_density")
+            if self.fixed not in ("carrier_density", "chemical_potential"):
+                raise BTEFileError("%s: /transport fixed = %r: expected carrier_density or chemical_potential" % (self.path, self.fixed))
             self.lattice = _lattice(f, self.k_grid, self.dim, what="/transport k_grid")
             self.diagnostics = _diagnostics(f)
         self.units = {"temperature": "K", "chemical_potential": "eV", "carrier_density": "cm^-2" if two else "cm^-3",
@@ -331,8 +367,10 @@ class HighField:
         band_occupation (nE, nbands; fraction), residual, number_error, edge_occupation (nE),
         number_source (nE; 1/fs), iterations, operator_applies (nE), converged, used_ptc (nE, bool);
         method, model (str), temperature (K), carrier_density (cm^-3, cm^-2 in 2D), chemical_potential
-        (eV), dim, k_grid; lattice (Lattice), diagnostics (dict), provenance (dict: creator,
-        created, source). A file that says it is incomplete (complete = 0) is refused.
+        (eV), dim, k_grid; drift_form, delta (str), smearing (eV), spin_degeneracy (None in files
+        written before bte recorded them); lattice (Lattice), diagnostics (dict), provenance (dict:
+        creator, created, source, table_source). A file that says it is incomplete (complete = 0)
+        is refused.
     """
 
     def __init__(self, path):
@@ -373,6 +411,11 @@ class HighField:
             self.temperature = number(g, "temperature_K", positive=True)
             self.carrier_density = number(g, "carrier_density", positive=True)
             self.chemical_potential = number(g, "chemical_potential_eV")
+            # what else decides the result (None in files written before bte recorded them)
+            self.drift_form = attr(g, "drift_form", None)
+            self.delta = attr(g, "delta", None)
+            self.smearing = number(g, "smearing_eV", positive=True, units="eV")
+            self.spin_degeneracy = number(g, "spin_degeneracy", integer=True, choices=(1, 2))
             self.k_grid = _parse_grid(g)
             self.lattice = _lattice(f, self.k_grid, self.dim, what="/highfield k_grid")
             self.diagnostics = _diagnostics(f)

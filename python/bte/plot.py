@@ -54,6 +54,12 @@ def _title(dyn):
     title = "%s %s, %g K" % (dyn.source, dyn.carrier_type or "carriers", dyn.temperature)
     if np.any(dyn.efield != 0):
         title += ", E = (%g, %g, %g) V/cm" % tuple(dyn.efield)
+        if dyn.efield_profile != "constant":
+            title += " (%s at %g fs)" % (dyn.efield_profile, dyn.efield_time)
+    if dyn.pump:
+        title += ", pump %.3g %s at %g fs" % (dyn.pump["density"], dyn.units["pump"]["density"], dyn.pump["time"])
+    if not dyn.complete:
+        title += " (stopped before its final time)"
     return title
 
 
@@ -162,7 +168,8 @@ def mean_energy(dyn, path=None):
     axes = fig.subplots(1, 2 if field else 1)
     ax = axes[0] if field else axes
     ax.plot(t, dyn.mean_energy - dyn.band_edge, "o-", ms=3)
-    nocc = dyn.occupations(0).sum() if dyn.nsnapshots else 0.0
+    # the carriers the lattice relaxes: the run's own, or, with a pump adding carriers, the last snapshot's
+    nocc = dyn.occupations(-1 if dyn.pump else 0).sum() if dyn.nsnapshots else 0.0
     eq = _equilibrium_mean_energy(dyn.state_energy, nocc, dyn.temperature)
     if eq is not None:
         ax.axhline(eq - dyn.band_edge, color="gray", ls="--", lw=1, label="equilibrium: Fermi-Dirac at %g K on these states" % dyn.temperature)
@@ -178,7 +185,10 @@ def mean_energy(dyn, path=None):
     ax.set_xlabel("time (fs)")
     ax.set_ylabel("mean energy above the band edge (eV)")
     dn = np.abs(carriers / carriers[0] - 1).max() if len(carriers) and carriers[0] else 0
-    ax.set_title("mean energy (carrier number kept to %.0e)" % dn if dn > 0 else "mean energy (carrier number exact)")
+    if dyn.pump:  # the pump adds carriers by design: their number is not a check
+        ax.set_title("mean energy (carriers %.3g -> %.3g per cell, pumped)" % (carriers[0], carriers[-1]) if len(carriers) else "mean energy")
+    else:
+        ax.set_title("mean energy (carrier number kept to %.0e)" % dn if dn > 0 else "mean energy (carrier number exact)")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)
     if field:
@@ -219,27 +229,41 @@ def kspace(dyn, snapshot=-1, plane="xy", path=None):
     return _save(fig, path)
 
 
+def _source_name(obj):
+    """The model, or else the table file's name, for a title."""
+    if obj.model:
+        return obj.model
+    return os.path.basename(obj.provenance.get("source", "") or "")
+
+
 def mobility(tr, component="trace", path=None):
-    """Mobility versus temperature, one curve per carrier density (rounded to 3 digits); log-log when
-    the temperatures span more than a factor 2.5. tr: Transport or file name."""
+    """Mobility versus temperature, one curve per carrier density (rounded to 3 digits), or per
+    chemical potential where the run held those fixed (tr.fixed); log-log when the temperatures span
+    more than a factor 2.5. Configurations whose solve did not converge (converged false) are drawn
+    as open markers and counted in the title. tr: Transport or file name."""
     from .outputs import Transport
     tr = _load(tr, Transport)
     T, n = tr.temperature, tr.carrier_density
     val = tr.component(component)
+    bad = ~tr.converged
     dunit = tr.units["carrier_density"]
     fig = _figure((5.5, 4.2))
     ax = fig.subplots()
-    keys = np.array([float("%.3g" % x) for x in n])
+    bymu = tr.fixed == "chemical_potential"
+    keys = np.array([float("%.4g" % x) for x in tr.chemical_potential]) if bymu else np.array([float("%.3g" % x) for x in n])
     for key in sorted(set(keys)):
         sel = keys == key
         order = np.argsort(T[sel])
-        ax.plot(T[sel][order], val[sel][order], "o-", label="n = %.3g %s" % (key, dunit))
+        line, = ax.plot(T[sel][order], val[sel][order], "o-", label="$\\mu$ = %.4g eV" % key if bymu else "n = %.3g %s" % (key, dunit))
+        _open_markers(ax, T[sel & bad], val[sel & bad], line.get_color(), None)
     ax.set_xlabel("temperature (K)")
     ax.set_ylabel("mobility %s (cm$^2$/(V s))" % ("(trace/%d)" % tr.dim if component == "trace" else component))
     if len(T) > 1 and T.max() / T.min() > 2.5 and np.all(val > 0):
         ax.set_xscale("log")
         ax.set_yscale("log")
-    ax.set_title("bte transport: %s%s" % (tr.model + " " if tr.model else "", tr.method))
+    name = _source_name(tr)
+    ax.set_title("bte transport: %s%s%s" % (name + " " if name else "", tr.method,
+                                           ", %d of %d not converged (open)" % (bad.sum(), len(bad)) if bad.any() else ""))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -265,7 +289,8 @@ def scattering_rates(tr, path=None):
     ax.set_yscale("log")
     ax.set_xlabel("energy above the lowest state (eV)")
     ax.set_ylabel("scattering rate $1/\\tau$ (1/ps)")
-    ax.set_title("bte transport: %sscattering rates" % (tr.model + " " if tr.model else ""))
+    name = _source_name(tr)
+    ax.set_title("bte transport: %sscattering rates" % (name + " " if name else ""))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, markerscale=3)
     fig.tight_layout()
@@ -275,14 +300,15 @@ def scattering_rates(tr, path=None):
 def _open_markers(ax, x, y, color, label):
     """Points drawn over the filled markers as open ones (white inside): fields whose solve did not converge."""
     if len(x):
-        ax.plot(x, y, "o", ls="none", mfc="white", mec=color, zorder=3, label=label)
+        ax.plot(x, y, "o", ls="none", color=color, mfc="white", mec=color, zorder=3, label=label)  # color: the next curve keeps its own
 
 
 def velocity_field(hf, path=None):
-    """|drift velocity| versus field with the peak marked, and the valley occupations versus field
-    when there is more than one valley kind. hf: HighField or file name. Fields whose solve did not
-    converge (converged false) are drawn as open markers and named in the legend; the peak is
-    taken over the converged ones where there are any."""
+    """|drift velocity| versus field with the peak marked (where the largest |v_d| lies inside the
+    field range, not at its end), and the valley occupations versus field when there is more than
+    one valley kind. hf: HighField or file name. Fields whose solve did not converge (converged
+    false) are drawn as open markers and named in the legend; the peak is taken over the converged
+    ones where there are any."""
     from .outputs import HighField
     hf = _load(hf, HighField)
     E, vd = hf.field, np.abs(hf.drift_velocity)
@@ -292,15 +318,19 @@ def velocity_field(hf, path=None):
     fig = _figure((10 if have_valleys else 5.5, 4.2))
     axes = fig.subplots(1, 2 if have_valleys else 1)
     ax = axes[0] if have_valleys else axes
-    line, = ax.plot(E / 1e3, vd / 1e7, "o-", label="converged" if bad.any() else None)
+    line, = ax.plot(E / 1e3, vd / 1e7, "-")
+    if not bad.all():
+        ax.plot(E[~bad] / 1e3, vd[~bad] / 1e7, "o", ls="none", color=line.get_color(), label="converged" if bad.any() else None)
     _open_markers(ax, E[bad] / 1e3, vd[bad] / 1e7, line.get_color(), "not converged (%d of %d fields)" % (bad.sum(), len(E)))
     k = int(np.argmax(np.where(bad, -np.inf, vd))) if not bad.all() else int(np.argmax(vd))
-    ax.annotate("peak%s %.3g cm/s\nat %.3g kV/cm" % (" of the converged" if bad.any() and not bad.all() else "", vd[k], E[k] / 1e3), (E[k] / 1e3, vd[k] / 1e7),
-                textcoords="offset points", xytext=(10, -30), fontsize=8)
+    lo, hi = int(np.argmin(E)), int(np.argmax(E))
+    if len(E) > 2 and k not in (lo, hi):  # a maximum at an end of the range is no peak
+        ax.annotate("peak%s %.3g cm/s\nat %.3g kV/cm" % (" of the converged" if bad.any() and not bad.all() else "", vd[k], E[k] / 1e3), (E[k] / 1e3, vd[k] / 1e7),
+                    textcoords="offset points", xytext=(10, -30), fontsize=8)
     ax.set_xlabel("field (kV/cm)")
-    ax.set_ylabel("drift velocity (10$^7$ cm/s)")
-    ax.set_title("bte highfield: %s%s%s" % (hf.model, " %g K" % hf.temperature if hf.temperature is not None else "",
-                                            ", %d not converged (open)" % bad.sum() if bad.any() else ""))
+    ax.set_ylabel("|drift velocity| (10$^7$ cm/s)")
+    parts = [p for p in (_source_name(hf), "%g K" % hf.temperature if hf.temperature is not None else "") if p]
+    ax.set_title("bte highfield: %s%s" % (", ".join(parts), ", %d not converged (open)" % bad.sum() if bad.any() else ""))
     ax.grid(True, alpha=0.3)
     if bad.any():
         ax.legend(fontsize=8)

@@ -93,6 +93,9 @@ PetscErrorCode BTEParamsAdd(BTE bte, const char name[], PetscReal value, const c
     if (same) break;
   }
   PetscCheck(k < BTE_MAX_PARAMS, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Too many model parameters (max %d)", BTE_MAX_PARAMS);
+  /* a longer name or unit would be cut in the table file (docs/format.md: 63 and 31 characters) */
+  PetscCheck(strlen(name) < sizeof(p->name[k]), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Model parameter name %s is longer than %d characters", name, (int)sizeof(p->name[k]) - 1);
+  PetscCheck(!unit || strlen(unit) < sizeof(p->unit[k]), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "The unit of model parameter %s (%s) is longer than %d characters", name, unit, (int)sizeof(p->unit[k]) - 1);
   PetscCall(PetscStrncpy(p->name[k], name, sizeof(p->name[k])));
   PetscCall(PetscStrncpy(p->unit[k], unit ? unit : "", sizeof(p->unit[k])));
   p->value[k] = value;

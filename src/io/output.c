@@ -54,6 +54,9 @@ static int WriteProvenance(hid_t f, BTE bte, BTEH5Status *st)
 {
   if (BTEH5WriteCreator(f, st)) return -1;
   if (BTEH5WriteAttrString(f, "source", bte->input[0] ? bte->input : bte->model, st)) return -1;
+  /* the table's own provenance: a model built in memory is otherwise only its name, without the
+     grid and model options that made it */
+  if (BTEH5WriteAttrString(f, "table_source", bte->source, st)) return -1;
   return BTEH5WriteAttrInt(f, "complete", 0, st);
 }
 

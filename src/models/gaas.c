@@ -523,7 +523,7 @@ static PetscErrorCode BTEModelGenerate_GaAs(BTE bte)
   PetscCall(BTEParamsAdd(bte, "LO_on", p.lo ? 1.0 : 0.0, ""));
   PetscCall(BTEParamsAdd(bte, "Frohlich_overlap", p.overlap ? 1.0 : 0.0, ""));
   PetscCall(BTEParamsAdd(bte, "intervalley_on", p.iv ? 1.0 : 0.0, ""));
-  if (p.acfloor) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, "hw below the phonon floor raised to it, |g|^2 x floor/hw"));
+  if (p.acfloor) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, ""));
   /* a byte per k point; for absurd grids no cache (BTEModelBuild refuses them with the figure) */
   p.label = NULL;
   if ((PetscInt64)p.nk * p.nk * p.nk <= 2000000000) {

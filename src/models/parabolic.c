@@ -141,7 +141,7 @@ static PetscErrorCode BTEModelGenerate_Parabolic(BTE bte)
   PetscCall(BTEParamsAdd(bte, "density", p.rho, "kg/m^3"));
   PetscCall(BTEParamsAdd(bte, "LO_on", p.lo ? 1.0 : 0.0, ""));
   PetscCall(BTEParamsAdd(bte, "acoustic_on", p.ac ? 1.0 : 0.0, ""));
-  if (p.acfloor) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, "hw below the phonon floor raised to it, |g|^2 x floor/hw"));
+  if (p.acfloor) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, ""));
   PetscCall(BTEModelBuild(bte, &spec));
   PetscFunctionReturn(0);
 }

@@ -817,7 +817,7 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
     else PetscCall(BTEParamsAdd(bte, "overlap_split_off", fso, ""));
   }
   if (c->acoustic == SI_ACOUSTIC_BIR_PIKUS) {
-    PetscCall(BTEParamsAdd(bte, "acoustic_bir_pikus", 1.0, "1 = per-branch Bir-Pikus acoustic coupling"));
+    PetscCall(BTEParamsAdd(bte, "acoustic_bir_pikus", 1.0, ""));
     PetscCall(BTEParamsAdd(bte, "bir_pikus_a", p->bpa, "eV"));
     PetscCall(BTEParamsAdd(bte, "bir_pikus_b", p->bpb, "eV"));
     PetscCall(BTEParamsAdd(bte, "bir_pikus_d", p->bpd, "eV"));
@@ -826,10 +826,10 @@ PETSC_EXTERN PetscErrorCode BTEModelSpecSiHoles(BTE bte, BTEModelSpec *spec)
     PetscCall(BTEParamsAdd(bte, "c44", p->c44, "GPa"));
   }
   if (c->optical == SI_OPTICAL_BIR_PIKUS) {
-    PetscCall(BTEParamsAdd(bte, "optical_bir_pikus", 1.0, "1 = optical coupling from d0 with the kp6 eigenvectors"));
+    PetscCall(BTEParamsAdd(bte, "optical_bir_pikus", 1.0, ""));
     PetscCall(BTEParamsAdd(bte, "bir_pikus_d0", p->bpd0, "eV"));
   }
-  if (c->acfloor > 0) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, "hw below the phonon floor raised to it, |g|^2 x floor/hw"));
+  if (c->acfloor > 0) PetscCall(BTEParamsAdd(bte, "acoustic_floor_equipartition", 1.0, ""));
   PetscFunctionReturn(0);
 }
 

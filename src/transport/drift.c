@@ -60,6 +60,11 @@ PetscErrorCode BTEHighFieldCreateDefaultDrift(BTEHighField hf, BTEHighFieldDrift
   PetscCall(BTEDriftSetUp(d));
   PetscCall(BTEDriftGetForm(d, &form));
   hd->positive   = form == BTE_DRIFT_PLAIN ? PETSC_FALSE : PETSC_TRUE;
+  if (form == BTE_DRIFT_MUSCL) {
+    BTEDriftLimiter lim;
+    PetscCall(BTEDriftGetLimiter(d, &lim));
+    PetscCall(PetscSNPrintf(hf->driftname, sizeof(hf->driftname), "%s (limiter %s)", BTEDriftForms[form], BTEDriftLimiters[lim]));
+  } else PetscCall(PetscStrncpy(hf->driftname, BTEDriftForms[form], sizeof(hf->driftname)));
   {
     /* the b-vectors as grid steps m_a = b . a_a nk_a / (2 pi) */
     PetscInt         nb, nk[3];

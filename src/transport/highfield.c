@@ -208,6 +208,7 @@ PetscErrorCode BTEHighFieldSetDrift(BTEHighField hf, const BTEHighFieldDrift *d)
   if (hf->have_drift && hf->drift.destroy) PetscCall((*hf->drift.destroy)(hf->drift.ctx));
   hf->drift      = *d;
   hf->have_drift = PETSC_TRUE;
+  PetscCall(PetscStrncpy(hf->driftname, "application (BTEHighFieldSetDrift)", sizeof(hf->driftname)));
   PetscFunctionReturn(0);
 }
 
@@ -1407,7 +1408,8 @@ PetscErrorCode BTEHighFieldView(BTEHighField hf, PetscViewer v)
 /* ---- HDF5: group /highfield of an output file of the output layer (src/io/output.c) ---- */
 typedef struct {
   BTEHighField hf;
-  PetscInt     dim, nk[3], nbands;
+  PetscInt     dim, nk[3], nbands, spin;
+  PetscReal    eta;
   const char  *model;
 } HFWriteCtx;
 
@@ -1482,6 +1484,12 @@ static int HFWriter(const HFWriteCtx *c, hid_t f, BTEH5Status *st)
   if (!st->bad) BTEH5WriteAttrString(g, "k_grid", grid, st);
   if (!st->bad) BTEH5WriteAttrString(g, "model", c->model ? c->model : "", st);
   if (!st->bad) BTEH5WriteAttrInts(g, "dimension", 1, (long long[]){c->dim}, st);
+  /* what else decides the result, so that the file can be reproduced: the drift's form (a 10 %
+     difference in v_d at low field between forms on a coarse grid), the delta and its width */
+  if (!st->bad) BTEH5WriteAttrString(g, "drift_form", c->hf->driftname, st);
+  if (!st->bad) BTEH5WriteAttrReals(g, "smearing_eV", 1, (double[]){c->eta}, "eV", st);
+  if (!st->bad) BTEH5WriteAttrString(g, "delta", BTEDeltas[c->hf->bte->delta], st);
+  if (!st->bad) BTEH5WriteAttrInts(g, "spin_degeneracy", 1, (long long[]){c->spin}, st);
   free(buf);
   free(ibuf);
   free(lbuf);
@@ -1518,6 +1526,8 @@ PetscErrorCode BTEHighFieldWriteHDF5(BTEHighField hf, const char file[])
   c.nbands = hf->bte->nbands;
   PetscCall(BTEGetGrid(hf->bte, &c.dim, c.nk, NULL, NULL, NULL));
   PetscCall(BTEGetModel(hf->bte, &c.model));
+  PetscCall(BTEGetSpinDegeneracy(hf->bte, &c.spin));
+  PetscCall(BTEGetSmearing(hf->bte, &c.eta));
   PetscCall(BTEOutputCreate(hf->bte, file, NULL, "high-field", PETSC_FALSE, &out));
   PetscCall(BTEOutputWriteRunInfo(out, hf->col)); /* the diagnostics with the solver's operator */
   PetscCall(BTEOutputGetFile(out, &f, &st));

@@ -75,6 +75,10 @@ static int BTETransportWriter(const BTETransportWriteCtx *c, hid_t f, BTEH5Statu
   if (!st->bad) BTEH5WriteAttrString(g, "k_grid", grid, st);
   if (!st->bad) BTEH5WriteAttrReals(g, "smearing_eV", 1, (double[]){c->eta}, "eV", st);
   if (!st->bad) BTEH5WriteAttrString(g, "model", c->model ? c->model : "", st);
+  if (!st->bad) BTEH5WriteAttrString(g, "delta", BTEDeltas[tr->bte->delta], st);
+  /* which of the two was given: the rows of a chemical-potential sweep have densities that change
+     with the temperature, and a reader groups them by the one held fixed */
+  if (!st->bad) BTEH5WriteAttrString(g, "fixed", tr->use_mu ? "chemical_potential" : "carrier_density", st);
   if (!st->bad && tr->method == BTE_TRANSPORT_ITA) BTEH5WriteAttrReals(g, "ita_tol", 1, (double[]){tr->ita_tol}, NULL, st);
   if (!st->bad && tr->method == BTE_TRANSPORT_KSP) BTEH5WriteAttrReals(g, "ksp_rtol", 1, (double[]){tr->ksp_rtol}, "1", st);
   if (!st->bad && tr->method == BTE_TRANSPORT_KSP) BTEH5WriteAttrReals(g, "residual_max", 1, (double[]){tr->residual_max}, "1", st);

@@ -157,6 +157,7 @@ struct _p_BTEHighField {
   KSP                ptc_ksp;
   BTEHighFieldDrift  drift;
   PetscBool          have_drift;
+  char               driftname[64]; /* written to the output: the default drift's form (and limiter), or "application" */
   /* results */
   PetscInt            nres;
   BTEHighFieldResult *res;
