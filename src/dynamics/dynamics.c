@@ -1635,6 +1635,7 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   comm = PetscObjectComm((PetscObject)dyn);
   PetscCall(BTEDynamicsSetUp(dyn));
   PetscCall(BTEDynamicsComputeInitialState(dyn, dyn->f, &t0));
+  PetscCall(BTEDynamicsSteadySeed(dyn, t0, dyn->f)); /* a restart: the count of -bte_steady_threshold goes on */
   PetscCall(BTEDynamicsCheckState(dyn, dyn->f, t0, dyn->step0, dyn->init == BTE_INIT_RESTART ? "initial state (the restart snapshot)" : "initial state"));
   if (dyn->init == BTE_INIT_RESTART && dyn->restartunused[0]) PetscCall(PetscPrintf(comm, "initial state: the restart snapshot's; not used: %s\n", dyn->restartunused));
   PetscCall(VecSum(dyn->f, &dyn->sum0));

@@ -38,6 +38,15 @@ static int Differ(double a, double b)
   return PetscAbsReal(a - b) > 1e-12 * PetscMax(1.0, PetscMax(PetscAbsReal(a), PetscAbsReal(b)));
 }
 
+/* the muscl drift's slope limiter ("" for the other forms and without a field) */
+static const char *DriftLimiterName(BTEDynamics dyn)
+{
+  BTEDriftLimiter lim;
+
+  if (dyn->driftform != BTE_DRIFT_MUSCL || !dyn->drift || BTEDriftGetLimiter(dyn->drift, &lim)) return "";
+  return BTEDriftLimiters[lim];
+}
+
 /* What defines the run's collision operator beyond the states (which a restart checks bit for bit)
    and the settings CheckAppend compares already: the smearing, the delta and the table's channels.
    The table is identified by its channel count and a checksum of every channel (both ends, the mode,
@@ -169,10 +178,52 @@ static int SameProblem(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, Pets
     } else {
       if (ReadAttr3(fid, "efield", e) && (Differ(e[0], dyn->efield[0]) || Differ(e[1], dyn->efield[1]) || Differ(e[2], dyn->efield[2]))) return BTEH5Fail(st, "its run had -bte_efield %g,%g,%g V/cm, this one %g,%g,%g%s", e[0], e[1], e[2], (double)dyn->efield[0], (double)dyn->efield[1], (double)dyn->efield[2], hint);
       if (BTEH5AttrExists(fid, "dynamics", "efield_profile") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "efield_profile", s, sizeof(s), st) && strcmp(s, BTEFieldProfiles[dyn->src.fprofile])) return BTEH5Fail(st, "its run had -bte_efield_profile %s, this one %s%s", s, BTEFieldProfiles[dyn->src.fprofile], hint);
+      if (st->bad) return -1;
+      /* the profile's times too: a step moved from 50 to 150 fs was appended to a file that says 50 */
+      if (dyn->src.fprofile != BTE_FIELD_CONSTANT && BTEH5AttrExists(fid, "dynamics", "efield_time") == 1) {
+        if (BTEH5ReadAttrReal(fid, "dynamics", "efield_time", &v, st)) return -1;
+        if (Differ(v, dyn->src.ftime)) return BTEH5Fail(st, "its run had -bte_efield_time %g fs, this one %g fs%s", v, (double)dyn->src.ftime, hint);
+      }
+      if (dyn->src.fprofile == BTE_FIELD_PULSE && BTEH5AttrExists(fid, "dynamics", "efield_fwhm") == 1) {
+        if (BTEH5ReadAttrReal(fid, "dynamics", "efield_fwhm", &v, st)) return -1;
+        if (Differ(v, dyn->src.ffwhm)) return BTEH5Fail(st, "its run had -bte_efield_fwhm %g fs, this one %g fs%s", v, (double)dyn->src.ffwhm, hint);
+      }
     }
     v = 0;
     if (BTEH5AttrExists(fid, "dynamics", "pump_density") == 1 && BTEH5ReadAttrReal(fid, "dynamics", "pump_density", &v, st)) return -1;
     if (Differ(v, dyn->src.pdensity)) return BTEH5Fail(st, "its run had -bte_pump_density %g, this one %g%s", v, (double)dyn->src.pdensity, hint);
+    if (dyn->src.pdensity > 0) {
+      /* the pulse itself: a pump moved in time or energy injects other carriers at other times */
+      const char *key[4] = {"pump_e0_edge", "pump_smear", "pump_time", "pump_fwhm"};
+      const char *opt[4] = {"-bte_pump_e0_edge", "-bte_pump_smear", "-bte_pump_time", "-bte_pump_fwhm"};
+      const char *unit[4] = {"eV", "eV", "fs", "fs"};
+      double      mine[4] = {(double)dyn->src.pe0edge, (double)dyn->src.psmear, (double)dyn->src.ptime, (double)dyn->src.pfwhm};
+      for (int q = 0; q < 4; q++) {
+        if (BTEH5AttrExists(fid, "dynamics", key[q]) != 1) continue;
+        if (BTEH5ReadAttrReal(fid, "dynamics", key[q], &v, st)) return -1;
+        if (Differ(v, mine[q])) return BTEH5Fail(st, "its run had %s %g %s, this one %g %s%s", opt[q], v, unit[q], mine[q], unit[q], hint);
+      }
+    }
+    /* collisions on or off (-bte_scattering 0 is another equation); recorded since 2026-11-30 */
+    if (BTEH5AttrExists(fid, "dynamics", "scattering") == 1) {
+      long long sc;
+      if (BTEH5ReadAttrInt(fid, "dynamics", "scattering", &sc, st)) return -1;
+      if ((sc != 0) != (dyn->scattering != 0)) return BTEH5Fail(st, "its run had -bte_scattering %d, this one %d%s", sc ? 1 : 0, dyn->scattering ? 1 : 0, hint);
+    }
+    if (!reference) {
+      /* an append is one run: the drift's limiter and the renormalisation too (a reference may
+         differ in these discretisation choices, as in its drift form) */
+      if (BTEH5AttrExists(fid, "dynamics", "normalize") == 1) {
+        long long nz;
+        if (BTEH5ReadAttrInt(fid, "dynamics", "normalize", &nz, st)) return -1;
+        if ((nz != 0) != (dyn->normalize != 0)) return BTEH5Fail(st, "its run had -bte_normalize %d, this one %d%s", nz ? 1 : 0, dyn->normalize ? 1 : 0, hint);
+      }
+      if (BTEH5AttrExists(fid, "dynamics", "drift_limiter") == 1) {
+        const char *mine = DriftLimiterName(dyn);
+        if (BTEH5ReadAttrString(fid, "dynamics", "drift_limiter", s, sizeof(s), st)) return -1;
+        if (strcmp(s, mine)) return BTEH5Fail(st, "its run had -bte_drift_limiter %s, this one %s%s", s[0] ? s : "(none)", mine[0] ? mine : "(none)", hint);
+      }
+    }
     if (st->bad) return -1;
   }
   {
@@ -256,6 +307,16 @@ static int CheckAppend(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, long
   if ((PetscInt)occ[1] != bte->nstates) return BTEH5Fail(st, "it holds %lld states per snapshot, this table has %" PetscInt_FMT ": not the same table", (long long)occ[1], bte->nstates);
   if ((PetscInt)pop[1] != dyn->out.ne) return BTEH5Fail(st, "it has %lld energy grid points, this run %" PetscInt_FMT ": append with the same -bte_output_energy_step", (long long)pop[1], dyn->out.ne);
   {
+    /* the same number of bins is not the same bins: a step of 0.00495 eV instead of 0.005 made as
+       many, and its populations were appended under the file's energy_grid */
+    double  bw, e0;
+    hsize_t ng[1];
+    if (BTEH5DatasetShape(fid, "dynamics/energy_grid", H5T_FLOAT, 1, "[nE]", ng, st) || ng[0] != pop[1]) return st->bad ? -1 : BTEH5Fail(st, "its /dynamics/energy_grid does not match its population's bins: the file is damaged");
+    if (BTEH5ReadRows(fid, "dynamics/energy_grid", H5T_NATIVE_DOUBLE, 0, 1, 0, &e0, st) || BTEH5ReadAttrReal(fid, "dynamics/energy_grid", "bin_width", &bw, st)) return -1;
+    if (Differ(bw, dyn->de)) return BTEH5Fail(st, "its energy bins are %g eV wide, this run's %g eV: append with the same -bte_output_energy_step", bw, (double)dyn->de);
+    if (Differ(e0, dyn->out.e0 + 0.5 * dyn->de)) return BTEH5Fail(st, "its energy bins start at %g eV, this run's at %g eV (the band edge of another table)", e0 - 0.5 * bw, (double)dyn->out.e0);
+  }
+  {
     /* the groups an append does not rewrite, which the file's readers need (/grid places the states
        in k space): an append to a file that lost them would be a damaged file reported complete */
     hsize_t d[1], l[2];
@@ -296,6 +357,9 @@ static int WriteHeader(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, Pets
   if (BTEH5WriteAttrString(g, "carriers", bte->carrier < 0 ? "electrons" : "holes", st)) goto done;
   if (BTEH5WriteAttrString(g, "init", BTEInitTypes[dyn->init], st)) goto done;
   if (BTEH5WriteAttrString(g, "drift_form", BTEDriftForms[dyn->driftform], st)) goto done;
+  if (BTEH5WriteAttrString(g, "drift_limiter", DriftLimiterName(dyn), st)) goto done;
+  if (BTEH5WriteAttrInts(g, "normalize", 1, (long long[]){dyn->normalize ? 1 : 0}, st)) goto done;
+  if (BTEH5WriteAttrInts(g, "scattering", 1, (long long[]){dyn->scattering ? 1 : 0}, st)) goto done;
   if (BTEH5WriteAttrReals(g, "temperature", 1, (double[]){bte->temperature}, "K", st)) goto done;
   /* what defines the collision operator, so that an append can check it (TableIdentity) */
   if (BTEH5WriteAttrReals(g, "smearing", 1, (double[]){bte->smearing}, "eV", st)) goto done;
@@ -402,7 +466,10 @@ PetscErrorCode BTEDynamicsOutputOpen(BTEDynamics dyn, const char file[], PetscBo
     }
     PetscCall(BTEOutputAppend(bte, file, "dynamics", &dyn->out.file));
     PetscCall(BTEOutputGetFile(dyn->out.file, &fid, &st));
-    if (rank == 0) (void)CheckAppend(fid, dyn, &id, &nt, &hasdt, st);
+    if (rank == 0 && !CheckAppend(fid, dyn, &id, &nt, &hasdt, st) && !dyn->ref.file[0] && BTEH5Exists(fid, "dynamics/reference_error") == 1 && H5Ldelete(fid, "dynamics/reference_error", H5P_DEFAULT) < 0)
+      /* the errors of the run that wrote the file, against its reference: a run without one
+         appending would leave them beside its own snapshots, read as the whole file's */
+      BTEH5Fail(st, "cannot remove its /dynamics/reference_error, which describes only the run that wrote it");
     PetscCall(BTEOutputCheck(dyn->out.file));
     info[0] = nt;
     info[1] = hasdt;

@@ -121,7 +121,8 @@ PetscErrorCode BTEDynamicsReferenceOpen(BTEDynamics dyn, PetscReal t0, PetscReal
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   fid = H5Fopen(F, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (fid < 0) {
-    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot open the reference %s (-bte_reference): not an HDF5 file", F));
+    const char *why = BTEH5OpenFailReason();
+    PetscCall(PetscSNPrintf(msg, sizeof(msg), "Cannot open the reference %s (-bte_reference): %s", F, why ? why : "not an HDF5 file"));
     bad = 1;
   } else {
     r->fid  = (long long)fid; /* closed by BTEDynamicsReferenceClose, also after a refusal */

@@ -326,6 +326,34 @@ PetscErrorCode BTEDynamicsSourcesDestroy(BTEDynamics dyn)
   PetscFunctionReturn(0);
 }
 
+/* A restart goes on counting where the run that wrote its file was: the restart snapshot is the
+   last output time's check (its drift velocity, from the state), and the interval before it
+   counts as it did there, from the file's drift velocities, where the field is the same (a
+   restart had needed three intervals of its own and stopped two output intervals late). */
+PetscErrorCode BTEDynamicsSteadySeed(BTEDynamics dyn, PetscReal t0, Vec f)
+{
+  BTEDynamicsSources            *s  = &dyn->src;
+  const BTEDynamicsRestartState *rs = &dyn->rs;
+  PetscReal                      v[3], Emag;
+  PetscBool                      same = rs->hasv;
+
+  PetscFunctionBegin;
+  if (s->sthr <= 0 || dyn->init != BTE_INIT_RESTART) PetscFunctionReturn(0);
+  if (s->fprofile == BTE_FIELD_STEP && t0 < s->ftime - BTE_SRC_EPS(s->ftime)) PetscFunctionReturn(0);
+  Emag = PetscSqrtReal(dyn->efield[0] * dyn->efield[0] + dyn->efield[1] * dyn->efield[1] + dyn->efield[2] * dyn->efield[2]);
+  if (Emag == 0) PetscFunctionReturn(0);
+  PetscCall(BTEComputeMoments(dyn->bte, f, NULL, NULL, NULL, v));
+  s->sprev = PETSC_TRUE;
+  s->vprev = (v[0] * dyn->efield[0] + v[1] * dyn->efield[1] + v[2] * dyn->efield[2]) / Emag;
+  s->tprev = t0;
+  s->shits = 0;
+  for (int c = 0; c < 3; c++)
+    if (rs->efield[c] != dyn->efield[c]) same = PETSC_FALSE;
+  if (s->fprofile == BTE_FIELD_STEP && rs->tprev < s->ftime - BTE_SRC_EPS(s->ftime)) same = PETSC_FALSE;
+  if (same && t0 > rs->tprev) s->shits = PetscAbsReal(rs->vlast - rs->vprev) / ((t0 - rs->tprev) * 1e-15) < s->sthr ? 1 : 0;
+  PetscFunctionReturn(0);
+}
+
 /* At an output time t (after the step that lands there): the drift velocity's change over the
    last output interval; two intervals in a row below the threshold stop the run (the caller
    sets the TS's reason). A step field counts only from its step on. */

@@ -53,6 +53,17 @@ static herr_t StackWalk(unsigned n, const H5E_error2_t *e, void *ctx)
   return 0;
 }
 
+const char *BTEH5OpenFailReason(void)
+{
+  char m[512];
+
+  BTEH5StackMessage(m, sizeof(m));
+  /* HDF5 1.10+ locks a file open for writing; its words: "unable to lock file, errno = 11" (some
+     releases "flock"), otherwise the message says only that the open failed */
+  if (strstr(m, "lock file") || strstr(m, "flock")) return "another process has it open for writing (HDF5 refused the file lock): wait for that run to end, or use a copy of the file";
+  return NULL;
+}
+
 void BTEH5StackMessage(char buf[], size_t len)
 {
   StackCtx s = {buf, len};

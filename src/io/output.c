@@ -162,7 +162,8 @@ PetscErrorCode BTEOutputAppend(BTE bte, const char file[], const char what[], BT
       PetscCall(PetscSNPrintf(o->st.msg, sizeof(o->st.msg), "Cannot open the %s output %s to append to it: %s", what, file, m));
     } else {
       o->fid = H5Fopen(file, H5F_ACC_RDWR, H5P_DEFAULT);
-      if (o->fid < 0) BTEH5Fail(&o->st, "Cannot open the %s output %s to append to it: not an HDF5 file, or damaged, or not writable", what, file);
+      const char *why = o->fid < 0 ? BTEH5OpenFailReason() : NULL;
+      if (o->fid < 0) BTEH5Fail(&o->st, "Cannot open the %s output %s to append to it: %s", what, file, why ? why : "not an HDF5 file, or damaged, or not writable");
       else if (BTEH5WriteAttrInt(o->fid, "complete", 0, &o->st) || H5Fflush(o->fid, H5F_SCOPE_GLOBAL) < 0) BTEH5Fail(&o->st, "Cannot append to the %s output %s: it cannot be written", what, file);
     }
   }

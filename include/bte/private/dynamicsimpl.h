@@ -104,6 +104,12 @@ typedef struct {
   PetscBool hasdt;     /* the file has the step sizes (older files do not) */
   PetscReal dt;        /* the step the run was about to take, fs */
   PetscReal dtclip;    /* > 0: dt was shortened to land on an output time from this step */
+  /* for -bte_steady_threshold: the drift velocities of the last two snapshots and the field they
+     are along, so that a restart goes on counting the intervals below the threshold */
+  PetscBool hasv;      /* two snapshots and the field were read */
+  PetscReal tprev;     /* the snapshot before the last, fs */
+  PetscReal vprev, vlast; /* cm/s */
+  PetscReal efield[3]; /* V/cm */
 } BTEDynamicsRestartState;
 
 /* Cost of a run (src/dynamics/cost.c): counts over BTEDynamicsSolve, wall times in seconds. */
@@ -261,6 +267,7 @@ PETSC_INTERN PetscErrorCode BTEDynamicsPumpAdd(BTEDynamics, PetscReal, Vec);
 PETSC_INTERN PetscReal      BTEDynamicsPumpInjected(BTEDynamics, PetscReal, PetscReal);
 PETSC_INTERN PetscReal      BTEDynamicsNextEvent(BTEDynamics, PetscReal);
 PETSC_INTERN PetscErrorCode BTEDynamicsSteadyCheck(BTEDynamics, TS, PetscReal, Vec);
+PETSC_INTERN PetscErrorCode BTEDynamicsSteadySeed(BTEDynamics, PetscReal, Vec);
 PETSC_INTERN PetscErrorCode BTEDynamicsPreStep(TS);
 PETSC_INTERN PetscErrorCode BTEDynamicsPreStage(TS, PetscReal);
 PETSC_INTERN PetscErrorCode BTEDynamicsPostEvaluate(TS);

@@ -43,6 +43,9 @@ PETSC_EXTERN int    BTEH5CloseFailed(void);
 PETSC_INTERN void   BTEH5MarkCloseFailed(void); /* a dataset's or attribute's close failed */
 /* The innermost message of HDF5's error stack (call right after the failing call). */
 PETSC_INTERN void BTEH5StackMessage(char[], size_t);
+/* after a failed H5Fopen: the reason in one line for the user, NULL if none is known (a file
+   another process holds open for writing: HDF5's file lock) */
+PETSC_INTERN const char *BTEH5OpenFailReason(void);
 /* 1 if every component of path exists under loc (0 if one is missing, -1 if HDF5 cannot tell:
    damaged metadata; opening it then fails) */
 PETSC_INTERN int BTEH5Exists(hid_t, const char[]);
