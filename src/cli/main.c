@@ -170,6 +170,17 @@ static int BTECheckOptionsFile(const char *opt, const char *file, const char *cm
 static int BTECheckCommandWords(int argc, char **argv, const char *cmd)
 {
   for (int a = 1; a < argc; a++) {
+    /* other tools' conventions after the command: --help and -h ask for PETSc's -help; any other
+       --name is one dash too many (PETSc took it for -name, and the unused-option check then named
+       the correct spelling as unused) */
+    if (cmd && (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h"))) {
+      argv[a] = (char *)"-help";
+      continue;
+    }
+    if (!strncmp(argv[a], "--", 2) && argv[a][2]) {
+      fprintf(stderr, "bte%s%s: error: %s: options take one dash (%s)\n", cmd ? " " : "", cmd ? cmd : "", argv[a], argv[a] + 1);
+      return 1;
+    }
     if (BTEValidKey(argv[a])) {
       if (a + 1 < argc && !BTEValidKey(argv[a + 1])) {
         const char *v = argv[a + 1];

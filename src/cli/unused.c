@@ -120,7 +120,12 @@ static PetscErrorCode CheckUnused(MPI_Comm comm, UnusedWhen when, const char cmd
 
 PetscErrorCode BTECommandCheckOptions(MPI_Comm comm, const char cmd[])
 {
+  PetscBool batch;
+
   PetscFunctionBegin;
+  /* read by every BTE (BTESetFromOptions), used only where a table is written while it is made */
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_generate_batch", &batch));
+  PetscCheck(!batch || !strcmp(cmd, "generate"), comm, PETSC_ERR_USER_INPUT, "-bte_generate_batch sets how much of a table 'bte generate' writes at a time; 'bte %s' builds its table in memory and would ignore it: leave it out", cmd);
   PetscCall(CheckUnused(comm, UNUSED_UPFRONT, cmd));
   PetscFunctionReturn(0);
 }

@@ -203,9 +203,11 @@ static PetscErrorCode BTEModelSetFromOptions_Graphene(BTE bte)
     /* Transport experiments fit one LA-like mode of sound velocity v_LA with one D (Chen et al. 2008:
        18 eV). Acoustic rates go as D^2/v^2, so TA and LA with the same D give that one mode's
        scattering when D^2 (1 + v_LA^2/v_TA^2) = D_eff^2. */
-    PetscReal deff = 0;
+    /* shown as the D_eff of the couplings in use (8.11 eV for the defaults), so that giving the
+       value -help shows changes nothing; 0 had been shown, which switches the acoustic modes off */
+    PetscReal deff = g->dta == g->dla && g->vta > 0 ? g->dta * PetscSqrtReal(1 + (g->vla * g->vla) / (g->vta * g->vta)) : 0;
     PetscBool set;
-    PetscCall(PetscOptionsReal("-bte_graphene_d_ac_eff", "Acoustic deformation potential of one LA-like mode as fitted to transport (e.g. 18 eV); sets D_TA = D_LA = D_eff/sqrt(1 + v_LA^2/v_TA^2), eV (default: not set)", "BTEModelSpecGraphene", deff, &deff, &set));
+    PetscCall(PetscOptionsReal("-bte_graphene_d_ac_eff", "Acoustic deformation potential of one LA-like mode as fitted to transport (e.g. 18 eV); sets D_TA = D_LA = D_eff/sqrt(1 + v_LA^2/v_TA^2), eV (default: that of -bte_graphene_d_ta and _d_la where they are equal)", "BTEModelSpecGraphene", deff, &deff, &set));
     if (set) {
       PetscCheck(!dtaset && !dlaset, PetscObjectComm((PetscObject)bte), PETSC_ERR_USER_INPUT, "Give either -bte_graphene_d_ac_eff or -bte_graphene_d_ta/-bte_graphene_d_la, not both");
       PetscCheck(deff >= 0 && !PetscIsInfOrNanReal(deff), PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_graphene_d_ac_eff must be >= 0 (eV), got %g", (double)deff);

@@ -70,4 +70,17 @@ expect_fail "-bte_temperature 77. K (the temperature of the setup summary and it
 "$BTE" generate -bte_model parabolic -bte_grid 6 -bte_view 0 -bte_output nan > /dev/null && [ -f nan ] || { echo "a table file named nan was refused"; exit 1; }
 "$BTE" info -bte_model gaas -bte_grid 12 -bte_g2_cutoff 1e3 | grep -q "no scattering channel.* or the cutoffs dropped them (-bte_g2_cutoff 1000. eV^2" || { echo "the cutoff is not named"; exit 1; }
 expect_fail "The copy-bandwidth measurement (-bte_bench_copy_size, two buffers of that many doubles per rank) needs" "$BTE" bench -bte_input ita12.h5 -bte_bench_reps 1 -bte_memory_limit 1 -bte_bench_copy_size 200000000
+expect_fail "-bte_generate_batch sets how much of a table 'bte generate' writes at a time; 'bte transport' builds its table in memory" "$BTE" transport $P -bte_view 0 -bte_generate_batch 100
+# two dashes: refused by the name as typed (it had been reported as the correct spelling, unused);
+# --help and -h after a command are -help
+expect_fail "error: --bte_temperature: options take one dash (-bte_temperature)" "$BTE" info -bte_input t8.h5 --bte_temperature 77
+for h in --help -h; do
+  cmp <("$BTE" info -bte_input t8.h5 $h 2>&1) <("$BTE" info -bte_input t8.h5 -help 2>&1) || { echo "bte info $h is not bte info -help"; exit 1; }
+done
+# the default -help shows for D_eff is the one in use: giving it changes nothing (0 had been shown,
+# which switches the acoustic modes off)
+shown=$("$BTE" info -bte_model graphene -bte_grid 24 -help | sed -n 's/.*-bte_graphene_d_ac_eff <\([^ ]*\) .*/\1/p')
+d1=$("$BTE" info -bte_model graphene -bte_grid 24 | grep "D_TA =")
+d2=$("$BTE" info -bte_model graphene -bte_grid 24 -bte_graphene_d_ac_eff "$shown" | grep "D_TA =")
+[ -n "$shown" ] && awk -v a="${d1##*= }" -v b="${d2##*= }" 'BEGIN { exit !(a + 0 > 4 && (a - b) * (a - b) < 1e-8) }' || { echo "D_eff shown as '$shown': '$d1' against '$d2'"; exit 1; }
 echo ok
