@@ -1648,7 +1648,7 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(BTECheckRange(comm, "final time (-bte_final_time, -ts_max_time)", tmax, -BTE_TIME_MAX, BTE_TIME_MAX, "fs", NULL));
   dyn->tend    = tmax;
   dyn->stopped = PETSC_FALSE;
-  PetscCheck(tmax > t0 + BTE_TIME_EPS(t0), comm, PETSC_ERR_USER_INPUT, "The final time %g fs is not after the initial time %g fs%s: raise -bte_final_time", (double)tmax, (double)t0, dyn->init == BTE_INIT_RESTART ? " (the restart snapshot's)" : "");
+  PetscCheck(tmax > t0 + BTE_TIME_EPS(t0), comm, PETSC_ERR_USER_INPUT, "The final time %.12g fs is not after the initial time %.12g fs%s: raise -bte_final_time (by more than %g fs, the times' tolerance)", (double)tmax, (double)t0, dyn->init == BTE_INIT_RESTART ? " (the restart snapshot's)" : "", (double)BTE_TIME_EPS(t0));
   /* a step after the end is a run without a field (fine as the first leg of a restart, so said, not refused) */
   if (dyn->src.pdensity > 0 && dyn->src.ptime - 1.5 * dyn->src.pfwhm >= tmax) PetscCall(PetscPrintf(comm, "pump: WARNING the pulse at %g fs (FWHM %g fs) comes after the final time %g fs: this run injects almost nothing\n", (double)dyn->src.ptime, (double)dyn->src.pfwhm, (double)tmax));
   if (dyn->drift && dyn->src.fprofile == BTE_FIELD_STEP && dyn->src.ftime >= tmax) PetscCall(PetscPrintf(comm, "field: WARNING the step of -bte_efield_profile step comes at %g fs, not before the final time %g fs: this run has no field\n", (double)dyn->src.ftime, (double)tmax));
@@ -1816,8 +1816,8 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
     dyn->cost.output += o1 - o0;
     dyn->cost.total += o1 - o0;
     /* this run's snapshots: an append's file holds the earlier run's too (its cost lines are this run's) */
-    if (dyn->out.nt0) PetscCall(PetscPrintf(comm, "dynamics: wrote %" PetscInt_FMT " snapshots to %s, which now holds %" PetscInt_FMT "\n", dyn->out.nt - dyn->out.nt0, dyn->output, dyn->out.nt));
-    else PetscCall(PetscPrintf(comm, "dynamics: wrote %" PetscInt_FMT " snapshots to %s\n", dyn->out.nt, dyn->output));
+    if (dyn->out.nt0) PetscCall(PetscPrintf(comm, "dynamics: wrote %" PetscInt_FMT " snapshot%s to %s, which now holds %" PetscInt_FMT "\n", dyn->out.nt - dyn->out.nt0, dyn->out.nt - dyn->out.nt0 == 1 ? "" : "s", dyn->output, dyn->out.nt));
+    else PetscCall(PetscPrintf(comm, "dynamics: wrote %" PetscInt_FMT " snapshot%s to %s\n", dyn->out.nt, dyn->out.nt == 1 ? "" : "s", dyn->output));
   }
   PetscCall(BTEDynamicsCostView(dyn));
   PetscCall(BTEDynamicsReferenceView(dyn));
