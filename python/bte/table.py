@@ -93,6 +93,9 @@ class Table:
         with open_file(path) as f:
             self.path = f.filename
             fmt = attr(f, "format")
+            out = [k for k in ("dynamics", "transport", "highfield") if k in f] if fmt is None else []
+            if out:  # one of bte's outputs given as a table
+                raise BTEFileError("%s: the output of 'bte %s' (group /%s), not a bte scattering table: bte.open() reads it" % (self.path, out[0], out[0]))
             if fmt != self.FORMAT:
                 raise BTEFileError("%s: not a bte scattering table (root attribute format = %r, expected %r)" % (self.path, fmt, self.FORMAT))
             ver = number(f, "format_version", required=True, integer=True)

@@ -282,8 +282,13 @@ static int ReadHeader(hid_t f, Header *h)
   char         s[256];
   long long    v;
 
-  if (!BTEH5AttrExists(f, "/", "format"))
+  if (!BTEH5AttrExists(f, "/", "format")) {
+    /* one of bte's outputs given as a table: say which */
+    const char *kind[3] = {"dynamics", "transport", "highfield"}, *cmd[3] = {"dynamics", "transport", "highfield"};
+    for (int k = 0; k < 3; k++)
+      if (BTEH5Exists(f, kind[k]) == 1) return BTEH5Fail(st, "it is the output of 'bte %s' (group /%s), not a scattering table: give the table that run read (its root attribute source or table_source names it), or make one with 'bte generate'", cmd[k], kind[k]);
     return BTEH5Fail(st, "it is an HDF5 file but not a bte scattering table: the root attribute 'format' is missing (expected format = '%s'). Make tables with 'bte generate', or convert data as described in docs/format.md", BTE_FORMAT_NAME);
+  }
   if (BTEH5ReadAttrString(f, "/", "format", s, sizeof(s), st)) return -1;
   if (strcmp(s, BTE_FORMAT_NAME)) return BTEH5Fail(st, "it is not a bte scattering table: root attribute format = '%s', expected '%s' (docs/format.md)", s, BTE_FORMAT_NAME);
   if (BTEH5ReadAttrInt(f, "/", "format_version", &v, st)) return -1;

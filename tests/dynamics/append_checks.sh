@@ -5,7 +5,7 @@
 # limiter, renormalisation. An append without a reference drops the file's reference errors
 # (they described only the run that wrote it). A restart with -bte_steady_threshold stops where
 # the uninterrupted run does (its count of quiet intervals goes on from the file). A file another
-# run is writing is named as such, not as damaged.
+# run is writing is named as such, not as damaged; an output given as a table is named as an output.
 . "$TESTDIR/common.sh"
 set -e
 C="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_view 0 -bte_dynamics_monitor 0 -bte_output_interval 20 -bte_efield 2000,0,0"
@@ -33,6 +33,8 @@ expect_fail "its run had -bte_drift_limiter vanleer, this one minmod: $H" "$BTE"
 "$BTE" dynamics $C -ts_dt 0.25 -bte_final_time 200 -bte_output ref.h5 > /dev/null
 "$BTE" dynamics $C -ts_dt 2 -bte_final_time 100 -bte_reference ref.h5 -bte_output rg.h5 > /dev/null
 "$BTE" dynamics $C -ts_dt 2 $R -bte_restart rg.h5 -bte_output rg.h5 > /dev/null
+# an output given as a table is named as what it is
+expect_fail "it is the output of 'bte dynamics' (group /dynamics), not a scattering table" "$BTE" info -bte_input rg.h5
 # -bte_steady_threshold: interrupted at an output time and continued, it stops where one run stops
 S="-bte_model parabolic -bte_grid 12 -bte_parabolic_a 20 -bte_view 0 -bte_dynamics_monitor 0 -bte_efield 1000,0,0 -bte_output_interval 50 -bte_init fermi -bte_carrier_density 1e17 -bte_steady_threshold 1e16"
 one=$("$BTE" dynamics $S -bte_final_time 20000 -bte_output full.h5 | grep "dynamics: steady state at")
@@ -49,6 +51,14 @@ import h5py
 g = h5py.File('rg.h5', 'r')['dynamics']
 assert 'reference_error' not in g and list(g['time'][()]) == [0, 20, 40, 60, 80, 100, 120, 140, 160, 180, 200], list(g)
 print('ok: the append without a reference dropped the reference errors')"
+  PYTHONPATH="$TESTDIR/../python" PYTHONDONTWRITEBYTECODE=1 "$PYTHON" -c "
+import bte
+try:
+    bte.Table('rg.h5')
+    raise SystemExit('FAIL: a dynamics output read as a table')
+except bte.BTEFileError as e:
+    assert \"the output of 'bte dynamics'\" in str(e), e
+print('ok: bte.Table names a dynamics output as such')"
   # a file another process holds open for writing (HDF5's lock): named, not called damaged
   "$PYTHON" -c "
 import h5py, time, sys
