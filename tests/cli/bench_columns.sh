@@ -5,7 +5,8 @@
 #    max(3, reps/2)), and the JSON's reps and rk4_reps agree;
 #  - the memory column is the layout's bytes, which the operator counts itself: the same whichever
 #    order -bte_bench_types gives the types (the resident-memory growth it replaced was not);
-#  - on host vectors %copy is "-" with one line saying why (the copy there is one thread's memcpy).
+#  - on host vectors %copy is "-" with one line saying why (the copy there is one thread's memcpy);
+#  - the JSON names the table timed (file, source command), its temperature and smearing.
 . "$TESTDIR/common.sh"
 set -e
 P="-bte_model parabolic -bte_grid 16"
@@ -38,6 +39,8 @@ for t in pair baseline; do
 done
 grep -q '"rk4_reps": null' a.json || fail "rk4_reps not null without RK4 steps"
 grep -q '"reps": 4' a.json || fail "reps not 4"
+# what was timed: the model's table by its command (no file), its temperature and smearing
+grep -q '"input": "", "table_source": "bte generate -bte_model parabolic -bte_grid 16 -bte_window 0.3 -bte_smearing 0.01", "temperature_K": 300, "smearing_eV": 0.01,' a.json || fail "the JSON does not name what was timed: $(grep table_source a.json)"
 [ "$(grep -c "^(%copy: - on the host" a.txt)" = 1 ] || fail "the host's %copy caveat is not printed once"
 ! grep -qi "host B/c\|host_bytes" a.txt a.json || fail "a host-memory column is still printed"
 
