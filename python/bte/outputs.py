@@ -391,6 +391,9 @@ class HighField:
             self.band_occupation = dataset(g, "band_occupation", units="1", rows=n, ndim=2)
             self.valley_energy = dataset(g, "valley_energy", units="eV", ndim=1)
             self.valley_label = dataset(g, "valley_label", dtype=str, required=False) or []
+            self.valley_kpoint = dataset(g, "valley_kpoint", units="1", ndim=2, required=False)
+            if self.valley_kpoint is not None and self.valley_kpoint.shape != (len(self.valley_energy), 3):
+                raise BTEFileError("%s: /highfield valley_kpoint is not [nv][3] beside valley_energy [nv]" % self.path)
             nv = len(self.valley_energy)
             if self.valley_occupation.shape[1] != nv or (self.valley_label and len(self.valley_label) != nv):
                 raise BTEFileError("%s: /highfield valley_occupation has %d valleys, valley_energy %d, valley_label %d" % (
@@ -429,9 +432,13 @@ class HighField:
         return len(self.field)
 
     def valley_kpoints(self, cartesian=False):
-        """k point of one minimum of each valley kind (nv, 3), from valley_label: "Gamma" is 0, a label
-        with "k=(a,b,c)" ("k=(a,b,c) xN", "L k=(a,b,c) xN") gives crystal coordinates (a, b, c);
-        Cartesian (1/Angstrom) with cartesian=True."""
+        """k point of one minimum of each valley kind (nv, 3), crystal coordinates, Cartesian
+        (1/Angstrom) with cartesian=True: the file's valley_kpoint, exact; in files written before
+        bte had it, from valley_label, rounded to 3 decimals there: "Gamma" is 0, a label with
+        "k=(a,b,c)" ("k=(a,b,c) xN", "L k=(a,b,c) xN") gives (a, b, c)."""
+        if self.valley_kpoint is not None:
+            c = self.valley_kpoint
+            return self.lattice.cartesian(c) if cartesian else c.copy()
         out = []
         for lbl in self.valley_label:
             if lbl.startswith("Gamma"):

@@ -1431,7 +1431,7 @@ static int HFWriter(const HFWriteCtx *c, hid_t f, BTEH5Status *st)
 
   g = H5Gcreate2(f, "highfield", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0) return BTEH5Fail(st, "cannot create group /highfield");
-  buf  = (PetscReal *)malloc((3 * n + n * nv + n * nb + nv + 1) * sizeof(PetscReal));
+  buf  = (PetscReal *)malloc((3 * n + n * nv + n * nb + 3 * nv + 1) * sizeof(PetscReal));
   ibuf = (PetscInt *)malloc((n + 1) * sizeof(PetscInt));
   lbuf = (long long *)malloc((n + 1) * sizeof(long long));
   lbl  = (char *)calloc(nv, BTE_VALLEY_LABEL);
@@ -1457,6 +1457,13 @@ static int HFWriter(const HFWriteCtx *c, hid_t f, BTEH5Status *st)
   REAL("valley_energy", 1, dk, "eV", "valley minimum above the lowest state");
   for (PetscInt k = 0; !st->bad && k < val->nkind; k++) strncpy(lbl + k * BTE_VALLEY_LABEL, val->label[k], BTE_VALLEY_LABEL - 1);
   if (!st->bad) (void)BTEH5WriteStrings(g, "valley_label", (hsize_t)nv, BTE_VALLEY_LABEL, lbl, "the valley kind of each column of valley_occupation", st);
+  {
+    /* where each kind lies, exactly (the label rounds k to 3 decimals: 0.0625 read 0.062) */
+    hsize_t dk3[2] = {(hsize_t)nv, 3};
+    for (PetscInt k = 0; !st->bad && k < nv; k++)
+      for (int a = 0; a < 3; a++) buf[3 * k + a] = k < val->nkind ? val->kind_red[k][a] : 0;
+    REAL("valley_kpoint", 2, dk3, "1", "k of one minimum of each valley kind, crystal coordinates (fractions of the reciprocal lattice vectors)");
+  }
   for (PetscInt k = 0; !st->bad && k < n; k++) buf[k] = hf->res[k].residual;
   REAL("residual", 1, d1, "1", "||r|| / ||Gamma|| at the returned state (r: residual scaled to 1/fs)");
   for (PetscInt k = 0; !st->bad && k < n; k++) buf[k] = hf->res[k].number_error;

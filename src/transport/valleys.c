@@ -161,6 +161,8 @@ PetscErrorCode BTEValleysCreate(BTE bte, PetscInt nsteps, const PetscInt steps[]
     v->min_band[m] = mall[m].band;
     v->kind_count[v->nkind - 1]++;
     KCart(nk, rec, mall[m].kindex, red, &v->min_k[3 * m]);
+    if (m == v->kind_first[v->nkind - 1])
+      for (int a = 0; a < 3; a++) v->kind_red[v->nkind - 1][a] = red[a];
     if (v->min_kind[m] != (m ? v->min_kind[m - 1] : -1)) {
       /* label from the first minimum of the kind */
       PetscReal k2 = PetscSqr(v->min_k[3 * m]) + PetscSqr(v->min_k[3 * m + 1]) + PetscSqr(v->min_k[3 * m + 2]);

@@ -12,6 +12,7 @@ struct _n_BTEValleys {
   PetscInt   kind_count[BTE_MAX_VALLEYS];          /* equivalent minima of each kind */
   PetscInt   kind_band[BTE_MAX_VALLEYS];
   PetscReal  kind_e[BTE_MAX_VALLEYS];              /* energy of the minimum, eV */
+  PetscReal  kind_red[BTE_MAX_VALLEYS][3];         /* its first minimum's k, crystal coordinates */
   char       label[BTE_MAX_VALLEYS][BTE_VALLEY_LABEL];
   const char *labelp[BTE_MAX_VALLEYS];
   PetscInt   nmin;                                 /* all minima (global) */

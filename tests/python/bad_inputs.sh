@@ -14,7 +14,7 @@
 #    perturbo/balanced; temperature > 1e5; window_min >= window_max; kindex, band out of range;
 #    field_caveat without a field_caveat_min >= 0; 2D with nk[2] != 1; a NaN volume. A valid table
 #    still reads: delta balanced or absent (perturbo), channels stored i > j read as i < j;
-#  - HighField.valley_kpoints reads bte's named labels ("L k=(0.000,0.000,0.500) x4");
+#  - HighField.valley_kpoints reads valley_kpoint, in older files bte's named labels ("L k=(0.000,0.000,0.500) x4");
 #  - the functions' arguments: a non-integer k index or snapshot, grid coordinates of the wrong
 #    length, NaN crystal coordinates or time, occupations of the wrong length, a Collision of a
 #    non-table or at an infinite temperature, a plot given another kind of object; the smoothing
@@ -158,10 +158,17 @@ with h5py.File("t.h5", "r") as f:
         assert np.array_equal(getattr(t0.channels, n), f["channels"][n][()]), n
 f0 = bte.Collision(t0, 300).fermi_dirac(0.05)
 assert np.array_equal(bte.Collision(ts, 300).apply(f0), bte.Collision(t0, 300).apply(f0))
-# valley labels as bte writes them for named points
-hl = bte.open(edited("hf.h5", "lbl.h5", replace("highfield/valley_label", np.array([b"L k=(0.000,0.000,0.500) x4"], dtype="S64"))))
-assert np.array_equal(hl.valley_kpoints(), [[0, 0, 0.5]]), hl.valley_kpoints()
-refused(lambda: bte.open(edited("hf.h5", "lbl2.h5", replace("highfield/valley_label", np.array([b"k=(a,b)"], dtype="S64")))).valley_kpoints(), "lbl2.h5", "valley label")
+# valley labels as bte writes them for named points, read where the file has no valley_kpoint
+# (written before bte had it)
+def older_label(lbl):
+    def e(f):
+        replace("highfield/valley_label", np.array([lbl], dtype="S64"))(f)
+        del f["highfield/valley_kpoint"]
+    return e
+hl = bte.open(edited("hf.h5", "lbl.h5", older_label(b"L k=(0.000,0.000,0.500) x4")))
+assert hl.valley_kpoint is None and np.array_equal(hl.valley_kpoints(), [[0, 0, 0.5]]), hl.valley_kpoints()
+refused(lambda: bte.open(edited("hf.h5", "lbl2.h5", older_label(b"k=(a,b)"))).valley_kpoints(), "lbl2.h5", "valley label")
+refused(lambda: bte.open(edited("hf.h5", "lbl3.h5", replace("highfield/valley_kpoint", np.zeros((2, 3))))), "lbl3.h5", "valley_kpoint is not [nv][3]")
 
 # arguments
 t, dyn, tr = bte.open("t.h5"), bte.open("dyn.h5"), bte.open("tr.h5")

@@ -33,6 +33,7 @@ src = "bte generate -bte_model parabolic -bte_grid 16 -bte_window 0.3 -bte_smear
 assert mu.fixed == "chemical_potential" and ita.fixed == "carrier_density", (mu.fixed, ita.fixed)
 assert mu.delta == "perturbo" and hf.delta == "balanced", (mu.delta, hf.delta)
 assert hf.drift_form == "upwind" and hf.smearing == 0.02 and hf.spin_degeneracy == 2, (hf.drift_form, hf.smearing)
+assert hf.valley_kpoint.shape == (1, 3) and not hf.valley_kpoints().any(), hf.valley_kpoint  # the parabolic band's Gamma
 assert mu.provenance["table_source"] == src % "0.01 ", mu.provenance
 assert hf.provenance["table_source"] == src % "0.02 -bte_delta balanced ", hf.provenance
 # one curve per chemical potential, 4 temperatures each (the densities differ at every point)
