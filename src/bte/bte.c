@@ -260,7 +260,7 @@ PetscErrorCode BTESetGrid(BTE bte, PetscInt n)
   PetscValidHeaderSpecific(bte, BTE_CLASSID, 1);
   /* the grid is built once, at setup: another one later would be ignored */
   PetscCheck(!bte->setupcalled || n == bte->ngrid, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_WRONGSTATE, "Call BTESetGrid() before BTESetUp(): the BTE is set up; use a new BTE for another grid");
-  PetscCheck(n >= 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "k grid must have at least 2 points per direction, got %" PetscInt_FMT, n);
+  PetscCheck(n >= 2, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "The k grid (-bte_grid, BTESetGrid) must have at least 2 points per direction, got %" PetscInt_FMT, n);
   bte->ngrid    = n;
   bte->grid_set = PETSC_TRUE;
   PetscFunctionReturn(0);

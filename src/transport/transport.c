@@ -411,11 +411,11 @@ PetscErrorCode BTETransportSetITATolerance(BTETransport tr, PetscReal tol, Petsc
   PetscFunctionBegin;
   PetscValidHeaderSpecific(tr, BTETRANSPORT_CLASSID, 1);
   if (tol != (PetscReal)PETSC_DEFAULT) {
-    PetscCheck(tol > 0 && tol < 1, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "ITA tolerance must be in (0,1), got %g", (double)tol);
+    PetscCheck(tol > 0 && tol < 1, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "The ITA tolerance (-bte_ita_tol) must be in (0,1), got %g", (double)tol);
     tr->ita_tol = tol;
   }
   if (maxit != PETSC_DEFAULT) {
-    PetscCheck(maxit >= 1, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "ITA iteration cap must be >= 1, got %" PetscInt_FMT, maxit);
+    PetscCheck(maxit >= 1, PetscObjectComm((PetscObject)tr), PETSC_ERR_ARG_OUTOFRANGE, "The ITA iteration cap (-bte_ita_max_it) must be >= 1, got %" PetscInt_FMT, maxit);
     tr->ita_max_it = maxit;
   }
   PetscFunctionReturn(0);

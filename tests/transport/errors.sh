@@ -10,7 +10,7 @@ expect_fail "Carrier densities must be positive" "$BTE" transport $m -bte_carrie
 expect_fail "more than the states in the energy window can hold" "$BTE" transport $m -bte_carrier_densities 1e25
 expect_fail "bte_transport_pc_bins is an option of the two-level preconditioner, which this run does not use" "$BTE" transport $m -bte_transport_pc_bins 10
 expect_fail "bte_transport_pc_form is an option of the two-level preconditioner" "$BTE" transport $m -bte_transport_method ita -bte_transport_pc twolevel -bte_transport_pc_form additive
-expect_fail "ITA tolerance must be in (0,1)" "$BTE" transport $m -bte_transport_method ita -bte_ita_tol 2
+expect_fail "ITA tolerance (-bte_ita_tol) must be in (0,1)" "$BTE" transport $m -bte_transport_method ita -bte_ita_tol 2
 expect_fail "Cannot write the output file" "$BTE" transport $m -bte_output /nonexistent-dir/x.h5
 expect_fail "No scattering data" "$BTE" transport -bte_view 0
 expect_fail "needs field strengths" "$BTE" highfield $m
