@@ -1637,6 +1637,12 @@ PetscErrorCode BTEDynamicsSolve(BTEDynamics dyn, Vec fout)
   PetscCall(BTEDynamicsComputeInitialState(dyn, dyn->f, &t0));
   PetscCall(BTEDynamicsSteadySeed(dyn, t0, dyn->f)); /* a restart: the count of -bte_steady_threshold goes on */
   PetscCall(BTEDynamicsCheckState(dyn, dyn->f, t0, dyn->step0, dyn->init == BTE_INIT_RESTART ? "initial state (the restart snapshot)" : "initial state"));
+  if (dyn->init == BTE_INIT_RESTART) {
+    /* which snapshot, and where the run goes: the summary had said only "restart from FILE" */
+    PetscBool same = PETSC_FALSE;
+    if (dyn->output[0]) PetscCall(BTEDynamicsAppends(dyn, &same));
+    PetscCall(PetscPrintf(comm, "dynamics: restart from %s at t = %g fs (step %" PetscInt_FMT ", its last of %" PetscInt_FMT " snapshots%s); %s%s\n", dyn->restart, (double)dyn->rs.t, dyn->rs.step, dyn->rs.nsnap, dyn->rs.complete == 0 ? ", its run stopped before its final time" : "", same ? "appending to it" : dyn->output[0] ? "writing " : "no output file", same ? "" : dyn->output));
+  }
   if (dyn->init == BTE_INIT_RESTART && dyn->restartunused[0]) PetscCall(PetscPrintf(comm, "initial state: the restart snapshot's; not used: %s\n", dyn->restartunused));
   PetscCall(VecSum(dyn->f, &dyn->sum0));
   PetscCheck(dyn->sum0 > 0, comm, PETSC_ERR_USER_INPUT, "The initial state has no carriers (every occupation is 0): its energy (-bte_init_e0, -bte_init_e0_edge) is too far from the states in the window [%g, %g] eV%s, or its width (-bte_init_smear) too small", (double)dyn->bte->emin, (double)dyn->bte->emax, dyn->bte->carrier > 0 ? " (holes: energies are the negated band energies)" : "");

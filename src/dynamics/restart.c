@@ -167,6 +167,13 @@ static int RestartReadLocal(BTE bte, const char file[], PetscReal *f, BTEDynamic
     }
     if (st->bad) goto done;
   }
+  rs->nsnap    = (PetscInt)nt;
+  rs->complete = -1;
+  if (BTEH5AttrExists(fid, "/", "complete") == 1) {
+    long long c;
+    if (BTEH5ReadAttrInt(fid, "/", "complete", &c, st)) goto done;
+    rs->complete = c ? 1 : 0;
+  }
   rs->t     = (PetscReal)tt;
   rs->tfirst = (PetscReal)t1;
   rs->step = (PetscInt)stp;

@@ -6,6 +6,7 @@
 # (they described only the run that wrote it). A restart with -bte_steady_threshold stops where
 # the uninterrupted run does (its count of quiet intervals goes on from the file). A file another
 # run is writing is named as such, not as damaged; an output given as a table is named as an output.
+# The run names the snapshot it continues and where it writes.
 . "$TESTDIR/common.sh"
 set -e
 C="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_view 0 -bte_dynamics_monitor 0 -bte_output_interval 20 -bte_efield 2000,0,0"
@@ -28,7 +29,8 @@ expect_fail "its run had -bte_drift_limiter vanleer, this one minmod: $H" "$BTE"
 # the same options append (the refusals above left every file as it was)
 "$BTE" dynamics $C $R -bte_drift_form muscl -bte_restart m.h5 -bte_output m.h5 > /dev/null
 "$BTE" dynamics $C $P $R -bte_restart pp.h5 -bte_output pp.h5 > /dev/null
-"$BTE" dynamics $C $R -bte_restart a.h5 -bte_output a.h5 > /dev/null
+out=$("$BTE" dynamics $C $R -bte_restart a.h5 -bte_output a.h5)
+grep -qx "dynamics: restart from a.h5 at t = 100. fs (step 100, its last of 6 snapshots); appending to it" <<<"$out" || { echo "FAIL: the restart line: $out"; exit 1; }
 # the reference errors of the run that wrote the file do not stay beside an append without one
 "$BTE" dynamics $C -ts_dt 0.25 -bte_final_time 200 -bte_output ref.h5 > /dev/null
 "$BTE" dynamics $C -ts_dt 2 -bte_final_time 100 -bte_reference ref.h5 -bte_output rg.h5 > /dev/null

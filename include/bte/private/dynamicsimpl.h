@@ -106,6 +106,8 @@ typedef struct {
   PetscReal dtclip;    /* > 0: dt was shortened to land on an output time from this step */
   /* for -bte_steady_threshold: the drift velocities of the last two snapshots and the field they
      are along, so that a restart goes on counting the intervals below the threshold */
+  PetscInt  nsnap;     /* the file's complete snapshots */
+  PetscInt  complete;  /* its root attribute complete: 1, 0 (a run stopped or killed), -1 absent */
   PetscBool hasv;      /* two snapshots and the field were read */
   PetscReal tprev;     /* the snapshot before the last, fs */
   PetscReal vprev, vlast; /* cm/s */
