@@ -9,6 +9,7 @@
 #include <bte/private/dynamicsimpl.h>
 #include <bte/private/validate.h>
 #include <bte/private/h5util.h>
+#include <bte/private/collisionimpl.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -36,6 +37,12 @@ static int ReadAttr3(hid_t fid, const char name[], double v[3])
 static int Differ(double a, double b)
 {
   return PetscAbsReal(a - b) > 1e-12 * PetscMax(1.0, PetscMax(PetscAbsReal(a), PetscAbsReal(b)));
+}
+
+/* the collision operator's storage precision ("" without one: -bte_scattering 0) */
+static const char *CollisionPrecisionName(BTEDynamics dyn)
+{
+  return dyn->coll ? BTECollisionPrecisions[dyn->coll->precision] : "";
 }
 
 /* the muscl drift's slope limiter ("" for the other forms and without a field) */
@@ -223,6 +230,12 @@ static int SameProblem(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, Pets
         if (BTEH5ReadAttrString(fid, "dynamics", "drift_limiter", s, sizeof(s), st)) return -1;
         if (strcmp(s, mine)) return BTEH5Fail(st, "its run had -bte_drift_limiter %s, this one %s%s", s[0] ? s : "(none)", mine[0] ? mine : "(none)", hint);
       }
+      /* float weights (mixed) move the trajectory by ~1e-10 relative: another run */
+      if (BTEH5AttrExists(fid, "dynamics", "collision_precision") == 1) {
+        const char *mine = CollisionPrecisionName(dyn);
+        if (BTEH5ReadAttrString(fid, "dynamics", "collision_precision", s, sizeof(s), st)) return -1;
+        if (s[0] && mine[0] && strcmp(s, mine)) return BTEH5Fail(st, "its run had -bte_collision_precision %s, this one %s%s", s, mine, hint);
+      }
     }
     if (st->bad) return -1;
   }
@@ -358,6 +371,7 @@ static int WriteHeader(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, Pets
   if (BTEH5WriteAttrString(g, "init", BTEInitTypes[dyn->init], st)) goto done;
   if (BTEH5WriteAttrString(g, "drift_form", BTEDriftForms[dyn->driftform], st)) goto done;
   if (BTEH5WriteAttrString(g, "drift_limiter", DriftLimiterName(dyn), st)) goto done;
+  if (BTEH5WriteAttrString(g, "collision_precision", CollisionPrecisionName(dyn), st)) goto done;
   if (BTEH5WriteAttrInts(g, "normalize", 1, (long long[]){dyn->normalize ? 1 : 0}, st)) goto done;
   if (BTEH5WriteAttrInts(g, "scattering", 1, (long long[]){dyn->scattering ? 1 : 0}, st)) goto done;
   if (BTEH5WriteAttrReals(g, "temperature", 1, (double[]){bte->temperature}, "K", st)) goto done;

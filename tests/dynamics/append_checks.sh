@@ -2,7 +2,7 @@
 # append is refused with one line (each of these had been appended silently, leaving a file whose
 # attributes describe another run): the energy bins' width (a step giving as many bins), the field
 # step's time and the pulse's width, the pump's time and energy, collisions off, the muscl
-# limiter, renormalisation. An append without a reference drops the file's reference errors
+# limiter, renormalisation, the collision operator's precision. An append without a reference drops the file's reference errors
 # (they described only the run that wrote it). A restart with -bte_steady_threshold stops where
 # the uninterrupted run does (its count of quiet intervals goes on from the file). A file another
 # run is writing is named as such, not as damaged; an output given as a table is named as an output.
@@ -16,6 +16,7 @@ H="the file's attributes describe the run that made it"
 expect_fail "its energy bins are 0.005 eV wide, this run's 0.00495 eV" "$BTE" dynamics $C $R -bte_output_energy_step 0.00495 -bte_restart a.h5 -bte_output a.h5
 expect_fail "its run had -bte_scattering 1, this one 0: $H" "$BTE" dynamics $C $R -bte_scattering 0 -bte_restart a.h5 -bte_output a.h5
 expect_fail "its run had -bte_normalize 0, this one 1: $H" "$BTE" dynamics $C $R -bte_normalize -bte_restart a.h5 -bte_output a.h5
+expect_fail "its run had -bte_collision_precision double, this one mixed: $H" "$BTE" dynamics $C $R -bte_collision_precision mixed -bte_restart a.h5 -bte_output a.h5
 "$BTE" dynamics $C -bte_efield_profile step -bte_efield_time 50 -bte_final_time 100 -bte_output st.h5 > /dev/null
 expect_fail "its run had -bte_efield_time 50 fs, this one 150 fs: $H" "$BTE" dynamics $C $R -bte_efield_profile step -bte_efield_time 150 -bte_restart st.h5 -bte_output st.h5
 "$BTE" dynamics $C -bte_efield_profile pulse -bte_efield_time 100 -bte_efield_fwhm 50 -bte_final_time 100 -bte_output pu.h5 > /dev/null
