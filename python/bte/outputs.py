@@ -17,8 +17,8 @@ def _lattice(f, nk=None, dim=3, what="nk"):
     output's own record of the grid's sizes, where it has one) and dim must agree with /grid."""
     if "grid" in f:
         L = Lattice.from_group(f["grid"])
-        if nk is not None and list(np.ravel(nk)) != L.nk.tolist():
-            raise BTEFileError("%s: %s %s differs from /grid/nk %s" % (f.filename, what, list(np.ravel(nk)), L.nk.tolist()))
+        if nk is not None and np.ravel(nk).tolist() != L.nk.tolist():  # tolist: Python ints (numpy 2 prints np.int64(4))
+            raise BTEFileError("%s: %s %s differs from /grid/nk %s" % (f.filename, what, np.ravel(nk).tolist(), L.nk.tolist()))
         if dim != L.dim:
             raise BTEFileError("%s: the output's dimension %s differs from /grid dim %s" % (f.filename, dim, L.dim))
         return L
