@@ -490,16 +490,30 @@ PetscErrorCode BTEGetMemoryLimit(BTE bte, PetscLogDouble *bytes)
 .  bte - the BTE
 
    Options Database Keys:
-+  -bte_input <file>    - scattering table (HDF5)
-.  -bte_model <name>    - built-in or registered model
-.  -bte_grid <n>        - k points per direction for a model
-.  -bte_temperature <K> - lattice temperature
--  -bte_smearing <eV>   - Gaussian smearing eta
++  -bte_input <file>              - scattering table (HDF5, docs/format.md)
+.  -bte_model <name>              - built-in or registered model (not with -bte_input)
+.  -bte_grid <n>                  - models: k points per reciprocal direction (default 24)
+.  -bte_window <eV>               - models: energy window above the band edge (default 0.3, gaas 0.7)
+.  -bte_g2_cutoff <eV^2>          - models: drop channels with |g|^2 below this (default 0)
+.  -bte_phonon_min <eV>           - models: drop channels with phonon energy below this (default 0.001)
+.  -bte_energy_tolerance <x>      - models: keep channels with ||e_i-e_j|-hw| < x eta (default 3)
+.  -bte_generate_monitor <bool>   - models: progress of the channel search every 10% (default: from 10 s into a build on)
+.  -bte_generate_batch <n>        - models: channels a rank holds at a time when writing a table while generating (0: automatic)
+.  -bte_generate_pair_batch <n>   - models evaluating couplings in batches (the GPU import): pairs of states per batch, 1..4096 (default 4096)
+.  -bte_generate_reuse <bool>     - models: keep the channels found while counting, to evaluate each coupling once (default true; false on a GPU)
+.  -bte_temperature <K>           - lattice temperature (default: a table's, else 300)
+.  -bte_smearing <eV>             - Gaussian smearing eta of energy conservation (default: a table's, else 0.01)
+.  -bte_delta <perturbo,balanced> - discretised delta of energy conservation (balanced: Fermi-Dirac is an exact steady state)
+.  -bte_memory_limit <GB>         - memory a rank may use (0: its share of 90% of the node's physical memory)
+.  -bte_memory_check <bool>       - refuse a table or run whose memory estimate exceeds it (default true)
+.  -bte_io_chunk <n>              - channels per rank per I/O step when reading or writing tables (default 2^20)
+-  -bte_diagnostics <bool>        - diagnostics at setup in views and outputs (default true; they cost a collision setup and 15-40 applies)
 
    Notes:
    The only place the BTE reads the options database. As everywhere in PETSc, an option given
    replaces a value set through the API before this call; a value set after it is used as set, and
-   a value no option names is kept. -help lists every option, those of every model included.
+   a value no option names is kept. -help lists the options of the model given (-bte_model) or,
+   when no model is given, those of every model.
 
    Level: beginner
 
@@ -553,7 +567,7 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   PetscCall(PetscOptionsReal("-bte_phonon_min", "Drop channels with phonon energy below this, eV", "BTESetUp", bte->phonon_min, &bte->phonon_min, NULL));
   PetscCall(PetscOptionsReal("-bte_energy_tolerance", "Keep channels with ||e_i-e_j|-hw| < this times eta", "BTESetUp", bte->tol_eta, &bte->tol_eta, NULL));
   PetscCheck(bte->tol_eta > 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_energy_tolerance must be positive, got %g", (double)bte->tol_eta);
-  PetscCall(PetscOptionsReal("-bte_memory_limit", "Memory a rank may use, GB (0: the machine's physical memory)", "BTESetMemoryLimit", memgb, &memgb, &flg));
+  PetscCall(PetscOptionsReal("-bte_memory_limit", "Memory a rank may use, GB (0: the rank's share of 90% of the node's physical memory, or of its cgroup limit)", "BTESetMemoryLimit", memgb, &memgb, &flg));
   if (flg) PetscCall(BTECheckRange(PetscObjectComm((PetscObject)bte), "-bte_memory_limit", memgb, 0, 1e9, "GB", NULL));
   if (flg) PetscCall(BTESetMemoryLimit(bte, memgb * 1e9));
   PetscCall(PetscOptionsBool("-bte_memory_check", "Refuse a table or run whose memory estimate exceeds what a rank may use (0: go on anyway)", "BTESetUp", bte->memcheck, &bte->memcheck, NULL));

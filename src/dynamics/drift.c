@@ -286,7 +286,8 @@ PetscErrorCode BTEDriftGetForm(BTEDrift d, BTEDriftForm *form)
    Options Database Keys:
 +  -bte_efield <Ex,Ey,Ez>                   - the field, V/cm
 .  -bte_drift_form <log,plain,upwind,muscl> - the form
--  -bte_drift_limiter <vanleer,minmod>      - the muscl form's slope limiter
+.  -bte_drift_limiter <vanleer,minmod>      - the muscl form's slope limiter
+-  -bte_drift_mat_type <type>               - Mat type of the drift stencil (default: aijcusparse for CUDA state Vecs, else aij)
 
    Level: intermediate
 

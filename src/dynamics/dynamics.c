@@ -577,6 +577,42 @@ static PetscErrorCode BTEDynamicsCheckSummaryReference(BTEDynamics dyn)
    Input Parameter:
 .  dyn - the dynamics object
 
+   Options Database Keys:
++  -bte_init <fermi,gaussian,lorentz,restart> - initial state (default gaussian)
+.  -bte_init_e0 <eV>                          - centre (gaussian, lorentz) or chemical potential (fermi), on the table's energy zero
+.  -bte_init_e0_edge <eV>                     - the same above the band edge, when -bte_init_e0 is not given (default 0.1, 0 for fermi)
+.  -bte_init_smear <eV>                       - width (gaussian, lorentz) or kT (fermi) of the initial state (0: 0.02 eV; kB T for fermi)
+.  -bte_carrier_density <n>                   - carrier density of the initial state, cm^-3 (cm^-2 in 2D)
+.  -bte_init_occupation <A>                   - peak occupation of a gaussian or lorentz initial state (when no density is given)
+.  -bte_restart <file>                        - dynamics output to restart from (-bte_init restart): its last snapshot
+.  -bte_efield <Ex,Ey,Ez>                     - static electric field, V/cm (adds the drift term)
+.  -bte_efield_profile <constant,step,pulse>  - time profile of the field (default constant)
+.  -bte_efield_time <fs>                      - time of the field's step, or of its pulse's peak
+.  -bte_efield_fwhm <fs>                      - full width at half maximum of the field pulse (default 100)
+.  -bte_drift_form <log,plain,upwind,muscl>   - drift discretisation (default muscl)
+.  -bte_drift_limiter <vanleer,minmod>        - the muscl drift form's slope limiter (the drift term's own, BTEDriftSetFromOptions())
+.  -bte_drift_mat_type <type>                 - Mat type of the drift stencil (the drift term's own; default aijcusparse for CUDA state Vecs, else aij)
+.  -bte_normalize <bool>                      - rescale the occupations to the initial carrier number after every step (for the log form)
+.  -bte_scattering <bool>                     - include the collision integral (0: drift only, for tests)
+.  -bte_pump_density <n>                      - carriers a pump pulse injects, cm^-3 (cm^-2 in 2D); 0: no pump
+.  -bte_pump_e0_edge <eV>                     - pump energy above the band edge (default 0.1)
+.  -bte_pump_smear <eV>                       - pump energy width w, profile exp(-((e - e0)/w)^2) (default 0.02)
+.  -bte_pump_time <fs>                        - centre of the pump's Gaussian time profile (default 150)
+.  -bte_pump_fwhm <fs>                        - full width at half maximum of the pump's time profile (default 50)
+.  -bte_time_step <fs>                        - time step (default 1; first step for an adaptive TS; not with -ts_dt)
+.  -bte_final_time <fs>                       - final time (default 1000; -ts_max_time overrides)
+.  -bte_switch_time <fs>                      - switch to a second method, whose TS options carry the prefix sw_ (default -1: no switch)
+.  -bte_output <file>                         - HDF5 file for the snapshots (docs/dynamics.md)
+.  -bte_output_interval <fs>                  - time between snapshots and monitor lines (default 50)
+.  -bte_output_energy_step <eV>               - bin width of the energy-resolved population (default 0.005)
+.  -bte_dynamics_monitor <bool>               - print a line per output time (default true)
+.  -bte_reference <file>                      - dynamics output of the same table and initial state: every snapshot is compared with it
+.  -bte_summary <file>                        - JSON file for the run's cost and reference errors
+.  -bte_steady_threshold <a>                  - stop when |dv_d/dt| < a, cm/s^2, over two consecutive output intervals (0: off)
+.  -bte_state_tolerance <tol>                 - occupations outside [-tol, 1 + tol] stop a fixed-step run, retry an adaptive step (default 0.5; < 0: finiteness only)
+.  -bte_state_check <auto,stage,step,none>    - where the finite-state guard looks (default auto)
+-  -bte_positivity <bool>                     - retry at half the step an adaptive step with an occupation outside [0, 1] (a fixed-step run stops)
+
    Level: beginner
 
 .seealso: `BTEDynamicsCreate()`

@@ -407,6 +407,23 @@ static PetscErrorCode BTEParseDirection(MPI_Comm comm, const char s[], PetscReal
    Input Parameter:
 .  hf - the high-field object
 
+   Options Database Keys:
++  -bte_highfield_method <newton,ptc>         - newton (SNES, pseudo-transient continuation as fallback; default) or ptc
+.  -bte_efield_list <E1,E2,...>               - field strengths, V/cm (each solve starts from the previous one)
+.  -bte_efield_direction <dir>                - field direction: x, y, z or ex,ey,ez, e.g. -1,0,0 (default x)
+.  -bte_carrier_density <n>                   - carrier density that fixes the carrier number, cm^-3 (cm^-2 in 2D; default 1e17, 1e12 in 2D)
+.  -bte_highfield_tol <tol>                   - converged when ||r|| <= tol ||Gamma|| (r: scaled residual, 1/fs; default 1e-8)
+.  -bte_highfield_residual_max <r>            - a field's solve ends NOT CONVERGED when ||r|| > r ||Gamma||, whatever the SNES's tolerances (default 1e-3)
+.  -bte_highfield_ptc_dt <fs>                 - pseudo-transient continuation: first time step (0: 1/<Gamma>)
+.  -bte_highfield_ptc_dt_max <fs>             - pseudo-transient continuation: largest time step (default 1e12)
+.  -bte_highfield_ptc_max_it <n>              - pseudo-transient continuation: most steps per field (default 2000)
+.  -bte_highfield_ptc_switch <x>              - newton: hand over from the continuation to Newton when ||r|| drops by this factor, in (0, 1) (default 1e-3)
+.  -bte_highfield_variables <auto,log,linear> - unknowns: log (g = ln((1-f)/f)), linear (f), auto (log, linear with -bte_drift_form plain)
+.  -bte_highfield_monitor <bool>              - print each field as it is solved
+.  -bte_drift_form <log,plain,upwind,muscl>   - the drift term's discretisation (BTEDriftSetFromOptions())
+.  -bte_drift_limiter <vanleer,minmod>        - the muscl drift form's slope limiter
+-  -bte_drift_mat_type <type>                 - Mat type of the drift stencil (default aijcusparse for CUDA state Vecs, else aij)
+
    Level: beginner
 
 .seealso: `BTEHighFieldGetSNES()`

@@ -565,6 +565,22 @@ static PetscErrorCode BTETransportCheckMethodOptions(BTETransport tr)
    Input Parameter:
 .  tr - the transport object
 
+   Options Database Keys:
++  -bte_transport_method <ksp,rta,ita>              - linear-response solver: ksp (Krylov on A = Gamma - P), rta or ita (Perturbo's iteration)
+.  -bte_temperatures <T1,T2,...>                    - temperatures, K (default: -bte_temperature)
+.  -bte_carrier_densities <n1,n2,...>               - carrier densities, cm^-3 (cm^-2 in 2D) (default 1e17, 1e12 in 2D)
+.  -bte_chemical_potentials <mu1,mu2,...>           - chemical potentials, eV (instead of densities)
+.  -bte_ita_tol <tol>                               - ita: stop when the conductivity changes by less than this, relative (default 2e-3)
+.  -bte_ita_max_it <n>                              - ita: iteration cap (default 1000)
+.  -bte_transport_residual_max <r>                  - ksp: a solve with ||v - A F||/||v|| above this is NOT CONVERGED, whatever the KSP's tolerances (default 1e-3)
+.  -bte_transport_symmetric <bool>                  - ksp: solve the symmetric form S F = D v (default: on with symmetric Krylov methods such as cg)
+.  -bte_transport_pc <jacobi,twolevel>              - ksp: preconditioner (default jacobi: the KSP's own PC, the Gamma diagonal or -bte_transport_pc_type)
+.  -bte_transport_pc_bins <n>                       - twolevel: energy bins per valley (or band) in the coarse space (default 40)
+.  -bte_transport_pc_angular <0,1,2>                - twolevel: angular functions per direction (default 2)
+.  -bte_transport_pc_split <none,band,valley>       - twolevel: energy bins for all states together, per band or per valley (default valley)
+.  -bte_transport_pc_form <multiplicative,additive> - twolevel: how the coarse correction and the Gamma diagonal combine (default multiplicative)
+-  -bte_transport_monitor <bool>                    - print each configuration as it is solved
+
    Level: beginner
 
 .seealso: `BTETransportCreate()`, `BTETransportGetKSP()`
