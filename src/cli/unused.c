@@ -126,6 +126,12 @@ PetscErrorCode BTECommandCheckOptions(MPI_Comm comm, const char cmd[])
   /* read by every BTE (BTESetFromOptions), used only where a table is written while it is made */
   PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_generate_batch", &batch));
   PetscCheck(!batch || !strcmp(cmd, "generate"), comm, PETSC_ERR_USER_INPUT, "-bte_generate_batch sets how much of a table 'bte generate' writes at a time; 'bte %s' builds its table in memory and would ignore it: leave it out", cmd);
+  if (!strcmp(cmd, "dynamics") || !strcmp(cmd, "highfield")) {
+    /* read by every collision operator; it matters only where the temperature changes after setup */
+    PetscBool refresh;
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_collision_refresh", &refresh));
+    PetscCheck(!refresh, comm, PETSC_ERR_USER_INPUT, "-bte_collision_refresh keeps what a change of temperature needs ('bte transport' with several -bte_temperatures); 'bte %s' runs at one temperature and would not use it: leave it out", cmd);
+  }
   PetscCall(CheckUnused(comm, UNUSED_UPFRONT, cmd));
   PetscFunctionReturn(0);
 }
