@@ -45,6 +45,15 @@ PetscErrorCode BTECommandDynamics(MPI_Comm comm)
     PetscCall(TSGetType(ts, &tt));
     PetscCall(PetscObjectTypeCompareAny((PetscObject)ts, &expl, TSRK, TSEULER, TSSSP, TSMPRK, ""));
     if (expl) PetscCall(BTECommandCheckSolverOptionsExplicit(comm, "dynamics", tt));
+    if (expl) {
+      /* the Jacobian's options: used only by an implicit method (here the second one of a switch) */
+      PetscReal sw = -1;
+      PetscBool set, asm_, mt;
+      PetscCall(PetscOptionsGetReal(NULL, NULL, "-bte_switch_time", &sw, &set));
+      PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_jacobian_assembled", &asm_));
+      PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_jacobian_mat_type", &mt));
+      PetscCheck(sw >= 0 || (!asm_ && !mt), comm, PETSC_ERR_USER_INPUT, "%s: the explicit method -ts_type %s applies no Jacobian; it takes effect with an implicit method (e.g. -options_file options/implicit.opts): leave it out", asm_ ? "-bte_jacobian_assembled" : "-bte_jacobian_mat_type", tt);
+    }
   }
   if (view) PetscCall(BTEView(bte, PETSC_VIEWER_STDOUT_(comm)));
   else PetscCall(BTEViewWarnings(bte, PETSC_VIEWER_STDOUT_(comm))); /* no summary, but its warnings */

@@ -72,6 +72,7 @@ expect_fail "-bte_temperature 77. K (the temperature of the setup summary and it
 expect_fail "The copy-bandwidth measurement (-bte_bench_copy_size, two buffers of that many doubles per rank) needs" "$BTE" bench -bte_input ita12.h5 -bte_bench_reps 1 -bte_memory_limit 1 -bte_bench_copy_size 200000000
 expect_fail "-bte_generate_batch sets how much of a table 'bte generate' writes at a time; 'bte transport' builds its table in memory" "$BTE" transport $P -bte_view 0 -bte_generate_batch 100
 expect_fail "-bte_collision_refresh keeps what a change of temperature needs" $D -bte_collision_refresh 0
+expect_fail "-bte_jacobian_assembled: the explicit method -ts_type rk applies no Jacobian" $D -bte_jacobian_assembled
 # two dashes: refused by the name as typed (it had been reported as the correct spelling, unused);
 # --help and -h after a command are -help
 expect_fail "error: --bte_temperature: options take one dash (-bte_temperature)" "$BTE" info -bte_input t8.h5 --bte_temperature 77
