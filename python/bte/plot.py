@@ -58,7 +58,7 @@ def _title(dyn):
             title += " (%s at %g fs)" % (dyn.efield_profile, dyn.efield_time)
     if dyn.pump:
         title += ", pump %.3g %s at %g fs" % (dyn.pump["density"], dyn.units["pump"]["density"], dyn.pump["time"])
-    if not dyn.complete:
+    if dyn.complete is False:  # None: a file from before outputs said so
         title += " (stopped before its final time)"
     return title
 

@@ -9,7 +9,7 @@
 #  - plot_transport -o NAME without an extension writes NAME.png, the name it prints;
 #  - Dynamics: the operator's smearing, delta and table identity are read, their units and the
 #    diagnostics' and cost's units checked; mean_energy() of a pumped run does not call the pumped
-#    carriers a conservation error.
+#    carriers a conservation error, and a run stopped before its final time says so in the title.
 set -e
 [ -n "$PYTHON" ] || { echo "skip: no Python with h5py and matplotlib (scripts/find-python.sh)"; exit 77; }
 source "$TESTDIR/common.sh"
@@ -20,6 +20,7 @@ T="-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_view 0"
 "$BTE" highfield $T -bte_efield_list 100,1000,3000 -bte_drift_form upwind -bte_smearing 0.02 -bte_delta balanced -bte_output hf.h5 > /dev/null
 "$BTE" dynamics $T -bte_init fermi -bte_pump_density 1e17 -bte_pump_time 20 -bte_pump_fwhm 10 -bte_final_time 60 -bte_output_interval 20 \
   -bte_dynamics_monitor 0 -bte_output pump.h5 > /dev/null
+"$BTE" dynamics $T -bte_final_time 60 -bte_output_interval 20 -ts_max_steps 30 -bte_dynamics_monitor 0 -bte_output stopped.h5 > /dev/null
 out=$("$PYTHON" "$TESTDIR/../scripts/plot_transport.py" mu.h5 -o mob)
 grep -qx "wrote mob.png" <<<"$out" || { echo "FAIL: $out"; exit 1; }
 [ -s mob.png ] && [ -s mob_rates.png ] && [ ! -e mob ] || { echo "FAIL: -o mob did not write mob.png and mob_rates.png"; ls; exit 1; }
@@ -72,6 +73,8 @@ for path, name, val in (("/dynamics", "smearing_units", "Ry"), ("/diagnostics", 
         raise SystemExit("FAIL: %s %s = %s accepted" % (path, name, val))
     except bte.BTEFileError as e:
         assert name.replace("_units", "") in str(e), e
+assert "stopped" not in plot.mean_energy(d)._suptitle.get_text()
+assert plot.mean_energy("stopped.h5")._suptitle.get_text().endswith("(stopped before its final time)")
 title = plot.mean_energy(d).axes[0].get_title()
 assert "pumped" in title and "kept to" not in title, title
 assert d.carriers[-1] > 1.2 * d.carriers[0], d.carriers  # 1e17 pumped onto 3.3e17
