@@ -470,9 +470,10 @@ static PetscErrorCode PCSetFromOptions_BTETwoLevel(PC pc, BTEOptionItems PetscOp
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "bte two-level preconditioner for implicit time steps");
-  PetscCall(PetscOptionsInt("-pc_bte_twolevel_bins", "Energy bins per group (valley) of the coarse space (default: from the grid, see -pc_bte_twolevel_states_per_block)", "PCBTETWOLEVEL", nbins, &nbins, &flg));
+  PetscCall(PetscOptionsInt("-pc_bte_twolevel_bins", "Energy bins per group (valley) of the coarse space (-1, the default: from the grid, see -pc_bte_twolevel_states_per_block)", "PCBTETWOLEVEL", nbins, &nbins, &flg));
   if (flg) {
-    PetscCheck(nbins >= 1 && nbins <= 10000, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_bte_twolevel_bins must be in [1, 10000], got %" PetscInt_FMT, nbins);
+    /* -1 is the default -help shows: giving it means the same */
+    PetscCheck(nbins == PETSC_DETERMINE || (nbins >= 1 && nbins <= 10000), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_bte_twolevel_bins must be in [1, 10000] (or -1: from the grid), got %" PetscInt_FMT, nbins);
     if (nbins != tl->nbins) tl->basis_id = -1; /* rebuild the blocks at the next setup */
     tl->nbins = nbins;
   }
@@ -484,9 +485,9 @@ static PetscErrorCode PCSetFromOptions_BTETwoLevel(PC pc, BTEOptionItems PetscOp
   }
   {
     PetscInt nrate = tl->nrate;
-    PetscCall(PetscOptionsInt("-pc_bte_twolevel_rate_bins", "Bins of the total scattering rate within each (group, energy bin) block (default: from the grid)", "PCBTETWOLEVEL", nrate, &nrate, &flg));
+    PetscCall(PetscOptionsInt("-pc_bte_twolevel_rate_bins", "Bins of the total scattering rate within each (group, energy bin) block (-1, the default: from the grid)", "PCBTETWOLEVEL", nrate, &nrate, &flg));
     if (flg) {
-      PetscCheck(nrate >= 1 && nrate <= 64, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_bte_twolevel_rate_bins must be in [1, 64], got %" PetscInt_FMT, nrate);
+      PetscCheck(nrate == PETSC_DETERMINE || (nrate >= 1 && nrate <= 64), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_bte_twolevel_rate_bins must be in [1, 64] (or -1: from the grid), got %" PetscInt_FMT, nrate);
       if (nrate != tl->nrate) tl->basis_id = -1;
       tl->nrate = nrate;
     }
