@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Per-rank times of bte's collision events from PETSc's detailed log.
 
-    mpiexec -n 16 bte bench ... -log_view :run.py:ascii_info_detail
+    mpiexec -n 16 bte bench ... -bte_bench_types pair -log_view :run.py:ascii_info_detail
     scripts/rank-times.py run.py [more.py ...]
 
 For each file: the number of applies (BTECollApply + BTECollJacApply of rank 0), then for each
@@ -9,6 +9,8 @@ event its time per apply on the fastest, the mean and the slowest rank, and for 
 (BTECollInner + BTECollOuter) the slowest/fastest ratio and the slowest ranks. -log_view's summary
 gives only the largest rank and max/min; this shows whether the same rank is slow in every event (a
 slow core or a heavy rank) and how long the others wait for it (BTECollGhost, BTECollGhostAdd).
+Inner and Outer are logged by the pair types only: a log whose applies include other types (bte
+bench times every -bte_bench_types entry) is refused, since its times per apply would be wrong.
 """
 import collections
 import re
@@ -48,7 +50,14 @@ def main(paths):
             continue
         ranks = sorted(count["BTECollApply"])
         napply = count["BTECollApply"][0] + count.get("BTECollJacApply", {}).get(0, 0)
-        print(f"{path}: {len(ranks)} ranks, {napply} applies (I[f] and J x); ms per apply, fastest / mean / slowest rank")
+        nwork = count.get("BTECollOuter", {}).get(0)  # once per apply of a pair type
+        if nwork is not None and nwork != napply:
+            print(f"{path}: {napply} applies but {nwork} of them logged BTECollOuter: the log holds applies of "
+                  "collision types that do not log them (bte bench times every -bte_bench_types entry); "
+                  "run with -bte_bench_types pair (or one pair type)", file=sys.stderr)
+            status = 1
+            continue
+        print(f"{path}: {len(ranks)} rank{'s' if len(ranks) != 1 else ''}, {napply} applies (I[f] and J x); ms per apply, fastest / mean / slowest rank")
         for ev in EVENTS:
             if ev not in time:
                 continue

@@ -9,7 +9,7 @@ sources, final time, output interval), the reference, and the integrator configu
 
     {
       "title": "parabolic valley, hot electrons, 1 ps",
-      "common": "-bte_model parabolic -bte_grid 16 -bte_init gaussian -bte_final_time 1000",
+      "common": "-bte_model parabolic -bte_grid 16 -bte_parabolic_a 20 -bte_init gaussian -bte_init_e0_edge 0.1 -bte_init_occupation 0.5 -bte_final_time 1000",
       "output_interval": 100,
       "reference": {"options": "-ts_type rk -ts_rk_type 4 -ts_adapt_type none", "dt": 0.25},
       "methods": [
@@ -38,7 +38,12 @@ over the scattering channels) and the stepping wall time, all from the summary, 
 of the whole run (all ranks, setup included: on a shared machine the wall time measures the
 neighbours as much as the method; on a quiet one they agree). A run that fails
 (unstable step, failed solve, or longer than the study's "timeout" in seconds) is recorded as
-failed and not plotted. A method with an assembled collision Jacobian (-bte_jacobian_assembled)
+failed and not plotted, and so is a run that stopped before the reference's final time (its
+summary's complete false, e.g. -ts_max_steps, or another final time): its cost would be that of
+part of the interval. Every time a run is compared at must be a snapshot of the reference (the
+output interval and a split run's "until" multiples of the reference's output interval), or the
+study is refused: between snapshots the reference is interpolated, and the interpolation's error
+would be read as the method's. A method with an assembled collision Jacobian (-bte_jacobian_assembled)
 should set "count_linear": true, so that each linear iteration (a MatMult on the assembled
 matrix, which the summary does not count as a Jacobian apply) counts as one apply. A method with
 "first_leg": {"until": T, "options": "..."} is a split run: the first leg's options (e.g. an
@@ -52,7 +57,9 @@ What made each result is kept beside it: DIR/reference.cmd.json records the refe
 options (the launcher and the driver's path aside; an options file by its content) and the
 SHA-256 of reference.h5, and TAG.cmd.json each run's options and the reference it was compared
 with. An existing reference is used only when it was made by the same options, is unchanged and
-complete (its run reached the final time); otherwise it is made again, with a line saying why. A
+complete (its run reached the final time); otherwise it is made again, with a line saying why
+("remake_reference": true in the study makes it again on every call, e.g. after bte was rebuilt:
+the driver's path is not part of the record). A
 directory that already holds a study's results (study.csv/.json/.md or run summaries) is refused
 unless --reuse (keep each run whose summary was made by the same options against the same
 reference, make the others again, and write the tables again from them) or --overwrite (make every
@@ -102,12 +109,18 @@ def run_(cmd, log, timeout):
     return p.returncode
 
 
-def last_error_line(log):
+def last_error_line(log, rc=None):
+    """the last line of log that names an error; else the exit status (or signal) and the log's last line"""
     try:
-        lines = [l.strip() for l in open(log) if "error" in l.lower()]
-        return lines[-1] if lines else "exit nonzero"
+        text = [l.strip() for l in open(log)]
     except OSError:
         return "no log"
+    lines = [l for l in text if "error" in l.lower()]
+    if lines:
+        return lines[-1]
+    last = [l for l in text if l]
+    how = "exit nonzero" if rc is None else ("killed by signal %d" % -rc if rc < 0 else "exit status %d" % rc)
+    return how + (" (last line: %s)" % last[-1][:200] if last else "")
 
 
 class StudyError(Exception):
@@ -359,6 +372,12 @@ def main():
             sys.exit(1)
         print("wrote %s/study.png" % a.out)
         return
+    if os.path.exists(a.out) and not os.path.isdir(a.out):
+        sys.exit("study.py: --out %s is a file, not a directory" % a.out)
+    if a.np < 1:
+        sys.exit("study.py: --np %d: give at least 1 rank" % a.np)
+    if a.np > 1 and not a.mpiexec:
+        sys.exit("study.py: --np %d needs a launcher (--mpiexec mpiexec, or MPIEXEC in the environment)" % a.np)
     if a.overwrite and (a.reuse or a.only_existing):
         sys.exit("study.py: --overwrite makes every run again: give it without --reuse and --only-existing")
     if not os.access(a.bte, os.X_OK):
@@ -383,7 +402,7 @@ def main():
     if (tables or summaries) and not (a.reuse or a.overwrite or a.only_existing):
         sys.exit("study.py: %s holds an earlier study's results (%s): give --reuse to keep the runs made by the same options "
                  "and make the others again, --overwrite to make every run again, or another --out"
-                 % (a.out, ", ".join(tables + ["%d run summaries" % len(summaries)] if summaries else tables)))
+                 % (a.out, ", ".join(tables + ["%d run summar%s" % (len(summaries), "y" if len(summaries) == 1 else "ies")] if summaries else tables)))
     if a.overwrite and (tables or summaries):
         print("study.py: --overwrite: every run of %s is made again and the tables replaced" % a.out)
     os.makedirs(a.out, exist_ok=True)
@@ -394,12 +413,25 @@ def main():
     ref = st.get("reference", {})
     refopts = split_options(ref.get("options", "-ts_type rk -ts_rk_type 4 -ts_adapt_type none"), "reference", base)
     refdt = float(ref.get("dt", 0.25))
+    refint = float(ref.get("output_interval", interval))
     refh5 = os.path.join(a.out, "reference.h5")
     refjs, refrec = os.path.join(a.out, "reference.json"), os.path.join(a.out, "reference.cmd.json")
     refargs = ["dynamics"] + common + refopts + ["-ts_dt", repr(refdt), "-bte_output", refh5,
-                                                 "-bte_output_interval", repr(float(ref.get("output_interval", interval))),
+                                                 "-bte_output_interval", repr(refint),
                                                  "-bte_summary", refjs]
     refdesc = "%s, step %g fs" % (" ".join(refopts), refdt) + ("; every run with %s" % a.extra if a.extra.strip() else "")
+
+    def on_reference(t):
+        """t is a snapshot time of the reference (a multiple of its output interval)"""
+        k = t / refint
+        return abs(k - round(k)) <= 1e-9 * max(1.0, abs(k))
+    if not on_reference(interval):
+        sys.exit("study.py: the study's output_interval %g fs is not a multiple of the reference's %g fs: the runs would be compared "
+                 "with the reference interpolated between its snapshots, and the interpolation's error read as theirs" % (interval, refint))
+    for m in st["methods"]:
+        if m.get("first_leg") and not on_reference(float(m["first_leg"]["until"])):
+            sys.exit("study.py: method %s: first_leg until %g fs is not a multiple of the reference's output interval %g fs "
+                     "(give \"reference\": {\"output_interval\": ...} that divides it)" % (m["name"], float(m["first_leg"]["until"]), refint))
     refid = identity(refargs, a.out)
 
     def reference_complete(js):
@@ -431,7 +463,7 @@ def main():
         t0 = time.time()
         rc, _ = run(launch + [a.bte] + refargs, os.path.join(a.out, "reference.log"))
         if rc:
-            sys.exit("study.py: the reference run failed: %s (%s)" % (last_error_line(os.path.join(a.out, "reference.log")), os.path.join(a.out, "reference.log")))
+            sys.exit("study.py: the reference run failed: %s (%s)" % (last_error_line(os.path.join(a.out, "reference.log"), rc), os.path.join(a.out, "reference.log")))
         js = read_json(refjs)
         if not reference_complete(js):
             js = js or {}
@@ -443,6 +475,16 @@ def main():
     else:
         refsha = rec["sha256"]
         print("reference: %s (existing %s, made by the same options)" % (refdesc, refh5))
+    reffinal = (read_json(refjs) or {}).get("final_time")  # every run must get there too
+
+    def stopped_early(js, until=None):
+        """why the run of summary js did not cover the interval it is compared over, or None"""
+        end = until if until is not None else reffinal
+        if js.get("complete") is False:
+            return "stopped at %s of %s fs (%s)" % (js.get("final_time"), end, js.get("converged_reason"))
+        if end is not None and js.get("final_time") is not None and abs(float(js["final_time"]) - float(end)) > 1e-9 * max(1.0, abs(float(end))):
+            return "ended at %s fs, not at the reference's %s fs" % (js.get("final_time"), end)
+        return None
 
     def run_split(leg, cmds, tag, sj, log):
         """a split run: the first leg's options up to leg["until"] fs (written to TAG.leg1.h5),
@@ -458,10 +500,16 @@ def main():
             with open(log, "w") as fp:
                 fp.write("first leg: %s\n" % last_error_line(os.path.join(a.out, tag + ".leg1.log")))
             return rc, cpu
+        j1 = read_json(s1) or {}
+        why = stopped_early(j1, float(leg["until"]))
+        if why:
+            with open(log, "w") as fp:
+                fp.write("first leg: error: %s\n" % why)
+            return 1, cpu
         rc, cpu2 = run(launch + [a.bte] + cmds[1], log, st.get("timeout"))
         if rc or not os.path.exists(s2):
             return rc or 1, cpu + cpu2
-        j1, j2 = json.load(open(s1)), json.load(open(s2))
+        j2 = json.load(open(s2))
         js = dict(j2)
         for k in ("steps", "rejected_steps", "collision_applies", "jacobian_applies", "linear_iterations"):
             js[k] = j1[k] + j2[k]
@@ -503,11 +551,15 @@ def main():
         row = {"method": m["name"], "option": sw.get("option", ""), "value": v, "run": tag, "status": "ok"}
         cpufile = os.path.join(a.out, tag + ".cpu")
         # a summary counts only with the record of the options that made it, against this reference
-        have = os.path.exists(sj) and read_json(rec_file) == record
-        if (a.reuse or a.only_existing) and os.path.exists(sj) and not have:
+        recd = read_json(rec_file)
+        have = os.path.exists(sj) and recd == record
+        # a failed run's log counts only where its record says these options made it (a run
+        # without a record: stopped from outside, or made before failed runs were recorded)
+        failed_here = not os.path.exists(sj) and os.path.exists(log) and (recd == record or recd is None)
+        if (a.reuse or a.only_existing) and (os.path.exists(sj) or recd is not None) and recd != record:
             print("%-28s %-10s %-10s %s" % (m["name"], row["option"], v, "its summary was made by other options or against another reference: " +
                                             ("not used" if a.only_existing else "made again")))
-        if (a.reuse or a.only_existing) and (have or (os.path.exists(log) and not os.path.exists(sj) and a.only_existing)):
+        if (a.reuse or a.only_existing) and (have or (failed_here and a.only_existing)):
             rc = 0 if have else 1
             row["cpu_total"] = float(open(cpufile).read()) if os.path.exists(cpufile) else None
             if not have and last_error_line(log) == "exit nonzero":  # a log without an error: stopped from outside
@@ -530,12 +582,14 @@ def main():
                 rc, cpu = run(launch + [a.bte] + cmds[0], log, st.get("timeout"))
             row["cpu_total"] = cpu
             open(cpufile, "w").write("%.3f\n" % cpu)
-            if os.path.exists(sj):
-                json.dump(record, open(rec_file, "w"), indent=1)
-        if rc or not os.path.exists(sj):
-            row["status"] = "failed: " + last_error_line(log)
+            json.dump(record, open(rec_file, "w"), indent=1)  # failed runs too: --only-existing checks their log against it
+        s = read_json(sj) if not rc and os.path.exists(sj) else None
+        early = stopped_early(s) if s else None
+        if rc or not s:
+            row["status"] = "failed: " + last_error_line(log, rc or None)
+        elif early:
+            row["status"] = "failed: " + early
         else:
-            s = json.load(open(sj))
             re_ = s["reference_error"]
             row.update(steps=s["steps"], rejected=s["rejected_steps"], collision_applies=s["collision_applies"],
                        jacobian_applies=s["jacobian_applies"],
@@ -554,6 +608,10 @@ def main():
         else:
             print("%-28s %-10s %-10s %s" % (m["name"], row["option"], v, row["status"]))
 
+    okrows = [r for r in rows if r["status"] == "ok"]
+    if okrows and all(r["error_max"] == 0 for r in okrows):
+        print("\nstudy.py: WARNING every run's error is 0: the runs do not differ from the reference at all (a problem without "
+              "carriers or dynamics? check the common options and the runs' logs)")
     # equal accuracy: the baseline's largest stable step sets the target error; a study's
     # "target_error" adds a second comparison at that error (still against that step's cost)
     bname = st.get("baseline", st["methods"][0]["name"])
@@ -579,6 +637,8 @@ def main():
         return {"target": target, "what": what, "methods": out}
 
     comparisons = []
+    if not bl:
+        print("\nno comparison at equal accuracy: the baseline %s has no run that completed with an error below max_error %.1e" % (bname, maxerr))
     if bl:
         b = min(bl, key=lambda r: r["applies"])
         comparisons.append(compare(b, b["error_max"], "the error of %s at its largest usable step" % bname))

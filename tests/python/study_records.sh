@@ -12,7 +12,10 @@
 #  - a reference whose run stopped early (-ts_max_steps) ends the study with one line, and the next
 #    run makes it again; a reference.h5 changed after it was made is made again;
 #  - --only-existing does not tabulate a summary made against another reference;
-#  - a method that needs more applies than the baseline is reported as "more", never "0.xx fewer".
+#  - a method that needs more applies than the baseline is reported as "more", never "0.xx fewer";
+#  - a run stopped before the reference's final time (-ts_max_steps, another final time) is a failed
+#    run, not a cheap one; comparison times that are not reference snapshots are refused; --np
+#    without a launcher and --out naming a file are refused.
 set -e
 [ -n "$PYTHON" ] || { echo "skip: no Python with h5py and matplotlib (scripts/find-python.sh)"; exit 77; }
 source "$TESTDIR/common.sh"
@@ -87,4 +90,24 @@ study ../studies/tiny.json --bte "$BTE" --out out --no-plot --only-existing > on
 has only.log "^RK4 fixed .*-ts_dt .*5 .*against another reference: not used" "a summary against another reference"
 has only.log "^RK4 fixed .*-ts_dt .*5 .*not run" "a summary against another reference"
 has only.log "^RK4 fixed .*-ts_dt .*1 .*applies *160 " "a summary made against this reference"
+# ---- runs that do not cover the reference's interval are failed runs, not cheap ones ----
+cat > ../studies/early.json <<'JSON'
+{"common": "-bte_model parabolic -bte_grid 12 -bte_parabolic_a 20 -bte_init gaussian -bte_init_e0_edge 0.1 -bte_init_occupation 0.5 -bte_final_time 40",
+ "output_interval": 10, "reference": {"dt": 0.5},
+ "methods": [
+  {"name": "RK4", "options": "-ts_type rk -ts_rk_type 4 -ts_adapt_type none", "sweep": {"option": "-ts_dt", "values": [1, 5]}},
+  {"name": "RK4 capped", "options": "-ts_type rk -ts_rk_type 4 -ts_adapt_type none -ts_max_steps 4", "sweep": {"option": "-ts_dt", "values": [5]}},
+  {"name": "RK5 shorter", "options": "-ts_type rk -ts_rk_type 5dp -ts_adapt_type basic -ts_dt 1 -ts_max_time 20", "sweep": {"option": "-ts_rtol", "values": [1e-8]}}]}
+JSON
+study ../studies/early.json --bte "$BTE" --out early --no-plot > early.log
+has early.log "^RK4 capped .*failed: stopped at 20 of 40 fs (CONVERGED_ITS)" "a run stopped by -ts_max_steps"
+has early.log "^RK5 shorter .*failed: ended at 20 fs, not at the reference's 40 fs" "a run with another final time"
+hasnt early.log "^  RK4 capped .*applies" "a stopped run in the comparison"
+# ---- comparison times that are not snapshots of the reference: refused (interpolation error) ----
+sed 's/"reference": {"dt": 0.5}/"reference": {"dt": 0.5, "output_interval": 3}/' ../studies/early.json > ../studies/ri.json
+expect_fail "output_interval 10 fs is not a multiple of the reference's 3 fs" study ../studies/ri.json --bte "$BTE" --out ri --no-plot
+# ---- arguments: --np without a launcher, --out a file ----
+expect_fail "--np 2 needs a launcher" study ../studies/early.json --bte "$BTE" --out np2 --np 2
+touch afile
+expect_fail "--out afile is a file, not a directory" study ../studies/early.json --bte "$BTE" --out afile
 echo "study records: all checks passed"
