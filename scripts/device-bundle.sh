@@ -13,7 +13,7 @@ BUILD=build-cuda PETSC=.petsc-cuda OUT=.device
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) BUILD=$2; shift 2;; --petsc) PETSC=$2; shift 2;; --out) OUT=$2; shift 2;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0;;
     *) echo "device-bundle.sh: unknown argument '$1'" >&2; exit 2;;
   esac
 done

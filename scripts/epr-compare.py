@@ -74,6 +74,13 @@ def main():
     a = ap.parse_args()
     ev, d = os.path.abspath(a.eval), os.path.abspath(a.dir)
     epr = os.path.join(d, "DNTT_epr.h5")
+    # everything checked before the first evaluation (a missing file had ended in a traceback)
+    need = [os.path.join(d, n) for n in ("DNTT_epr.h5", "DNTT_band_energies.h5", "DNTT_phdisp.h5", "DNTT_ephmat.h5")]
+    missing = [n for n in need if not os.path.isfile(n)]
+    if missing:
+        sys.exit("epr-compare.py: %s lacks %s (the PyEPH test files, pyeph/post_qe2pert/test/)" % (d, ", ".join(os.path.basename(n) for n in missing)))
+    if not os.access(ev, os.X_OK):
+        sys.exit("epr-compare.py: the evaluator %s is not an executable (make, or give --eval)" % ev)
     P = path()
     with tempfile.TemporaryDirectory() as tmp:
         np.savetxt(os.path.join(tmp, "path.txt"), P, fmt="%.17g")

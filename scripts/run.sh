@@ -13,6 +13,7 @@
 set -e
 here=$(cd "$(dirname "$0")/.." && pwd)
 BTE=${1:?usage: scripts/run.sh path/to/bte [outdir]}
+[ -x "$BTE" ] && [ -f "$BTE" ] || { echo "scripts/run.sh: $BTE is not an executable (make builds build/bin/bte)" >&2; exit 1; }
 OUT=${2:-out}
 NP=${NP:-2}
 GRID=${GRID:-64}

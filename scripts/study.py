@@ -678,4 +678,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # the runs so far are kept: --reuse goes on from them
+        sys.exit("\nstudy.py: interrupted; the finished runs are kept, and --reuse goes on from them")
