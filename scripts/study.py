@@ -652,7 +652,9 @@ def main():
         w.writeheader()
         for r in rows:
             w.writerow(r)
-    json.dump({"title": st.get("title", ""), "reference": refdesc, "extra": a.extra, "baseline": bname, "runs": rows, "equal_accuracy": summary, "comparisons": comparisons},
+    # how the runs were launched (their costs depend on it; --reuse does not check it)
+    json.dump({"title": st.get("title", ""), "reference": refdesc, "extra": a.extra, "ranks": a.np, "launcher": a.mpiexec,
+               "omp_threads": os.environ.get("OMP_NUM_THREADS", ""), "baseline": bname, "runs": rows, "equal_accuracy": summary, "comparisons": comparisons},
               open(os.path.join(a.out, "study.json"), "w"), indent=1)
     # the same as Markdown tables (docs/timestepping.md is made of these)
     with open(os.path.join(a.out, "study.md"), "w") as fp:

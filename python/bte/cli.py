@@ -37,7 +37,7 @@ def plot_dynamics_main(argv=None):
     ap = argparse.ArgumentParser(prog="plot_dynamics", description=DYNAMICS_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file")
     ap.add_argument("--outdir", default=None, help="folder for the PNGs (default: the file's folder)")
-    ap.add_argument("--times", default=None, help="comma-separated times (fs) for the distribution curves")
+    ap.add_argument("--times", default=None, help="comma-separated times (fs) for the distribution curves, each drawn at the nearest snapshot (within the run's)")
     ap.add_argument("--smooth", type=float, default=1.5, help="Gaussian smoothing of the population, in bins (0: none)")
     ap.add_argument("--kspace", default=None, metavar="PLANE", help="also draw the last snapshot's occupations in k space projected on PLANE (xy, xz, yz)")
     args = ap.parse_args(argv)
@@ -47,8 +47,8 @@ def plot_dynamics_main(argv=None):
         times = [float("nan")]
     if times is not None and not all(math.isfinite(x) for x in times):
         return _fail(ap.prog, "--times %r: give comma-separated finite numbers (fs)" % args.times)
-    if not math.isfinite(args.smooth):
-        return _fail(ap.prog, "--smooth %r: give a finite number of bins (0: none)" % args.smooth)
+    if not math.isfinite(args.smooth) or args.smooth < 0:
+        return _fail(ap.prog, "--smooth %r: give a finite number of bins >= 0 (0: none)" % args.smooth)
     if args.kspace is not None:  # checked before any PNG is written: a bad plane leaves none behind
         try:
             plot.check_plane(args.kspace)

@@ -87,6 +87,10 @@ def energy_distribution(dyn, times=None, smooth_bins=1.5, path=None):
         raise ValueError("times %r: give numbers (fs)" % (times,)) from None
     if not np.all(np.isfinite(want)):
         raise ValueError("times %r: not all finite" % (times,))
+    if times is not None:  # each is drawn at the nearest snapshot: outside the run there is none
+        out = [w for w in want if w < t[0] - 1e-9 * max(1.0, abs(t[0])) or w > t[-1] + 1e-9 * max(1.0, abs(t[-1]))]
+        if out:
+            raise ValueError("times %s fs: outside the run's snapshots, %g to %g fs" % (", ".join("%g" % w for w in out), t[0], t[-1]))
     rows = sorted(set(int(np.argmin(np.abs(t - w))) for w in want))
     fig = _figure((12, 4.6))
     ax1, ax2 = fig.subplots(1, 2)
