@@ -580,7 +580,8 @@ PetscErrorCode BTESetFromOptions(BTE bte)
   }
   PetscCall(PetscOptionsInt("-bte_generate_batch", "Models: channels a rank holds at a time when writing a table while generating (0: 2^25, at most a quarter of its memory)", "BTEGenerateTable", bte->genbatch, &bte->genbatch, NULL));
   PetscCheck(bte->genbatch >= 0, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_batch must be >= 0 (0: automatic), got %" PetscInt_FMT, bte->genbatch);
-  PetscCall(PetscOptionsInt("-bte_generate_pair_batch", "Models that evaluate couplings in batches (the GPU import): pairs of states per batch (1..4096)", "BTEGenerateTable", bte->pairbatch, &bte->pairbatch, NULL));
+  PetscCall(PetscOptionsInt("-bte_generate_pair_batch", "Models that evaluate couplings in batches (the GPU import): pairs of states per batch (1..4096)", "BTEGenerateTable", bte->pairbatch, &bte->pairbatch, &flg));
+  if (flg) bte->pairbatch_set = PETSC_TRUE;
   PetscCheck(bte->pairbatch >= 1 && bte->pairbatch <= 4096, PetscObjectComm((PetscObject)bte), PETSC_ERR_ARG_OUTOFRANGE, "-bte_generate_pair_batch must be in 1..4096, got %" PetscInt_FMT, bte->pairbatch);
   PetscCall(PetscOptionsBool("-bte_generate_reuse", "Models: keep the channels found while counting, within 40% of a rank's memory, so that every coupling is evaluated once (0: evaluate twice, in less memory; default 1, 0 for couplings evaluated on a GPU)", "BTEGenerateTable", bte->genreuse, &bte->genreuse, &flg));
   if (flg) bte->genreuse_set = PETSC_TRUE;

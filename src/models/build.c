@@ -1298,6 +1298,7 @@ PetscErrorCode BTEModelBuild(BTE bte, const BTEModelSpec *spec)
   PetscCheck(spec->nbands >= 1 && spec->nbands <= BTE_MAX_BANDS, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: nbands must be 1..%d", spec->name, BTE_MAX_BANDS);
   PetscCheck(spec->nmodes >= 1 && spec->nmodes <= BTE_MAX_MODES, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: nmodes must be 1..%d", spec->name, BTE_MAX_MODES);
   PetscCheck(spec->bands, comm, PETSC_ERR_ARG_NULL, "Model %s: the bands callback is required", spec->name);
+  PetscCheck(!bte->pairbatch_set || spec->coupling_grid_batch || !spec->coupling, comm, PETSC_ERR_USER_INPUT, "-bte_generate_pair_batch sets how many pairs a model that evaluates its couplings in batches gets at once (the Perturbo import on a GPU or with -bte_perturbo_device host_batch); model %s evaluates them one pair at a time: leave it out", spec->name);
   PetscCheck(spec->hwmax >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: hwmax must be >= 0", spec->name);
   PetscCheck(spec->spin == 1 || spec->spin == 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: spin (the spin degeneracy) must be 1 or 2, got %" PetscInt_FMT, spec->name, (PetscInt)spec->spin);
   PetscCheck(spec->carrier == -1 || spec->carrier == 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s: carrier must be -1 (electrons) or +1 (holes), got %" PetscInt_FMT, spec->name, (PetscInt)spec->carrier);

@@ -98,6 +98,7 @@ struct _p_BTE {
   PetscInt  iochunk;       /* -bte_io_chunk: channel rows per rank per I/O step */
   PetscInt  genbatch;      /* -bte_generate_batch: 0 automatic */
   PetscInt  pairbatch;     /* -bte_generate_pair_batch: pairs a model evaluates at once (coupling_grid_batch) */
+  PetscBool pairbatch_set; /* given: a model without coupling_grid_batch refuses it */
   PetscBool genmonitor;    /* -bte_generate_monitor */
   PetscBool genmonauto;    /* the option not given: progress lines once a build has run BTE_GEN_MONITOR_AFTER s */
   PetscBool genreuse;      /* -bte_generate_reuse: keep the counting pass's channels when they fit */
