@@ -15,12 +15,6 @@ PetscErrorCode BTECommandGenerate(MPI_Comm comm)
   PetscOptionsEnd();
   PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_generate_batch", &batch));
   PetscCheck(stream || !batch, comm, PETSC_ERR_USER_INPUT, "-bte_generate_batch sets how much of the table is written at a time while generating; -bte_generate_stream 0 builds it in memory first: leave one out");
-  {
-    /* a table written as it is made is never held whole: its summary has no diagnostics to skip */
-    PetscBool diag;
-    PetscCall(PetscOptionsHasName(NULL, NULL, "-bte_diagnostics", &diag));
-    PetscCheck(!stream || !diag, comm, PETSC_ERR_USER_INPUT, "-bte_diagnostics: bte generate writes the table as it makes it and computes no diagnostics (they come with -bte_generate_stream 0, or with bte info on the table): leave it out");
-  }
   PetscCall(BTECreate(comm, &bte));
   PetscCall(BTESetFromOptions(bte));
   PetscCall(BTECommandHelpRequested(&help));

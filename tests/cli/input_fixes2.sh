@@ -73,8 +73,6 @@ expect_fail "The copy-bandwidth measurement (-bte_bench_copy_size, two buffers o
 expect_fail "-bte_generate_batch sets how much of a table 'bte generate' writes at a time; 'bte transport' builds its table in memory" "$BTE" transport $P -bte_view 0 -bte_generate_batch 100
 expect_fail "-bte_collision_refresh keeps what a change of temperature needs" $D -bte_collision_refresh 0
 expect_fail "-bte_jacobian_assembled: the explicit method -ts_type rk applies no Jacobian" $D -bte_jacobian_assembled
-expect_fail "-bte_diagnostics: bte generate writes the table as it makes it" "$BTE" generate $P -bte_output d8.h5 -bte_diagnostics 0
-[ ! -e d8.h5 ] || { echo "a refused generate left d8.h5"; exit 1; }
 expect_fail "model parabolic evaluates them one pair at a time" "$BTE" info $P -bte_generate_pair_batch 7
 # two dashes: refused by the name as typed (it had been reported as the correct spelling, unused);
 # --help and -h after a command are -help
