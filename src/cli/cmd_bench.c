@@ -175,18 +175,6 @@ static void JSONNum(char *buf, size_t len, PetscBool timed, const char *fmt, dou
   else snprintf(buf, len, "null");
 }
 
-/* s as a JSON string (quotes, backslashes and control characters escaped: a path or a command) */
-static void JSONStr(FILE *fp, const char *s)
-{
-  fputc('"', fp);
-  for (; s && *s; s++) {
-    if (*s == '"' || *s == '\\') fprintf(fp, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20) fprintf(fp, "\\u%04x", (unsigned)(unsigned char)*s);
-    else fputc(*s, fp);
-  }
-  fputc('"', fp);
-}
-
 static PetscErrorCode TimeRK4(BTECollision c, Vec f0, PetscInt reps, PetscLogDouble *med)
 {
   TS             ts;
@@ -459,9 +447,9 @@ PetscErrorCode BTECommandBench(MPI_Comm comm)
           fprintf(fp, "{\n  \"model\": \"%s\", \"states\": %" PetscInt_FMT ", \"channels\": %" PetscInt64_FMT ", \"ranks\": %d, \"vec_type\": \"%s\", \"omp_threads\": %d,\n", model, nstates, nch, size, vtype, NumThreads());
           /* what was timed: the table file (-bte_input) and the command that makes its table */
           fprintf(fp, "  \"input\": ");
-          JSONStr(fp, bte->input);
+          BTEJSONString(fp, bte->input);
           fprintf(fp, ", \"table_source\": ");
-          JSONStr(fp, bte->source);
+          BTEJSONString(fp, bte->source);
           fprintf(fp, ", \"temperature_K\": %.17g, \"smearing_eV\": %.17g,\n", (double)bte->temperature, (double)bte->smearing);
           fprintf(fp, "  \"copy_bandwidth_GBs\": %.3f, \"reps\": %" PetscInt_FMT ", \"rk4_reps\": %s,\n  \"results\": [\n", bw, reps, r4n);
           for (PetscInt k = 0; k < ntypes; k++) {

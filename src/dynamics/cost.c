@@ -66,10 +66,10 @@ PetscErrorCode BTEDynamicsCostView(BTEDynamics dyn)
   PetscFunctionReturn(0);
 }
 
-static void BTEJSONString(FILE *fp, const char s[])
+void BTEJSONString(FILE *fp, const char s[])
 {
   fputc('"', fp);
-  for (const char *p = s; *p; p++) {
+  for (const char *p = s; p && *p; p++) {
     if (*p == '"' || *p == '\\') fprintf(fp, "\\%c", *p);
     else if ((unsigned char)*p < 0x20) fprintf(fp, "\\u%04x", (unsigned)(unsigned char)*p);
     else fputc(*p, fp);

@@ -16,23 +16,6 @@
 /* file types of PetscInt indices (i32, or i64 with 64-bit PetscInt) */
 #define BTE_DYN_H5_INDEX (sizeof(PetscInt) == 8 ? H5T_STD_I64LE : H5T_STD_I32LE)
 
-/* Rank 0: the 3 reals of attribute name of /dynamics into v; 0 if it is missing or not 3 numbers */
-static int ReadAttr3(hid_t fid, const char name[], double v[3])
-{
-  hid_t a;
-  int   ok = 0;
-
-  if (BTEH5AttrExists(fid, "dynamics", name) != 1) return 0;
-  a = H5Aopen_by_name(fid, "dynamics", name, H5P_DEFAULT, H5P_DEFAULT);
-  if (a < 0) return 0;
-  {
-    hid_t sp = H5Aget_space(a);
-    if (sp >= 0 && H5Sget_simple_extent_npoints(sp) == 3 && H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0) ok = 1;
-    if (sp >= 0) H5Sclose(sp);
-  }
-  H5Aclose(a);
-  return ok;
-}
 
 static int Differ(double a, double b)
 {
@@ -148,7 +131,7 @@ static int SameField(hid_t fid, BTEDynamics dyn, PetscReal t0, PetscReal tmax, B
   BTEFieldProfile p     = BTE_FIELD_CONSTANT;
   int             nt    = 0;
 
-  (void)ReadAttr3(fid, "efield", e);
+  (void)BTEH5ReadAttrReal3(fid, "dynamics", "efield", e);
   if (BTEH5AttrExists(fid, "dynamics", "efield_profile") == 1 && BTEH5ReadAttrString(fid, "dynamics", "efield_profile", s, sizeof(s), st)) return -1;
   for (int k = 0; BTEFieldProfiles[k] && k < 3; k++)
     if (!strcmp(s, BTEFieldProfiles[k])) p = (BTEFieldProfile)k;
@@ -183,7 +166,7 @@ static int SameProblem(hid_t fid, BTEDynamics dyn, const BTEDynTableId *id, Pets
     if (reference) {
       if (SameField(fid, dyn, t0, tmax, st)) return -1;
     } else {
-      if (ReadAttr3(fid, "efield", e) && (Differ(e[0], dyn->efield[0]) || Differ(e[1], dyn->efield[1]) || Differ(e[2], dyn->efield[2]))) return BTEH5Fail(st, "its run had -bte_efield %g,%g,%g V/cm, this one %g,%g,%g%s", e[0], e[1], e[2], (double)dyn->efield[0], (double)dyn->efield[1], (double)dyn->efield[2], hint);
+      if (BTEH5ReadAttrReal3(fid, "dynamics", "efield", e) && (Differ(e[0], dyn->efield[0]) || Differ(e[1], dyn->efield[1]) || Differ(e[2], dyn->efield[2]))) return BTEH5Fail(st, "its run had -bte_efield %g,%g,%g V/cm, this one %g,%g,%g%s", e[0], e[1], e[2], (double)dyn->efield[0], (double)dyn->efield[1], (double)dyn->efield[2], hint);
       if (BTEH5AttrExists(fid, "dynamics", "efield_profile") == 1 && !BTEH5ReadAttrString(fid, "dynamics", "efield_profile", s, sizeof(s), st) && strcmp(s, BTEFieldProfiles[dyn->src.fprofile])) return BTEH5Fail(st, "its run had -bte_efield_profile %s, this one %s%s", s, BTEFieldProfiles[dyn->src.fprofile], hint);
       if (st->bad) return -1;
       /* the profile's times too: a step moved from 50 to 150 fs was appended to a file that says 50 */

@@ -151,14 +151,9 @@ static int RestartReadLocal(BTE bte, const char file[], PetscReal *f, BTEDynamic
   }
   /* the last two drift velocities and their field (-bte_steady_threshold), where the file has them */
   rs->hasv = PETSC_FALSE;
-  if (nt >= 2 && BTEH5Exists(fid, "/dynamics/drift_velocity") && BTEH5AttrExists(fid, "dynamics", "efield") == 1) {
+  if (nt >= 2 && BTEH5Exists(fid, "/dynamics/drift_velocity")) {
     double tp, vv[2], e[3];
-    hid_t  a  = H5Aopen_by_name(fid, "dynamics", "efield", H5P_DEFAULT, H5P_DEFAULT);
-    hid_t  sp = a >= 0 ? H5Aget_space(a) : -1;
-    int    ok = sp >= 0 && H5Sget_simple_extent_npoints(sp) == 3 && H5Aread(a, H5T_NATIVE_DOUBLE, e) >= 0;
-    if (sp >= 0) H5Sclose(sp);
-    if (a >= 0) H5Aclose(a);
-    if (ok && !SeriesShape(fid, "/dynamics/drift_velocity", H5T_FLOAT, &nt, st) && !ReadElements(fid, "/dynamics/time", H5T_NATIVE_DOUBLE, nt - 2, 0, 1, 1, &tp, st) && !ReadElements(fid, "/dynamics/drift_velocity", H5T_NATIVE_DOUBLE, nt - 2, 0, 1, 1, &vv[0], st) && !ReadElements(fid, "/dynamics/drift_velocity", H5T_NATIVE_DOUBLE, nt - 1, 0, 1, 1, &vv[1], st) && !PetscIsInfOrNanReal(tp) && !PetscIsInfOrNanReal(vv[0]) && !PetscIsInfOrNanReal(vv[1])) {
+    if (BTEH5ReadAttrReal3(fid, "dynamics", "efield", e) && !SeriesShape(fid, "/dynamics/drift_velocity", H5T_FLOAT, &nt, st) && !ReadElements(fid, "/dynamics/time", H5T_NATIVE_DOUBLE, nt - 2, 0, 1, 1, &tp, st) && !ReadElements(fid, "/dynamics/drift_velocity", H5T_NATIVE_DOUBLE, nt - 2, 0, 1, 1, &vv[0], st) && !ReadElements(fid, "/dynamics/drift_velocity", H5T_NATIVE_DOUBLE, nt - 1, 0, 1, 1, &vv[1], st) && !PetscIsInfOrNanReal(tp) && !PetscIsInfOrNanReal(vv[0]) && !PetscIsInfOrNanReal(vv[1])) {
       rs->hasv  = PETSC_TRUE;
       rs->tprev = (PetscReal)tp;
       rs->vprev = (PetscReal)vv[0];

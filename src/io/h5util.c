@@ -411,6 +411,21 @@ int BTEH5ReadAttrInt(hid_t loc, const char obj[], const char name[], long long *
   return ret;
 }
 
+int BTEH5ReadAttrReal3(hid_t loc, const char obj[], const char name[], double v[3])
+{
+  hid_t a, sp;
+  int   ok;
+
+  if (BTEH5AttrExists(loc, obj, name) != 1) return 0;
+  a = H5Aopen_by_name(loc, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+  if (a < 0) return 0;
+  sp = H5Aget_space(a);
+  ok = sp >= 0 && H5Sget_simple_extent_npoints(sp) == 3 && H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0;
+  if (sp >= 0) H5Sclose(sp);
+  H5Aclose(a);
+  return ok;
+}
+
 int BTEH5ReadAttrReal(hid_t loc, const char obj[], const char name[], double *v, BTEH5Status *st)
 {
   hid_t       a;

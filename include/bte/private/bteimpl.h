@@ -213,3 +213,7 @@ PETSC_INTERN PetscErrorCode BTEModelSetFromOptions(BTE);
 PETSC_INTERN PetscErrorCode BTEModelGenerate(BTE);
 
 PETSC_EXTERN PetscLogEvent BTE_SetUp, BTE_TableRead, BTE_TableWrite, BTE_Generate, BTE_Diagnostics;
+
+/* s as a JSON string, quotes, backslashes and control characters escaped (-bte_summary, the bench
+   JSON; src/dynamics/cost.c) */
+PETSC_EXTERN void BTEJSONString(FILE *, const char[]);

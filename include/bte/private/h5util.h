@@ -56,6 +56,8 @@ PETSC_INTERN int BTEH5AttrExists(hid_t, const char obj[], const char name[]);
 PETSC_INTERN int BTEH5ReadAttrString(hid_t, const char obj[], const char name[], char buf[], size_t len, BTEH5Status *);
 PETSC_INTERN int BTEH5ReadAttrInt(hid_t, const char obj[], const char name[], long long *, BTEH5Status *);
 PETSC_INTERN int BTEH5ReadAttrReal(hid_t, const char obj[], const char name[], double *, BTEH5Status *);
+/* the 3 reals of attribute name of obj into v: 1, or 0 if it is missing or not 3 numbers (no error) */
+PETSC_INTERN int BTEH5ReadAttrReal3(hid_t, const char obj[], const char name[], double v[3]);
 /* If obj has a string attribute uname ("units" or "<attr>_units"), it must equal expect. */
 PETSC_INTERN int BTEH5CheckUnits(hid_t, const char obj[], const char uname[], const char expect[], const char hint[], BTEH5Status *);
 
